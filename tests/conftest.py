@@ -1,0 +1,34 @@
+"""Shared fixtures: a tiny random model for fast unit tests, and the bundled checkpoint."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from transformer.checkpoint import load  # noqa: E402
+from transformer.config import ModelConfig  # noqa: E402
+from transformer.model import Transformer  # noqa: E402
+
+BUNDLED = ROOT / "checkpoints" / "word_reversal"
+
+
+@pytest.fixture
+def tiny_config() -> ModelConfig:
+    return ModelConfig(d_model=16, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=32, max_len=8)
+
+
+@pytest.fixture
+def tiny_model(tiny_config: ModelConfig) -> Transformer:
+    torch.manual_seed(0)
+    return Transformer(tiny_config).eval()
+
+
+@pytest.fixture(scope="session")
+def bundled():
+    return load(BUNDLED)

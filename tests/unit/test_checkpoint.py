@@ -1,0 +1,91 @@
+import json
+import pickle
+import shutil
+
+import pytest
+import torch
+
+from transformer import checkpoint
+from transformer.checkpoint import (
+    CONFIG, METRICS, WEIGHTS, CorruptCheckpointError, MismatchedCheckpointError, MissingCheckpointFileError,
+)
+from transformer.vocab import Vocab
+
+
+@pytest.fixture
+def saved(tmp_path, tiny_model):
+    directory = tmp_path / "ckpt"
+    checkpoint.save(tiny_model, Vocab(), directory, {"note": "test"})
+    return directory
+
+
+def test_round_trip_gives_the_same_logits_and_a_read_only_eval_model(saved, tiny_model):
+    loaded = checkpoint.load(saved)
+    src, tgt = torch.tensor([[5, 6, 0]]), torch.tensor([[1, 6, 5]])
+    assert torch.equal(loaded.model(src, tgt).logits, tiny_model(src, tgt).logits)
+    assert loaded.metrics == {"note": "test"}
+    assert not loaded.model.training
+    assert not any(p.requires_grad for p in loaded.model.parameters())
+    assert loaded.model.generator.weight is loaded.model.src_embed.lookup.weight
+
+
+@pytest.mark.parametrize("name", [WEIGHTS, CONFIG, METRICS])
+def test_a_missing_file_is_named(saved, name):
+    (saved / name).unlink()
+    with pytest.raises(MissingCheckpointFileError, match=name):
+        checkpoint.load(saved)
+
+
+def test_a_missing_directory_is_named(tmp_path):
+    with pytest.raises(MissingCheckpointFileError, match="nowhere"):
+        checkpoint.load(tmp_path / "nowhere")
+
+
+def test_truncated_weights_are_corrupt(saved):
+    data = (saved / WEIGHTS).read_bytes()
+    (saved / WEIGHTS).write_bytes(data[: len(data) // 2])
+    with pytest.raises(CorruptCheckpointError, match=WEIGHTS):
+        checkpoint.load(saved)
+
+
+def test_config_that_does_not_match_the_weights(saved):
+    config = json.loads((saved / CONFIG).read_text())
+    config["model"]["d_ff"] = 64
+    (saved / CONFIG).write_text(json.dumps(config))
+    with pytest.raises(MismatchedCheckpointError, match="d_ff|expand|shape"):
+        checkpoint.load(saved)
+
+
+def test_config_that_is_not_json(saved):
+    (saved / CONFIG).write_text("{not json")
+    with pytest.raises(CorruptCheckpointError, match=CONFIG):
+        checkpoint.load(saved)
+
+
+class Payload:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_a_pickle_posing_as_weights_is_rejected_and_never_run(saved, tmp_path):
+    marker = tmp_path / "payload-ran"
+    (saved / WEIGHTS).write_bytes(pickle.dumps(Payload(str(marker))))
+    with pytest.raises(CorruptCheckpointError, match=WEIGHTS):
+        checkpoint.load(saved)
+    assert not marker.exists()
+    pickle.loads((saved / WEIGHTS).read_bytes()).close()  # the payload does run when unpickled
+    assert marker.exists()
+
+
+def test_weights_of_another_model_are_mismatched(saved, tmp_path, tiny_model):
+    other = tmp_path / "other"
+    shutil.copytree(saved, other)
+    state = {k: v for k, v in tiny_model.state_dict().items() if "encoder_layers.1" not in k}
+    from safetensors.torch import save_file
+    save_file({k: v.contiguous() for k, v in state.items() if k != "generator.weight" and k != "tgt_embed.lookup.weight"},
+              str(other / WEIGHTS))
+    with pytest.raises(MismatchedCheckpointError, match="missing"):
+        checkpoint.load(other)

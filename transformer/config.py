@@ -1,0 +1,48 @@
+"""The model's hyper-parameters, frozen and saved beside the weights as JSON."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    vocab_size: int = 30         # PAD, SOS, EOS, space and a-z (see vocab.py)
+    d_model: int = 64            # width of every token vector
+    n_heads: int = 4             # attention heads per layer; d_k = d_model // n_heads
+    n_encoder_layers: int = 2
+    n_decoder_layers: int = 2
+    d_ff: int = 256              # hidden width of the position-wise feed-forward network
+    dropout: float = 0.0         # applied to sublayer outputs, attention weights and the FFN hidden layer
+    max_len: int = 24            # longest input text, in characters; the target is one token longer (EOS)
+    max_positions: int = 128     # rows of the positional-encoding table (room to try longer inputs)
+    norm: Literal["pre", "post"] = "pre"  # pre: x + f(LN(x)), plus a final LN; post: LN(x + f(x))
+    tie_embeddings: bool = True  # source embedding, target embedding and output projection share one matrix
+    pad_id: int = 0
+
+    def __post_init__(self) -> None:
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model={self.d_model} must be divisible by n_heads={self.n_heads}")
+        if self.d_model % 2:
+            raise ValueError(f"d_model={self.d_model} must be even for sinusoidal positions")
+        if self.norm not in ("pre", "post"):
+            raise ValueError(f"norm must be 'pre' or 'post', not {self.norm!r}")
+        if self.max_positions < self.max_len + 1:
+            raise ValueError("max_positions must cover max_len + 1 target positions")
+
+    @property
+    def d_k(self) -> int:
+        return self.d_model // self.n_heads
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ModelConfig":
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise ValueError(f"unknown config fields: {', '.join(unknown)}")
+        return cls(**data)

@@ -1,0 +1,215 @@
+"""The parts of the Transformer, one small module each, in the order data flows through them.
+
+Shapes: B batch, S source length, T target length, L either, H heads, d_k = d_model / H.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+# --- Input: token embeddings and sinusoidal positions -------------------------------------------
+
+class TokenEmbedding(nn.Module):
+    """Token ids -> vectors, scaled by sqrt(d_model) so they are not drowned by the positions."""
+
+    def __init__(self, vocab_size: int, d_model: int) -> None:
+        super().__init__()
+        self.lookup = nn.Embedding(vocab_size, d_model)
+        self.scale = math.sqrt(d_model)
+        nn.init.normal_(self.lookup.weight, std=d_model ** -0.5)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.lookup(ids) * self.scale  # (B, L) -> (B, L, d_model)
+
+
+def sinusoidal_encoding(n_positions: int, d_model: int) -> torch.Tensor:
+    """(n_positions, d_model): PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(same).
+
+    Each pair of dimensions is a clock turning at its own frequency, slower as i grows,
+    so every position gets a unique, bounded code, and PE(pos + delta) is a rotation of PE(pos).
+    """
+    if d_model % 2:
+        raise ValueError(f"d_model must be even, got {d_model}")
+    position = torch.arange(n_positions, dtype=torch.float64)[:, None]          # (P, 1)
+    frequency = 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # (d/2,)
+    angle = position * frequency                                                # (P, d/2)
+    pe = torch.empty(n_positions, d_model, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle)
+    return pe.float()
+
+
+class PositionalEncoding(nn.Module):
+    """Adds the fixed sinusoidal table (a buffer, not a parameter) to the embeddings."""
+
+    def __init__(self, d_model: int, max_positions: int, dropout: float) -> None:
+        super().__init__()
+        self.register_buffer("table", sinusoidal_encoding(max_positions, d_model), persistent=False)
+        self.dropout = nn.Dropout(dropout)
+
+    def encoding(self, length: int) -> torch.Tensor:
+        """(length, d_model): the rows that are added to a sequence of this length."""
+        if length > self.table.size(0):
+            raise ValueError(f"sequence of {length} positions exceeds the table of {self.table.size(0)}")
+        return self.table[:length]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.dropout(x + self.encoding(x.size(1)))  # (B, L, d_model)
+
+
+# --- Attention ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AttentionRecord:
+    """What one attention call computed, before any dropout."""
+
+    weights: torch.Tensor  # (B, H, T_query, T_key) softmax; masked entries exactly 0; rows sum to 1
+    scores: torch.Tensor   # (B, H, T_query, T_key) QK^T / sqrt(d_k); masked entries -inf
+
+
+def scaled_dot_product_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None
+) -> tuple[torch.Tensor, AttentionRecord]:
+    """softmax(QK^T / sqrt(d_k)) V, written out. q (B,H,Tq,d_k), k and v (B,H,Tk,d_k), mask True = may attend.
+
+    Dividing by sqrt(d_k) keeps the scores' spread near 1 whatever d_k is, so softmax stays soft.
+    """
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (B, H, Tq, Tk)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        # A row whose keys are all masked is NaN after softmax; it attends to nothing, so it is 0.
+        weights = weights.masked_fill(~mask, 0.0)
+    return weights @ v, AttentionRecord(weights, scores)  # (B, H, Tq, d_k)
+
+
+class MultiHeadAttention(nn.Module):
+    """Project to H heads, attend in each, concatenate, mix with W^O."""
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float) -> None:
+        super().__init__()
+        self.n_heads, self.d_k = n_heads, d_model // n_heads
+        self.w_q = nn.Linear(d_model, d_model)
+        self.w_k = nn.Linear(d_model, d_model)
+        self.w_v = nn.Linear(d_model, d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+        self.dropout = dropout
+
+    def split_heads(self, x: torch.Tensor) -> torch.Tensor:
+        b, length, _ = x.shape
+        return x.view(b, length, self.n_heads, self.d_k).transpose(1, 2)  # (B, H, L, d_k)
+
+    def forward(
+        self,
+        query: torch.Tensor,      # (B, Tq, d_model): where the questions come from
+        key_value: torch.Tensor,  # (B, Tk, d_model): what is looked at (the encoder output, for cross-attention)
+        mask: torch.Tensor | None,
+        trace: bool = False,
+    ) -> tuple[torch.Tensor, AttentionRecord | None]:
+        q = self.split_heads(self.w_q(query))      # (B, H, Tq, d_k)
+        k = self.split_heads(self.w_k(key_value))  # (B, H, Tk, d_k)
+        v = self.split_heads(self.w_v(key_value))  # (B, H, Tk, d_k)
+        dropout = self.dropout if self.training else 0.0
+        record = None
+        if trace:
+            heads, record = scaled_dot_product_attention(q, k, v, mask)
+            if dropout:
+                heads = F.dropout(record.weights, dropout, training=True) @ v
+            record = AttentionRecord(record.weights.detach(), record.scores.detach())
+        else:
+            # The fused kernel computes the same thing faster; tests hold it equal to the path above.
+            heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
+            if mask is not None:
+                heads = heads.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+        b, _, t_query, _ = heads.shape
+        concat = heads.transpose(1, 2).reshape(b, t_query, self.n_heads * self.d_k)  # (B, Tq, d_model)
+        return self.w_o(concat), record
+
+
+# --- Feed-forward, residual and LayerNorm --------------------------------------------------------
+
+class FeedForward(nn.Module):
+    """Linear -> ReLU -> Linear, applied to each position on its own (no mixing across positions)."""
+
+    def __init__(self, d_model: int, d_ff: int, dropout: float) -> None:
+        super().__init__()
+        self.expand = nn.Linear(d_model, d_ff)
+        self.contract = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.contract(self.dropout(torch.relu(self.expand(x))))  # (B, L, d_model)
+
+
+Sublayer = Callable[[torch.Tensor], tuple[torch.Tensor, AttentionRecord | None]]
+
+
+class Residual(nn.Module):
+    """Pre-norm: x + sublayer(LN(x)). Post-norm: LN(x + sublayer(x)). Dropout on the sublayer output."""
+
+    def __init__(self, d_model: int, dropout: float, pre_norm: bool) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.pre_norm = pre_norm
+
+    def forward(self, x: torch.Tensor, sublayer: Sublayer) -> tuple[torch.Tensor, AttentionRecord | None]:
+        if self.pre_norm:
+            out, record = sublayer(self.norm(x))
+            return x + self.dropout(out), record
+        out, record = sublayer(x)
+        return self.norm(x + self.dropout(out)), record
+
+
+# --- Encoder and decoder layers ------------------------------------------------------------------
+
+class EncoderLayer(nn.Module):
+    """Self-attention over the source, then the feed-forward network, each inside a residual."""
+
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float, pre_norm: bool) -> None:
+        super().__init__()
+        self.self_attention = MultiHeadAttention(d_model, n_heads, dropout)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout)
+        self.attention_residual = Residual(d_model, dropout, pre_norm)
+        self.feed_forward_residual = Residual(d_model, dropout, pre_norm)
+
+    def forward(
+        self, x: torch.Tensor, src_mask: torch.Tensor, trace: bool = False
+    ) -> tuple[torch.Tensor, AttentionRecord | None]:
+        x, record = self.attention_residual(x, lambda h: self.self_attention(h, h, src_mask, trace))
+        x, _ = self.feed_forward_residual(x, lambda h: (self.feed_forward(h), None))
+        return x, record  # (B, S, d_model)
+
+
+class DecoderLayer(nn.Module):
+    """Masked self-attention, then cross-attention (queries from here, keys/values from the encoder), then FFN."""
+
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float, pre_norm: bool) -> None:
+        super().__init__()
+        self.self_attention = MultiHeadAttention(d_model, n_heads, dropout)
+        self.cross_attention = MultiHeadAttention(d_model, n_heads, dropout)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout)
+        self.self_residual = Residual(d_model, dropout, pre_norm)
+        self.cross_residual = Residual(d_model, dropout, pre_norm)
+        self.feed_forward_residual = Residual(d_model, dropout, pre_norm)
+
+    def forward(
+        self,
+        y: torch.Tensor,          # (B, T, d_model)
+        memory: torch.Tensor,     # (B, S, d_model) encoder output
+        src_mask: torch.Tensor,   # (B, 1, 1, S)
+        tgt_mask: torch.Tensor,   # (B, 1, T, T)
+        trace: bool = False,
+    ) -> tuple[torch.Tensor, AttentionRecord | None, AttentionRecord | None]:
+        y, self_record = self.self_residual(y, lambda h: self.self_attention(h, h, tgt_mask, trace))
+        y, cross_record = self.cross_residual(y, lambda h: self.cross_attention(h, memory, src_mask, trace))
+        y, _ = self.feed_forward_residual(y, lambda h: (self.feed_forward(h), None))
+        return y, self_record, cross_record  # (B, T, d_model)

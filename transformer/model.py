@@ -1,0 +1,99 @@
+"""The encoder-decoder Transformer: embed, encode, decode, project to the vocabulary."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+from torch import nn
+
+from .config import ModelConfig
+from .layers import DecoderLayer, EncoderLayer, PositionalEncoding, TokenEmbedding
+from .masks import decoder_mask, padding_mask
+from .trace import Trace
+
+
+class ModelOutput(NamedTuple):
+    logits: torch.Tensor      # (B, T, vocab): scores for the next token at every target position
+    trace: Trace | None       # filled only when asked for with trace=True
+
+
+class Encoded(NamedTuple):
+    memory: torch.Tensor      # (B, S, d_model) what cross-attention reads
+    src_mask: torch.Tensor    # (B, 1, 1, S)
+    records: tuple            # per layer AttentionRecord, or () without trace
+
+
+class Transformer(nn.Module):
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        c = config
+        self.config = c
+        pre_norm = c.norm == "pre"
+        self.src_embed = TokenEmbedding(c.vocab_size, c.d_model)
+        self.tgt_embed = self.src_embed if c.tie_embeddings else TokenEmbedding(c.vocab_size, c.d_model)
+        self.positions = PositionalEncoding(c.d_model, c.max_positions, c.dropout)
+        self.encoder_layers = nn.ModuleList(
+            EncoderLayer(c.d_model, c.n_heads, c.d_ff, c.dropout, pre_norm) for _ in range(c.n_encoder_layers)
+        )
+        self.decoder_layers = nn.ModuleList(
+            DecoderLayer(c.d_model, c.n_heads, c.d_ff, c.dropout, pre_norm) for _ in range(c.n_decoder_layers)
+        )
+        # Pre-norm leaves the residual stream un-normalised, so each stack ends with one LayerNorm.
+        self.encoder_norm = nn.LayerNorm(c.d_model) if pre_norm else nn.Identity()
+        self.decoder_norm = nn.LayerNorm(c.d_model) if pre_norm else nn.Identity()
+        # The generator: a linear map to vocabulary scores; softmax turns them into probabilities.
+        self.generator = nn.Linear(c.d_model, c.vocab_size, bias=False)
+        if c.tie_embeddings:
+            self.generator.weight = self.src_embed.lookup.weight
+        for name, p in self.named_parameters():
+            if p.dim() > 1 and "lookup" not in name:
+                nn.init.xavier_uniform_(p)
+
+    def encode(self, src: torch.Tensor, trace: bool = False) -> Encoded:
+        """(B, S) source ids -> memory (B, S, d_model)."""
+        src_mask = padding_mask(src, self.config.pad_id)  # (B, 1, 1, S)
+        x = self.positions(self.src_embed(src))
+        records = []
+        for layer in self.encoder_layers:
+            x, record = layer(x, src_mask, trace)
+            records.append(record)
+        return Encoded(self.encoder_norm(x), src_mask, tuple(records) if trace else ())
+
+    def decode(
+        self, tgt: torch.Tensor, encoded: Encoded, trace: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor, tuple, tuple]:
+        """(B, T) decoder input (SOS + tokens so far) -> logits (B, T, vocab), tgt_mask, self and cross records."""
+        tgt_mask = decoder_mask(tgt, self.config.pad_id)  # (B, 1, T, T)
+        y = self.positions(self.tgt_embed(tgt))
+        self_records, cross_records = [], []
+        for layer in self.decoder_layers:
+            y, self_record, cross_record = layer(y, encoded.memory, encoded.src_mask, tgt_mask, trace)
+            self_records.append(self_record)
+            cross_records.append(cross_record)
+        logits = self.generator(self.decoder_norm(y))  # (B, T, vocab)
+        if not trace:
+            return logits, tgt_mask, (), ()
+        return logits, tgt_mask, tuple(self_records), tuple(cross_records)
+
+    def forward(self, src: torch.Tensor, tgt: torch.Tensor, trace: bool = False) -> ModelOutput:
+        encoded = self.encode(src, trace)
+        logits, tgt_mask, self_records, cross_records = self.decode(tgt, encoded, trace)
+        if not trace:
+            return ModelOutput(logits, None)
+        record = Trace(
+            encoder_self=tuple(r.weights for r in encoded.records),
+            decoder_self=tuple(r.weights for r in self_records),
+            cross=tuple(r.weights for r in cross_records),
+            encoder_self_scores=tuple(r.scores for r in encoded.records),
+            decoder_self_scores=tuple(r.scores for r in self_records),
+            cross_scores=tuple(r.scores for r in cross_records),
+            src_mask=encoded.src_mask,
+            tgt_mask=tgt_mask,
+            src_positions=self.positions.encoding(src.size(1)).clone(),
+            tgt_positions=self.positions.encoding(tgt.size(1)).clone(),
+        )
+        return ModelOutput(logits, record)
+
+    def n_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
