@@ -96,4 +96,18 @@ class Transformer(nn.Module):
         return ModelOutput(logits, record)
 
     def n_parameters(self) -> int:
-        return sum(p.numel() for p in self.parameters())
+        return sum(p.numel() for p in self.parameters())  # a tied matrix is counted once
+
+    def parameter_counts(self) -> dict[str, int]:
+        """Parameters per part of the model; with tied embeddings the shared matrix counts once."""
+        tied = self.config.tie_embeddings
+        parts = {
+            "embeddings (shared with the generator)" if tied else "embeddings":
+                [self.src_embed] if tied else [self.src_embed, self.tgt_embed],
+            "encoder layers": [self.encoder_layers],
+            "decoder layers": [self.decoder_layers],
+            "final norms": [self.encoder_norm, self.decoder_norm],
+        }
+        if not tied:
+            parts["generator"] = [self.generator]
+        return {name: sum(p.numel() for m in modules for p in m.parameters()) for name, modules in parts.items()}

@@ -44,7 +44,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     d = ModelConfig()
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, required=True, help="checkpoint directory to write")
-    p.add_argument("--steps", type=int, default=6000)
+    p.add_argument("--steps", type=int, default=5000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--lr", type=float, default=2e-3)
@@ -95,7 +95,7 @@ def train(args: argparse.Namespace) -> dict:
         real = batch.tgt_out != PAD
         token_accuracy = ((logits.argmax(-1) == batch.tgt_out) & real).sum() / real.sum()
         bar.set_postfix(loss=f"{loss.item():.4f}", tok_acc=f"{token_accuracy.item():.4f}")
-        if step % args.eval_every == 0 or step == args.steps:
+        if step == 1 or step % args.eval_every == 0 or step == args.steps:
             model.eval()
             em = exact_match(model, vocab, validation)["exact_match"]
             history.append({"step": step, "loss": round(loss.item(), 5), "exact_match": em,

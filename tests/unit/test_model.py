@@ -139,3 +139,9 @@ def test_config_rejects_impossible_shapes():
         ModelConfig(d_model=30, n_heads=4)
     with pytest.raises(ValueError):
         ModelConfig(norm="middle")
+
+
+@pytest.mark.parametrize("tie", [True, False])
+def test_parameter_counts_add_up_to_the_total(tie):
+    model = Transformer(ModelConfig(d_model=16, d_ff=32, tie_embeddings=tie))
+    assert sum(model.parameter_counts().values()) == model.n_parameters()

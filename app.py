@@ -1,0 +1,44 @@
+"""Attention explorer: the entrypoint. Page config, the page router, and the sidebar every page shares.
+
+    streamlit run app.py
+"""
+
+import streamlit as st
+
+from explorer.model import CHECKPOINT_DIR, checkpoint_or_stop
+from explorer.state import MAX_TYPED, TEXT_KEY, init_text
+
+st.set_page_config(page_title="Attention explorer", page_icon="🔁", layout="wide")
+
+pages = [
+    st.Page("app_pages/home.py", title="Home", icon="🏠", default=True),
+    st.Page("app_pages/decode.py", title="Decode step by step", icon="⏯️", url_path="decode"),
+    st.Page("app_pages/attention.py", title="Attention", icon="🔍", url_path="attention"),
+    st.Page("app_pages/positional.py", title="Positional encoding", icon="🌊", url_path="positional"),
+    st.Page("app_pages/masks.py", title="Masks", icon="🎭", url_path="masks"),
+]
+page = st.navigation(pages)
+
+with st.sidebar:
+    init_text()
+    st.text_input(
+        "Your text", key=TEXT_KEY, max_chars=MAX_TYPED,
+        help="Letters a-z and single spaces, up to the model's limit. Every page shows what the model does with it.",
+    )
+    ckpt = checkpoint_or_stop()
+    config, metrics = ckpt.model.config, ckpt.metrics
+    with st.container(border=True):
+        st.markdown("**Model card**")
+        size_kb = (CHECKPOINT_DIR / "model.safetensors").stat().st_size / 1024
+        held_out = metrics.get("held_out", {})
+        st.markdown(
+            f"- task: reverse the text\n"
+            f"- {ckpt.model.n_parameters():,} parameters ({size_kb:,.0f} KB)\n"
+            f"- {config.n_encoder_layers} encoder + {config.n_decoder_layers} decoder layers, "
+            f"{config.n_heads} heads, d_model {config.d_model}\n"
+            f"- reads up to {config.max_len} characters\n"
+            f"- exact match {held_out.get('exact_match', float('nan')):.2%} on "
+            f"{held_out.get('n', 0):,} held-out strings"
+        )
+
+page.run()

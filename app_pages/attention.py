@@ -1,0 +1,93 @@
+"""Attention: every layer and head of the three kinds, a large view of one, and the head average."""
+
+import numpy as np
+import streamlit as st
+
+from explorer.exports import matrix_csv, trace_json
+from explorer.model import attention_run, checkpoint_or_stop
+from explorer.state import learner_text, publish, restore
+from viz import attention_grid, attention_heatmap
+
+KINDS = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention",
+         "cross": "Cross-attention"}
+EXPLAIN = {
+    "encoder_self": "Each source character (row, the query) looks at every source character (column, the key). "
+                    "Nothing is masked: the encoder sees the whole input at once.",
+    "decoder_self": "Each decoder position (row) looks at the positions up to itself (columns). The causal mask "
+                    "hides the future, so everything above the diagonal is exactly 0.",
+    "cross": "Queries come from the decoder, keys and values from the encoder's output: rows are target "
+             "positions (labelled *what it reads → what it writes*), columns are source positions. To reverse, "
+             "the position that writes the i-th output character should look at source position n−1−i: "
+             "an anti-diagonal.",
+}
+
+st.title("🔍 Attention")
+st.markdown(
+    "An attention head turns each position into a **query**, a **key** and a **value**. A query's scores against "
+    "all keys, scaled and passed through softmax, become weights that sum to 1; the output is the weighted sum of "
+    "the values. Several heads do this side by side with their own projections; their outputs are concatenated "
+    "and mixed by W^O."
+)
+st.latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V \qquad "
+         r"\mathrm{MultiHead}=\mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O")
+
+ckpt = checkpoint_or_stop()
+text = learner_text(ckpt)
+run = attention_run(text)
+config = ckpt.model.config
+
+kind_col, layer_col, head_col = st.columns([2, 1, 1])
+restore("kind", "cross", list(KINDS))
+kind = kind_col.segmented_control("Attention kind", list(KINDS), format_func=KINDS.get, key="kind", required=True)
+publish("kind")
+weights = run.weights[kind]                          # (L, H, Tq, Tk)
+n_layers, n_heads = weights.shape[:2]
+restore("layer", n_layers - 1, list(range(n_layers)))
+layer = layer_col.selectbox("Layer", range(n_layers), key="layer")
+publish("layer")
+restore("head", 0, list(range(n_heads)))
+head = head_col.selectbox("Head", range(n_heads), key="head")
+publish("head")
+
+if kind == "encoder_self":
+    rows, cols, row_title, col_title = run.source, run.source, "source position (query)", "source position (key)"
+elif kind == "decoder_self":
+    rows = [f"{a}→{b}" for a, b in zip(run.decoder_in, run.decoder_out)]
+    cols, row_title, col_title = run.decoder_in, "decoder position (query)", "decoder position (key)"
+else:
+    rows = [f"{a}→{b}" for a, b in zip(run.decoder_in, run.decoder_out)]
+    cols, row_title, col_title = run.source, "decoder position (query)", "source position (key)"
+
+st.info(EXPLAIN[kind])
+st.caption(f"Input **{text}** → output **{run.output}**")
+
+st.subheader(f"Every layer and head: {KINDS[kind].lower()}")
+st.plotly_chart(attention_grid(weights, rows, cols), key="grid")
+
+matrix = weights[layer, head]                        # (Tq, Tk)
+detail, average = st.columns(2)
+detail.plotly_chart(attention_heatmap(matrix, rows, cols, title=f"Layer {layer}, head {head}",
+                                      query_title=row_title, key_title=col_title), key="detail")
+mean = weights[layer].mean(axis=0)                   # (Tq, Tk) head average
+average.plotly_chart(attention_heatmap(mean, rows, cols, title=f"Layer {layer}, average of {n_heads} heads",
+                                       query_title=row_title, key_title=col_title), key="average")
+
+sums = matrix.sum(axis=1)
+masked = ~run.masks[kind]
+st.markdown(
+    f"Every row of the softmax sums to 1: row sums here range from **{sums.min():.6f}** to **{sums.max():.6f}**. "
+    + (f"Masked entries: **{int(masked.sum())}**, largest weight on any of them **{matrix[masked].max():.1f}**."
+       if masked.any() else "No entry is masked in this kind of attention.")
+)
+if kind == "cross":
+    n = len(run.source)
+    steps = min(n, matrix.shape[0])
+    hits = [float(np.mean([weights[layer, h, i].argmax() == n - 1 - i for i in range(steps)])) for h in range(n_heads)]
+    st.markdown("Share of output characters whose largest cross-attention weight falls on the mirrored source "
+                f"position n−1−i, layer {layer}: " + ", ".join(f"head {h}: **{s:.0%}**" for h, s in enumerate(hits)))
+
+c1, c2 = st.columns(2)
+c1.download_button("Download this matrix (CSV)", matrix_csv(matrix, rows, cols),
+                   file_name=f"{kind}_layer{layer}_head{head}.csv", mime="text/csv")
+c2.download_button("Download the whole trace (JSON)", trace_json(text, run), file_name="trace.json",
+                   mime="application/json")

@@ -1,0 +1,72 @@
+"""Home: the reversal at once, and the model's architecture with its real sizes."""
+
+import streamlit as st
+
+from explorer.model import checkpoint_or_stop, decoding_run
+from explorer.state import TEXT_KEY, learner_text
+from explorer.text import visible
+from viz.architecture import architecture_dot
+
+EXAMPLES = ("hello", "banana", "level", "attention", "teacher forcing")
+
+st.title("🔁 Attention explorer")
+st.markdown(
+    "A small encoder-decoder Transformer, trained to **reverse text**, shows every number it computes. "
+    "Type in the sidebar; every page follows your text. The encoder reads the whole source at once; "
+    "the decoder then writes the reversal one character at a time, each step reading its own output so far."
+)
+
+st.caption("Try one:")
+for column, example in zip(st.columns(len(EXAMPLES)), EXAMPLES):
+    column.button(example, key=f"example_{example}", on_click=lambda e=example: st.session_state.update({TEXT_KEY: e}),
+                  width="stretch")
+
+ckpt = checkpoint_or_stop()
+text = learner_text(ckpt)
+run = decoding_run(text, None, None, 0)
+
+left, right = st.columns(2)
+left.metric("You typed", visible(text))
+right.metric("The model writes", visible(run.output) or "(nothing)",
+             delta="correct reversal" if run.output == text[::-1] else "not the exact reversal",
+             delta_color="normal" if run.output == text[::-1] else "inverse")
+st.caption(f"{len(run.chosen)} decoding steps: {len(run.output)} characters, then the end symbol ⟨/s⟩. "
+           "See them one by one on *Decode step by step*.")
+
+st.header("The architecture")
+c = ckpt.model.config
+st.graphviz_chart(architecture_dot(c.d_model, c.n_heads, c.d_ff, c.n_encoder_layers, c.n_decoder_layers,
+                                   c.vocab_size, c.norm, c.tie_embeddings))
+
+norm_name = "pre-norm" if c.norm == "pre" else "post-norm"
+st.subheader("Residual connections and LayerNorm")
+st.markdown(
+    f"This checkpoint uses **{norm_name}**: every sublayer (attention or feed-forward) reads a LayerNorm of its "
+    "input and adds its result back onto the residual stream, and each stack ends with one final LayerNorm. "
+    "Post-norm, the original 2017 layout, normalises *after* the addition instead. Pre-norm trains more stably "
+    "without a careful warm-up, which is why most modern models use it."
+)
+st.latex(r"\text{pre-norm: } x + \mathrm{Sublayer}(\mathrm{LN}(x)) \qquad "
+         r"\text{post-norm: } \mathrm{LN}(x + \mathrm{Sublayer}(x))")
+
+st.subheader("Position-wise feed-forward network")
+st.markdown(
+    f"Each layer's feed-forward network widens every position from {c.d_model} to {c.d_ff} numbers, applies ReLU, "
+    f"and narrows back to {c.d_model}. It acts on **each position alone**: the same weights, no mixing across "
+    "positions. Only attention moves information between positions."
+)
+st.latex(r"\mathrm{FFN}(x) = W_2\,\max(0,\; W_1 x + b_1) + b_2,\quad W_1 \in \mathbb{R}^{%d\times%d},\; "
+         r"W_2 \in \mathbb{R}^{%d\times%d}" % (c.d_ff, c.d_model, c.d_model, c.d_ff))
+
+st.subheader("Weight tying")
+if c.tie_embeddings:
+    st.markdown(
+        f"**Tied.** The source embedding, the target embedding and the generator share one {c.vocab_size} × "
+        f"{c.d_model} matrix: the generator scores each next token by its dot product with that token's embedding."
+    )
+else:
+    st.markdown("**Not tied.** The source embedding, target embedding and generator each have their own matrix.")
+
+counts = ckpt.model.parameter_counts()
+st.dataframe({"part": list(counts), "parameters": list(counts.values())}, hide_index=True, width="content")
+st.caption(f"{ckpt.model.n_parameters():,} parameters in all.")

@@ -1,0 +1,101 @@
+"""Masks: the learner's text in a padded batch, the padding and causal masks, and scores -> softmax."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer.model import batch_run, checkpoint_or_stop
+from explorer.state import learner_text, publish, restore
+from transformer.lesson import PAD_LABEL, companions, softmax_with_and_without_scaling
+from viz import attention_heatmap, mask_heatmap, scores_heatmap, softmax_comparison
+
+KINDS = {"encoder_self": "Encoder self", "decoder_self": "Decoder self", "cross": "Cross"}
+
+st.title("🎭 Masks")
+st.markdown(
+    "Words in a batch have different lengths, so the shorter ones are filled with padding `·`. The **padding "
+    "mask** stops any query from attending to padding. In the decoder, the **causal mask** also hides every later "
+    "position, so that training on whole sentences cannot peek at the answer. Masked scores become −∞ before "
+    "softmax, and e^−∞ = 0: their weights are exactly zero."
+)
+st.latex(r"\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right),\qquad "
+         r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}")
+
+ckpt = checkpoint_or_stop()
+text = learner_text(ckpt)
+config = ckpt.model.config
+batch = batch_run(tuple([text, *companions(text, config.max_len)]))
+
+st.subheader("Your text in a batch")
+st.dataframe(pd.DataFrame(batch.source, index=[f"row {i}" for i in range(len(batch.texts))]),
+             width="content")
+left, right = st.columns(2)
+left.plotly_chart(mask_heatmap(batch.src_mask, [f"row {i}" for i in range(len(batch.texts))],
+                               [str(i) for i in range(batch.src_mask.shape[1])],
+                               title="Padding mask of the source batch", row_title="batch row",
+                               col_title="source position"), key="padding")
+t_len = batch.tgt_mask.shape[-1]
+causal = np.tril(np.ones((t_len, t_len), dtype=bool))
+right.plotly_chart(mask_heatmap(causal, list(map(str, range(t_len))), list(map(str, range(t_len))),
+                                title="Causal mask (the same for every row)"), key="causal")
+
+st.subheader("One attention, step by step")
+c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
+restore("kind", "decoder_self", list(KINDS))
+kind = c1.segmented_control("Attention kind", list(KINDS), format_func=KINDS.get, key="kind", required=True)
+publish("kind")
+n_layers = batch.weights[kind].shape[1]
+restore("layer", 0, list(range(n_layers)))
+layer = c2.selectbox("Layer", range(n_layers), key="layer")
+publish("layer")
+restore("head", 0, list(range(config.n_heads)))
+head = c3.selectbox("Head", range(config.n_heads), key="head")
+publish("head")
+row = c4.selectbox("Batch row", range(len(batch.texts)), format_func=lambda i: f"{i}: {batch.texts[i]}", key="row")
+
+source, decoder = batch.source[row], batch.decoder_in[row]
+queries, keys = {"encoder_self": (source, source), "decoder_self": (decoder, decoder),
+                 "cross": (decoder, source)}[kind]
+scores = batch.scores[kind][row, layer, head]            # (Tq, Tk), -inf where masked
+weights = batch.weights[kind][row, layer, head]          # (Tq, Tk)
+mask = np.isfinite(scores)
+combined_title = {"encoder_self": "Mask used: padding of the source",
+                  "decoder_self": "Mask used: causal AND padding", "cross": "Mask used: padding of the source"}
+st.plotly_chart(mask_heatmap(mask, queries, keys, title=f"{combined_title[kind]} (row {row})"), key="combined")
+
+a, b = st.columns(2)
+a.plotly_chart(scores_heatmap(scores, queries, keys, title="1 · Masked scores QKᵀ/√d_k (−∞ where masked)"),
+               key="scores")
+b.plotly_chart(attention_heatmap(weights, queries, keys, title="2 · After softmax"), key="weights")
+
+real_queries = mask.any(axis=1)
+padded_keys = [i for i, label in enumerate(keys) if label == PAD_LABEL]
+sums = weights.sum(axis=1)
+facts = pd.DataFrame({"query": [f"{i}:{q}" for i, q in enumerate(queries)], "row sum": sums,
+                      "largest masked weight": [float(weights[i][~mask[i]].max()) if (~mask[i]).any() else 0.0
+                                                for i in range(len(queries))]})
+st.dataframe(facts, hide_index=True, width="content",
+             column_config={"row sum": st.column_config.NumberColumn(format="%.6f"),
+                            "largest masked weight": st.column_config.NumberColumn(format="%.1f")})
+st.markdown(
+    f"Masked entries: **{int((~mask).sum())}**, and the largest weight any of them received is "
+    f"**{float(weights[~mask].max()) if (~mask).any() else 0.0:.1f}**. "
+    + (f"Padded key columns {padded_keys} get total weight **{float(weights[:, padded_keys].sum()):.1f}**. "
+       if padded_keys else "This row has no padding (it is the longest in the batch). ")
+    + f"Every row with at least one key it may see sums to 1 (from {sums[real_queries].min():.6f} to "
+    f"{sums[real_queries].max():.6f}). Padding queries (rows labelled {PAD_LABEL}) still get a row, because "
+    "the mask hides keys, not queries; the loss ignores their output. A row whose keys are all masked would be "
+    "NaN after a plain softmax; this model sets it to zeros."
+)
+
+st.subheader("Why divide by √d_k")
+st.markdown(
+    f"With d_k = {batch.d_k}, a dot product of two random unit-variance vectors has variance d_k. Without the "
+    "scaling, the scores spread out, softmax saturates onto one key and its gradients vanish."
+)
+query = st.slider("Query position", 0, len(queries) - 1, min(1, len(queries) - 1))
+scaled_probs, raw_probs = softmax_with_and_without_scaling(scores[query], batch.d_k)
+st.plotly_chart(softmax_comparison(scaled_probs, raw_probs, keys, batch.d_k,
+                                   title=f"Query {query} ('{queries[query]}'): softmax with and without scaling"),
+                key="scaling")
+st.caption(f"Largest weight: {scaled_probs.max():.3f} with scaling, {raw_probs.max():.3f} without.")

@@ -1,0 +1,94 @@
+"""Positional encoding: the sinusoid table, what is added to the learner's input, and why sinusoids."""
+
+import pandas as pd
+import streamlit as st
+
+from explorer.model import checkpoint_or_stop, input_vectors
+from explorer.state import learner_text
+from transformer.layers import sinusoidal_encoding
+from transformer.positional import offset_distances, rotation_blocks, rotation_error, shift_by_rotation, similarity
+from viz import encoding_heatmap, norms_bars, offset_distance_chart, rotation_check_chart, similarity_heatmap
+
+st.title("🌊 Positional encoding")
+st.markdown(
+    "Attention by itself ignores order: shuffle the input and every weight moves with it. So before the first "
+    "layer, each token's embedding gets a **position code** added. The code is fixed, not learned: each pair of "
+    "dimensions is a sine and a cosine of the position, turning at its own speed, fast in the first dimensions "
+    "and ever slower further on."
+)
+st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
+         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
+
+ckpt = checkpoint_or_stop()
+text = learner_text(ckpt)
+config = ckpt.model.config
+d_model, positions = config.d_model, config.max_len + 1
+
+st.subheader(f"The table this model uses: {positions} positions × {d_model} dimensions")
+st.plotly_chart(encoding_heatmap(sinusoidal_encoding(positions, d_model).numpy(),
+                                 title=f"PE for d_model = {d_model}"), key="pe_model")
+
+st.subheader("Any size you like")
+a, b = st.columns(2)
+custom_d = a.select_slider("d_model", [8, 16, 32, 64, 128, 256, 512], value=128)
+custom_len = b.slider("Positions", 8, 256, 100, 4)
+st.plotly_chart(encoding_heatmap(sinusoidal_encoding(custom_len, custom_d).numpy(),
+                                 title=f"PE for d_model = {custom_d}, {custom_len} positions"), key="pe_custom")
+
+st.subheader("What is added to your input")
+vectors = input_vectors(text)
+st.markdown(
+    "The token embedding is multiplied by √d_model before the code is added, so that the meaning of the token is "
+    f"not drowned by the position: here √{d_model} = {d_model ** 0.5:.2f}. Every code has the same length, "
+    f"√(d_model/2) = {(d_model / 2) ** 0.5:.3f}, because each sine-cosine pair has length 1."
+)
+st.plotly_chart(encoding_heatmap(vectors.positions, title="The position codes added to your characters",
+                                 row_labels=vectors.source, row_title="source position"), key="pe_input")
+st.plotly_chart(norms_bars(vectors.source, vectors.embedding_norm, vectors.raw_embedding_norm,
+                           vectors.position_norm, title="Embedding norm beside positional-encoding norm"),
+                key="norms")
+st.dataframe(pd.DataFrame({
+    "character": vectors.source,
+    "‖embedding‖": vectors.raw_embedding_norm,
+    "‖embedding × √d_model‖": vectors.embedding_norm,
+    "‖PE‖": vectors.position_norm,
+}).round(3), width="content")
+
+st.subheader("Why sinusoids")
+st.markdown(
+    "Every position gets a **unique**, **bounded** code (each value lies in [−1, 1]) computed the same way every "
+    "time, for any length. And nearby positions have similar codes: the similarity PE(i)·PE(j) depends only on "
+    "the distance |i − j|, the same everywhere along the sequence."
+)
+pe = sinusoidal_encoding(positions + 10, d_model)
+left, right = st.columns(2)
+left.plotly_chart(similarity_heatmap(similarity(pe[:positions]).numpy(), title="PE · PEᵀ"), key="similarity")
+distances = {delta: offset_distances(pe, delta).numpy() for delta in (1, 3, 8)}
+right.plotly_chart(offset_distance_chart(distances, title="‖PE(pos+δ) − PE(pos)‖ for every pos"), key="distances")
+right.caption("Spread of each line (largest − smallest): " + ", ".join(
+    f"δ = {delta}: {float(d.max() - d.min()):.1e}" for delta, d in distances.items()))
+
+st.subheader("PE(pos + δ) is a rotation of PE(pos)")
+st.markdown(
+    "For each pair of dimensions, moving δ positions on is the same 2 × 2 rotation, whatever *pos* is. "
+    "So the model can learn \"look δ positions back\" as one linear map."
+)
+st.latex(r"\begin{pmatrix}\sin\omega_i(pos+\delta)\\ \cos\omega_i(pos+\delta)\end{pmatrix} = "
+         r"\begin{pmatrix}\cos\omega_i\delta & \sin\omega_i\delta\\ -\sin\omega_i\delta & \cos\omega_i\delta"
+         r"\end{pmatrix}\begin{pmatrix}\sin\omega_i pos\\ \cos\omega_i pos\end{pmatrix}")
+a, b = st.columns(2)
+delta = a.slider("δ", 1, 20, 3)
+pos = b.slider("pos", 0, positions - 1, 2)
+blocks = rotation_blocks(delta, d_model).numpy()         # (d/2, 2, 2)
+shown = [0, 1, 2, d_model // 4, d_model // 2 - 1]
+st.dataframe(pd.DataFrame(
+    [{"pair (dims)": f"{2 * i}, {2 * i + 1}", "cos ωδ": blocks[i, 0, 0], "sin ωδ": blocks[i, 0, 1],
+      "−sin ωδ": blocks[i, 1, 0]} for i in shown]).round(5), hide_index=True, width="content")
+table = sinusoidal_encoding(positions + 20, d_model)
+rotated = shift_by_rotation(table[pos:pos + 1], delta)[0]
+st.plotly_chart(rotation_check_chart(table[pos + delta].numpy(), rotated.numpy(), pos, delta,
+                                     title=f"Rotating PE({pos}) by δ = {delta} lands on PE({pos + delta})"),
+                key="rotation")
+error = rotation_error(positions, d_model, delta)
+st.metric("Largest error of the rotation over every position and dimension", f"{error:.1e}",
+          help="Float32 rounding; the identity is exact in real numbers.")

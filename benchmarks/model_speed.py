@@ -1,0 +1,94 @@
+"""Forward pass with and without the trace, and batch greedy decoding, against torch.nn.Transformer.
+
+    python -m benchmarks.model_speed [--repeats 30]
+
+Both models have the bundled checkpoint's sizes and run on the CPU in eval mode under inference_mode.
+torch's model gets our embeddings and generator around its encoder-decoder, so only the core differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+import torch
+from torch import nn
+
+from transformer.checkpoint import load
+from transformer.data import pad, sample_strings
+from transformer.decoding import greedy_batch
+from transformer.masks import causal_mask
+from transformer.predict import DEFAULT_CHECKPOINT
+from transformer.vocab import EOS, PAD, SOS
+
+from .common import interleaved_medians
+
+
+def torch_model(ours):
+    c = ours.config
+    return nn.Transformer(c.d_model, c.n_heads, c.n_encoder_layers, c.n_decoder_layers, c.d_ff, dropout=0.0,
+                          batch_first=True, norm_first=True).eval()
+
+
+def torch_forward(ours, ref, src, tgt):
+    memory_mask = src == PAD
+    hidden = ref(ours.positions(ours.src_embed(src)), ours.positions(ours.tgt_embed(tgt)),
+                 tgt_mask=~causal_mask(tgt.size(1))[0, 0], src_key_padding_mask=memory_mask,
+                 tgt_key_padding_mask=tgt == PAD, memory_key_padding_mask=memory_mask)
+    return ours.generator(hidden)
+
+
+def torch_greedy(ours, ref, src):
+    memory_mask = src == PAD
+    memory = ref.encoder(ours.positions(ours.src_embed(src)), src_key_padding_mask=memory_mask)
+    tgt = torch.full((src.size(0), 1), SOS, dtype=torch.long)
+    done = torch.zeros(src.size(0), dtype=torch.bool)
+    for _ in range(src.size(1) + 1):
+        y = ref.decoder(ours.positions(ours.tgt_embed(tgt)), memory, tgt_mask=~causal_mask(tgt.size(1))[0, 0],
+                        memory_key_padding_mask=memory_mask)
+        token = ours.generator(y[:, -1]).argmax(-1).masked_fill(done, PAD)
+        tgt = torch.cat([tgt, token[:, None]], 1)
+        done |= token == EOS
+        if done.all():
+            break
+    return tgt
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--words", type=int, default=2000)
+    args = parser.parse_args()
+    torch.set_grad_enabled(False)
+    ckpt = load(DEFAULT_CHECKPOINT)
+    model, vocab = ckpt.model, ckpt.vocab
+    ref = torch_model(model)
+    rng = random.Random(0)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; medians of {args.repeats} runs (ms)")
+    print(f"{'len':>4} {'ours+trace':>11} {'ours fast':>10} {'torch':>8} {'trace/fast':>11} {'fast/torch':>11}")
+    with torch.inference_mode():
+        for length in range(1, model.config.max_len + 1):
+            text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(length))
+            src = torch.tensor([vocab.encode(text, model.config.max_len)])
+            tgt = torch.tensor([[SOS] + vocab.encode(text[::-1], model.config.max_len)])
+            m = interleaved_medians({
+                "trace": lambda: model(src, tgt, trace=True),
+                "fast": lambda: model(src, tgt),
+                "torch": lambda: torch_forward(model, ref, src, tgt),
+            }, args.repeats)
+            print(f"{length:>4} {m['trace'] * 1e3:>11.3f} {m['fast'] * 1e3:>10.3f} {m['torch'] * 1e3:>8.3f} "
+                  f"{m['trace'] / m['fast']:>11.2f} {m['fast'] / m['torch']:>11.2f}")
+        words = sample_strings(args.words, 99, model.config.max_len, held_out=True)
+        sources = [vocab.encode(w, model.config.max_len) for w in words]
+        src = pad(sources)
+        m = interleaved_medians({
+            "ours": lambda: greedy_batch(model, sources, batch_size=len(sources)),
+            "torch": lambda: torch_greedy(model, ref, src),
+        }, max(3, args.repeats // 10), warmup=1)
+    print(f"batch greedy decoding of {len(words)} held-out words (one batch): "
+          f"ours {len(words) / m['ours']:,.0f} words/s, torch.nn.Transformer {len(words) / m['torch']:,.0f} words/s, "
+          f"ratio ours/torch time {m['ours'] / m['torch']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

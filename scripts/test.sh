@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs on a fresh Debian machine, then run the whole suite.
+# Used as-is by the README and by .ci/run. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x /usr/bin/chromium ]; then  # Debian's Chromium for the browser tests (never `playwright install`)
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null
+fi
+python3 -m pip install -q -r requirements-dev.txt
+python3 -m pytest "$@"

@@ -1,0 +1,54 @@
+"""Run one page under AppTest and read its plotly figures back as numpy."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = ROOT / "app_pages"
+
+
+def open_page(name: str, text: str | None = "hello", query: dict | None = None, state: dict | None = None) -> AppTest:
+    at = AppTest.from_file(str(PAGES / f"{name}.py"), default_timeout=120)
+    if text is not None:
+        at.session_state["text"] = text
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def figures(at: AppTest) -> dict[str, dict]:
+    """Plotly figures by their widget key (the pages give every chart a key)."""
+    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+
+
+def array(value) -> np.ndarray:
+    """Plotly's JSON arrays come as lists or as base64 typed arrays {'dtype', 'bdata', 'shape'}."""
+    if isinstance(value, dict) and "bdata" in value:
+        data = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if shape:
+            data = data.reshape([int(s) for s in str(shape).split(",")] if isinstance(shape, str) else shape)
+        return data
+    return np.asarray(value, dtype=object if _has_none(value) else None)
+
+
+def _has_none(value) -> bool:
+    if isinstance(value, list):
+        return any(_has_none(v) for v in value)
+    return value is None
+
+
+def title(spec: dict) -> str:
+    return spec["layout"].get("title", {}).get("text", "")
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]

@@ -1,0 +1,76 @@
+import numpy as np
+import pytest
+import torch
+
+from transformer import decoding
+from transformer.vocab import SOS
+
+from .helpers import array, figures, no_exception, open_page
+
+
+def model_trace(ckpt, text):
+    src = ckpt.vocab.encode(text, 24)
+    out = decoding.generate(ckpt.model, src)
+    with torch.inference_mode():
+        return ckpt.model(torch.tensor([src]), torch.tensor([[SOS, *out]]), trace=True).trace
+
+
+@pytest.mark.parametrize("kind", ["encoder_self", "decoder_self", "cross"])
+def test_every_kind_draws_grid_detail_and_average_from_the_model_trace(ckpt, kind):
+    at = open_page("attention", "level")
+    at.segmented_control(key="kind").set_value(kind).run()
+    at.selectbox(key="layer").set_value(0).run()
+    at.selectbox(key="head").set_value(3).run()
+    no_exception(at)
+    charts = figures(at)
+    assert set(charts) == {"grid", "detail", "average"}
+    trace = model_trace(ckpt, "level")
+    weights = trace[kind, 0][0].numpy()                          # (H, Tq, Tk)
+    assert np.allclose(array(charts["detail"]["data"][0]["z"]).astype(float), weights[3], atol=1e-6)
+    assert np.allclose(array(charts["average"]["data"][0]["z"]).astype(float), weights.mean(0), atol=1e-6)
+    grid = charts["grid"]["data"]
+    c = ckpt.model.config
+    assert len(grid) == c.n_heads * (c.n_encoder_layers if kind == "encoder_self" else c.n_decoder_layers)
+    last_layer = trace[kind, 1][0].numpy()
+    assert np.allclose(array(grid[c.n_heads + 2]["z"]).astype(float), last_layer[2], atol=1e-6)  # layer 1, head 2
+
+
+def test_cross_attention_rows_are_target_positions_and_columns_source(ckpt):
+    at = open_page("attention", "banana", state={"kind": "cross"})
+    detail = figures(at)["detail"]
+    z = array(detail["data"][0]["z"]).astype(float)
+    assert z.shape == (7, 6)  # 6 output characters + the end step, by 6 source characters
+    assert list(detail["layout"]["xaxis"]["ticktext"]) == list("banana")
+    assert detail["layout"]["yaxis"]["ticktext"][0] == "⟨s⟩→a"
+    assert detail["layout"]["xaxis"]["title"]["text"].startswith("source")
+    hover = detail["data"][0]["hovertemplate"]
+    assert "query" in hover and "key" in hover and "weight" in hover
+    assert detail["data"][0]["zmin"] == 0 and detail["data"][0]["zmax"] == 1
+
+
+def test_the_best_cross_head_reads_the_source_backwards(ckpt):
+    at = open_page("attention", "attention", state={"kind": "cross", "layer": 1})
+    text = " ".join(m.value for m in at.markdown)
+    assert "mirrored source position" in text
+    shares = [int(s) for s in __import__("re").findall(r"head \d: \*\*(\d+)%\*\*", text)]
+    assert len(shares) == ckpt.model.config.n_heads and max(shares) >= 90
+
+
+def test_downloads_hold_the_matrix_and_the_whole_trace(ckpt):
+    at = open_page("attention", "hello", state={"kind": "encoder_self", "layer": 1, "head": 0})
+    no_exception(at)
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["Download this matrix (CSV)", "Download the whole trace (JSON)"]
+
+
+def test_query_parameters_open_the_same_kind_layer_and_head():
+    at = open_page("attention", None, query={"text": "level", "kind": "decoder_self", "layer": "0", "head": "1"})
+    no_exception(at)
+    assert (at.session_state["kind"], at.session_state["layer"], at.session_state["head"]) == ("decoder_self", 0, 1)
+    assert figures(at)["detail"]["layout"]["title"]["text"] == "Layer 0, head 1"
+
+
+def test_bad_query_parameters_fall_back_to_defaults():
+    at = open_page("attention", None, query={"text": "level", "kind": "sideways", "layer": "9", "head": "x"})
+    no_exception(at)
+    assert (at.session_state["kind"], at.session_state["layer"], at.session_state["head"]) == ("cross", 1, 0)

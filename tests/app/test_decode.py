@@ -1,0 +1,99 @@
+import numpy as np
+import pytest
+
+from transformer import decoding
+from transformer.lesson import token_label
+
+from .helpers import array, figures, no_exception, open_page
+
+
+def metric(at, label_start):
+    return next(m.value for m in at.metric if m.label.startswith(label_start))
+
+
+def test_first_step_shows_sos_its_distribution_and_six_charts(ckpt):
+    at = open_page("decode", "banana")
+    no_exception(at)
+    charts = figures(at)
+    assert set(charts) == {"probs", "temperatures", "cross_one", "cross_all", "self_one", "self_all"}
+    assert metric(at, "Decoder input at step 0") == "⟨s⟩"
+    assert metric(at, "Chosen token") == "a"
+    src = ckpt.vocab.encode("banana", 24)
+    expected = decoding.step(ckpt.model, src, []).probs.numpy()
+    bars = charts["probs"]["data"][0]
+    top = np.argsort(-expected)[:10]
+    assert list(bars["x"]) == [token_label(ckpt.vocab, i) for i in top]
+    assert np.allclose(array(bars["y"]).astype(float), expected[top], atol=1e-6)
+
+
+def test_step_controls_walk_to_the_end_and_the_decoded_word(ckpt):
+    at = open_page("decode", "banana")
+    assert at.button[1].disabled  # "Previous" at step 0; the buttons are First, Previous, Next, Last
+    at.button[2].click().run()
+    assert at.session_state["step"] == 1
+    assert metric(at, "Decoder input at step 1") == "⟨s⟩ a"
+    at.button[3].click().run()
+    no_exception(at)
+    assert at.session_state["step"] == 6
+    assert at.button[2].disabled  # "Next" at the last step
+    assert metric(at, "Chosen token") == "⟨/s⟩"
+    assert metric(at, "Written so far") == "ananab"
+    at.slider(key="step").set_value(3).run()
+    assert metric(at, "Decoder input at step 3") == "⟨s⟩ a n a"
+    at.button[0].click().run()
+    assert at.session_state["step"] == 0
+
+
+@pytest.mark.parametrize("layer, head", [(0, 1), (1, 3)])
+def test_attention_rows_match_the_model_trace_for_the_chosen_layer_and_head(ckpt, layer, head):
+    at = open_page("decode", "level", state={"step": 2})
+    at.selectbox(key="layer").set_value(layer).run()
+    at.selectbox(key="head").set_value(head).run()
+    no_exception(at)
+    src = ckpt.vocab.encode("level", 24)
+    greedy = decoding.generate(ckpt.model, src)
+    step = decoding.step(ckpt.model, src, greedy[:2])
+    cross = step.trace["cross", layer][0, :, -1].numpy()           # (H, S)
+    own = step.trace["decoder_self", layer][0, :, -1].numpy()      # (H, 3)
+    charts = figures(at)
+    assert np.allclose(array(charts["cross_one"]["data"][0]["z"]).astype(float)[0], cross[head], atol=1e-6)
+    assert np.allclose(array(charts["cross_all"]["data"][0]["z"]).astype(float), cross, atol=1e-6)
+    self_all = array(charts["self_all"]["data"][0]["z"]).astype(float)
+    assert np.allclose(self_all[:, :3], own, atol=1e-6)
+    assert np.all(self_all[:, 3:] == 0)  # the future, under the causal mask
+    # repeated letters keep their own columns
+    assert list(charts["cross_all"]["layout"]["xaxis"]["ticktext"]) == ["l", "e", "v", "e", "l"]
+
+
+def test_sampling_uses_temperature_top_k_and_seed(ckpt):
+    at = open_page("decode", "hello")
+    at.segmented_control(key="mode").set_value("sample").run()
+    at.slider[0].set_value(3.0).run()     # temperature
+    at.slider[1].set_value(5).run()       # top-k
+    at.number_input[0].set_value(7).run()
+    no_exception(at)
+    src = ckpt.vocab.encode("hello", 24)
+    expected = decoding.step(ckpt.model, src, [], temperature=3.0, top_k=5, seed=7)
+    bars = figures(at)["probs"]["data"][0]
+    shown = array(bars["y"]).astype(float)
+    assert np.count_nonzero(shown > 0) == 5
+    assert np.isclose(shown.max(), expected.probs.max().item(), atol=1e-6)
+    assert metric(at, "Chosen token") == token_label(ckpt.vocab, expected.token)
+
+
+def test_temperature_chart_shows_the_same_step_three_ways():
+    at = open_page("decode", "hello")
+    traces = figures(at)["temperatures"]["data"]
+    assert [t["name"] for t in traces] == ["T = 0.5", "T = 1", "T = 2"]
+    peaks = [float(array(t["y"]).astype(float).max()) for t in traces]
+    assert peaks[0] > peaks[1] > peaks[2]
+
+
+def test_query_parameters_open_the_same_step_layer_and_head():
+    at = open_page("decode", None, query={"text": "level", "step": "3", "layer": "0", "head": "2"})
+    no_exception(at)
+    assert at.session_state["text"] == "level"
+    assert (at.session_state["step"], at.session_state["layer"], at.session_state["head"]) == (3, 0, 2)
+    assert metric(at, "Decoder input at step 3") == "⟨s⟩ l e v"
+    assert figures(at)["cross_one"]["layout"]["title"]["text"] == "Cross-attention, layer 0 head 2"
+    assert at.query_params["step"] == ["3"] or at.query_params["step"] == "3"

@@ -1,0 +1,31 @@
+from .helpers import no_exception, open_page
+
+
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_home_shows_the_reversal_and_the_real_architecture(ckpt):
+    at = open_page("home", "banana")
+    no_exception(at)
+    assert metric(at, "You typed") == "banana"
+    assert metric(at, "The model writes") == "ananab"
+    dot = at.get("graphviz_chart")[0].proto.spec
+    c = ckpt.model.config
+    assert f"Encoder layer × {c.n_encoder_layers}" in dot and f"{c.d_model}→{c.d_ff}→{c.d_model}" in dot
+    page_text = " ".join(m.value for m in at.markdown)
+    assert "pre-norm" in page_text and "Tied." in page_text
+    assert f"from {c.d_model} to {c.d_ff}" in page_text
+
+
+def test_example_buttons_set_the_shared_text():
+    at = open_page("home", "hello")
+    at.button(key="example_level").click().run()
+    no_exception(at)
+    assert at.session_state["text"] == "level"
+    assert metric(at, "The model writes") == "level"
+
+
+def test_spaces_are_shown_visibly():
+    at = open_page("home", "ab cd")
+    assert metric(at, "The model writes") == "dc␣ba"

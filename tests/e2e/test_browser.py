@@ -1,0 +1,88 @@
+"""The whole app in headless Chromium: every page draws, the shared input survives navigation,
+a copied link opens the same view, and markup typed by a user is shown as text."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .conftest import settle, screenshot
+
+PAGES = {  # url path -> (sidebar label, charts expected)
+    "": ("Home", 0),
+    "decode": ("Decode step by step", 6),
+    "attention": ("Attention", 3),
+    "positional": ("Positional encoding", 7),
+    "masks": ("Masks", 6),
+}
+
+
+def type_text(page, text: str) -> None:
+    box = page.get_by_role("textbox", name="Your text")
+    box.fill(text)
+    box.press("Enter")
+    settle(page)
+
+
+def drawn_charts(page) -> int:
+    """Charts whose plotly SVG exists: a chart that failed to draw is not counted."""
+    return page.locator("[data-testid='stPlotlyChart']:has(.main-svg)").count()
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_every_page_draws_for_a_typed_word(server, page, path):
+    page.goto(f"{server}/{path}")
+    settle(page)
+    type_text(page, "level")
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.locator("[data-testid='stPlotlyChart']").count() == PAGES[path][1]
+    assert drawn_charts(page) == PAGES[path][1]
+    screenshot(page, path or "home")
+
+
+def test_home_shows_the_reversal_and_navigation_keeps_the_text(server, page):
+    page.goto(server)
+    settle(page)
+    type_text(page, "banana")
+    assert page.get_by_test_id("stMetricValue").nth(1).inner_text() == "ananab"
+    page.get_by_role("link", name=re.compile("Attention")).click()
+    settle(page)
+    assert page.get_by_role("textbox", name="Your text").input_value() == "banana"
+    assert "text=banana" in page.url
+
+
+def test_decode_controls_reach_the_decoded_word(server, page):
+    page.goto(f"{server}/decode?text=attention")
+    settle(page)
+    page.get_by_role("button", name=re.compile("Last")).click()
+    settle(page)
+    values = page.get_by_test_id("stMetricValue").all_inner_texts()
+    assert values[1] == "⟨/s⟩"
+    assert values[2] == "noitnetta"
+    assert "step=9" in page.url
+
+
+def test_a_copied_link_opens_the_same_view_in_a_fresh_context(server, browser):
+    link = f"{server}/attention?text=level&kind=decoder_self&layer=0&head=2"
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(link)
+    settle(page)
+    assert page.get_by_role("textbox", name="Your text").input_value() == "level"
+    assert page.get_by_text("Layer 0, head 2", exact=True).count() == 1
+    assert page.locator("[data-testid='stSidebarNav']").count() == 1  # the router ran, not a bare page
+    context.close()
+
+
+def test_markup_in_the_input_is_shown_literally_and_runs_nothing(server, page):
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(server)
+    settle(page)
+    typed = "<img src=x onerror=alert(1)>"
+    type_text(page, typed)
+    assert page.get_by_text(typed, exact=True).count() >= 1
+    assert page.locator("img[src='x']").count() == 0
+    assert dialogs == []
+    assert page.locator("[data-testid='stException']").count() == 0

@@ -1,0 +1,46 @@
+"""Why sinusoids: the properties of the positional encoding, as numbers a page can show.
+
+PE(pos + delta) is a fixed rotation of PE(pos): for each pair of dimensions (2i, 2i+1) turning at
+frequency w_i, [sin w(p+d), cos w(p+d)] = [[cos wd, sin wd], [-sin wd, cos wd]] @ [sin wp, cos wp].
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .layers import sinusoidal_encoding
+
+
+def frequencies(d_model: int) -> torch.Tensor:
+    """(d_model/2,) the angular frequency of each dimension pair, falling from 1 to about 1/10000."""
+    return 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+
+
+def rotation_blocks(delta: int, d_model: int) -> torch.Tensor:
+    """(d_model/2, 2, 2): the rotation that moves each dimension pair delta positions on."""
+    angle = frequencies(d_model) * delta
+    c, s = torch.cos(angle), torch.sin(angle)
+    return torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)
+
+
+def shift_by_rotation(pe: torch.Tensor, delta: int) -> torch.Tensor:
+    """(P, d) encodings -> (P, d) the encodings delta positions later, computed only by rotating."""
+    blocks = rotation_blocks(delta, pe.size(1)).to(pe.dtype)  # (d/2, 2, 2)
+    pairs = pe.view(pe.size(0), -1, 2)                         # (P, d/2, 2)
+    return torch.einsum("kij,pkj->pki", blocks, pairs).reshape(pe.shape)
+
+
+def rotation_error(n_positions: int, d_model: int, delta: int) -> float:
+    """Largest |R_delta PE(pos) - PE(pos + delta)| over all positions and dimensions (float32 rounding)."""
+    pe = sinusoidal_encoding(n_positions + delta, d_model)
+    return float((shift_by_rotation(pe[:n_positions], delta) - pe[delta:]).abs().max())
+
+
+def similarity(pe: torch.Tensor) -> torch.Tensor:
+    """(P, P) dot products PE(i)·PE(j): largest on the diagonal, falling with |i - j|."""
+    return pe @ pe.T
+
+
+def offset_distances(pe: torch.Tensor, delta: int) -> torch.Tensor:
+    """(P - delta,) ||PE(pos + delta) - PE(pos)|| for every pos: the same for all pos."""
+    return (pe[delta:] - pe[:-delta]).norm(dim=1)
