@@ -11,11 +11,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 SETTLED = "[data-testid='stApp'][data-test-script-state='notRunning']"
+RUNNING = "[data-testid='stApp'][data-test-script-state='running']"
 
 
 def _free_port() -> int:
@@ -77,12 +79,30 @@ def page(browser):
 
 
 def settle(page, timeout: float = 60_000) -> None:
-    """Wait until the script has finished and every plotly chart has drawn its SVG."""
-    page.wait_for_timeout(300)
+    """Wait for the rerun an interaction started to finish, then for every plotly chart to draw its SVG."""
+    try:  # a quick rerun can start and end between two polls; then there is nothing to wait for here
+        page.wait_for_selector(RUNNING, timeout=1_500)
+    except PlaywrightTimeout:
+        pass
     page.wait_for_selector(SETTLED, timeout=timeout)
     page.wait_for_function(
         """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
                  .every(c => c.querySelector('.main-svg'))""", timeout=timeout)
+
+
+def load(page, url: str, timeout: float = 60_000) -> None:
+    """Open a URL and wait until the app has rendered its sidebar input and finished its first run."""
+    page.goto(url)
+    page.wait_for_selector("[data-testid='stSidebar'] input", timeout=timeout)
+    settle(page, timeout)
+
+
+def wait_for_charts(page, count: int, timeout: float = 60_000) -> None:
+    """Wait until exactly `count` charts have drawn (a chart that failed to draw never counts)."""
+    page.wait_for_function(
+        """n => document.querySelectorAll("[data-testid='stPlotlyChart'] .main-svg").length >= n
+               && document.querySelectorAll("[data-testid='stPlotlyChart']").length === n""",
+        arg=count, timeout=timeout)
 
 
 def screenshot(page, name: str) -> None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
-from .conftest import settle, screenshot
+from .conftest import load, screenshot, settle, wait_for_charts
 
 PAGES = {  # url path -> (sidebar label, charts expected)
     "": ("Home", 0),
@@ -32,20 +33,21 @@ def drawn_charts(page) -> int:
 
 @pytest.mark.parametrize("path", list(PAGES))
 def test_every_page_draws_for_a_typed_word(server, page, path):
-    page.goto(f"{server}/{path}")
-    settle(page)
+    load(page, f"{server}/{path}")
     type_text(page, "level")
+    if PAGES[path][1]:
+        wait_for_charts(page, PAGES[path][1])
     assert page.locator("[data-testid='stException']").count() == 0
+    assert "level" in page.url
     assert page.locator("[data-testid='stPlotlyChart']").count() == PAGES[path][1]
     assert drawn_charts(page) == PAGES[path][1]
     screenshot(page, path or "home")
 
 
 def test_home_shows_the_reversal_and_navigation_keeps_the_text(server, page):
-    page.goto(server)
-    settle(page)
+    load(page, server)
     type_text(page, "banana")
-    assert page.get_by_test_id("stMetricValue").nth(1).inner_text() == "ananab"
+    expect(page.get_by_test_id("stMetricValue").nth(1)).to_have_text("ananab", timeout=30_000)
     page.get_by_role("link", name=re.compile("Attention")).click()
     settle(page)
     assert page.get_by_role("textbox", name="Your text").input_value() == "banana"
@@ -53,13 +55,12 @@ def test_home_shows_the_reversal_and_navigation_keeps_the_text(server, page):
 
 
 def test_decode_controls_reach_the_decoded_word(server, page):
-    page.goto(f"{server}/decode?text=attention")
-    settle(page)
+    load(page, f"{server}/decode?text=attention")
     page.get_by_role("button", name=re.compile("Last")).click()
     settle(page)
-    values = page.get_by_test_id("stMetricValue").all_inner_texts()
-    assert values[1] == "⟨/s⟩"
-    assert values[2] == "noitnetta"
+    values = page.get_by_test_id("stMetricValue")
+    expect(values.nth(1)).to_have_text("⟨/s⟩", timeout=30_000)
+    expect(values.nth(2)).to_have_text("noitnetta")
     assert "step=9" in page.url
 
 
@@ -67,10 +68,9 @@ def test_a_copied_link_opens_the_same_view_in_a_fresh_context(server, browser):
     link = f"{server}/attention?text=level&kind=decoder_self&layer=0&head=2"
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    page.goto(link)
-    settle(page)
+    load(page, link)
     assert page.get_by_role("textbox", name="Your text").input_value() == "level"
-    assert page.get_by_text("Layer 0, head 2", exact=True).count() == 1
+    expect(page.get_by_text("Layer 0, head 2", exact=True)).to_have_count(1, timeout=30_000)
     assert page.locator("[data-testid='stSidebarNav']").count() == 1  # the router ran, not a bare page
     context.close()
 
@@ -78,8 +78,7 @@ def test_a_copied_link_opens_the_same_view_in_a_fresh_context(server, browser):
 def test_markup_in_the_input_is_shown_literally_and_runs_nothing(server, page):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    page.goto(server)
-    settle(page)
+    load(page, server)
     typed = "<img src=x onerror=alert(1)>"
     type_text(page, typed)
     assert page.get_by_text(typed, exact=True).count() >= 1
