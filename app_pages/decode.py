@@ -31,7 +31,7 @@ with st.expander("How the next token is chosen", expanded=False):
     restore("mode", "greedy", ["greedy", "sample"])
     mode = mode_col.segmented_control("Decoding", ["greedy", "sample"], key="mode", required=True)
     publish("mode")
-    temperature = temp_col.slider("Temperature T", 0.1, 3.0, 1.0, 0.1, disabled=mode == "greedy",
+    temperature = temp_col.slider("Temperature T", 0.1, 10.0, 1.0, 0.1, disabled=mode == "greedy",
                                   help="Divides the scores before softmax: below 1 sharpens, above 1 flattens.")
     top_k = k_col.slider("Top-k", 1, config.vocab_size, config.vocab_size, disabled=mode == "greedy",
                          help="Sample only among the k most likely tokens.")
@@ -80,13 +80,18 @@ chart_col.plotly_chart(probability_bars(probs, labels, 10, chosen=run.token_ids[
 
 st.subheader("The same step at different temperatures")
 logits = torch.from_numpy(run.logits[t])
-temperatures = (0.5, 1.0, 2.0)
+temperatures = (1.0, 3.0, 5.0, 10.0)
 by_temperature = {temp: next_token_probs(logits, temp, None).numpy() for temp in temperatures}
 entropy = {temp: float(-(p[p > 0] * np.log(p[p > 0])).sum()) for temp, p in by_temperature.items()}
+best, second = torch.topk(logits, 2).values.tolist()
 st.plotly_chart(temperature_bars(by_temperature, labels), key="temperatures")
-st.caption("Greedy decoding always takes the tallest bar. Sampling draws from the bars: "
-           + ", ".join(f"at T = {temp:g} the top token has p = {by_temperature[temp].max():.3f} "
-                       f"(entropy {entropy[temp]:.2f} nats)" for temp in temperatures) + ".")
+st.caption(
+    f"Dividing the scores by T before softmax: T below 1 sharpens, T above 1 flattens. This model is very sure: "
+    f"its top score leads the next by {best - second:.1f}, so only a large T spreads the probability. "
+    + ", ".join(f"T = {temp:g}: top p = {by_temperature[temp].max():.3f}, entropy {entropy[temp]:.2f} nats"
+                for temp in temperatures)
+    + ". Greedy decoding always takes the tallest bar; sampling draws from the bars."
+)
 
 st.subheader("Where this step looked")
 layer_col, head_col = st.columns(2)

@@ -84,9 +84,9 @@ def test_sampling_uses_temperature_top_k_and_seed(ckpt):
 def test_temperature_chart_shows_the_same_step_three_ways():
     at = open_page("decode", "hello")
     traces = figures(at)["temperatures"]["data"]
-    assert [t["name"] for t in traces] == ["T = 0.5", "T = 1", "T = 2"]
+    assert [t["name"] for t in traces] == ["T = 1", "T = 3", "T = 5", "T = 10"]
     peaks = [float(array(t["y"]).astype(float).max()) for t in traces]
-    assert peaks[0] > peaks[1] > peaks[2]
+    assert peaks[0] > peaks[1] > peaks[2] > peaks[3]
 
 
 def test_query_parameters_open_the_same_step_layer_and_head():
