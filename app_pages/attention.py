@@ -3,8 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from explorer.exports import matrix_csv, trace_json
-from explorer.model import attention_run, checkpoint_or_stop
+from explorer.exports import matrix_csv
+from explorer.model import attention_run, checkpoint_or_stop, trace_download
 from explorer.state import learner_text, publish, restore
 from viz import attention_grid, attention_heatmap
 
@@ -89,5 +89,5 @@ if kind == "cross":
 c1, c2 = st.columns(2)
 c1.download_button("Download this matrix (CSV)", matrix_csv(matrix, rows, cols),
                    file_name=f"{kind}_layer{layer}_head{head}.csv", mime="text/csv")
-c2.download_button("Download the whole trace (JSON)", trace_json(text, run), file_name="trace.json",
+c2.download_button("Download the whole trace (JSON)", trace_download(text), file_name="trace.json",
                    mime="application/json")

@@ -12,6 +12,8 @@ import streamlit as st
 from transformer import lesson
 from transformer.checkpoint import Checkpoint, CheckpointError, load
 
+from .exports import trace_json
+
 ROOT = Path(__file__).resolve().parent.parent
 CHECKPOINT_DIR = ROOT / "checkpoints" / "word_reversal"
 
@@ -40,6 +42,12 @@ def decoding_run(text: str, temperature: float | None, top_k: int | None, seed: 
 def attention_run(text: str) -> lesson.AttentionRun:
     ckpt = shared_checkpoint()
     return lesson.run_attention(ckpt.model, ckpt.vocab, text)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def trace_download(text: str) -> str:
+    """The whole trace of `text` as JSON, built once per text rather than on every rerun."""
+    return trace_json(text, attention_run(text))
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
