@@ -31,7 +31,7 @@ def architecture_dot(
   node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=12, fillcolor="#eef2ff", color="#6366f1"];
   edge [color="#475569"];
   src [label="source characters (S)", fillcolor="#fef3c7", color="#d97706"];
-  tgt [label="<s> + output so far (T)\\n(the target shifted right)", fillcolor="#fef3c7", color="#d97706"];
+  tgt [label="⟨s⟩ + output so far (T)\\n(the target shifted right)", fillcolor="#fef3c7", color="#d97706"];
   semb [label="token embedding × √{d_model}\\n+ sinusoidal positions"];
   temb [label="token embedding × √{d_model}\\n+ sinusoidal positions"];
   enc [label="{enc}"];
