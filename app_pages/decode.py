@@ -117,7 +117,7 @@ st.markdown(
 one, every = st.columns([1, 1])
 one.plotly_chart(attention_heatmap(cross[head][None], [f"step {t}"], run.source,
                                    title=f"Cross-attention, layer {layer} head {head}", key_title="source position",
-                                   query_title="", show_values=True, height=200), key="cross_one")
+                                   query_title="", height=200), key="cross_one")
 every.plotly_chart(attention_heatmap(cross, heads, run.source, title=f"Cross-attention, layer {layer}, all heads",
                                      key_title="source position", query_title=""), key="cross_all")
 
@@ -131,7 +131,7 @@ st.markdown(
 one, every = st.columns([1, 1])
 one.plotly_chart(attention_heatmap(self_row[head][None], [f"step {t}"], keys,
                                    title=f"Decoder self-attention, layer {layer} head {head}",
-                                   key_title="decoder position", query_title="", show_values=True, height=200),
+                                   key_title="decoder position", query_title="", height=200),
                  key="self_one")
 every.plotly_chart(attention_heatmap(self_row, heads, keys, title=f"Decoder self-attention, layer {layer}, all heads",
                                      key_title="decoder position", query_title=""), key="self_all")

@@ -33,8 +33,8 @@ def attention_heatmap(
     height: int | None = None,
 ) -> go.Figure:
     """(Tq, Tk) weights -> one heatmap with hover on every cell."""
-    if show_values is None:
-        show_values = weights.shape[0] * weights.shape[1] <= 120
+    if show_values is None:  # numbers in the cells only while the cells are wide enough to hold them
+        show_values = weights.shape[1] <= 12 and weights.shape[0] * weights.shape[1] <= 120
     trace = _heatmap(weights, query_labels, key_labels, show_values, zmin=0, zmax=1, colorscale=ATTENTION_SCALE,
                      colorbar=dict(title=dict(text="weight")), showscale=weights.shape[0] > 2)
     return figure(
