@@ -5,8 +5,9 @@
 
 import streamlit as st
 
-from explorer.model import CHECKPOINT_DIR, checkpoint_or_stop
-from explorer.state import MAX_TYPED, TEXT_KEY, init_text
+from explorer.model import checkpoint_dir, checkpoint_or_stop, decoding_run
+from explorer.state import MAX_TYPED, TEXT_KEY, checked_text, init_text
+from explorer.text import visible
 
 st.set_page_config(page_title="Attention explorer", page_icon="🔁", layout="wide")
 
@@ -26,10 +27,14 @@ with st.sidebar:
         help="Letters a-z and single spaces, up to the model's limit. Every page shows what the model does with it.",
     )
     ckpt = checkpoint_or_stop()
+    _, cleaned, problem = checked_text(ckpt)
+    if problem is None:
+        st.caption("The model writes")
+        st.markdown(f"#### {visible(decoding_run(cleaned.text, None, None, 0).output)}")
     config, metrics = ckpt.model.config, ckpt.metrics
     with st.container(border=True):
         st.markdown("**Model card**")
-        size_kb = (CHECKPOINT_DIR / "model.safetensors").stat().st_size / 1024
+        size_kb = (checkpoint_dir() / "model.safetensors").stat().st_size / 1024
         held_out = metrics.get("held_out", {})
         st.markdown(
             f"- task: reverse the text\n"

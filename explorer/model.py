@@ -5,7 +5,10 @@ Cached runs are keyed by plain values (text, settings) and hold numpy arrays, ne
 
 from __future__ import annotations
 
+import functools
+import os
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import streamlit as st
 
@@ -13,50 +16,79 @@ from transformer import lesson
 from transformer.checkpoint import Checkpoint, CheckpointError, load
 
 from .exports import trace_json
+from .text import escape_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECKPOINT_DIR = ROOT / "checkpoints" / "word_reversal"
+BUNDLED_CHECKPOINT = ROOT / "checkpoints" / "word_reversal"
+CHECKPOINT_ENV = "ATTENTION_EXPLORER_CHECKPOINT"  # another checkpoint directory, if set
+T = TypeVar("T")
+
+
+def checkpoint_dir() -> Path:
+    return Path(os.environ.get(CHECKPOINT_ENV) or BUNDLED_CHECKPOINT)
 
 
 @st.cache_resource(show_spinner="Loading the model…")
-def shared_checkpoint() -> Checkpoint:
+def _load(directory: str) -> Checkpoint:
     """Loaded once per server, read-only (eval mode, no gradients), shared by every session."""
-    return load(CHECKPOINT_DIR)
+    return load(directory)
+
+
+def shared_checkpoint() -> Checkpoint:
+    return _load(str(checkpoint_dir()))
 
 
 def checkpoint_or_stop() -> Checkpoint:
     try:
         return shared_checkpoint()
     except CheckpointError as err:
-        st.error(f"The model could not be loaded, so nothing can be shown. {err}")
+        st.error(escape_markdown(f"The model could not be loaded, so nothing can be shown. {err}"), icon="⚠️")
         st.stop()
 
 
+def for_current_checkpoint(cached: Callable[..., T]) -> Callable[..., T]:
+    """Call a cached run with the current checkpoint directory as its first argument, so the cache
+    key names the model as well as the text."""
+
+    @functools.wraps(cached)
+    def call(*args):
+        return cached(str(checkpoint_dir()), *args)
+
+    return call
+
+
+@for_current_checkpoint
 @st.cache_data(max_entries=512, show_spinner=False)
-def decoding_run(text: str, temperature: float | None, top_k: int | None, seed: int) -> lesson.DecodingRun:
-    ckpt = shared_checkpoint()
+def decoding_run(directory: str, text: str, temperature: float | None, top_k: int | None,
+                 seed: int) -> lesson.DecodingRun:
+    ckpt = _load(directory)
     return lesson.run_decoding(ckpt.model, ckpt.vocab, text, temperature, top_k, seed)
 
 
+@for_current_checkpoint
 @st.cache_data(max_entries=512, show_spinner=False)
-def attention_run(text: str) -> lesson.AttentionRun:
-    ckpt = shared_checkpoint()
+def attention_run(directory: str, text: str) -> lesson.AttentionRun:
+    ckpt = _load(directory)
     return lesson.run_attention(ckpt.model, ckpt.vocab, text)
 
 
+@for_current_checkpoint
 @st.cache_data(max_entries=128, show_spinner=False)
-def trace_download(text: str) -> str:
+def trace_download(directory: str, text: str) -> str:
     """The whole trace of `text` as JSON, built once per text rather than on every rerun."""
-    return trace_json(text, attention_run(text))
+    ckpt = _load(directory)
+    return trace_json(text, lesson.run_attention(ckpt.model, ckpt.vocab, text))
 
 
+@for_current_checkpoint
 @st.cache_data(max_entries=256, show_spinner=False)
-def batch_run(texts: tuple[str, ...]) -> lesson.BatchRun:
-    ckpt = shared_checkpoint()
+def batch_run(directory: str, texts: tuple[str, ...]) -> lesson.BatchRun:
+    ckpt = _load(directory)
     return lesson.run_batch(ckpt.model, ckpt.vocab, list(texts))
 
 
+@for_current_checkpoint
 @st.cache_data(max_entries=512, show_spinner=False)
-def input_vectors(text: str) -> lesson.InputVectors:
-    ckpt = shared_checkpoint()
+def input_vectors(directory: str, text: str) -> lesson.InputVectors:
+    ckpt = _load(directory)
     return lesson.run_input_vectors(ckpt.model, ckpt.vocab, text)

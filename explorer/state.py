@@ -12,7 +12,7 @@ from typing import Sequence, TypeVar
 import streamlit as st
 
 from transformer.checkpoint import Checkpoint
-from transformer.vocab import InputError
+from transformer.vocab import CleanedText, InputError
 
 from .text import escape_markdown
 
@@ -30,15 +30,23 @@ def init_text() -> None:
         st.session_state[TEXT_KEY] = str(st.query_params.get("text", DEFAULT_TEXT))[:MAX_TYPED]
 
 
-def learner_text(ckpt: Checkpoint) -> str:
-    """The validated text every page works on. Shows what was tidied; on bad input, says why and stops the page."""
+def checked_text(ckpt: Checkpoint) -> tuple[str, CleanedText, InputError | None]:
+    """The typed text, its tidied form, and what is wrong with it (None when the model can read it)."""
     init_text()
     raw = st.session_state[TEXT_KEY]
-    st.query_params["text"] = raw
     cleaned = ckpt.vocab.clean(raw)
     try:
         ckpt.vocab.check(cleaned.text, ckpt.model.config.max_len)
     except InputError as err:
+        return raw, cleaned, err
+    return raw, cleaned, None
+
+
+def learner_text(ckpt: Checkpoint) -> str:
+    """The validated text every page works on. Shows what was tidied; on bad input, says why and stops the page."""
+    raw, cleaned, err = checked_text(ckpt)
+    st.query_params["text"] = raw
+    if err is not None:
         st.error(escape_markdown(str(err)), icon="✋")
         st.caption("You typed:")
         st.text(raw if raw else "(nothing)")

@@ -1,8 +1,11 @@
 """Every page turns bad input into a clear message, never a traceback, and shows the text as typed."""
 
 import re
+import shutil
 
 import pytest
+
+from explorer.model import BUNDLED_CHECKPOINT, CHECKPOINT_ENV
 
 from .helpers import figures, no_exception, open_page
 
@@ -52,3 +55,17 @@ def test_uppercase_and_extra_spaces_are_fixed_with_a_visible_notice(page):
     assert not at.error
     notice = unescape(at.info[0].value)
     assert "lowercased" in notice and "spaces" in notice and "hello world" in notice
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_broken_checkpoint_is_named_on_every_page(page, tmp_path, monkeypatch):
+    broken = tmp_path / "broken"
+    shutil.copytree(BUNDLED_CHECKPOINT, broken)
+    (broken / "model.safetensors").write_bytes(b"\x80\x04not really weights")
+    monkeypatch.setenv(CHECKPOINT_ENV, str(broken))
+    at = open_page(page, "hello")
+    no_exception(at)
+    assert len(at.error) == 1
+    message = unescape(at.error[0].value)
+    assert "could not be loaded" in message and "model.safetensors" in message
+    assert not figures(at)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -35,28 +36,60 @@ def chromium_path() -> str:
     return CHROMIUM
 
 
-@pytest.fixture(scope="session")
-def server(chromium_path) -> str:
+@dataclass(frozen=True)
+class Server:
+    url: str
+    pid: int
+
+
+def start_server(log_name: str) -> tuple[subprocess.Popen, str]:
+    """`streamlit run app.py` on a free localhost port, returned once /_stcore/health answers."""
     port = _free_port()
-    log = open(ROOT / "artifacts" / "e2e-server.log", "w") if (ROOT / "artifacts").is_dir() else subprocess.DEVNULL
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    log = open(ROOT / "artifacts" / log_name, "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
-    for _ in range(240):
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
         try:
             if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
-                break
+                return process, url
         except OSError:
             time.sleep(0.25)
-    else:
-        process.kill()
-        pytest.fail("streamlit did not answer /_stcore/health within 60 s")
-    yield url
+    process.kill()
+    raise RuntimeError("streamlit did not answer /_stcore/health within 90 s")
+
+
+def stop_server(process: subprocess.Popen) -> None:
     process.terminate()
-    process.wait(timeout=20)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture(scope="session")
+def running_server(chromium_path):
+    process, url = start_server("e2e-server.log")
+    yield Server(url, process.pid)
+    stop_server(process)
+
+
+@pytest.fixture(scope="session")
+def server(running_server) -> str:
+    return running_server.url
+
+
+def resident_mb(pid: int) -> float:
+    """The process's resident memory (VmRSS) in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for pid {pid}")
 
 
 @pytest.fixture(scope="session")
@@ -78,12 +111,14 @@ def page(browser):
     context.close()
 
 
-def settle(page, timeout: float = 60_000) -> None:
-    """Wait for the rerun an interaction started to finish, then for every plotly chart to draw its SVG."""
-    try:  # a quick rerun can start and end between two polls; then there is nothing to wait for here
-        page.wait_for_selector(RUNNING, timeout=1_500)
-    except PlaywrightTimeout:
-        pass
+def settle(page, timeout: float = 60_000, started: bool = False) -> None:
+    """Wait for the rerun an interaction started to finish, then for every plotly chart to draw its SVG.
+    Pass started=True when the caller already saw the run begin."""
+    if not started:
+        try:  # a quick rerun can start and end between two polls; then there is nothing to wait for here
+            page.wait_for_selector(RUNNING, timeout=1_500)
+        except PlaywrightTimeout:
+            pass
     page.wait_for_selector(SETTLED, timeout=timeout)
     page.wait_for_function(
         """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
@@ -95,6 +130,16 @@ def load(page, url: str, timeout: float = 60_000) -> None:
     page.goto(url)
     page.wait_for_selector("[data-testid='stSidebar'] input", timeout=timeout)
     settle(page, timeout)
+
+
+def type_text(page, text: str) -> None:
+    """Type into the shared box and wait for the rerun it causes: the script puts the text in the URL
+    as it starts, so once the URL shows it the run has begun, and SETTLED means it has finished."""
+    box = page.get_by_role("textbox", name="Your text")
+    box.fill(text)
+    box.press("Enter")
+    page.wait_for_function("t => new URL(location.href).searchParams.get('text') === t", arg=text)
+    settle(page, started=True)
 
 
 def wait_for_charts(page, count: int, timeout: float = 60_000) -> None:
@@ -111,3 +156,11 @@ def screenshot(page, name: str) -> None:
     page.wait_for_timeout(500)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
     page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+CHART_DATA = """([index, trace, field]) => {
+    const value = document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")[index]
+        .data[trace][field];
+    return value && value.bdata ? {dtype: value.dtype, bdata: value.bdata, shape: value.shape} : value;
+}"""
+

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import load, screenshot, settle, wait_for_charts
+from .conftest import load, screenshot, settle, type_text, wait_for_charts
 
 PAGES = {  # url path -> (sidebar label, charts expected)
     "": ("Home", 0),
@@ -19,13 +19,6 @@ PAGES = {  # url path -> (sidebar label, charts expected)
 }
 
 
-def type_text(page, text: str) -> None:
-    box = page.get_by_role("textbox", name="Your text")
-    box.fill(text)
-    box.press("Enter")
-    settle(page)
-
-
 def drawn_charts(page) -> int:
     """Charts whose plotly SVG exists: a chart that failed to draw is not counted."""
     return page.locator("[data-testid='stPlotlyChart']:has(.main-svg)").count()
@@ -34,11 +27,12 @@ def drawn_charts(page) -> int:
 @pytest.mark.parametrize("path", list(PAGES))
 def test_every_page_draws_for_a_typed_word(server, page, path):
     load(page, f"{server}/{path}")
-    type_text(page, "level")
+    type_text(page, "banana")
     if PAGES[path][1]:
         wait_for_charts(page, PAGES[path][1])
+    expect(page.get_by_test_id("stSidebar").get_by_text("ananab", exact=True)).to_be_visible()
     assert page.locator("[data-testid='stException']").count() == 0
-    assert "level" in page.url
+    assert "text=banana" in page.url
     assert page.locator("[data-testid='stPlotlyChart']").count() == PAGES[path][1]
     assert drawn_charts(page) == PAGES[path][1]
     screenshot(page, path or "home")
@@ -75,13 +69,17 @@ def test_a_copied_link_opens_the_same_view_in_a_fresh_context(server, browser):
     context.close()
 
 
-def test_markup_in_the_input_is_shown_literally_and_runs_nothing(server, page):
+@pytest.mark.parametrize("typed", [
+    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "**bold**", "$x$", "<b>x</b>",
+])
+def test_markup_in_the_input_is_shown_literally_and_runs_nothing(server, page, typed):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    load(page, server)
-    typed = "<img src=x onerror=alert(1)>"
+    load(page, f"{server}/attention")
     type_text(page, typed)
-    assert page.get_by_text(typed, exact=True).count() >= 1
+    expect(page.get_by_test_id("stText").get_by_text(typed, exact=True)).to_be_visible()
+    expect(page.get_by_test_id("stAlertContentError")).to_contain_text("cannot read")
     assert page.locator("img[src='x']").count() == 0
+    assert page.locator("[data-testid='stMain'] b, [data-testid='stMain'] strong").filter(has_text="bold").count() == 0
     assert dialogs == []
     assert page.locator("[data-testid='stException']").count() == 0

@@ -1,0 +1,105 @@
+"""A classroom at once: concurrent sessions on one server each see only their own numbers,
+and one long session does not make the server's memory grow."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+import torch
+from playwright.async_api import async_playwright
+
+from explorer.model import BUNDLED_CHECKPOINT
+from transformer import decoding
+from transformer.checkpoint import load
+from transformer.vocab import SOS
+
+from .conftest import CHART_DATA, CHROMIUM, SETTLED, load as load_page, resident_mb, settle, type_text
+
+WORDS = ["banana", "attention", "classroom", "reverse me", "teacher", "student", "encoder", "queries"]
+
+
+def cross_attention(text: str, layer: int, head: int) -> np.ndarray:
+    """The model's own cross-attention for text, run directly, not through the app."""
+    ckpt = load(BUNDLED_CHECKPOINT)
+    src = ckpt.vocab.encode(text, 24)
+    out = decoding.generate(ckpt.model, src)
+    with torch.inference_mode():
+        trace = ckpt.model(torch.tensor([src]), torch.tensor([[SOS, *out]]), trace=True).trace
+    return trace["cross", layer][0, head].numpy()
+
+
+async def open_student(browser, url: str):
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = await context.new_page()
+    await page.goto(f"{url}/attention?kind=cross&layer=1&head=2")
+    await page.wait_for_selector("[data-testid='stSidebar'] input", timeout=60_000)
+    await page.wait_for_selector(SETTLED, timeout=60_000)
+    return context, page
+
+
+async def type_and_read(page, word: str) -> dict:
+    box = page.get_by_role("textbox", name="Your text")
+    await box.fill(word)
+    await box.press("Enter")
+    await page.wait_for_function(
+        """w => document.querySelector("[data-testid='stSidebar']").innerText.includes(w)""",
+        arg=word[::-1].replace(" ", "␣"), timeout=120_000)
+    await page.wait_for_selector(SETTLED, timeout=120_000)
+    await page.wait_for_function(
+        """() => document.querySelectorAll("[data-testid='stPlotlyChart'] .main-svg").length >= 3""",
+        timeout=120_000)
+    return {
+        "word": word,
+        "sidebar": await page.get_by_test_id("stSidebar").inner_text(),
+        "z": await page.evaluate(CHART_DATA, [1, 0, "z"]),
+        "title": await page.evaluate(
+            """() => document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")[1].layout.title.text"""),
+    }
+
+
+async def classroom(url: str) -> list[dict]:
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])
+        students = await asyncio.gather(*(open_student(browser, url) for _ in WORDS))
+        # every student types at the same moment, each a different word
+        results = await asyncio.gather(*(type_and_read(page, word) for (_, page), word in zip(students, WORDS)))
+        await browser.close()
+        return results
+
+
+def decode(value) -> np.ndarray:
+    data = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    return data.reshape([int(s) for s in str(value["shape"]).split(",")])
+
+
+def test_eight_students_at_once_each_see_their_own_word_and_attention(server):
+    with ThreadPoolExecutor(1) as pool:  # the sync Playwright of the other tests owns this thread's loop
+        results = pool.submit(asyncio.run, classroom(server)).result()
+    assert [r["word"] for r in results] == WORDS
+    for r in results:
+        reversal = r["word"][::-1].replace(" ", "␣")
+        assert reversal in r["sidebar"]
+        others = [w[::-1].replace(" ", "␣") for w in WORDS if w != r["word"]]
+        assert not any(o in r["sidebar"] for o in others)
+        assert "Layer 1, head 2" in r["title"]
+        drawn = decode(r["z"])
+        assert np.allclose(drawn, cross_attention(r["word"], 1, 2), atol=1e-6), r["word"]
+
+
+def test_five_hundred_reruns_keep_the_servers_memory_flat(running_server, page):
+    load_page(page, f"{running_server.url}/attention")
+    words = ["alpha", "bravo", "charlie", "delta", "echo"]
+    for word in words * 4:  # warm every cache this session will use
+        type_text(page, word)
+    before = resident_mb(running_server.pid)
+    for i in range(500):  # consecutive words always differ, so every one of the 500 is a real rerun
+        type_text(page, words[i % len(words)])
+    settle(page)
+    after = resident_mb(running_server.pid)
+    print(f"server resident memory over 500 reruns: {before:.1f} MB -> {after:.1f} MB ({after - before:+.1f} MB)")
+    assert after - before < 50
