@@ -1,0 +1,36 @@
+"""The server keeps Streamlit's protections on: XSRF and CORS, and a tiny upload limit (no uploads)."""
+
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+from .conftest import ROOT
+
+
+def effective_config() -> str:
+    return subprocess.run([sys.executable, "-m", "streamlit", "config", "show"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout
+
+
+def test_xsrf_and_cors_protection_stay_on():
+    config = effective_config()
+    assert "enableXsrfProtection = true" in config
+    assert "enableCORS = true" in config
+    assert "maxUploadSize = 1\n" in config
+
+
+def test_the_running_server_refuses_requests_without_the_xsrf_token_and_foreign_origins(server):
+    with urllib.request.urlopen(f"{server}/_stcore/health") as response:
+        cookies = response.headers.get_all("Set-Cookie") or []
+    assert any(c.startswith("_streamlit_xsrf=") for c in cookies), cookies
+    upload = urllib.request.Request(f"{server}/_stcore/upload_file/session/file", data=b"x", method="PUT")
+    try:
+        urllib.request.urlopen(upload)
+        status = 200
+    except urllib.error.HTTPError as err:
+        status = err.code
+    assert status == 403  # a write without the XSRF token is refused
+    foreign = urllib.request.Request(f"{server}/_stcore/host-config", headers={"Origin": "http://elsewhere.example"})
+    with urllib.request.urlopen(foreign) as response:
+        assert response.headers.get("Access-Control-Allow-Origin") in (None, "")
