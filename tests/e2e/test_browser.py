@@ -8,7 +8,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import load, screenshot, settle, type_text, wait_for_charts
+from .conftest import screenshot
+from .harness import load, settle, type_text, wait_for_charts
 
 PAGES = {  # url path -> (sidebar label, charts expected)
     "": ("Home", 0),

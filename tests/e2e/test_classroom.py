@@ -17,7 +17,7 @@ from transformer import decoding
 from transformer.checkpoint import load
 from transformer.vocab import SOS
 
-from .conftest import CHART_DATA, CHROMIUM, SETTLED, load as load_page, resident_mb, settle, type_text
+from .harness import CHART_DATA, CHROMIUM, CHROMIUM_ARGS, SETTLED, load as load_page, resident_mb, settle, type_text
 
 WORDS = ["banana", "attention", "classroom", "reverse me", "teacher", "student", "encoder", "queries"]
 
@@ -63,8 +63,7 @@ async def type_and_read(page, word: str) -> dict:
 
 async def classroom(url: str) -> list[dict]:
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         students = await asyncio.gather(*(open_student(browser, url) for _ in WORDS))
         # every student types at the same moment, each a different word
         results = await asyncio.gather(*(type_and_read(page, word) for (_, page), word in zip(students, WORDS)))

@@ -5,7 +5,7 @@ import sys
 import urllib.error
 import urllib.request
 
-from .conftest import ROOT
+from .harness import ROOT
 
 
 def effective_config() -> str:

@@ -1,0 +1,101 @@
+"""Latency as a learner feels it, in headless Chromium against a real `streamlit run app.py`.
+
+    python -m benchmarks.browser_latency [--repeats 10] [--cold-starts 5]
+
+- cold start: from launching `streamlit run app.py` to the home page drawn with the reversal on screen;
+- interaction: from typing a new word (fill + Enter) to the page settled with every chart drawn, per page,
+  for words of 5 and of 24 characters. Every word is new, so the model runs each time (no cached result).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+from playwright.sync_api import sync_playwright
+
+from tests.e2e.harness import (
+    ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, stop_server, type_text,
+)
+
+PAGES = {"home": "", "decode": "decode", "attention": "attention", "positional": "positional", "masks": "masks"}
+
+
+def random_word(rng: random.Random, length: int) -> str:
+    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(length))
+
+
+def cold_start(browser) -> float:
+    """Seconds from `streamlit run` to the first page drawn in the browser."""
+    port = _free_port()
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        while True:
+            try:
+                page.goto(f"http://127.0.0.1:{port}/", timeout=2_000)
+                break
+            except Exception:  # noqa: BLE001 - the server is not listening yet
+                time.sleep(0.05)
+        page.get_by_test_id("stMetricValue").nth(1).wait_for(timeout=60_000)
+        return time.perf_counter() - start
+    finally:
+        context.close()
+        stop_server(process)
+
+
+def interaction_times(page, url: str, length: int, repeats: int, rng: random.Random) -> list[float]:
+    page.goto(url)
+    page.wait_for_selector("[data-testid='stSidebar'] input", timeout=60_000)
+    page.wait_for_selector(SETTLED)
+    times = []
+    for _ in range(repeats):
+        word = random_word(rng, length)
+        start = time.perf_counter()
+        type_text(page, word)  # waits for the rerun to start and to finish
+        page.wait_for_function(ALL_CHARTS_DRAWN)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--cold-starts", type=int, default=5)
+    args = parser.parse_args()
+    rng = random.Random(0)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        colds = [cold_start(browser) for _ in range(args.cold_starts)]
+        print(f"cold start, `streamlit run app.py` to the first page drawn: median {statistics.median(colds):.2f} s "
+              f"(min {min(colds):.2f}, max {max(colds):.2f}, {len(colds)} starts)")
+        port = _free_port()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
+             str(port), "--server.address", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(3)
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            print(f"typing a new word to the page settled with all charts drawn; medians of {args.repeats} (s)")
+            print(f"{'page':<12} {'5 chars':>8} {'24 chars':>9} {'24/5':>6}")
+            for name, path in PAGES.items():
+                url = f"http://127.0.0.1:{port}/{path}"
+                short = statistics.median(interaction_times(page, url, 5, args.repeats, rng))
+                long = statistics.median(interaction_times(page, url, 24, args.repeats, rng))
+                print(f"{name:<12} {short:>8.3f} {long:>9.3f} {long / short:>6.2f}")
+        finally:
+            stop_server(process)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""Driving the real app: start `streamlit run app.py`, wait for reruns, read what the browser drew.
+Shared by the browser tests and the browser benchmarks."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SETTLED = "[data-testid='stApp'][data-test-script-state='notRunning']"
+RUNNING = "[data-testid='stApp'][data-test-script-state='running']"
+ALL_CHARTS_DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
+                 .every(c => c.querySelector('.main-svg'))"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(log_name: str) -> tuple[subprocess.Popen, str]:
+    """`streamlit run app.py` on a free localhost port, returned once /_stcore/health answers."""
+    port = _free_port()
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    log = open(ROOT / "artifacts" / log_name, "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
+                return process, url
+        except OSError:
+            time.sleep(0.25)
+    process.kill()
+    raise RuntimeError("streamlit did not answer /_stcore/health within 90 s")
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def resident_mb(pid: int) -> float:
+    """The process's resident memory (VmRSS) in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def settle(page, timeout: float = 60_000, started: bool = False) -> None:
+    """Wait for the rerun an interaction started to finish, then for every plotly chart to draw its SVG.
+    Pass started=True when the caller already saw the run begin."""
+    if not started:
+        try:  # a quick rerun can start and end between two polls; then there is nothing to wait for here
+            page.wait_for_selector(RUNNING, timeout=1_500)
+        except PlaywrightTimeout:
+            pass
+    page.wait_for_selector(SETTLED, timeout=timeout)
+    page.wait_for_function(ALL_CHARTS_DRAWN, timeout=timeout)
+
+
+def load(page, url: str, timeout: float = 60_000) -> None:
+    """Open a URL and wait until the app has rendered its sidebar input and finished its first run."""
+    page.goto(url)
+    page.wait_for_selector("[data-testid='stSidebar'] input", timeout=timeout)
+    settle(page, timeout)
+
+
+def type_text(page, text: str) -> None:
+    """Type into the shared box and wait for the rerun it causes: the script puts the text in the URL
+    as it starts, so once the URL shows it the run has begun, and SETTLED means it has finished."""
+    box = page.get_by_role("textbox", name="Your text")
+    box.fill(text)
+    box.press("Enter")
+    page.wait_for_function("t => new URL(location.href).searchParams.get('text') === t", arg=text)
+    settle(page, started=True)
+
+
+def wait_for_charts(page, count: int, timeout: float = 60_000) -> None:
+    """Wait until exactly `count` charts have drawn (a chart that failed to draw never counts)."""
+    page.wait_for_function(
+        """n => document.querySelectorAll("[data-testid='stPlotlyChart'] .main-svg").length >= n
+               && document.querySelectorAll("[data-testid='stPlotlyChart']").length === n""",
+        arg=count, timeout=timeout)
+
+
+CHART_DATA = """([index, trace, field]) => {
+    const value = document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")[index]
+        .data[trace][field];
+    return value && value.bdata ? {dtype: value.dtype, bdata: value.bdata, shape: value.shape} : value;
+}"""
+
