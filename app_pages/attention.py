@@ -1,10 +1,12 @@
 """Attention: every layer and head of the three kinds, a large view of one, and the head average."""
 
+import functools
+
 import numpy as np
 import streamlit as st
 
-from explorer.exports import matrix_csv
-from explorer.model import attention_run, checkpoint_or_stop, trace_download
+from explorer.exports import matrix_csv, trace_json
+from explorer.model import attention_run, checkpoint_or_stop
 from explorer.state import learner_text, publish, restore
 from viz import attention_grid, attention_heatmap
 
@@ -86,8 +88,8 @@ if kind == "cross":
     st.markdown("Share of output characters whose largest cross-attention weight falls on the mirrored source "
                 f"position n−1−i, layer {layer}: " + ", ".join(f"head {h}: **{s:.0%}**" for h, s in enumerate(hits)))
 
-c1, c2 = st.columns(2)
-c1.download_button("Download this matrix (CSV)", matrix_csv(matrix, rows, cols),
-                   file_name=f"{kind}_layer{layer}_head{head}.csv", mime="text/csv")
-c2.download_button("Download the whole trace (JSON)", trace_download(text), file_name="trace.json",
-                   mime="application/json")
+c1, c2 = st.columns(2)  # built only when clicked: a 24-character trace is ~0.5 MB of JSON
+c1.download_button("Download this matrix (CSV)", functools.partial(matrix_csv, matrix, rows, cols),
+                   file_name=f"{kind}_layer{layer}_head{head}.csv", mime="text/csv", on_click="ignore")
+c2.download_button("Download the whole trace (JSON)", functools.partial(trace_json, text, run),
+                   file_name="trace.json", mime="application/json", on_click="ignore")

@@ -70,6 +70,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--cold-starts", type=int, default=5)
+    parser.add_argument("--pages", default=",".join(PAGES), help="comma-separated subset of the pages")
     args = parser.parse_args()
     rng = random.Random(0)
     with sync_playwright() as p:
@@ -88,6 +89,8 @@ def main() -> None:
             print(f"typing a new word to the page settled with all charts drawn; medians of {args.repeats} (s)")
             print(f"{'page':<12} {'5 chars':>8} {'24 chars':>9} {'24/5':>6}")
             for name, path in PAGES.items():
+                if name not in args.pages.split(","):
+                    continue
                 url = f"http://127.0.0.1:{port}/{path}"
                 short = statistics.median(interaction_times(page, url, 5, args.repeats, rng))
                 long = statistics.median(interaction_times(page, url, 24, args.repeats, rng))

@@ -15,7 +15,6 @@ import streamlit as st
 from transformer import lesson
 from transformer.checkpoint import Checkpoint, CheckpointError, load
 
-from .exports import trace_json
 from .text import escape_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,14 +69,6 @@ def decoding_run(directory: str, text: str, temperature: float | None, top_k: in
 def attention_run(directory: str, text: str) -> lesson.AttentionRun:
     ckpt = _load(directory)
     return lesson.run_attention(ckpt.model, ckpt.vocab, text)
-
-
-@for_current_checkpoint
-@st.cache_data(max_entries=128, show_spinner=False)
-def trace_download(directory: str, text: str) -> str:
-    """The whole trace of `text` as JSON, built once per text rather than on every rerun."""
-    ckpt = _load(directory)
-    return trace_json(text, lesson.run_attention(ckpt.model, ckpt.vocab, text))
 
 
 @for_current_checkpoint
