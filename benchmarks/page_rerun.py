@@ -10,7 +10,6 @@ for the figures and the page. The shared model itself is loaded once (st.cache_r
 from __future__ import annotations
 
 import argparse
-import logging
 import statistics
 import sys
 import time
@@ -44,7 +43,6 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
     assert len(TEXT) == 24
-    logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest outside a server warns on every cache call
     sys.path.insert(0, str(ROOT))
     print(f"full rerun of each page for {TEXT!r} (24 characters); medians of {args.repeats} runs (ms)")
     print(f"{'page':<12} {'cold':>8} {'warm':>8} {'cold/warm':>10}")
