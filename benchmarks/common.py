@@ -7,17 +7,6 @@ import time
 from typing import Callable
 
 
-def median_seconds(fn: Callable[[], object], repeats: int, warmup: int = 2) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def interleaved_medians(fns: dict[str, Callable[[], object]], repeats: int, warmup: int = 2) -> dict[str, float]:
     """Run the candidates in turn, round after round, so machine noise falls on all of them alike."""
     for fn in fns.values():

@@ -46,9 +46,5 @@ def _has_none(value) -> bool:
     return value is None
 
 
-def title(spec: dict) -> str:
-    return spec["layout"].get("title", {}).get("text", "")
-
-
 def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
