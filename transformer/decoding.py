@@ -20,6 +20,7 @@ class Step:
     """One decoding step: what the decoder read, what it thought, what it chose."""
 
     decoder_input: tuple[int, ...]  # SOS + the tokens produced so far
+    logits: torch.Tensor            # (vocab,) the generator's raw scores, before temperature and top-k
     probs: torch.Tensor             # (vocab,) the distribution the token was chosen from
     token: int                      # the chosen token
     trace: Trace                    # every attention number of this step's forward pass (batch of 1)
@@ -69,7 +70,7 @@ def step(
     logits, trace = model(src_t, tgt_t, trace=True)
     probs = next_token_probs(logits[0, -1], temperature, top_k)             # (vocab,)
     token = choose(probs, temperature, seed, len(prefix))
-    return Step(tuple(decoder_input), probs, token, trace)
+    return Step(tuple(decoder_input), logits[0, -1], probs, token, trace)
 
 
 def max_output_tokens(model: Transformer, source_length: int) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from .checkpoint import CheckpointError, load
-from .data import make_batch, sample_strings
+from .data import pad, sample_strings
 from .decoding import greedy_batch
 from .model import Transformer
 from .vocab import PAD, SOS, InputError, Vocab
@@ -50,16 +50,17 @@ def cross_attention_alignment(model: Transformer, vocab: Vocab, texts: list[str]
     steps = 0
     for start in range(0, len(texts), batch_size):
         chunk = texts[start:start + batch_size]
-        batch = make_batch(chunk, vocab, model.config.max_len)
-        decoded = greedy_batch(model, [vocab.encode(t, model.config.max_len) for t in chunk])
+        sources = [vocab.encode(t, model.config.max_len) for t in chunk]
+        src = pad(sources)                                                         # (B, S)
+        decoded = greedy_batch(model, sources)
         width = max(len(d) for d in decoded) + 1
         tgt = torch.full((len(chunk), width), PAD, dtype=torch.long)  # (B, T) SOS + the model's own output
         tgt[:, 0] = SOS
         for i, d in enumerate(decoded):
             tgt[i, 1:len(d) + 1] = torch.tensor(d, dtype=torch.long)
-        _, trace = model(batch.src, tgt, trace=True)
+        _, trace = model(src, tgt, trace=True)
         lengths = torch.tensor([len(t) for t in chunk])                           # (B,)
-        s = batch.src.size(1)
+        s = src.size(1)
         t_steps = min(width, s)
         want = (lengths[:, None] - 1 - torch.arange(t_steps)[None, :])           # (B, T') source n-1-i
         valid = want >= 0                                                          # only real characters

@@ -59,15 +59,10 @@ def run_decoding(
     c = model.config
     cross = np.zeros((n, c.n_decoder_layers, c.n_heads, len(src)), dtype=np.float32)
     self_rows = np.zeros((n, c.n_decoder_layers, c.n_heads, n), dtype=np.float32)
-    logits = np.zeros((n, c.vocab_size), dtype=np.float32)
     for t, s in enumerate(trail):
         for layer in range(c.n_decoder_layers):
             cross[t, layer] = s.trace["cross", layer][0, :, -1].numpy()             # (H, S)
             self_rows[t, layer, :, : t + 1] = s.trace["decoder_self", layer][0, :, -1].numpy()  # (H, t+1)
-    with torch.inference_mode():
-        src_t = torch.tensor([src])
-        tgt_t = torch.tensor([list(trail[-1].decoder_input)])
-        logits[:] = model(src_t, tgt_t).logits[0].numpy()  # position t holds step t's scores (causality)
     tokens = [s.token for s in trail]
     return DecodingRun(
         source=[token_label(vocab, i) for i in src],
@@ -75,7 +70,7 @@ def run_decoding(
         token_ids=tokens,
         chosen=[token_label(vocab, t) for t in tokens],
         decoder_inputs=[[token_label(vocab, i) for i in s.decoder_input] for s in trail],
-        logits=logits,
+        logits=np.stack([s.logits.numpy() for s in trail]),
         probs=np.stack([s.probs.numpy() for s in trail]),
         cross_rows=cross,
         self_rows=self_rows,
