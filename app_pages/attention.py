@@ -8,7 +8,7 @@ import streamlit as st
 from explorer.exports import matrix_csv, trace_json
 from explorer.model import attention_run, checkpoint_or_stop
 from explorer.state import learner_text, publish, restore
-from viz import attention_grid, attention_heatmap
+from viz import attention_grid, attention_side_by_side
 
 KINDS = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention",
          "cross": "Cross-attention"}
@@ -67,12 +67,11 @@ st.subheader(f"Every layer and head: {KINDS[kind].lower()}")
 st.plotly_chart(attention_grid(weights, rows, cols), key="grid")
 
 matrix = weights[layer, head]                        # (Tq, Tk)
-detail, average = st.columns(2)
-detail.plotly_chart(attention_heatmap(matrix, rows, cols, title=f"Layer {layer}, head {head}",
-                                      query_title=row_title, key_title=col_title), key="detail")
 mean = weights[layer].mean(axis=0)                   # (Tq, Tk) head average
-average.plotly_chart(attention_heatmap(mean, rows, cols, title=f"Layer {layer}, average of {n_heads} heads",
-                                       query_title=row_title, key_title=col_title), key="average")
+st.plotly_chart(attention_side_by_side(
+    [matrix, mean], [f"head {head}", f"average of {n_heads} heads"], rows, cols,
+    title=f"Layer {layer}, head {head} (left) and the average of its {n_heads} heads (right)",
+    query_title=row_title, key_title=col_title), key="detail")
 
 sums = matrix.sum(axis=1)
 masked = ~run.masks[kind]

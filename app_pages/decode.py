@@ -114,12 +114,9 @@ st.markdown(
     + (f"; reversing means step {t} should copy source position n−1−t = {target}." if 0 <= target < source_n else
        "; this is the step that ends the output.")
 )
-one, every = st.columns([1, 1])
-one.plotly_chart(attention_heatmap(cross[head][None], [f"step {t}"], run.source,
-                                   title=f"Cross-attention, layer {layer} head {head}", key_title="source position",
-                                   query_title="", height=200), key="cross_one")
-every.plotly_chart(attention_heatmap(cross, heads, run.source, title=f"Cross-attention, layer {layer}, all heads",
-                                     key_title="source position", query_title=""), key="cross_all")
+st.plotly_chart(attention_heatmap(cross, heads, run.source, title=f"Cross-attention at step {t}, layer {layer}, "
+                                f"every head (head {head} outlined)", key_title="source position", query_title="",
+                                highlight_row=head), key="cross")
 
 self_row = run.self_rows[t, layer]                        # (H, n_steps); columns after t are the future
 keys = run.decoder_inputs[-1][:n_steps]
@@ -128,10 +125,6 @@ st.markdown(
     f"**Decoder self-attention under the causal mask** — position {t} may look at positions 0..{t} only. "
     f"The largest weight on any future position, over all heads: **{future:.1f}** (exactly zero)."
 )
-one, every = st.columns([1, 1])
-one.plotly_chart(attention_heatmap(self_row[head][None], [f"step {t}"], keys,
-                                   title=f"Decoder self-attention, layer {layer} head {head}",
-                                   key_title="decoder position", query_title="", height=200),
-                 key="self_one")
-every.plotly_chart(attention_heatmap(self_row, heads, keys, title=f"Decoder self-attention, layer {layer}, all heads",
-                                     key_title="decoder position", query_title=""), key="self_all")
+st.plotly_chart(attention_heatmap(self_row, heads, keys, title=f"Decoder self-attention at step {t}, layer {layer}, "
+                                f"every head (head {head} outlined)", key_title="decoder position", query_title="",
+                                highlight_row=head), key="self")

@@ -59,12 +59,12 @@ queries, keys = {"encoder_self": (source, source), "decoder_self": (decoder, dec
 scores = batch.scores[kind][row, layer, head]            # (Tq, Tk), -inf where masked
 weights = batch.weights[kind][row, layer, head]          # (Tq, Tk)
 mask = np.isfinite(scores)
-combined_title = {"encoder_self": "Mask used: padding of the source",
-                  "decoder_self": "Mask used: causal AND padding", "cross": "Mask used: padding of the source"}
-st.plotly_chart(mask_heatmap(mask, queries, keys, title=f"{combined_title[kind]} (row {row})"), key="combined")
-
+mask_used = {"encoder_self": "padding of the source", "decoder_self": "causal AND padding",
+             "cross": "padding of the source"}[kind]
+st.caption(f"Mask used here: **{mask_used}**. The grey cells on the left are exactly the masked ones; on the right "
+           "they receive weight 0.")
 a, b = st.columns(2)
-a.plotly_chart(scores_heatmap(scores, queries, keys, title="1 · Masked scores QKᵀ/√d_k (−∞ where masked)"),
+a.plotly_chart(scores_heatmap(scores, queries, keys, title=f"1 · Masked scores QKᵀ/√d_k, row {row} (grey: −∞)"),
                key="scores")
 b.plotly_chart(attention_heatmap(weights, queries, keys, title="2 · After softmax"), key="weights")
 

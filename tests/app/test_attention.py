@@ -5,6 +5,8 @@ import torch
 from transformer import decoding
 from transformer.vocab import SOS
 
+from viz.attention import mosaic_origins
+
 from .helpers import array, figures, no_exception, open_page
 
 
@@ -16,23 +18,29 @@ def model_trace(ckpt, text):
 
 
 @pytest.mark.parametrize("kind", ["encoder_self", "decoder_self", "cross"])
-def test_every_kind_draws_grid_detail_and_average_from_the_model_trace(ckpt, kind):
+def test_every_kind_draws_grid_and_one_head_beside_the_average_from_the_model_trace(ckpt, kind):
     at = open_page("attention", "level")
     at.segmented_control(key="kind").set_value(kind).run()
     at.selectbox(key="layer").set_value(0).run()
     at.selectbox(key="head").set_value(3).run()
     no_exception(at)
     charts = figures(at)
-    assert set(charts) == {"grid", "detail", "average"}
+    assert set(charts) == {"grid", "detail"}
     trace = model_trace(ckpt, "level")
     weights = trace[kind, 0][0].numpy()                          # (H, Tq, Tk)
     assert np.allclose(array(charts["detail"]["data"][0]["z"]).astype(float), weights[3], atol=1e-6)
-    assert np.allclose(array(charts["average"]["data"][0]["z"]).astype(float), weights.mean(0), atol=1e-6)
-    grid = charts["grid"]["data"]
+    assert np.allclose(array(charts["detail"]["data"][1]["z"]).astype(float), weights.mean(0), atol=1e-6)
+    mosaic = array(charts["grid"]["data"][0]["z"]).astype(float)   # every layer and head in one heatmap
     c = ckpt.model.config
-    assert len(grid) == c.n_heads * (c.n_encoder_layers if kind == "encoder_self" else c.n_decoder_layers)
-    last_layer = trace[kind, 1][0].numpy()
-    assert np.allclose(array(grid[c.n_heads + 2]["z"]).astype(float), last_layer[2], atol=1e-6)  # layer 1, head 2
+    n_layers = c.n_encoder_layers if kind == "encoder_self" else c.n_decoder_layers
+    n_q, n_k = weights.shape[1:]
+    _, _, origins = mosaic_origins(n_layers, c.n_heads, n_q, n_k)
+    for layer in range(n_layers):
+        every_head = trace[kind, layer][0].numpy()
+        for head in range(c.n_heads):
+            top, left = origins[layer * c.n_heads + head]
+            assert np.allclose(mosaic[top:top + n_q, left:left + n_k], every_head[head], atol=1e-6)
+    assert np.isnan(mosaic).sum() == mosaic.size - n_layers * c.n_heads * n_q * n_k  # the rest is blank gap
 
 
 def test_cross_attention_rows_are_target_positions_and_columns_source(ckpt):
@@ -45,7 +53,9 @@ def test_cross_attention_rows_are_target_positions_and_columns_source(ckpt):
     assert detail["layout"]["xaxis"]["title"]["text"].startswith("source")
     hover = detail["data"][0]["hovertemplate"]
     assert "query" in hover and "key" in hover and "weight" in hover
-    assert detail["data"][0]["zmin"] == 0 and detail["data"][0]["zmax"] == 1
+    scale = detail["layout"]["coloraxis"]
+    assert [d["coloraxis"] for d in detail["data"]] == ["coloraxis", "coloraxis"]
+    assert scale["cmin"] == 0 and scale["cmax"] == 1
 
 
 def test_the_best_cross_head_reads_the_source_backwards(ckpt):
@@ -67,7 +77,7 @@ def test_query_parameters_open_the_same_kind_layer_and_head():
     at = open_page("attention", None, query={"text": "level", "kind": "decoder_self", "layer": "0", "head": "1"})
     no_exception(at)
     assert (at.session_state["kind"], at.session_state["layer"], at.session_state["head"]) == ("decoder_self", 0, 1)
-    assert figures(at)["detail"]["layout"]["title"]["text"] == "Layer 0, head 1"
+    assert figures(at)["detail"]["layout"]["title"]["text"].startswith("Layer 0, head 1 (left)")
 
 
 def test_bad_query_parameters_fall_back_to_defaults():

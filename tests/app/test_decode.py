@@ -11,11 +11,11 @@ def metric(at, label_start):
     return next(m.value for m in at.metric if m.label.startswith(label_start))
 
 
-def test_first_step_shows_sos_its_distribution_and_six_charts(ckpt):
+def test_first_step_shows_sos_its_distribution_and_four_charts(ckpt):
     at = open_page("decode", "banana")
     no_exception(at)
     charts = figures(at)
-    assert set(charts) == {"probs", "temperatures", "cross_one", "cross_all", "self_one", "self_all"}
+    assert set(charts) == {"probs", "temperatures", "cross", "self"}
     assert metric(at, "Decoder input at step 0") == "⟨s⟩"
     assert metric(at, "Chosen token") == "a"
     src = ckpt.vocab.encode("banana", 24)
@@ -56,13 +56,14 @@ def test_attention_rows_match_the_model_trace_for_the_chosen_layer_and_head(ckpt
     cross = step.trace["cross", layer][0, :, -1].numpy()           # (H, S)
     own = step.trace["decoder_self", layer][0, :, -1].numpy()      # (H, 3)
     charts = figures(at)
-    assert np.allclose(array(charts["cross_one"]["data"][0]["z"]).astype(float)[0], cross[head], atol=1e-6)
-    assert np.allclose(array(charts["cross_all"]["data"][0]["z"]).astype(float), cross, atol=1e-6)
-    self_all = array(charts["self_all"]["data"][0]["z"]).astype(float)
+    assert np.allclose(array(charts["cross"]["data"][0]["z"]).astype(float), cross, atol=1e-6)
+    outline = charts["cross"]["layout"]["shapes"][0]      # the chosen head's row is outlined
+    assert (outline["y0"], outline["y1"]) == (head - 0.5, head + 0.5)
+    self_all = array(charts["self"]["data"][0]["z"]).astype(float)
     assert np.allclose(self_all[:, :3], own, atol=1e-6)
     assert np.all(self_all[:, 3:] == 0)  # the future, under the causal mask
     # repeated letters keep their own columns
-    assert list(charts["cross_all"]["layout"]["xaxis"]["ticktext"]) == ["l", "e", "v", "e", "l"]
+    assert list(charts["cross"]["layout"]["xaxis"]["ticktext"]) == ["l", "e", "v", "e", "l"]
 
 
 def test_sampling_uses_temperature_top_k_and_seed(ckpt):
@@ -95,5 +96,6 @@ def test_query_parameters_open_the_same_step_layer_and_head():
     assert at.session_state["text"] == "level"
     assert (at.session_state["step"], at.session_state["layer"], at.session_state["head"]) == (3, 0, 2)
     assert metric(at, "Decoder input at step 3") == "⟨s⟩ l e v"
-    assert figures(at)["cross_one"]["layout"]["title"]["text"] == "Cross-attention, layer 0 head 2"
+    assert figures(at)["cross"]["layout"]["title"]["text"] == (
+        "Cross-attention at step 3, layer 0, every head (head 2 outlined)")
     assert at.query_params["step"] == ["3"] or at.query_params["step"] == "3"

@@ -9,7 +9,7 @@ def test_masks_page_pads_the_batch_and_zeroes_every_masked_weight(ckpt):
     at = open_page("masks", "hello")
     no_exception(at)
     charts = figures(at)
-    assert set(charts) == {"padding", "causal", "combined", "scores", "weights", "scaling"}
+    assert set(charts) == {"padding", "causal", "scores", "weights", "scaling"}
     texts = ["hello", *companions("hello", 24)]
     padding = array(charts["padding"]["data"][0]["z"]).astype(int)
     assert padding.tolist() == [[int(i < len(t)) for i in range(max(map(len, texts)))] for t in texts]

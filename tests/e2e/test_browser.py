@@ -13,10 +13,10 @@ from .harness import load, settle, type_text, wait_for_charts
 
 PAGES = {  # url path -> (sidebar label, charts expected)
     "": ("Home", 0),
-    "decode": ("Decode step by step", 6),
-    "attention": ("Attention", 3),
+    "decode": ("Decode step by step", 4),
+    "attention": ("Attention", 2),
     "positional": ("Positional encoding", 7),
-    "masks": ("Masks", 6),
+    "masks": ("Masks", 5),
 }
 
 
@@ -65,7 +65,7 @@ def test_a_copied_link_opens_the_same_view_in_a_fresh_context(server, browser):
     page = context.new_page()
     load(page, link)
     assert page.get_by_role("textbox", name="Your text").input_value() == "level"
-    expect(page.get_by_text("Layer 0, head 2", exact=True)).to_have_count(1, timeout=30_000)
+    expect(page.get_by_text("Layer 0, head 2 (left)", exact=False)).to_have_count(1, timeout=30_000)
     assert page.locator("[data-testid='stSidebarNav']").count() == 1  # the router ran, not a bare page
     context.close()
 
