@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .intervention import NO_INTERVENTION, Intervention
 from .model import Transformer
 from .trace import Trace
 from .vocab import EOS, PAD, SOS
@@ -61,13 +62,14 @@ def step(
     temperature: float | None = None,
     top_k: int | None = None,
     seed: int = 0,
+    edit: Intervention = NO_INTERVENTION,
 ) -> Step:
     """Source ids and the tokens produced so far in; the next-token distribution and its trace out."""
     device = _device(model)
     decoder_input = [SOS, *prefix]
     src_t = torch.tensor([src], dtype=torch.long, device=device)            # (1, S)
     tgt_t = torch.tensor([decoder_input], dtype=torch.long, device=device)  # (1, t+1)
-    logits, trace = model(src_t, tgt_t, trace=True)
+    logits, trace = model(src_t, tgt_t, trace=True, edit=edit)
     probs = next_token_probs(logits[0, -1], temperature, top_k)             # (vocab,)
     token = choose(probs, temperature, seed, len(prefix))
     return Step(tuple(decoder_input), logits[0, -1], probs, token, trace)
@@ -85,16 +87,22 @@ def steps(
     temperature: float | None = None,
     top_k: int | None = None,
     seed: int = 0,
+    edit: Intervention = NO_INTERVENTION,
+    forced: dict[int, int] | None = None,
 ) -> list[Step]:
-    """Every step of one decoding, until EOS or the length limit."""
+    """Every step of one decoding, until EOS or the length limit.
+
+    `forced` maps a step to a token fed onward instead of the model's choice (the step still records
+    what the model would have chosen): the learner overrules one step and watches the rest react."""
     out: list[Step] = []
     prefix: list[int] = []
-    for _ in range(max_output_tokens(model, len(src))):
-        s = step(model, src, prefix, temperature, top_k, seed)
+    for t in range(max_output_tokens(model, len(src))):
+        s = step(model, src, prefix, temperature, top_k, seed, edit)
         out.append(s)
-        if s.token == EOS:
+        token = (forced or {}).get(t, s.token)
+        if token == EOS:
             break
-        prefix.append(s.token)
+        prefix.append(token)
     return out
 
 
@@ -105,14 +113,15 @@ def generate(
     temperature: float | None = None,
     top_k: int | None = None,
     seed: int = 0,
+    edit: Intervention = NO_INTERVENTION,
 ) -> list[int]:
     """Decode one source: the tokens before EOS. Encodes once, then feeds the decoder its own output."""
     device = _device(model)
-    encoded = model.encode(torch.tensor([src], dtype=torch.long, device=device))
+    encoded = model.encode(torch.tensor([src], dtype=torch.long, device=device), edit=edit)
     tokens: list[int] = []
     for _ in range(max_output_tokens(model, len(src))):
         tgt = torch.tensor([[SOS, *tokens]], dtype=torch.long, device=device)
-        logits = model.decode(tgt, encoded)[0]
+        logits = model.decode(tgt, encoded, edit=edit)[0]
         token = choose(next_token_probs(logits[0, -1], temperature, top_k), temperature, seed, len(tokens))
         if token == EOS:
             break
@@ -121,7 +130,8 @@ def generate(
 
 
 @torch.inference_mode()
-def greedy_batch(model: Transformer, sources: list[list[int]], batch_size: int = 1024) -> list[list[int]]:
+def greedy_batch(model: Transformer, sources: list[list[int]], batch_size: int = 1024,
+                 edit: Intervention = NO_INTERVENTION) -> list[list[int]]:
     """Greedy decoding of many sources at once (padded), for evaluation. Returns tokens before EOS."""
     device = _device(model)
     results: list[list[int]] = []
@@ -131,11 +141,11 @@ def greedy_batch(model: Transformer, sources: list[list[int]], batch_size: int =
         src = torch.full((len(chunk), width), PAD, dtype=torch.long, device=device)  # (B, S)
         for i, s in enumerate(chunk):
             src[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-        encoded = model.encode(src)
+        encoded = model.encode(src, edit=edit)
         tgt = torch.full((len(chunk), 1), SOS, dtype=torch.long, device=device)      # (B, 1)
         done = torch.zeros(len(chunk), dtype=torch.bool, device=device)
         for _ in range(max_output_tokens(model, width)):
-            logits = model.decode(tgt, encoded)[0]                                    # (B, t, vocab)
+            logits = model.decode(tgt, encoded, edit=edit)[0]                         # (B, t, vocab)
             token = logits[:, -1].argmax(-1)                                          # (B,)
             token = token.masked_fill(done, PAD)
             tgt = torch.cat([tgt, token[:, None]], dim=1)

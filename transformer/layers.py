@@ -60,8 +60,9 @@ class PositionalEncoding(nn.Module):
             raise ValueError(f"sequence of {length} positions exceeds the table of {self.table.size(0)}")
         return self.table[:length]
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.dropout(x + self.encoding(x.size(1)))  # (B, L, d_model)
+    def forward(self, x: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """Adds the table's first L rows, or `rows` (L, d_model) when an experiment replaces them."""
+        return self.dropout(x + (self.encoding(x.size(1)) if rows is None else rows))  # (B, L, d_model)
 
 
 # --- Attention ---------------------------------------------------------------------------------
@@ -72,6 +73,8 @@ class AttentionRecord:
 
     weights: torch.Tensor  # (B, H, T_query, T_key) softmax; masked entries exactly 0; rows sum to 1
     scores: torch.Tensor   # (B, H, T_query, T_key) QK^T / sqrt(d_k); masked entries -inf
+    queries: torch.Tensor | None = None  # (B, H, T_query, d_k) the projected queries, per head
+    keys: torch.Tensor | None = None     # (B, H, T_key, d_k) the projected keys, per head
 
 
 def scaled_dot_product_attention(
@@ -113,6 +116,7 @@ class MultiHeadAttention(nn.Module):
         key_value: torch.Tensor,  # (B, Tk, d_model): what is looked at (the encoder output, for cross-attention)
         mask: torch.Tensor | None,
         trace: bool = False,
+        head_gate: torch.Tensor | None = None,  # (H,) 0 switches a head's output off (an ablation)
     ) -> tuple[torch.Tensor, AttentionRecord | None]:
         q = self.split_heads(self.w_q(query))      # (B, H, Tq, d_k)
         k = self.split_heads(self.w_k(key_value))  # (B, H, Tk, d_k)
@@ -123,12 +127,14 @@ class MultiHeadAttention(nn.Module):
             heads, record = scaled_dot_product_attention(q, k, v, mask)
             if dropout:
                 heads = F.dropout(record.weights, dropout, training=True) @ v
-            record = AttentionRecord(record.weights.detach(), record.scores.detach())
+            record = AttentionRecord(record.weights.detach(), record.scores.detach(), q.detach(), k.detach())
         else:
             # The fused kernel computes the same thing faster; tests hold it equal to the path above.
             heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
             if mask is not None:
                 heads = heads.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+        if head_gate is not None:
+            heads = heads * head_gate.to(heads)[None, :, None, None]
         b, _, t_query, _ = heads.shape
         concat = heads.transpose(1, 2).reshape(b, t_query, self.n_heads * self.d_k)  # (B, Tq, d_model)
         return self.w_o(concat), record
@@ -182,9 +188,9 @@ class EncoderLayer(nn.Module):
         self.feed_forward_residual = Residual(d_model, dropout, pre_norm)
 
     def forward(
-        self, x: torch.Tensor, src_mask: torch.Tensor, trace: bool = False
+        self, x: torch.Tensor, src_mask: torch.Tensor, trace: bool = False, gate: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, AttentionRecord | None]:
-        x, record = self.attention_residual(x, lambda h: self.self_attention(h, h, src_mask, trace))
+        x, record = self.attention_residual(x, lambda h: self.self_attention(h, h, src_mask, trace, gate))
         x, _ = self.feed_forward_residual(x, lambda h: (self.feed_forward(h), None))
         return x, record  # (B, S, d_model)
 
@@ -208,8 +214,11 @@ class DecoderLayer(nn.Module):
         src_mask: torch.Tensor,   # (B, 1, 1, S)
         tgt_mask: torch.Tensor,   # (B, 1, T, T)
         trace: bool = False,
+        self_gate: torch.Tensor | None = None,   # (H,) head gates of the two attentions, see MultiHeadAttention
+        cross_gate: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, AttentionRecord | None, AttentionRecord | None]:
-        y, self_record = self.self_residual(y, lambda h: self.self_attention(h, h, tgt_mask, trace))
-        y, cross_record = self.cross_residual(y, lambda h: self.cross_attention(h, memory, src_mask, trace))
+        y, self_record = self.self_residual(y, lambda h: self.self_attention(h, h, tgt_mask, trace, self_gate))
+        y, cross_record = self.cross_residual(
+            y, lambda h: self.cross_attention(h, memory, src_mask, trace, cross_gate))
         y, _ = self.feed_forward_residual(y, lambda h: (self.feed_forward(h), None))
         return y, self_record, cross_record  # (B, T, d_model)

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from .config import ModelConfig
+from .intervention import NO_INTERVENTION, Intervention
 from .layers import DecoderLayer, EncoderLayer, PositionalEncoding, TokenEmbedding
 from .masks import decoder_mask, padding_mask
 from .trace import Trace
@@ -50,25 +51,33 @@ class Transformer(nn.Module):
             if p.dim() > 1 and "lookup" not in name:
                 nn.init.xavier_uniform_(p)
 
-    def encode(self, src: torch.Tensor, trace: bool = False) -> Encoded:
-        """(B, S) source ids -> memory (B, S, d_model)."""
+    def _position_rows(self, edit: Intervention, side: str, length: int) -> torch.Tensor | None:
+        if edit.positions == "normal":
+            return None
+        reachable = self.positions.encoding(max(self.config.max_len + 1, length))  # rows training ever used
+        return edit.position_rows(reachable, side, length)
+
+    def encode(self, src: torch.Tensor, trace: bool = False, edit: Intervention = NO_INTERVENTION) -> Encoded:
+        """(B, S) source ids -> memory (B, S, d_model). `edit` is an experiment on this call only."""
         src_mask = padding_mask(src, self.config.pad_id)  # (B, 1, 1, S)
-        x = self.positions(self.src_embed(src))
+        x = self.positions(self.src_embed(src), self._position_rows(edit, "source", src.size(1)))
         records = []
-        for layer in self.encoder_layers:
-            x, record = layer(x, src_mask, trace)
+        for i, layer in enumerate(self.encoder_layers):
+            x, record = layer(x, src_mask, trace, edit.head_gate("encoder_self", i, self.config.n_heads))
             records.append(record)
         return Encoded(self.encoder_norm(x), src_mask, tuple(records) if trace else ())
 
     def decode(
-        self, tgt: torch.Tensor, encoded: Encoded, trace: bool = False
+        self, tgt: torch.Tensor, encoded: Encoded, trace: bool = False, edit: Intervention = NO_INTERVENTION
     ) -> tuple[torch.Tensor, torch.Tensor, tuple, tuple]:
         """(B, T) decoder input (SOS + tokens so far) -> logits (B, T, vocab), tgt_mask, self and cross records."""
         tgt_mask = decoder_mask(tgt, self.config.pad_id)  # (B, 1, T, T)
-        y = self.positions(self.tgt_embed(tgt))
+        y = self.positions(self.tgt_embed(tgt), self._position_rows(edit, "target", tgt.size(1)))
         self_records, cross_records = [], []
-        for layer in self.decoder_layers:
-            y, self_record, cross_record = layer(y, encoded.memory, encoded.src_mask, tgt_mask, trace)
+        h = self.config.n_heads
+        for i, layer in enumerate(self.decoder_layers):
+            y, self_record, cross_record = layer(y, encoded.memory, encoded.src_mask, tgt_mask, trace,
+                                                 edit.head_gate("decoder_self", i, h), edit.head_gate("cross", i, h))
             self_records.append(self_record)
             cross_records.append(cross_record)
         logits = self.generator(self.decoder_norm(y))  # (B, T, vocab)
@@ -76,9 +85,11 @@ class Transformer(nn.Module):
             return logits, tgt_mask, (), ()
         return logits, tgt_mask, tuple(self_records), tuple(cross_records)
 
-    def forward(self, src: torch.Tensor, tgt: torch.Tensor, trace: bool = False) -> ModelOutput:
-        encoded = self.encode(src, trace)
-        logits, tgt_mask, self_records, cross_records = self.decode(tgt, encoded, trace)
+    def forward(
+        self, src: torch.Tensor, tgt: torch.Tensor, trace: bool = False, edit: Intervention = NO_INTERVENTION
+    ) -> ModelOutput:
+        encoded = self.encode(src, trace, edit)
+        logits, tgt_mask, self_records, cross_records = self.decode(tgt, encoded, trace, edit)
         if not trace:
             return ModelOutput(logits, None)
         record = Trace(
@@ -90,10 +101,18 @@ class Transformer(nn.Module):
             cross_scores=tuple(r.scores for r in cross_records),
             src_mask=encoded.src_mask,
             tgt_mask=tgt_mask,
-            src_positions=self.positions.encoding(src.size(1)).clone(),
-            tgt_positions=self.positions.encoding(tgt.size(1)).clone(),
+            src_positions=self._rows_used(edit, "source", src.size(1)),
+            tgt_positions=self._rows_used(edit, "target", tgt.size(1)),
+            queries={kind: tuple(r.queries for r in records) for kind, records in
+                     (("encoder_self", encoded.records), ("decoder_self", self_records), ("cross", cross_records))},
+            keys={kind: tuple(r.keys for r in records) for kind, records in
+                  (("encoder_self", encoded.records), ("decoder_self", self_records), ("cross", cross_records))},
         )
         return ModelOutput(logits, record)
+
+    def _rows_used(self, edit: Intervention, side: str, length: int) -> torch.Tensor:
+        rows = self._position_rows(edit, side, length)
+        return (self.positions.encoding(length) if rows is None else rows).clone()
 
     def n_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())  # a tied matrix is counted once

@@ -6,7 +6,7 @@ modules, so one shared model can serve many sessions at once. Index it as trace[
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import torch
@@ -31,6 +31,9 @@ class Trace:
     # The positional encoding rows added to the scaled embeddings.
     src_positions: torch.Tensor                    # (S, d_model)
     tgt_positions: torch.Tensor                    # (T, d_model)
+    # The projected queries and keys per kind and layer, (B, H, T_query or T_key, d_k): why a query finds its key.
+    queries: dict[Kind, tuple[torch.Tensor, ...]] = field(default_factory=dict)
+    keys: dict[Kind, tuple[torch.Tensor, ...]] = field(default_factory=dict)
 
     def __getitem__(self, key: tuple[Kind, int]) -> torch.Tensor:
         kind, layer = key

@@ -1,0 +1,81 @@
+"""Experiments on a trained model: switch heads off, remove or shuffle the positions.
+
+An Intervention is a value handed to one forward pass, never a change to the model: the loaded
+model is shared by every browser session, so an experiment in one must not leak into another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+
+from .trace import KINDS, Kind
+
+PositionMode = Literal["normal", "zero", "shuffle"]
+POSITION_MODES: tuple[PositionMode, ...] = ("normal", "zero", "shuffle")
+SIDES = ("source", "target")
+
+
+@dataclass(frozen=True, order=True)
+class Head:
+    """One attention head: which attention, which layer, which head."""
+
+    kind: Kind
+    layer: int
+    head: int
+
+    def __str__(self) -> str:
+        return f"{self.kind} L{self.layer} H{self.head}"
+
+
+@dataclass(frozen=True)
+class Intervention:
+    ablated: frozenset[Head] = frozenset()   # heads whose output is zeroed before W^O mixes the heads
+    positions: PositionMode = "normal"       # "zero": no positional encoding; "shuffle": permuted codes
+    sides: frozenset[str] = frozenset(SIDES)  # where the position switch applies: source, target or both
+    shuffle_seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.positions not in POSITION_MODES:
+            raise ValueError(f"positions must be one of {POSITION_MODES}, got {self.positions!r}")
+        if not set(self.sides) <= set(SIDES):
+            raise ValueError(f"sides must be within {SIDES}, got {sorted(self.sides)}")
+        for head in self.ablated:
+            if head.kind not in KINDS:
+                raise ValueError(f"unknown attention kind {head.kind!r}")
+
+    def head_gate(self, kind: Kind, layer: int, n_heads: int) -> torch.Tensor | None:
+        """(H,) 1 for a head that works, 0 for one switched off; None when all work (the fast path)."""
+        off = [h.head for h in self.ablated if h.kind == kind and h.layer == layer]
+        if not off:
+            return None
+        if max(off) >= n_heads or min(off) < 0:
+            raise ValueError(f"head index out of range 0..{n_heads - 1}: {sorted(off)}")
+        gate = torch.ones(n_heads)
+        gate[off] = 0.0
+        return gate
+
+    def position_rows(self, table: torch.Tensor, side: str, length: int) -> torch.Tensor:
+        """The (length, d_model) rows to add to a sequence of this length on this side.
+
+        Shuffle gives position p the code of position perm[p]. The source permutes its own positions;
+        the target draws from the positions it could reach (table rows 0..len(table)-1) with a fixed
+        permutation, so step after step of one decoding sees the same code at the same place."""
+        rows = table[:length]
+        if self.positions == "normal" or side not in self.sides:
+            return rows
+        if self.positions == "zero":
+            return torch.zeros_like(rows)
+        generator = torch.Generator().manual_seed(self.shuffle_seed)
+        span = length if side == "source" else table.size(0)
+        order = torch.randperm(span, generator=generator)[:length]
+        return table[order.to(table.device)]
+
+
+NO_INTERVENTION = Intervention()
+
+
+def every_head(n_layers: dict[Kind, int], n_heads: int) -> list[Head]:
+    return [Head(kind, layer, h) for kind in KINDS for layer in range(n_layers[kind]) for h in range(n_heads)]
