@@ -11,13 +11,23 @@ from explorer.text import visible
 
 st.set_page_config(page_title="Attention explorer", page_icon="🔁", layout="wide")
 
-pages = [
-    st.Page("app_pages/home.py", title="Home", icon="🏠", default=True),
-    st.Page("app_pages/decode.py", title="Decode step by step", icon="⏯️", url_path="decode"),
-    st.Page("app_pages/attention.py", title="Attention", icon="🔍", url_path="attention"),
-    st.Page("app_pages/positional.py", title="Positional encoding", icon="🌊", url_path="positional"),
-    st.Page("app_pages/masks.py", title="Masks", icon="🎭", url_path="masks"),
-]
+pages = {
+    "Explore": [
+        st.Page("app_pages/home.py", title="Home", icon="🏠", default=True),
+        st.Page("app_pages/decode.py", title="Decode step by step", icon="⏯️", url_path="decode"),
+        st.Page("app_pages/attention.py", title="Attention", icon="🔍", url_path="attention"),
+        st.Page("app_pages/positional.py", title="Positional encoding", icon="🌊", url_path="positional"),
+        st.Page("app_pages/masks.py", title="Masks", icon="🎭", url_path="masks"),
+    ],
+    "Lab: change it and see": [
+        st.Page("app_pages/lab_ablation.py", title="Switch heads off", icon="✂️", url_path="lab-ablation"),
+        st.Page("app_pages/lab_heads.py", title="Which head reverses?", icon="🏅", url_path="lab-heads"),
+        st.Page("app_pages/lab_positions.py", title="No positions", icon="🔀", url_path="lab-positions"),
+        st.Page("app_pages/lab_forcing.py", title="Teacher forcing", icon="🧑‍🏫", url_path="lab-forcing"),
+        st.Page("app_pages/lab_length.py", title="Longer than trained", icon="📏", url_path="lab-length"),
+        st.Page("app_pages/lab_query_key.py", title="Queries and keys", icon="🧭", url_path="lab-query-key"),
+    ],
+}
 page = st.navigation(pages)
 
 with st.sidebar:

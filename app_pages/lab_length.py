@@ -1,0 +1,53 @@
+"""Lab 5: longer than trained. The model reversed every length it saw; what about the ones it did not?"""
+
+import streamlit as st
+
+from explorer.lab_runs import length_curve, word_run
+from explorer.model import checkpoint_or_stop
+from explorer.state import learner_text
+from explorer.text import escape_markdown, visible
+from transformer.lab import LONGEST_LAB_INPUT, encode_for_lab
+from transformer.lesson import SOS_LABEL
+from transformer.vocab import InputError
+from viz import attention_heatmap
+from viz.lab import length_curve as length_chart
+
+st.title("🧪 Lab: longer than trained")
+ckpt = checkpoint_or_stop()
+text = learner_text(ckpt)
+config = ckpt.model.config
+st.markdown(
+    f"Every training word had 1 to {config.max_len} characters. The sinusoidal table has codes for "
+    f"{config.max_positions} positions, so nothing stops a longer input, but the model has never seen what "
+    f"those codes mean. Here inputs may go up to {LONGEST_LAB_INPUT} characters."
+)
+
+curve = length_curve()
+st.plotly_chart(length_chart(curve, config.max_len, title="Exact match by input length (20 random strings each)"),
+                key="curve")
+beyond = [n for n in curve if n > config.max_len]
+st.caption(f"Within training: {min(curve[n] for n in curve if n <= config.max_len):.0%} at worst. Beyond it: "
+           f"{curve[beyond[0]]:.0%} at length {beyond[0]}, {curve[beyond[-1]]:.0%} at length {beyond[-1]}.")
+
+default = " ".join([text] * (config.max_len // max(len(text), 1) + 2))[:config.max_len + 8].strip()
+typed = st.text_input(f"A long text (up to {LONGEST_LAB_INPUT} characters)", value=default, key="long_text",
+                      max_chars=LONGEST_LAB_INPUT * 2)
+cleaned = ckpt.vocab.clean(typed)
+try:
+    encode_for_lab(ckpt.vocab, cleaned.text)
+except InputError as err:
+    st.error(escape_markdown(str(err)), icon="✋")
+    st.stop()
+long_run, good_run = word_run(cleaned.text), word_run(text)
+
+left, right = st.columns(2)
+for column, word, run, name in ((left, text, good_run, "good"), (right, cleaned.text, long_run, "long")):
+    ok = run.output == word[::-1]
+    column.metric(f"{len(word)} characters", visible(run.output) or "(nothing)",
+                  delta="exact reversal" if ok else "not the reversal", delta_color="normal" if ok else "inverse")
+    column.plotly_chart(attention_heatmap(run.weights["cross"][-1].mean(0), [SOS_LABEL, *map(visible, word[::-1])],
+                                          list(map(visible, word)), title="Cross-attention, last layer, head average",
+                                          query_title="decoder position", key_title="source position"),
+                        key=f"attention_{name}")
+st.caption("Both maps use the correct reversal as the decoder's input. Past the trained length the anti-diagonal "
+           "blurs: those positions' codes are new to every head.")

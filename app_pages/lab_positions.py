@@ -1,0 +1,55 @@
+"""Lab 3: take the positions away (zeroed or shuffled) and see the reversal fall apart."""
+
+import streamlit as st
+
+from explorer.lab_runs import SAMPLE_SIZE, sample_exact_match, word_run
+from explorer.model import checkpoint_or_stop
+from explorer.state import learner_text
+from explorer.text import visible
+from transformer.lesson import SOS_LABEL
+from viz import attention_side_by_side
+
+MODES = {"zero": "Removed (zeroed)", "shuffle": "Shuffled"}
+SIDES = {"source": "Source (encoder)", "target": "Target (decoder)"}
+
+st.title("🧪 Lab: no positions")
+st.markdown(
+    "Attention by itself does not know order: shuffle the keys and each weight just moves with its key. Only the "
+    "positional encoding tells the model where a character is. Take it away and see what is left of the reversal."
+)
+
+ckpt = checkpoint_or_stop()
+text = learner_text(ckpt)
+config = ckpt.model.config
+
+a, b, c = st.columns([1, 2, 1])
+mode = a.radio("Positions", list(MODES), format_func=MODES.get, key="pe_mode")
+sides = b.pills("Where", list(SIDES), format_func=SIDES.get, selection_mode="multi", default=list(SIDES),
+                key="pe_sides")
+seed = c.number_input("Shuffle seed", 0, 999, 0, key="pe_seed", disabled=mode != "shuffle")
+if not sides:
+    st.warning("Choose the source, the target or both.", icon="👆")
+    st.stop()
+sides = tuple(s for s in SIDES if s in sides)
+
+before, after = word_run(text), word_run(text, (), mode, sides, seed)
+left, right = st.columns(2)
+left.metric("With positions", visible(before.output))
+right.metric(f"Positions {MODES[mode].lower()} in the {' and '.join(sides)}", visible(after.output) or "(nothing)",
+             delta="still the exact reversal" if after.output == text[::-1] else "no longer the exact reversal",
+             delta_color="normal" if after.output == text[::-1] else "inverse")
+kept, lost = sample_exact_match("normal", ("source", "target"), 0), sample_exact_match(mode, sides, seed)
+left.metric(f"Exact match on {SAMPLE_SIZE} held-out words", f"{kept:.1%}")
+right.metric(f"Exact match on {SAMPLE_SIZE} held-out words ", f"{lost:.1%}", delta=f"{lost - kept:+.1%}",
+             delta_color="normal")
+
+layer = st.selectbox("Cross-attention layer", range(config.n_decoder_layers), index=config.n_decoder_layers - 1,
+                     key="pe_layer")
+rows = [SOS_LABEL, *map(visible, text[::-1])]
+st.plotly_chart(attention_side_by_side(
+    [before.weights["cross"][layer].mean(0), after.weights["cross"][layer].mean(0)],
+    ["with positions", f"positions {MODES[mode].lower()}"], rows, list(map(visible, text)),
+    title=f"Cross-attention, layer {layer}, average of the {config.n_heads} heads",
+    query_title="decoder position (reads)", key_title="source position"), key="cross")
+st.caption("With positions, the anti-diagonal: step i reads source n−1−i. Without them, every copy of a letter "
+           "looks the same to a query, so the weight can only follow *which* letter, not *where*.")

@@ -1,0 +1,82 @@
+"""Figures of the lab: before against after, head rankings, length curves, queries and keys."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .style import HORIZONTAL_LEGEND, figure, token_axis
+
+BEFORE, AFTER = "#1d4ed8", "#f59e0b"
+
+
+def correct_probability_bars(before: np.ndarray, after: np.ndarray, step_labels: list[str],
+                             title: str = "") -> go.Figure:
+    """(n,) probability of the correct character at each step, the unchanged model beside the changed one."""
+    x = list(range(len(step_labels)))
+    bars = [dict(type="bar", name=name, x=x, y=np.asarray(p, dtype=float), marker=dict(color=colour),
+                 hovertemplate=f"{name}<br>step %{{x}}<br>p(correct) %{{y:.3f}}<extra></extra>")
+            for name, p, colour in (("unchanged", before, BEFORE), ("changed", after, AFTER))]
+    return figure(bars, title, 320, barmode="group", legend=HORIZONTAL_LEGEND,
+                  xaxis=token_axis(step_labels, "step: the correct next character"),
+                  yaxis=dict(range=[0, 1.05], title=dict(text="p(correct)")))
+
+
+def harm_against_pattern(names: list[str], kinds: list[str], scores: list[float], drops: list[float],
+                         title: str = "") -> go.Figure:
+    """One point per head: how well it matches its ideal pattern (x) against how much removing it hurts (y)."""
+    points = []
+    for kind, symbol in (("encoder_self", "circle"), ("decoder_self", "square"), ("cross", "diamond")):
+        idx = [i for i, k in enumerate(kinds) if k == kind]
+        points.append(dict(
+            type="scatter", mode="markers+text", name=kind.replace("_", " "), x=[scores[i] for i in idx],
+            y=[drops[i] for i in idx], text=[names[i].split(" ", 1)[1] for i in idx], textposition="top center",
+            marker=dict(size=11, symbol=symbol), customdata=[names[i] for i in idx],
+            hovertemplate="%{customdata}<br>pattern score %{x:.3f}<br>exact match lost %{y:.1%}<extra></extra>"))
+    return figure(points, title, 440, legend=HORIZONTAL_LEGEND,
+                  xaxis=dict(title=dict(text="match with its ideal pattern (mean weight on the ideal key)"),
+                             range=[-0.02, 1.02]),
+                  yaxis=dict(title=dict(text="exact match lost when switched off alone"), tickformat=".0%"))
+
+
+def length_curve(by_length: dict[int, float], trained_up_to: int, title: str = "") -> go.Figure:
+    """Exact match per input length, the lengths seen in training shaded."""
+    lengths = sorted(by_length)
+    line = dict(type="scatter", mode="lines+markers", x=lengths, y=[by_length[n] for n in lengths],
+                marker=dict(color=BEFORE), name="exact match",
+                hovertemplate="length %{x}<br>exact match %{y:.0%}<extra></extra>")
+    trained = dict(type="rect", xref="x", yref="paper", x0=0.5, x1=trained_up_to + 0.5, y0=0, y1=1,
+                   fillcolor="#dcfce7", opacity=0.6, line=dict(width=0), layer="below")
+    label = dict(text=f"trained on lengths 1–{trained_up_to}", x=trained_up_to / 2, y=1, xref="x", yref="paper",
+                 yanchor="bottom", showarrow=False)
+    return figure([line], title, 340, shapes=[trained], annotations=[label],
+                  xaxis=dict(title=dict(text="input length (characters)")),
+                  yaxis=dict(title=dict(text="exact match"), tickformat=".0%", range=[-0.03, 1.05]))
+
+
+def query_key_scatter(query_xy: np.ndarray, key_xy: np.ndarray, query_labels: list[str], key_labels: list[str],
+                      weights: np.ndarray, explained: np.ndarray, title: str = "") -> go.Figure:
+    """Queries (circles) and keys (squares) in one PCA plane, coloured by position; a grey line joins each
+    query to the key it attends to most."""
+    weights = np.asarray(weights)
+    links_x, links_y = [], []
+    for i, j in enumerate(weights.argmax(-1)):
+        links_x += [query_xy[i, 0], key_xy[j, 0], None]
+        links_y += [query_xy[i, 1], key_xy[j, 1], None]
+    n = max(len(query_labels), len(key_labels))
+
+    def points(xy, labels, name, symbol, hover):
+        return dict(type="scatter", mode="markers+text", name=name, x=xy[:, 0], y=xy[:, 1],
+                    text=[f"{i}:{label}" for i, label in enumerate(labels)], textposition="top center",
+                    marker=dict(size=13, symbol=symbol, color=list(range(len(labels))), colorscale="Viridis",
+                                cmin=0, cmax=n - 1, line=dict(width=1, color="#111827")),
+                    hovertemplate=hover + " %{text}<extra></extra>")
+    data = [
+        dict(type="scatter", mode="lines", x=links_x, y=links_y, name="query → its strongest key",
+             line=dict(color="#9ca3af", width=1), hoverinfo="skip"),
+        points(query_xy, query_labels, "queries", "circle", "query"),
+        points(key_xy, key_labels, "keys", "square", "key"),
+    ]
+    return figure(data, title, 520, legend=HORIZONTAL_LEGEND,
+                  xaxis=dict(title=dict(text=f"PCA 1 ({explained[0]:.0%} of the variance)"), zeroline=False),
+                  yaxis=dict(title=dict(text=f"PCA 2 ({explained[1]:.0%})"), zeroline=False, scaleanchor="x"))
