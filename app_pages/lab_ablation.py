@@ -27,6 +27,16 @@ config = ckpt.model.config
 n_layers = {"encoder_self": config.n_encoder_layers, "decoder_self": config.n_decoder_layers,
             "cross": config.n_decoder_layers}
 heads = {str(h): (h.kind, h.layer, h.head) for h in every_head(n_layers, config.n_heads)}
+PRESETS = {
+    "the four cross heads of the last layer": [n for n in heads if n.startswith(f"cross L{config.n_decoder_layers - 1}")],
+    "one of them": [f"cross L{config.n_decoder_layers - 1} H0"],
+    "every encoder head": [n for n in heads if n.startswith("encoder_self")],
+    "none": [],
+}
+st.caption("Try:")
+for column, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
+    column.button(name, key=f"preset_{name}", width="stretch",
+                  on_click=lambda p=preset: st.session_state.update(ablated=p))
 chosen = st.multiselect("Heads to switch off", list(heads), key="ablated", placeholder="Choose heads, e.g. cross L1 H0",
                         help="Named as attention kind, layer L, head H.")
 ablated = tuple(heads[name] for name in chosen)
@@ -36,7 +46,7 @@ left, right = st.columns(2)
 left.metric("Every head working", visible(before.output))
 right.metric(f"{len(ablated)} head(s) off", visible(after.output) or "(nothing)",
              delta="still the exact reversal" if after.output == text[::-1] else "no longer the exact reversal",
-             delta_color="normal" if after.output == text[::-1] else "inverse")
+             delta_color="normal" if after.output == text[::-1] else "inverse", delta_arrow="off")
 
 steps = [*text[::-1], EOS_LABEL]
 st.plotly_chart(correct_probability_bars(before.p_correct, after.p_correct, [visible(s) for s in steps],
@@ -68,7 +78,7 @@ table = pd.DataFrame({
     f"exact match without it (of {SAMPLE_SIZE})": [e.exact_match for e in effects],
     "exact match lost": [e.drop for e in effects],
 })
-st.dataframe(table, hide_index=True, width="content", key="ranking", column_config={
+st.dataframe(table, hide_index=True, width="content", column_config={
     f"exact match without it (of {SAMPLE_SIZE})": st.column_config.ProgressColumn(format="percent", min_value=0,
                                                                                   max_value=1),
     "exact match lost": st.column_config.NumberColumn(format="percent")})

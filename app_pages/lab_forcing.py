@@ -48,7 +48,7 @@ def mark(row):
     return [colour] * len(row)
 
 
-st.dataframe(table.style.apply(mark, axis=1), hide_index=True, key="steps")
+st.dataframe(table.style.apply(mark, axis=1), hide_index=True)
 free_text = vocab.decode(run.fed)
 if diverged is None:
     st.success(f"Free running read the correct prefix at every step and wrote **{escape(visible(free_text))}**: the "

@@ -36,7 +36,7 @@ table = pd.DataFrame({
     "exact match lost when off": [drop[p.head] for p in patterns],
     "rank by harm": [harm_rank[p.head] for p in patterns],
 })
-st.dataframe(table, hide_index=True, width="content", key="scores", column_config={
+st.dataframe(table, hide_index=True, width="content", column_config={
     "pattern score": st.column_config.ProgressColumn(format="%.3f", min_value=0, max_value=1),
     "entropy (nats)": st.column_config.NumberColumn(format="%.2f"),
     "exact match lost when off": st.column_config.NumberColumn(format="percent")})

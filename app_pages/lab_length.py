@@ -44,10 +44,12 @@ left, right = st.columns(2)
 for column, word, run, name in ((left, text, good_run, "good"), (right, cleaned.text, long_run, "long")):
     ok = run.output == word[::-1]
     column.metric(f"{len(word)} characters", visible(run.output) or "(nothing)",
-                  delta="exact reversal" if ok else "not the reversal", delta_color="normal" if ok else "inverse")
+                  delta="exact reversal" if ok else "not the reversal", delta_color="normal" if ok else "inverse",
+                  delta_arrow="off")
     column.plotly_chart(attention_heatmap(run.weights["cross"][-1].mean(0), [SOS_LABEL, *map(visible, word[::-1])],
                                           list(map(visible, word)), title="Cross-attention, last layer, head average",
-                                          query_title="decoder position", key_title="source position"),
+                                          query_title="decoder position", key_title="source position", height=480),
                         key=f"attention_{name}")
-st.caption("Both maps use the correct reversal as the decoder's input. Past the trained length the anti-diagonal "
-           "blurs: those positions' codes are new to every head.")
+st.caption("Both maps use the correct reversal as the decoder's input. On the long text, follow the anti-diagonal "
+           f"down: the rows past position {config.max_len} use position codes no head was trained on, and that is "
+           "where the reversal loses its place.")

@@ -37,7 +37,7 @@ left, right = st.columns(2)
 left.metric("With positions", visible(before.output))
 right.metric(f"Positions {MODES[mode].lower()} in the {' and '.join(sides)}", visible(after.output) or "(nothing)",
              delta="still the exact reversal" if after.output == text[::-1] else "no longer the exact reversal",
-             delta_color="normal" if after.output == text[::-1] else "inverse")
+             delta_color="normal" if after.output == text[::-1] else "inverse", delta_arrow="off")
 kept, lost = sample_exact_match("normal", ("source", "target"), 0), sample_exact_match(mode, sides, seed)
 left.metric(f"Exact match on {SAMPLE_SIZE} held-out words", f"{kept:.1%}")
 right.metric(f"Exact match on {SAMPLE_SIZE} held-out words ", f"{lost:.1%}", delta=f"{lost - kept:+.1%}",

@@ -3,6 +3,7 @@ Shared by the browser tests and the browser benchmarks."""
 
 from __future__ import annotations
 
+import base64
 import socket
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,3 +111,11 @@ CHART_DATA = """([index, trace, field]) => {
     return value && value.bdata ? {dtype: value.dtype, bdata: value.bdata, shape: value.shape} : value;
 }"""
 
+
+def typed_array(value) -> np.ndarray:
+    """A plotly typed array read from the page ({dtype, bdata, shape}) or a plain list, as numpy."""
+    if not (isinstance(value, dict) and "bdata" in value):
+        return np.asarray(value, dtype=float)
+    data = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    shape = value.get("shape")
+    return data.reshape([int(s) for s in str(shape).split(",")]) if shape else data

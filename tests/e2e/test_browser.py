@@ -17,6 +17,12 @@ PAGES = {  # url path -> (sidebar label, charts expected)
     "attention": ("Attention", 2),
     "positional": ("Positional encoding", 7),
     "masks": ("Masks", 5),
+    "lab-ablation": ("Switch heads off", 2),
+    "lab-heads": ("Which head reverses?", 1),
+    "lab-positions": ("No positions", 1),
+    "lab-forcing": ("Teacher forcing", 0),
+    "lab-length": ("Longer than trained", 3),
+    "lab-query-key": ("Queries and keys", 2),
 }
 
 

@@ -4,7 +4,6 @@ and one long session does not make the server's memory grow."""
 from __future__ import annotations
 
 import asyncio
-import base64
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -17,7 +16,9 @@ from transformer import decoding
 from transformer.checkpoint import load
 from transformer.vocab import SOS
 
-from .harness import CHART_DATA, CHROMIUM, CHROMIUM_ARGS, SETTLED, load as load_page, resident_mb, settle, type_text
+from .harness import (
+    CHART_DATA, CHROMIUM, CHROMIUM_ARGS, SETTLED, load as load_page, resident_mb, settle, type_text, typed_array,
+)
 
 WORDS = ["banana", "attention", "classroom", "reverse me", "teacher", "student", "encoder", "queries"]
 
@@ -71,11 +72,6 @@ async def classroom(url: str) -> list[dict]:
         return results
 
 
-def decode(value) -> np.ndarray:
-    data = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-    return data.reshape([int(s) for s in str(value["shape"]).split(",")])
-
-
 def test_eight_students_at_once_each_see_their_own_word_and_attention(server):
     with ThreadPoolExecutor(1) as pool:  # the sync Playwright of the other tests owns this thread's loop
         results = pool.submit(asyncio.run, classroom(server)).result()
@@ -86,7 +82,7 @@ def test_eight_students_at_once_each_see_their_own_word_and_attention(server):
         others = [w[::-1].replace(" ", "␣") for w in WORDS if w != r["word"]]
         assert not any(o in r["sidebar"] for o in others)
         assert "Layer 1, head 2" in r["title"]
-        drawn = decode(r["z"])
+        drawn = typed_array(r["z"])
         assert np.allclose(drawn, cross_attention(r["word"], 1, 2), atol=1e-6), r["word"]
 
 

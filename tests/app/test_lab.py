@@ -1,0 +1,170 @@
+"""The lab pages under AppTest: every control, every number checked against the lab run directly."""
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+
+from transformer import lab
+from transformer.evaluate import held_out_strings
+from transformer.intervention import Head, Intervention
+
+from .helpers import array, figures, no_exception, open_page
+
+LAST_CROSS = [f"cross L1 H{h}" for h in range(4)]
+
+
+def metrics(at):
+    return [m.value for m in at.metric]
+
+
+def test_switching_heads_off_changes_the_output_probabilities_and_attention(ckpt):
+    at = open_page("lab_ablation", "banana")
+    no_exception(at)
+    assert metrics(at)[:2] == ["ananab", "ananab"]  # nothing switched off yet
+    at.multiselect(key="ablated").set_value(LAST_CROSS).run()
+    no_exception(at)
+    edit = Intervention(ablated=frozenset(Head("cross", 1, h) for h in range(4)))
+    expected = lab.run_word(ckpt.model, ckpt.vocab, "banana", edit)
+    plain = lab.run_word(ckpt.model, ckpt.vocab, "banana")
+    assert metrics(at)[:2] == ["ananab", expected.output] and expected.output != "ananab"
+    bars = figures(at)["probabilities"]["data"]
+    assert np.allclose(array(bars[0]["y"]).astype(float), plain.p_correct, atol=1e-6)
+    assert np.allclose(array(bars[1]["y"]).astype(float), expected.p_correct, atol=1e-6)
+    changed = figures(at)["changed"]["data"]   # default view: cross-attention, last layer, head 0
+    assert np.allclose(array(changed[0]["z"]).astype(float), plain.weights["cross"][1, 0], atol=1e-6)
+    assert np.allclose(array(changed[1]["z"]).astype(float), expected.weights["cross"][1, 0], atol=1e-6)
+
+
+def test_presets_and_the_attention_selectors():
+    at = open_page("lab_ablation", "level")
+    at.button(key="preset_every encoder head").click().run()
+    assert at.multiselect(key="ablated").value == [f"encoder_self L{layer} H{h}" for layer in range(2) for h in range(4)]
+    at.segmented_control(key="lab_kind").set_value("decoder_self").run()
+    at.selectbox(key="lab_layer").set_value(0).run()
+    at.selectbox(key="lab_head").set_value(2).run()
+    no_exception(at)
+    assert figures(at)["changed"]["layout"]["title"]["text"] == "Decoder self-attention, layer 0, head 2"
+    at.button(key="preset_none").click().run()
+    assert at.multiselect(key="ablated").value == []
+
+
+def test_the_ablation_table_ranks_every_head_on_200_held_out_words(ckpt):
+    at = open_page("lab_ablation", "hello")
+    table = at.dataframe[0].value
+    assert len(table) == 24 and len(set(table["head"])) == 24
+    lost = table["exact match lost"].to_list()
+    assert lost == sorted(lost, reverse=True)
+    worst = table["head"].iloc[0]
+    kind, layer, head = worst.split(" ")
+    texts = held_out_strings(200, 24)
+    without = lab.exact_match(ckpt.model, ckpt.vocab, texts,
+                              Intervention(ablated=frozenset({Head(kind, int(layer[1:]), int(head[1:]))})))
+    assert table.iloc[0, 1] == pytest.approx(without)
+
+
+def test_one_sessions_ablation_is_not_seen_by_another():
+    """Two sessions in one server process share the one cached model: the ablation stays in its own."""
+    ablating = open_page("lab_ablation", "banana")
+    ablating.multiselect(key="ablated").set_value(LAST_CROSS).run()
+    broken = metrics(ablating)[1]
+    watching = open_page("attention", "banana")
+    assert "Input **banana** → output **ananab**" in [c.value for c in watching.caption]
+    other = open_page("lab_ablation", "banana")
+    assert metrics(other)[:2] == ["ananab", "ananab"]
+    ablating.run()
+    assert metrics(ablating)[1] == broken != "ananab"
+
+
+def test_which_head_reverses_ranks_scores_and_says_where_the_rankings_differ(ckpt):
+    at = open_page("lab_heads", "hello")
+    no_exception(at)
+    table = at.dataframe[0].value
+    texts = held_out_strings(200, 24)
+    patterns = lab.pattern_scores(ckpt.model, ckpt.vocab, texts)
+    assert table["head"].to_list() == [str(p.head) for p in patterns]
+    assert np.allclose(table["pattern score"], [p.score for p in patterns])
+    assert np.allclose(table["entropy (nats)"], [p.entropy for p in patterns])
+    rho = spearmanr(table["pattern score"], table["exact match lost when off"]).statistic
+    text = " ".join(m.value for m in at.markdown)
+    assert f"(Spearman ρ): **{rho:.2f}**" in text
+    assert "They **agree**" in text or "They **differ**" in text
+    points = figures(at)["agreement"]["data"]
+    assert sum(len(p["x"]) for p in points) == 24
+
+
+@pytest.mark.parametrize("mode, sides", [("zero", ["source", "target"]), ("shuffle", ["source"]),
+                                         ("zero", ["target"])])
+def test_no_positions_shows_the_output_and_held_out_exact_match(ckpt, mode, sides):
+    at = open_page("lab_positions", "banana")
+    at.radio(key="pe_mode").set_value(mode).run()
+    at.pills(key="pe_sides").set_value(sides).run()
+    if mode == "shuffle":
+        at.number_input(key="pe_seed").set_value(5).run()
+    no_exception(at)
+    edit = Intervention(positions=mode, sides=frozenset(sides), shuffle_seed=5 if mode == "shuffle" else 0)
+    expected = lab.run_word(ckpt.model, ckpt.vocab, "banana", edit)
+    sample = lab.exact_match(ckpt.model, ckpt.vocab, held_out_strings(200, 24), edit)
+    shown = metrics(at)   # column by column: with positions (output, exact match), then without
+    assert shown[0] == "ananab" and shown[2] == (expected.output or "(nothing)")
+    assert shown[1] == "100.0%" and shown[3] == f"{sample:.1%}"
+    cross = figures(at)["cross"]["data"]
+    assert np.allclose(array(cross[1]["z"]).astype(float), expected.weights["cross"][1].mean(0), atol=1e-6)
+
+
+def test_no_positions_asks_for_a_side_when_none_is_chosen():
+    at = open_page("lab_positions", "banana")
+    at.pills(key="pe_sides").set_value([]).run()
+    no_exception(at)
+    assert "Choose the source, the target or both." in at.warning[0].value
+
+
+def test_forcing_a_token_shows_where_free_running_departs(ckpt):
+    at = open_page("lab_forcing", "banana")
+    no_exception(at)
+    assert at.success and not at.error
+    at.selectbox(key="force_step").set_value(2).run()
+    at.selectbox(key="force_token").set_value("z").run()
+    no_exception(at)
+    expected = lab.teacher_forcing_vs_free_running(ckpt.model, ckpt.vocab, "banana", {2: ckpt.vocab.tokens.index("z")})
+    table = at.dataframe[0].value
+    assert table["fed onward"].iloc[2] == "z (forced)"
+    assert table["free running reads"].iloc[3] == "a n z"
+    assert f"**step {expected.first_divergence}**" in at.error[0].value
+    assert expected.first_divergence == 3
+
+
+def test_longer_than_trained_plots_every_length_and_compares_two_words(ckpt):
+    at = open_page("lab_length", "hello")
+    no_exception(at)
+    curve = figures(at)["curve"]["data"][0]
+    lengths, matches = array(curve["x"]).astype(int), array(curve["y"]).astype(float)
+    assert list(lengths) == list(range(1, lab.LONGEST_LAB_INPUT + 1))
+    assert matches[:24].min() >= 0.9 and matches[30:].max() <= 0.1
+    at.text_input(key="long_text").set_value("abcdefghijklmnopqrstuvwxyzabcd").run()
+    no_exception(at)
+    expected = lab.run_word(ckpt.model, ckpt.vocab, "abcdefghijklmnopqrstuvwxyzabcd")
+    assert metrics(at)[1] == expected.output
+    long_map = array(figures(at)["attention_long"]["data"][0]["z"]).astype(float)
+    assert np.allclose(long_map, expected.weights["cross"][-1].mean(0), atol=1e-6)
+
+
+@pytest.mark.parametrize("typed, message", [("a" * 49, "49"), ("héllo", "é"), ("", "")])
+def test_longer_than_trained_refuses_bad_text_with_a_message(typed, message):
+    at = open_page("lab_length", "hello")
+    at.text_input(key="long_text").set_value(typed).run()
+    no_exception(at)
+    assert at.error and message in at.error[0].value
+
+
+@pytest.mark.parametrize("kind, layer, head", [("cross", 1, 0), ("encoder_self", 0, 3), ("decoder_self", 1, 2)])
+def test_queries_and_keys_plane_matches_the_lab_projection(ckpt, kind, layer, head):
+    at = open_page("lab_query_key", "level")
+    at.segmented_control(key="qk_kind").set_value(kind).run()
+    at.selectbox(key="qk_layer").set_value(layer).run()
+    at.selectbox(key="qk_head").set_value(head).run()
+    no_exception(at)
+    expected = lab.query_key_map(ckpt.model, ckpt.vocab, "level", kind, layer, head)
+    _, queries, keys = figures(at)["plane"]["data"]
+    assert np.allclose(array(queries["x"]).astype(float), expected.query_xy[:, 0], atol=1e-6)
+    assert np.allclose(array(keys["y"]).astype(float), expected.key_xy[:, 1], atol=1e-6)
+    assert np.allclose(array(figures(at)["weights"]["data"][0]["z"]).astype(float), expected.weights, atol=1e-6)
