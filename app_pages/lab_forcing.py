@@ -7,7 +7,8 @@ from explorer.lab_runs import forcing
 from explorer.model import checkpoint_or_stop
 from explorer.state import learner_text
 from explorer.text import escape_markdown as escape, visible
-from transformer.lesson import token_label
+from transformer.lesson import SOS_LABEL, token_label
+from viz import attention_heatmap
 
 st.title("🧪 Lab: teacher forcing and free running")
 st.markdown(
@@ -57,3 +58,17 @@ else:
     st.error(f"The two modes part at **step {diverged}**: from there on the decoder reads a prefix it was never "
              f"trained on (rows in red). Free running wrote **{escape(visible(free_text))}** instead of "
              f"**{escape(visible(text[::-1]))}**.", icon="🔀")
+
+st.subheader("Where the later steps looked")
+unforced = forcing(text, ())
+layer = unforced.free_cross.shape[0] - 1
+left, right = st.columns(2)
+for column, comparison, name, key in ((left, unforced, "no forcing", "cross_unforced"),
+                                      (right, run, "with your forced token", "cross_forced")):
+    reads = [SOS_LABEL, *(token_label(vocab, t) for t in comparison.fed[:-1])]
+    column.plotly_chart(attention_heatmap(comparison.free_cross[layer].mean(0), reads, list(map(visible, text)),
+                                          title=f"{name}: cross-attention, layer {layer}, head average",
+                                          query_title="decoder position (reads)", key_title="source position",
+                                          height=min(520, 34 * len(reads) + 120)), key=key)
+st.caption("Each row is one free-running step. After a forced token, look at the rows below it: does the model "
+           "keep its place on the source, or lose it?")

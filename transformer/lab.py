@@ -154,6 +154,8 @@ class ForcingComparison:
     free_choice: list[int]       # free running: the model's pick at each step
     fed: list[int]               # free running: the token actually fed onward (a learner may overrule one)
     first_divergence: int | None  # first step whose free-running prefix differs from the correct one
+    free_cross: np.ndarray       # (L, H, T, S) cross-attention of every free-running step (the last step's pass
+                                 #               holds every row: each row sees only its own prefix)
 
 
 @torch.inference_mode()
@@ -169,7 +171,7 @@ def teacher_forcing_vs_free_running(
     free_input = [list(s.decoder_input[1:]) for s in steps]
     divergence = next((t for t, prefix in enumerate(free_input) if prefix != correct[:t]), None)
     return ForcingComparison(correct, logits.argmax(-1).tolist(), free_input, [s.token for s in steps], fed,
-                             divergence)
+                             divergence, _weights(steps[-1].trace)["cross"])
 
 
 # --- Beyond the training length ------------------------------------------------------------------

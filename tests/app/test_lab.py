@@ -109,6 +109,9 @@ def test_no_positions_shows_the_output_and_held_out_exact_match(ckpt, mode, side
     assert shown[1] == "100.0%" and shown[3] == f"{sample:.1%}"
     cross = figures(at)["cross"]["data"]
     assert np.allclose(array(cross[1]["z"]).astype(float), expected.weights["cross"][1].mean(0), atol=1e-6)
+    at.selectbox(key="pe_layer").set_value(0).run()
+    cross = figures(at)["cross"]["data"]
+    assert np.allclose(array(cross[1]["z"]).astype(float), expected.weights["cross"][0].mean(0), atol=1e-6)
 
 
 def test_no_positions_asks_for_a_side_when_none_is_chosen():
@@ -131,6 +134,10 @@ def test_forcing_a_token_shows_where_free_running_departs(ckpt):
     assert table["free running reads"].iloc[3] == "a n z"
     assert f"**step {expected.first_divergence}**" in at.error[0].value
     assert expected.first_divergence == 3
+    forced_map = array(figures(at)["cross_forced"]["data"][0]["z"]).astype(float)
+    assert np.allclose(forced_map, expected.free_cross[-1].mean(0), atol=1e-6)
+    assert forced_map.shape == (len(expected.fed), 6)
+    assert figures(at)["cross_forced"]["layout"]["yaxis"]["ticktext"][3] == "z"  # step 3 reads the forced z
 
 
 def test_longer_than_trained_plots_every_length_and_compares_two_words(ckpt):

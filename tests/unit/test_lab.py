@@ -79,6 +79,8 @@ def test_teacher_forcing_and_free_running_agree_until_a_token_is_forced(bundled)
     assert forced.fed[2] == z and forced.free_choice[2] == vocab.encode("a", 24)[0]  # the model wanted 'a'
     assert forced.free_input[3][-1] == z and forced.first_divergence == 3
     assert forced.forced_choice == agree.forced_choice  # teacher forcing never sees the forced token
+    direct = model(torch.tensor([vocab.encode("banana", 24)]), torch.tensor([[SOS, *forced.fed[:-1]]]), trace=True)
+    assert np.allclose(forced.free_cross[1], direct.trace["cross", 1][0].numpy(), atol=1e-6)
 
 
 def test_exact_match_falls_beyond_the_training_length(bundled):
