@@ -63,8 +63,12 @@ st.subheader("Where the later steps looked")
 unforced = forcing(text, ())
 layer = unforced.free_cross.shape[0] - 1
 left, right = st.columns(2)
-for column, comparison, name, key in ((left, unforced, "no forcing", "cross_unforced"),
-                                      (right, run, "with your forced token", "cross_forced")):
+shown = [(left, unforced, "no forcing", "cross_unforced")]
+if forced:
+    shown.append((right, run, "with your forced token", "cross_forced"))
+else:
+    right.info("Force a token above, and its map appears here beside this one.", icon="👈")
+for column, comparison, name, key in shown:
     reads = [SOS_LABEL, *(token_label(vocab, t) for t in comparison.fed[:-1])]
     column.plotly_chart(attention_heatmap(comparison.free_cross[layer].mean(0), reads, list(map(visible, text)),
                                           title=f"{name}: cross-attention, layer {layer}, head average",

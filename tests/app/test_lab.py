@@ -125,6 +125,7 @@ def test_forcing_a_token_shows_where_free_running_departs(ckpt):
     at = open_page("lab_forcing", "banana")
     no_exception(at)
     assert at.success and not at.error
+    assert set(figures(at)) == {"cross_unforced"} and "Force a token above" in at.info[0].value
     at.selectbox(key="force_step").set_value(2).run()
     at.selectbox(key="force_token").set_value("z").run()
     no_exception(at)

@@ -20,7 +20,7 @@ PAGES = {  # url path -> (sidebar label, charts expected)
     "lab-ablation": ("Switch heads off", 2),
     "lab-heads": ("Which head reverses?", 1),
     "lab-positions": ("No positions", 1),
-    "lab-forcing": ("Teacher forcing", 2),
+    "lab-forcing": ("Teacher forcing", 1),
     "lab-length": ("Longer than trained", 3),
     "lab-query-key": ("Queries and keys", 2),
 }
