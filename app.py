@@ -6,6 +6,7 @@
 import streamlit as st
 
 from explorer.model import checkpoint_dir, checkpoint_or_stop, decoding_run
+from explorer.own_models import CHOICE, SERVER_MODEL, apply_choice, own_models
 from explorer.state import MAX_TYPED, TEXT_KEY, checked_text, init_text
 from explorer.text import visible
 
@@ -18,6 +19,7 @@ pages = {
         st.Page("app_pages/attention.py", title="Attention", icon="🔍", url_path="attention"),
         st.Page("app_pages/positional.py", title="Positional encoding", icon="🌊", url_path="positional"),
         st.Page("app_pages/masks.py", title="Masks", icon="🎭", url_path="masks"),
+        st.Page("app_pages/training.py", title="Training", icon="📈", url_path="training"),
     ],
     "Lab: change it and see": [
         st.Page("app_pages/lab_ablation.py", title="Switch heads off", icon="✂️", url_path="lab-ablation"),
@@ -36,11 +38,15 @@ with st.sidebar:
         "Your text", key=TEXT_KEY, max_chars=MAX_TYPED,
         help="Letters a-z and single spaces, up to the model's limit. Every page shows what the model does with it.",
     )
+    if own_models():
+        st.selectbox("Model", [SERVER_MODEL, *own_models()], key=CHOICE,
+                     help="Your own models (trained or uploaded on the Training page) are seen by you alone.")
+    apply_choice()
     ckpt = checkpoint_or_stop()
     _, cleaned, problem = checked_text(ckpt)
     if problem is None:
         st.caption("The model writes")
-        st.markdown(f"#### {visible(decoding_run(cleaned.text, None, None, 0).output)}")
+        st.markdown(f"#### {visible(decoding_run(cleaned.text, None, None, 0).output) or '(nothing)'}")
     config, metrics = ckpt.model.config, ckpt.metrics
     with st.container(border=True):
         st.markdown("**Model card**")

@@ -61,7 +61,7 @@ else:
     cols, row_title, col_title = run.source, "decoder position (query)", "source position (key)"
 
 st.info(EXPLAIN[kind])
-st.caption(f"Input **{text}** → output **{run.output}**")
+st.caption(f"Input **{text}** → output **{run.output or '(nothing)'}**")
 
 st.subheader(f"Every layer and head: {KINDS[kind].lower()}")
 st.plotly_chart(attention_grid(weights, rows, cols), key="grid")

@@ -46,13 +46,15 @@ st.plotly_chart(harm_against_pattern([str(p.head) for p in patterns], [p.head.ki
                                      [p.score for p in patterns], [drop[p.head] for p in patterns],
                                      title="Does looking right mean being needed?"), key="agreement")
 
-rho = spearmanr([p.score for p in patterns], [drop[p.head] for p in patterns]).statistic
+scores, harms = [p.score for p in patterns], [drop[p.head] for p in patterns]
+rho = spearmanr(scores, harms).statistic if len(set(scores)) > 1 and len(set(harms)) > 1 else None
 best_by_pattern = {p.head for p in patterns[:TOP]}
 best_by_harm = {e.head for e in effects[:TOP]}
 both = best_by_pattern & best_by_harm
 st.subheader("Do the two rankings agree?")
 st.markdown(
-    f"Rank correlation between pattern score and harm (Spearman ρ): **{rho:.2f}** over {len(patterns)} heads. "
+    (f"Rank correlation between pattern score and harm (Spearman ρ): **{rho:.2f}** over {len(patterns)} heads. "
+     if rho is not None else "A rank correlation is not defined here: every head costs the same when removed. ")
     + ("They **agree**: " if len(both) >= TOP // 2 else "They **differ**: ")
     + f"of the top {TOP} by pattern and the top {TOP} by harm, {len(both)} are the same head"
     + (f" ({', '.join(map(str, sorted(both)))})." if both else ".")

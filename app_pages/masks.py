@@ -93,7 +93,7 @@ st.markdown(
     f"With d_k = {batch.d_k}, a dot product of two random unit-variance vectors has variance d_k. Without the "
     "scaling, the scores spread out, softmax saturates onto one key and its gradients vanish."
 )
-query = st.slider("Query position", 0, len(queries) - 1, min(1, len(queries) - 1))
+query = st.slider("Query position", 0, len(queries) - 1, 1) if len(queries) > 1 else 0  # one query: no choice
 scaled_probs, raw_probs = softmax_with_and_without_scaling(scores[query], batch.d_k)
 st.plotly_chart(softmax_comparison(scaled_probs, raw_probs, keys, batch.d_k,
                                    title=f"Query {query} ('{queries[query]}'): softmax with and without scaling"),

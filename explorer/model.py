@@ -11,23 +11,33 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from transformer import lesson
-from transformer.checkpoint import Checkpoint, CheckpointError, load
+from transformer.checkpoint import Checkpoint, CheckpointError, load, load_snapshot, snapshot_index
 
 from .text import escape_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_CHECKPOINT = ROOT / "checkpoints" / "word_reversal"
 CHECKPOINT_ENV = "ATTENTION_EXPLORER_CHECKPOINT"  # another checkpoint directory, if set
+OWN_MODEL_KEY = "own_model_dir"  # a folder of this session's own (trained or uploaded) model, when it chose one
 T = TypeVar("T")
 
 
-def checkpoint_dir() -> Path:
+def server_checkpoint_dir() -> Path:
+    """The model every session starts with: the bundled one, or the one the server was pointed at."""
     return Path(os.environ.get(CHECKPOINT_ENV) or BUNDLED_CHECKPOINT)
 
 
-@st.cache_resource(show_spinner="Loading the model…")
+def checkpoint_dir() -> Path:
+    """The model this session is looking at. A session's own model is known only to its own state, so
+    no other session can reach it (a folder path never comes from the URL)."""
+    own = st.session_state.get(OWN_MODEL_KEY) if get_script_run_ctx() else None
+    return Path(own) if own else server_checkpoint_dir()
+
+
+@st.cache_resource(max_entries=16, show_spinner="Loading the model…")
 def _load(directory: str) -> Checkpoint:
     """Loaded once per server, read-only (eval mode, no gradients), shared by every session."""
     return load(directory)
@@ -83,3 +93,21 @@ def batch_run(directory: str, texts: tuple[str, ...]) -> lesson.BatchRun:
 def input_vectors(directory: str, text: str) -> lesson.InputVectors:
     ckpt = _load(directory)
     return lesson.run_input_vectors(ckpt.model, ckpt.vocab, text)
+
+
+@st.cache_resource(max_entries=32, show_spinner="Loading a snapshot…")
+def _snapshot(directory: str, step: int):
+    """A snapshot's model, loaded once per server and shared read-only like the final one."""
+    return load_snapshot(directory, step)
+
+
+@for_current_checkpoint
+@st.cache_data(max_entries=8, show_spinner=False)
+def snapshots(directory: str) -> list[dict]:
+    return snapshot_index(directory)
+
+
+@for_current_checkpoint
+@st.cache_data(max_entries=256, show_spinner=False)
+def snapshot_attention_run(directory: str, text: str, step: int) -> lesson.AttentionRun:
+    return lesson.run_attention(_snapshot(directory, step), _load(directory).vocab, text)

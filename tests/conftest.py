@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -32,3 +34,12 @@ def tiny_model(tiny_config: ModelConfig) -> Transformer:
 @pytest.fixture(scope="session")
 def bundled():
     return load(BUNDLED)
+
+
+def zip_of(files: dict[str, bytes]) -> bytes:
+    """A zip holding these files, for upload tests."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()

@@ -6,7 +6,9 @@ CheckpointError that names the file and what is wrong with it.
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from .model import Transformer
 from .vocab import SPECIALS, Vocab
 
 WEIGHTS, CONFIG, METRICS = "model.safetensors", "config.json", "metrics.json"
+SNAPSHOTS, SNAPSHOT_INDEX = "snapshots", "index.json"  # weights saved during training, and what they scored
 
 
 class CheckpointError(Exception):
@@ -128,3 +131,103 @@ def load(directory: str | Path, device: str = "cpu") -> Checkpoint:
     metrics = _read_json(directory / METRICS)
     model.to(device).eval().requires_grad_(False)
     return Checkpoint(model, vocab, metrics)
+
+
+# --- Snapshots: the same model at points of its own training run ------------------------------------
+
+def snapshot_file(step: int) -> str:
+    return f"step_{step:06d}.safetensors"
+
+
+def save_snapshot(model: Transformer, directory: str | Path, step: int) -> None:
+    folder = Path(directory) / SNAPSHOTS
+    folder.mkdir(parents=True, exist_ok=True)
+    save_model(model, str(folder / snapshot_file(step)))
+
+
+def write_snapshot_index(directory: str | Path, entries: list[dict]) -> None:
+    """entries: one dict per snapshot with at least 'step'; saved beside the weights."""
+    folder = Path(directory) / SNAPSHOTS
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / SNAPSHOT_INDEX).write_text(json.dumps({"snapshots": entries}, indent=2) + "\n")
+
+
+def snapshot_index(directory: str | Path) -> list[dict]:
+    """The snapshots a checkpoint ships, oldest first; [] when it has none."""
+    path = Path(directory) / SNAPSHOTS / SNAPSHOT_INDEX
+    if not path.exists():
+        return []
+    entries = _read_json(path).get("snapshots")
+    if not isinstance(entries, list) or not all(isinstance(e, dict) and isinstance(e.get("step"), int)
+                                                for e in entries):
+        raise CorruptCheckpointError(f"{path}: expected a list of snapshots, each with an integer step")
+    return sorted(entries, key=lambda e: e["step"])
+
+
+def load_snapshot(directory: str | Path, step: int) -> Transformer:
+    """The checkpoint's model as it was after `step` training steps: read-only, eval mode."""
+    directory = Path(directory)
+    if step not in {e["step"] for e in snapshot_index(directory)}:
+        raise MissingCheckpointFileError(f"{directory / SNAPSHOTS}: no snapshot at step {step}")
+    config, _ = load_config(directory)
+    model = Transformer(config)
+    load_weights(model, directory / SNAPSHOTS / snapshot_file(step))
+    return model.eval().requires_grad_(False)
+
+
+# --- A checkpoint as one zip file: downloaded from the app, or uploaded to it -----------------------
+
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024        # the zip itself
+MAX_UNPACKED_BYTES = 20 * 1024 * 1024     # what it may expand to (a zip bomb stops here)
+ZIP_MEMBERS = (WEIGHTS, CONFIG, METRICS)
+
+
+class CheckpointUploadError(CheckpointError):
+    """An uploaded file that is not a checkpoint zip this app can read; the message says what is wrong."""
+
+
+def to_zip(directory: str | Path) -> bytes:
+    """The three files of a checkpoint directory, zipped (snapshots are left out)."""
+    directory = Path(directory)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in ZIP_MEMBERS:
+            archive.write(directory / name, name)
+    return buffer.getvalue()
+
+
+def from_zip(data: bytes, destination: str | Path, name: str = "upload.zip") -> Checkpoint:
+    """Check an uploaded zip before anything in it is used: size, names, unpacked size, then load the
+    files as safetensors and JSON (never unpickled). Returns the loaded checkpoint."""
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise CheckpointUploadError(f"{name}: {len(data) / 1e6:.1f} MB is over the {MAX_UPLOAD_BYTES // 2**20} MB limit")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise CheckpointUploadError(f"{name}: not a zip file") from None
+    with archive:
+        members = {Path(info.filename).name: info for info in archive.infolist() if not info.is_dir()}
+        folders = {Path(info.filename).parent for info in archive.infolist() if not info.is_dir()}
+        unsafe = [i.filename for i in archive.infolist() if i.filename.startswith(("/", "\\")) or ".." in i.filename]
+        if unsafe or len(folders) > 1:
+            raise CheckpointUploadError(f"{name}: expected {', '.join(ZIP_MEMBERS)} side by side, "
+                                        f"found {sorted(i.filename for i in archive.infolist())[:5]}")
+        missing = [m for m in ZIP_MEMBERS if m not in members]
+        extra = sorted(set(members) - set(ZIP_MEMBERS))
+        if missing or extra:
+            raise CheckpointUploadError(
+                f"{name}: a checkpoint zip holds exactly {', '.join(ZIP_MEMBERS)}"
+                + (f"; missing {', '.join(missing)}" if missing else "") + (f"; unexpected {', '.join(extra)}" if extra else ""))
+        if sum(members[m].file_size for m in ZIP_MEMBERS) > MAX_UNPACKED_BYTES:
+            raise CheckpointUploadError(f"{name}: unpacks to more than {MAX_UNPACKED_BYTES // 2**20} MB")
+        destination = Path(destination)
+        destination.mkdir(parents=True, exist_ok=True)
+        try:
+            for member in ZIP_MEMBERS:
+                (destination / member).write_bytes(archive.read(members[member]))
+        except (zipfile.BadZipFile, OSError, EOFError) as err:
+            raise CheckpointUploadError(f"{name}: the zip is damaged ({err})") from None
+    try:
+        return load(destination)
+    except CheckpointError as err:  # name the file inside the upload, not the temporary folder
+        raise CheckpointUploadError(str(err).replace(str(destination), name)) from None

@@ -14,6 +14,7 @@ import math
 import os
 import platform
 import random
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -24,7 +25,7 @@ from tqdm import tqdm
 
 from . import checkpoint
 from .config import ModelConfig
-from .data import make_batch, sample_strings, string_stream
+from .data import Batch, make_batch, sample_strings, string_stream
 from .evaluate import cross_attention_alignment, exact_match, held_out_strings
 from .model import Transformer
 from .vocab import PAD, Vocab
@@ -38,6 +39,40 @@ def learning_rate_factor(step: int, warmup: int, total: int) -> float:
         return (step + 1) / warmup
     progress = (step - warmup) / max(total - warmup, 1)
     return 0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(progress, 1.0)))
+
+
+def training_step(model: Transformer, optimizer: torch.optim.Optimizer, schedule, batch: Batch,
+                  clip: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """One update on one batch: cross-entropy over real target tokens (padding ignored), clipped gradients.
+    Returns the loss and the logits (B, T, vocab) it came from."""
+    model.train()
+    logits = model(batch.src, batch.tgt_in).logits                            # (B, T, vocab)
+    loss = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=PAD)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+    optimizer.step()
+    schedule.step()
+    return loss, logits
+
+
+class Watch:
+    """What the learning curves and snapshots record: held-out loss, exact match, and how many output
+    steps of the last decoder layer's best head put their largest cross-attention weight on the mirror."""
+
+    def __init__(self, vocab: Vocab, validation: list[str], loss_n: int) -> None:
+        self.vocab, self.validation = vocab, validation
+        self.loss_batch = validation[:loss_n]
+
+    @torch.inference_mode()
+    def measure(self, model: Transformer, n: int | None = None) -> dict:
+        texts = self.validation[:n]
+        batch = make_batch(self.loss_batch, self.vocab, model.config.max_len)
+        logits = model(batch.src, batch.tgt_in).logits                        # (B, T, vocab)
+        loss = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=PAD)
+        alignment = cross_attention_alignment(model, self.vocab, texts)[f"layer_{model.config.n_decoder_layers - 1}"]
+        return {"loss": round(loss.item(), 5), "exact_match": exact_match(model, self.vocab, texts)["exact_match"],
+                "alignment": max(alignment)}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -60,6 +95,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--eval-every", type=int, default=500)
     p.add_argument("--eval-n", type=int, default=1000, help="held-out strings for the periodic check")
     p.add_argument("--final-n", type=int, default=10_000, help="held-out strings for the final report")
+    p.add_argument("--snapshots", default="0,0.01,0.02,0.05,0.1,0.2,0.35,0.5,1",
+                   help="fractions of the run at which to save the weights, for the Training page ('' for none)")
+    p.add_argument("--curve-every", type=int, default=50, help="steps between points of the learning curves")
+    p.add_argument("--curve-n", type=int, default=200, help="held-out strings behind each curve point")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p.parse_args(argv)
 
@@ -80,18 +119,31 @@ def train(args: argparse.Namespace) -> dict:
     stream = string_stream(args.seed, config.max_len, held_out=False)
     validation = sample_strings(args.eval_n, VALIDATION_SEED, config.max_len, held_out=True)
     history = []
+    watch = Watch(vocab, validation, args.curve_n)
+    snapshot_steps = sorted({round(float(f) * args.steps) for f in args.snapshots.split(",") if f.strip()})
+    snapshots, curve = [], []
+    recording = [0.0]  # seconds spent recording, kept out of the training time
+
+    def record(step: int) -> None:
+        """Points of the learning curves, and the weights at the snapshot steps. No random numbers are
+        drawn here, so recording never changes the weights training produces."""
+        began = time.perf_counter()
+        model.eval()
+        if step % args.curve_every == 0 or step == args.steps:
+            curve.append({"step": step, **watch.measure(model, args.curve_n)})
+        if step in snapshot_steps:
+            checkpoint.save_snapshot(model, args.out, step)
+            snapshots.append({"step": step, "fraction": round(step / args.steps, 4), **watch.measure(model)})
+        model.train()
+        recording[0] += time.perf_counter() - began
+
+    shutil.rmtree(Path(args.out) / checkpoint.SNAPSHOTS, ignore_errors=True)  # none left from an older run
     start = time.perf_counter()
+    record(0)
     bar = tqdm(range(1, args.steps + 1), disable=args.quiet, file=sys.stderr, desc="training")
     for step in bar:
-        model.train()
         batch = make_batch(list(itertools.islice(stream, args.batch_size)), vocab, config.max_len)
-        logits = model(batch.src, batch.tgt_in).logits                        # (B, T, vocab)
-        loss = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=PAD)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
-        optimizer.step()
-        schedule.step()
+        loss, logits = training_step(model, optimizer, schedule, batch, args.clip)
         real = batch.tgt_out != PAD
         token_accuracy = ((logits.argmax(-1) == batch.tgt_out) & real).sum() / real.sum()
         bar.set_postfix(loss=f"{loss.item():.4f}", tok_acc=f"{token_accuracy.item():.4f}")
@@ -101,7 +153,8 @@ def train(args: argparse.Namespace) -> dict:
             history.append({"step": step, "loss": round(loss.item(), 5), "exact_match": em,
                             "seconds": round(time.perf_counter() - start, 1)})
             bar.write(f"step {step}: loss {loss.item():.4f}, held-out exact match {em:.4f}")
-    train_seconds = time.perf_counter() - start
+        record(step)
+    train_seconds = time.perf_counter() - start - recording[0]
     model.eval()
     test = held_out_strings(args.final_n, config.max_len)
     report = exact_match(model, vocab, test)
@@ -111,6 +164,7 @@ def train(args: argparse.Namespace) -> dict:
         "batch_size": args.batch_size,
         "seed": args.seed,
         "train_seconds": round(train_seconds, 1),
+        "recording_seconds": round(recording[0], 1),  # curves and snapshots, measured apart from training
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "torch": torch.__version__,
                     "threads": torch.get_num_threads()},
         "parameters": model.n_parameters(),
@@ -118,9 +172,12 @@ def train(args: argparse.Namespace) -> dict:
                      "exact_match": report["exact_match"], "per_length": report["per_length"]},
         "cross_attention_alignment": cross_attention_alignment(model, vocab, test),
         "history": history,
+        "curve": curve,
         "command": "python -m transformer.train " + " ".join(sys.argv[1:]),
     }
     checkpoint.save(model, vocab, args.out, metrics)
+    if snapshots:
+        checkpoint.write_snapshot_index(args.out, snapshots)
     return metrics
 
 

@@ -48,3 +48,21 @@ def test_text_from_the_url_fills_the_shared_input():
     at.query_params["text"] = "banana"
     at.run()
     assert at.sidebar.text_input(key="text").value == "banana"
+
+
+def test_the_model_selector_appears_with_an_own_model_and_switches_every_page(tmp_path):
+    from transformer.live import LiveSettings, LiveTraining
+    own = tmp_path / "mine"
+    LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=20, max_len=6), own).run()
+    at = run_app()
+    assert not [s for s in at.sidebar.selectbox if s.key == "model_choice"]   # nothing of its own yet: no selector
+    at.session_state["_own_models"] = {"Your model (20 steps, 0%)": str(own)}
+    at.run()
+    selector = at.sidebar.selectbox(key="model_choice")
+    assert selector.options == ["The bundled word reverser", "Your model (20 steps, 0%)"]
+    selector.set_value("Your model (20 steps, 0%)").run()
+    assert not at.exception
+    card = " ".join(m.value for m in at.sidebar.markdown)
+    assert "1 encoder + 1 decoder layers" in card and "2 heads" in card and "reads up to 6 characters" in card
+    at.sidebar.selectbox(key="model_choice").set_value("The bundled word reverser").run()
+    assert "2 encoder + 2 decoder layers" in " ".join(m.value for m in at.sidebar.markdown)

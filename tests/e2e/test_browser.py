@@ -17,6 +17,7 @@ PAGES = {  # url path -> (sidebar label, charts expected)
     "attention": ("Attention", 2),
     "positional": ("Positional encoding", 7),
     "masks": ("Masks", 5),
+    "training": ("Training", 2),
     "lab-ablation": ("Switch heads off", 2),
     "lab-heads": ("Which head reverses?", 1),
     "lab-positions": ("No positions", 1),

@@ -1,9 +1,12 @@
-"""The server keeps Streamlit's protections on: XSRF and CORS, and a tiny upload limit (no uploads)."""
+"""The server keeps Streamlit's protections on: XSRF and CORS, and an upload limit that matches the one
+checkpoint zip the app accepts (checkpoint.MAX_UPLOAD_BYTES)."""
 
 import subprocess
 import sys
 import urllib.error
 import urllib.request
+
+from transformer.checkpoint import MAX_UPLOAD_BYTES
 
 from .harness import ROOT
 
@@ -17,7 +20,7 @@ def test_xsrf_and_cors_protection_stay_on():
     config = effective_config()
     assert "enableXsrfProtection = true" in config
     assert "enableCORS = true" in config
-    assert "maxUploadSize = 1\n" in config
+    assert f"maxUploadSize = {MAX_UPLOAD_BYTES // 2**20}\n" in config
 
 
 def test_the_running_server_refuses_requests_without_the_xsrf_token_and_foreign_origins(server):

@@ -1,5 +1,6 @@
 import json
 import pickle
+import re
 import shutil
 
 import pytest
@@ -10,6 +11,8 @@ from transformer.checkpoint import (
     CONFIG, METRICS, WEIGHTS, CorruptCheckpointError, MismatchedCheckpointError, MissingCheckpointFileError,
 )
 from transformer.vocab import Vocab
+
+from ..conftest import BUNDLED, zip_of
 
 
 @pytest.fixture
@@ -89,3 +92,34 @@ def test_weights_of_another_model_are_mismatched(saved, tmp_path, tiny_model):
               str(other / WEIGHTS))
     with pytest.raises(MismatchedCheckpointError, match="missing"):
         checkpoint.load(other)
+
+
+# --- checkpoint zips: download and upload -------------------------------------------------------------
+
+
+def test_a_zip_round_trip_gives_the_same_model(bundled, tmp_path):
+    loaded = checkpoint.from_zip(checkpoint.to_zip(BUNDLED), tmp_path / "up")
+    assert all(torch.equal(a, b) for a, b in zip(loaded.model.state_dict().values(), bundled.model.state_dict().values()))
+
+
+def test_bad_uploads_are_refused_with_a_reason_and_nothing_is_unpickled(tmp_path):
+    good = {name: (BUNDLED / name).read_bytes() for name in checkpoint.ZIP_MEMBERS}
+    marker = tmp_path / "pwned"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    cases = {
+        "not a zip": (b"hello", "not a zip file"),
+        "too big": (b"0" * (checkpoint.MAX_UPLOAD_BYTES + 1), "over the 5 MB limit"),
+        "missing weights": (zip_of({k: v for k, v in good.items() if k != "model.safetensors"}), "missing model.safetensors"),
+        "extra file": (zip_of({**good, "run.py": b"print(1)"}), "unexpected run.py"),
+        "path escape": (zip_of({**{f"../{k}": v for k, v in good.items()}}), "side by side"),
+        "pickle as weights": (zip_of({**good, "model.safetensors": pickle.dumps(Payload())}), "model.safetensors"),
+        "bad config": (zip_of({**good, "config.json": b"{not json"}), "config.json"),
+    }
+    for label, (data, reason) in cases.items():
+        with pytest.raises(checkpoint.CheckpointUploadError, match=re.escape(reason)):
+            checkpoint.from_zip(data, tmp_path / label.replace(" ", "_"), name="mine.zip")
+    assert not marker.exists()

@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from transformer import checkpoint, evaluate, predict, train
 from transformer.train import learning_rate_factor
@@ -61,3 +62,49 @@ def test_predict_prints_the_reversal_or_the_error():
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "'!' at position 3" in bad.stderr and "lowercased" in bad.stderr
     assert predict.DEFAULT_CHECKPOINT.is_dir()
+
+
+def tiny_run(out, *extra):
+    return train.parse_args(["--out", str(out), "--steps", "40", "--d-model", "16", "--d-ff", "32", "--max-len", "6",
+                             "--eval-every", "20", "--eval-n", "50", "--final-n", "50", "--batch-size", "32",
+                             "--warmup", "5", "--curve-every", "10", "--curve-n", "30", "--quiet", *extra])
+
+
+def test_training_saves_snapshots_with_their_scores_and_curves(tmp_path):
+    out = tmp_path / "snap"
+    args = tiny_run(out, "--snapshots", "0,0.5,1")
+    metrics = train.train(args)
+    index = checkpoint.snapshot_index(out)
+    assert [e["step"] for e in index] == [0, 20, 40] and [e["fraction"] for e in index] == [0, 0.5, 1]
+    assert [c["step"] for c in metrics["curve"]] == [0, 10, 20, 30, 40]
+    final = checkpoint.load(out).model
+    last = checkpoint.load_snapshot(out, 40)
+    first = checkpoint.load_snapshot(out, 0)
+    assert all(torch.equal(a, b) for a, b in zip(last.state_dict().values(), final.state_dict().values()))
+    assert not torch.equal(first.src_embed.lookup.weight, final.src_embed.lookup.weight)
+    vocab = checkpoint.load(out).vocab
+    validation = train.sample_strings(50, train.VALIDATION_SEED, 6, held_out=True)
+    again = train.Watch(vocab, validation, 30).measure(first)       # the recorded numbers are the snapshot's own
+    assert again == {k: index[0][k] for k in again}
+    assert index[0]["loss"] > index[-1]["loss"]
+
+
+def test_snapshots_do_not_change_the_weights_training_produces(tmp_path):
+    train.train(tiny_run(tmp_path / "with", "--snapshots", "0,0.25,0.5,1"))
+    train.train(tiny_run(tmp_path / "without", "--snapshots", ""))
+    a, b = checkpoint.load(tmp_path / "with").model, checkpoint.load(tmp_path / "without").model
+    assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))
+    assert checkpoint.snapshot_index(tmp_path / "without") == []
+
+
+def test_missing_and_corrupt_snapshots_are_named(tmp_path):
+    out = tmp_path / "snap"
+    train.train(tiny_run(out, "--snapshots", "0,1"))
+    with pytest.raises(checkpoint.MissingCheckpointFileError, match="no snapshot at step 7"):
+        checkpoint.load_snapshot(out, 7)
+    (out / "snapshots" / "step_000000.safetensors").write_bytes(b"\x80\x04not weights")
+    with pytest.raises(checkpoint.CorruptCheckpointError, match="step_000000.safetensors"):
+        checkpoint.load_snapshot(out, 0)
+    (out / "snapshots" / "index.json").write_text('{"snapshots": [{"step": "zero"}]}')
+    with pytest.raises(checkpoint.CorruptCheckpointError, match="index.json"):
+        checkpoint.snapshot_index(out)

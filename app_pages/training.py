@@ -1,0 +1,123 @@
+"""Training: the model at points of its own training run, a model trained live, and an uploaded one."""
+
+import functools
+
+import streamlit as st
+
+from explorer import live_runs
+from explorer.model import checkpoint_or_stop, snapshot_attention_run, snapshots
+from explorer.own_models import add
+from explorer.state import learner_text, publish, restore
+from explorer.text import escape_markdown, visible
+from explorer.uploads import take_upload
+from transformer.checkpoint import MAX_UPLOAD_BYTES, CheckpointError, to_zip
+from transformer.live import LIMITS, LiveSettings, LiveSettingsError
+from viz import attention_grid
+from viz.training import learning_curves, live_curves
+
+st.title("📈 Training")
+st.markdown(
+    "The model was not born reversing. Its training run saved the weights at a handful of moments; slide "
+    "through them and watch the cross-attention of your text go from a blur to the anti-diagonal, while the "
+    "loss falls and exact match climbs. Then train one of your own."
+)
+
+ckpt = checkpoint_or_stop()
+text = learner_text(ckpt)
+try:
+    saved = snapshots()
+except CheckpointError as err:
+    saved = None
+    st.error(escape_markdown(f"The snapshots of this checkpoint cannot be read. {err}"), icon="⚠️")
+if saved == []:
+    st.info("This model carries no snapshots of its training run.", icon="ℹ️")
+
+if saved:
+    steps = [s["step"] for s in saved]
+    by_step = {s["step"]: s for s in saved}
+    restore("snapshot", steps[-1], steps)
+    step = st.select_slider("Training step", steps, key="snapshot",
+                            format_func=lambda s: f"{s:,} ({by_step[s].get('fraction', 0):.0%})")
+    publish("snapshot")
+    shot = by_step[step]
+    run = snapshot_attention_run(text, step)
+    a, b, c, d = st.columns(4)
+    a.metric("The model writes", visible(run.output) or "(nothing)",
+             delta="exact reversal" if run.output == text[::-1] else "not yet", delta_arrow="off",
+             delta_color="normal" if run.output == text[::-1] else "inverse")
+    b.metric("Held-out loss", f"{shot['loss']:.3g}")
+    c.metric("Held-out exact match", f"{shot['exact_match']:.1%}")
+    d.metric("Output steps on the mirror", f"{shot['alignment']:.1%}",
+             help="Of the last decoder layer's best head: the share of output steps i whose largest "
+                  "cross-attention weight falls on source position n−1−i.")
+    curve = ckpt.metrics.get("curve") or saved
+    st.plotly_chart(learning_curves(curve, step, title="The whole run, this snapshot marked"), key="curves")
+    rows = [f"{x}→{y}" for x, y in zip(run.decoder_in, run.decoder_out)]
+    st.plotly_chart(attention_grid(run.weights["cross"], rows, run.source,
+                                   title=f"Cross-attention of every layer and head after {step:,} steps"), key="grid")
+    first = next((s for s in saved if s.get("alignment", 0) >= 0.9), None)
+    st.caption("Rows: what each decoder position reads → what it writes; columns: your source characters. "
+               + (f"The anti-diagonal is there by step {first['step']:,} ({first['fraction']:.0%} of the run): the "
+                  f"first snapshot where the best head's largest weight sits on the mirror for "
+                  f"{first['alignment']:.0%} of the output steps." if first else
+                  "No snapshot reached 90 % of output steps on the mirror."))
+
+st.header("Train your own")
+st.markdown(
+    "Pick a small model and train it here, on this server, while you watch. When it stops, look at it on every "
+    "page, or download it. Your model is yours alone: nobody else's pages change."
+)
+with st.form("live_settings"):
+    c1, c2, c3 = st.columns(3)
+    layers = c1.selectbox("Layers (encoder and decoder each)", [1, 2], key="live_layers")
+    heads = c2.selectbox("Heads", [1, 2, 4], index=1, key="live_heads")
+    d_model = c3.selectbox("d_model", [16, 32, 64], index=1, key="live_d_model")
+    c4, c5, c6 = st.columns(3)
+    n_steps = c4.number_input("Steps", *LIMITS["steps"], value=800, step=50, key="live_steps")
+    lr = c5.select_slider("Learning rate", [1e-4, 3e-4, 1e-3, 3e-3, 1e-2], value=3e-3, key="live_lr")
+    max_len = c6.slider("Longest training word", *LIMITS["max_len"], value=6, key="live_max_len")
+    started = st.form_submit_button("Start training", type="primary")
+if started:
+    try:
+        live_runs.start(LiveSettings(layers, heads, d_model, int(n_steps), lr, max_len))
+    except (LiveSettingsError, live_runs.AlreadyTraining, live_runs.TrainingCapReached) as err:
+        st.error(escape_markdown(str(err)), icon="✋")
+
+live = live_runs.current()
+if live is not None:
+    @st.fragment(run_every=0.5 if not live.progress.done else None)
+    def watch() -> None:
+        p = live.progress
+        st.progress(p.step / p.steps, text=f"{p.status}: step {p.step:,} of {p.steps:,}, {p.seconds:.0f} s")
+        last_match = p.exact_match[-1][1] if p.exact_match else 0.0
+        m1, m2, m3 = st.columns(3)
+        m1.metric("Training loss", f"{p.loss[-1][1]:.3f}" if p.loss else "–")
+        m2.metric("Held-out exact match", f"{last_match:.0%}")
+        m3.metric("Steps per second", f"{p.step / p.seconds:.0f}" if p.seconds else "–")
+        st.plotly_chart(live_curves(p.loss, p.exact_match, p.steps), key="live_curves")
+        if not p.done:
+            st.button("Stop training", on_click=live_runs.stop, key="live_stop")
+        elif p.status == "failed":
+            st.error(escape_markdown(f"The run failed: {p.message}"), icon="⚠️")
+        else:
+            st.success(f"Training {p.status} after {p.step:,} steps: {last_match:.0%} exact match on held-out "
+                       "words.", icon="✅")
+            label = f"Your model ({p.step:,} steps, {last_match:.0%})"
+            b1, b2 = st.columns(2)
+            b1.button("Look at it on every page", key="live_use", on_click=add, args=(label, str(live.out)))
+            b2.download_button("Download it (zip)", functools.partial(to_zip, live.out),
+                               file_name="my-word-reverser.zip", mime="application/zip", on_click="ignore",
+                               key="live_download")
+        if p.done and st.session_state.get("_live_seen_running"):
+            st.session_state["_live_seen_running"] = False
+            st.rerun()  # one full rerun so the page stops polling and shows the finished run
+        st.session_state["_live_seen_running"] = not p.done
+
+    watch()
+
+st.header("Explore a model of your own")
+st.file_uploader(
+    f"A checkpoint zip (model.safetensors, config.json, metrics.json; at most {MAX_UPLOAD_BYTES // 2**20} MB), "
+    "such as one downloaded above", type="zip", key="upload", on_change=take_upload)
+if st.session_state.get("upload_error"):
+    st.error(escape_markdown(st.session_state["upload_error"]), icon="✋")

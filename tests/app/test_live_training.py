@@ -1,0 +1,160 @@
+"""Training a model from the page: start, watch, stop, use it on other pages (this session only),
+download it, the one-run and server-wide limits, and uploads checked before use."""
+
+import time
+
+import pytest
+
+from explorer import live_runs
+from explorer.model import BUNDLED_CHECKPOINT, OWN_MODEL_KEY
+from transformer import checkpoint
+from transformer.live import LiveSettings, LiveTraining
+
+from ..conftest import zip_of
+from .helpers import figures, no_exception, open_page
+
+
+def wait_until_done(run, seconds=120):
+    deadline = time.monotonic() + seconds   # a guard against a hung thread, not a speed requirement
+    while not run.progress.done and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert run.progress.done, run.progress
+
+
+def start_from_page(steps=40, d_model=16, layers=1, text="banana"):
+    at = open_page("training", text)
+    at.number_input(key="live_steps").set_value(steps)
+    at.selectbox(key="live_d_model").set_value(d_model)
+    at.selectbox(key="live_layers").set_value(layers)
+    at.button[0].click().run()   # "Start training", the form's submit button
+    no_exception(at)
+    return at, at.session_state[live_runs.RUN_KEY]
+
+
+@pytest.fixture(autouse=True)
+def no_runs_left_behind():
+    yield
+    registry = live_runs._registry()
+    for run in list(registry.running.values()):
+        run.stop.set()
+        wait_until_done(run)
+
+
+def test_a_short_run_from_the_page_finishes_and_draws_its_curves():
+    at, run = start_from_page(steps=40)
+    wait_until_done(run)
+    at.run()
+    no_exception(at)
+    p = run.progress
+    assert p.status == "finished" and p.step == 40
+    curves = figures(at)["live_curves"]["data"]
+    assert list(curves[0]["x"]) == list(range(1, 41))                 # a loss point after every step
+    assert [s for s, _ in p.exact_match] == list(curves[1]["x"]) == [25, 40]
+    assert "Training finished after 40 steps" in at.success[0].value
+    loaded = checkpoint.load(run.out)
+    assert loaded.model.config.d_model == 16 and loaded.metrics["steps_done"] == 40
+
+
+def test_the_trained_model_is_used_on_other_pages_of_this_session_only():
+    at, run = start_from_page(steps=20, layers=1)
+    wait_until_done(run)
+    at.run()
+    at.button(key="live_use").click().run()
+    own = at.session_state[OWN_MODEL_KEY]
+    assert own == str(run.out)
+    mine = open_page("attention", "banana", state={OWN_MODEL_KEY: own})
+    no_exception(mine)
+    grid = figures(mine)["grid"]["layout"]["annotations"]
+    assert {a["text"].split(" · ")[0] for a in grid} == {"layer 0"}           # the one-layer model
+    everyone_else = open_page("attention", "banana")
+    assert {a["text"].split(" · ")[0] for a in figures(everyone_else)["grid"]["layout"]["annotations"]} == {
+        "layer 0", "layer 1"}                                                # still the bundled model
+
+
+def test_stop_ends_the_run_early_and_keeps_what_it_learned():
+    at, run = start_from_page(steps=3000, d_model=16)
+    while run.progress.step < 3:
+        time.sleep(0.05)
+    at.run()
+    at.button(key="live_stop").click().run()
+    wait_until_done(run)
+    assert run.progress.status == "stopped" and 3 <= run.progress.step < 3000
+    at.run()
+    assert "Training stopped" in at.success[0].value
+    assert checkpoint.load(run.out).metrics["steps_done"] == run.progress.step
+
+
+def test_one_run_per_session_and_a_cap_per_server():
+    at, run = start_from_page(steps=3000)
+    at.button[0].click().run()                       # start again while it runs
+    assert "still training" in at.error[0].value
+    others = [start_from_page(steps=3000)[1] for _ in range(live_runs.MAX_CONCURRENT_RUNS - 1)]
+    late = open_page("training", "banana")
+    late.button[0].click().run()
+    assert "the most it allows at once" in late.error[0].value
+    assert live_runs.RUN_KEY not in late.session_state
+    assert live_runs.running_count() == live_runs.MAX_CONCURRENT_RUNS
+    for r in (run, *others):
+        r.stop.set()
+
+
+def test_a_run_stops_and_its_folder_goes_when_its_session_has_gone(tmp_path, monkeypatch):
+    run = LiveTraining(LiveSettings(d_model=16, steps=3000), tmp_path / "orphan")
+    registry = live_runs._Registry()
+    registry.running["gone"] = run
+    monkeypatch.setattr(live_runs, "_session_alive", lambda session: False)
+    live_runs._train(run, "gone", "gone", registry)
+    assert run.progress.status == "stopped" and run.progress.step == 0
+    assert not (tmp_path / "orphan").exists() and registry.running == {}
+
+
+def test_bad_settings_are_refused_by_the_library():
+    with pytest.raises(ValueError, match="steps must be between 10 and 3000"):
+        LiveSettings(steps=100_000).check()
+    with pytest.raises(ValueError, match="divisible by heads"):
+        LiveSettings(d_model=16, heads=3).check()
+
+
+def test_an_uploaded_checkpoint_becomes_this_sessions_model():
+    at = open_page("training", "level")
+    at.file_uploader(key="upload").set_value(("mine.zip", checkpoint.to_zip(BUNDLED_CHECKPOINT), "application/zip"))
+    at.run()
+    no_exception(at)
+    own = at.session_state[OWN_MODEL_KEY]
+    assert own and own != str(BUNDLED_CHECKPOINT) and checkpoint.load(own).model.config.n_heads == 4
+    assert at.session_state["model_choice"].startswith("Uploaded: mine.zip")
+
+
+@pytest.mark.parametrize("data, reason", [
+    (b"not a zip at all", "not a zip file"),
+    (zip_of({"model.safetensors": b"x", "config.json": b"{}", "metrics.json": b"{}", "evil.py": b"1"}),
+     "unexpected evil.py"),
+    (zip_of({"model.safetensors": b"\x80\x04junk", "config.json": (BUNDLED_CHECKPOINT / "config.json").read_bytes(),
+             "metrics.json": b"{}"}), "model.safetensors"),
+])
+def test_a_bad_upload_gets_a_clear_message_and_changes_nothing(data, reason):
+    at = open_page("training", "level")
+    at.file_uploader(key="upload").set_value(("bad.zip", data, "application/zip"))
+    at.run()
+    no_exception(at)
+    assert reason in at.error[0].value.replace("\\", "")
+    assert OWN_MODEL_KEY not in at.session_state and "model_choice" not in at.session_state
+
+
+@pytest.fixture(scope="module")
+def small_model_dir(tmp_path_factory):
+    """A one-layer, two-head model trained for a few steps, as a learner's live run would leave it."""
+    out = tmp_path_factory.mktemp("small") / "run"
+    LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=30, max_len=6), out).run()
+    return str(out)
+
+
+@pytest.mark.parametrize("page", ["home", "decode", "attention", "positional", "masks", "training", "lab_ablation",
+                                  "lab_heads", "lab_positions", "lab_forcing", "lab_length", "lab_query_key"])
+def test_every_page_works_with_a_small_live_trained_model(page, small_model_dir):
+    at = open_page(page, "level", state={OWN_MODEL_KEY: small_model_dir})
+    no_exception(at)
+    assert not at.error
+    too_long = open_page(page, "abcdefg", state={OWN_MODEL_KEY: small_model_dir})   # 7 > its max_len of 6
+    no_exception(too_long)
+    assert "at most 6" in too_long.error[0].value

@@ -1,0 +1,73 @@
+"""The Training page: the bundled run's snapshots, the learner's word at each, the curves marked."""
+
+import json
+import shutil
+
+import numpy as np
+
+from explorer.model import BUNDLED_CHECKPOINT, CHECKPOINT_ENV
+from transformer.checkpoint import load_snapshot, snapshot_index
+from transformer.lesson import run_attention
+from viz.attention import mosaic_origins
+
+from .helpers import array, figures, no_exception, open_page
+
+
+def metrics(at):
+    return [m.value for m in at.metric]
+
+
+def test_every_snapshot_shows_its_own_output_scores_and_cross_attention(ckpt):
+    index = snapshot_index(BUNDLED_CHECKPOINT)
+    at = open_page("training", "banana")
+    no_exception(at)
+    assert at.select_slider(key="snapshot").value == index[-1]["step"]
+    assert metrics(at)[0] == "ananab"
+    for shot in (index[0], index[len(index) // 2], index[-1]):
+        at.select_slider(key="snapshot").set_value(shot["step"]).run()
+        no_exception(at)
+        model = load_snapshot(BUNDLED_CHECKPOINT, shot["step"])
+        expected = run_attention(model, ckpt.vocab, "banana")
+        assert metrics(at) == [expected.output or "(nothing)", f"{shot['loss']:.3g}", f"{shot['exact_match']:.1%}",
+                               f"{shot['alignment']:.1%}"]
+        charts = figures(at)
+        assert charts["curves"]["layout"]["shapes"][0]["x0"] == shot["step"]   # the marker follows the slider
+        mosaic = array(charts["grid"]["data"][0]["z"]).astype(float)
+        cross = expected.weights["cross"]                                      # (L, H, T, S)
+        _, _, origins = mosaic_origins(*cross.shape)
+        top, left = origins[-1]
+        assert np.allclose(mosaic[top:top + cross.shape[2], left:left + cross.shape[3]], cross[-1, -1], atol=1e-6)
+    assert index[0]["exact_match"] < 0.05 < 0.99 < index[-1]["exact_match"]
+
+
+def test_the_curves_are_the_whole_run_and_the_caption_names_when_the_mirror_appears(ckpt):
+    at = open_page("training", "hello")
+    curve = ckpt.metrics["curve"]
+    loss = figures(at)["curves"]["data"][0]
+    assert list(array(loss["x"]).astype(int)) == [c["step"] for c in curve]
+    first = next(s for s in snapshot_index(BUNDLED_CHECKPOINT) if s["alignment"] >= 0.9)
+    assert f"by step {first['step']:,}" in at.caption[-1].value
+
+
+def test_a_link_opens_the_same_snapshot():
+    step = snapshot_index(BUNDLED_CHECKPOINT)[1]["step"]
+    at = open_page("training", None, query={"text": "level", "snapshot": str(step)})
+    no_exception(at)
+    assert at.select_slider(key="snapshot").value == step
+    assert at.query_params["snapshot"] in (str(step), [str(step)])
+
+
+def test_a_checkpoint_without_snapshots_says_so_and_a_corrupt_index_is_named(tmp_path, monkeypatch):
+    plain = tmp_path / "plain"
+    shutil.copytree(BUNDLED_CHECKPOINT, plain, ignore=shutil.ignore_patterns("snapshots"))
+    monkeypatch.setenv(CHECKPOINT_ENV, str(plain))
+    at = open_page("training", "hello")
+    no_exception(at)
+    assert "no snapshots" in at.info[0].value and not figures(at)
+    broken = tmp_path / "broken"
+    shutil.copytree(BUNDLED_CHECKPOINT, broken)
+    (broken / "snapshots" / "index.json").write_text(json.dumps({"snapshots": "soon"}))
+    monkeypatch.setenv(CHECKPOINT_ENV, str(broken))
+    at = open_page("training", "hello")
+    no_exception(at)
+    assert "index.json" in at.error[0].value.replace("\\", "") and not figures(at)
