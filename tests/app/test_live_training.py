@@ -51,6 +51,7 @@ def test_a_short_run_from_the_page_finishes_and_draws_its_curves():
     assert list(curves[0]["x"]) == list(range(1, 41))                 # a loss point after every step
     assert [s for s, _ in p.exact_match] == list(curves[1]["x"]) == [25, 40]
     assert "Training finished after 40 steps" in at.success[0].value
+    assert [d.label for d in at.get("download_button")] == ["Download it (zip)"]
     loaded = checkpoint.load(run.out)
     assert loaded.model.config.d_model == 16 and loaded.metrics["steps_done"] == 40
 
