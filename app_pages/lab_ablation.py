@@ -7,7 +7,7 @@ import streamlit as st
 from explorer.lab_runs import SAMPLE_SIZE, ablation_table, word_run
 from explorer.model import checkpoint_or_stop
 from explorer.state import learner_text
-from explorer.text import visible
+from explorer.text import reversal_metric, visible
 from transformer.intervention import every_head
 from transformer.lesson import EOS_LABEL, SOS_LABEL
 from viz import attention_side_by_side
@@ -24,8 +24,7 @@ st.markdown(
 ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
 config = ckpt.model.config
-n_layers = {"encoder_self": config.n_encoder_layers, "decoder_self": config.n_decoder_layers,
-            "cross": config.n_decoder_layers}
+n_layers = config.layers_per_kind
 heads = {str(h): (h.kind, h.layer, h.head) for h in every_head(n_layers, config.n_heads)}
 PRESETS = {
     "the four cross heads of the last layer": [n for n in heads if n.startswith(f"cross L{config.n_decoder_layers - 1}")],
@@ -44,9 +43,7 @@ ablated = tuple(heads[name] for name in chosen)
 before, after = word_run(text), word_run(text, ablated)
 left, right = st.columns(2)
 left.metric("Every head working", visible(before.output))
-right.metric(f"{len(ablated)} head(s) off", visible(after.output) or "(nothing)",
-             delta="still the exact reversal" if after.output == text[::-1] else "no longer the exact reversal",
-             delta_color="normal" if after.output == text[::-1] else "inverse", delta_arrow="off")
+reversal_metric(right, f"{len(ablated)} head(s) off", after.output, text)
 
 steps = [*text[::-1], EOS_LABEL]
 st.plotly_chart(correct_probability_bars(before.p_correct, after.p_correct, [visible(s) for s in steps],

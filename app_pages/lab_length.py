@@ -5,7 +5,7 @@ import streamlit as st
 from explorer.lab_runs import length_curve, word_run
 from explorer.model import checkpoint_or_stop
 from explorer.state import learner_text
-from explorer.text import escape_markdown, visible
+from explorer.text import escape_markdown, reversal_metric, visible
 from transformer.lab import LONGEST_LAB_INPUT, encode_for_lab
 from transformer.lesson import SOS_LABEL
 from transformer.vocab import InputError
@@ -42,10 +42,7 @@ long_run, good_run = word_run(cleaned.text), word_run(text)
 
 left, right = st.columns(2)
 for column, word, run, name in ((left, text, good_run, "good"), (right, cleaned.text, long_run, "long")):
-    ok = run.output == word[::-1]
-    column.metric(f"{len(word)} characters", visible(run.output) or "(nothing)",
-                  delta="exact reversal" if ok else "not the reversal", delta_color="normal" if ok else "inverse",
-                  delta_arrow="off")
+    reversal_metric(column, f"{len(word)} characters", run.output, word, "exact reversal", "not the reversal")
     column.plotly_chart(attention_heatmap(run.weights["cross"][-1].mean(0), [SOS_LABEL, *map(visible, word[::-1])],
                                           list(map(visible, word)), title="Cross-attention, last layer, head average",
                                           query_title="decoder position", key_title="source position", height=480),

@@ -5,7 +5,7 @@ import streamlit as st
 from explorer.lab_runs import SAMPLE_SIZE, sample_exact_match, word_run
 from explorer.model import checkpoint_or_stop
 from explorer.state import learner_text
-from explorer.text import visible
+from explorer.text import reversal_metric, visible
 from transformer.lesson import SOS_LABEL
 from viz import attention_side_by_side
 
@@ -35,9 +35,7 @@ sides = tuple(s for s in SIDES if s in sides)
 before, after = word_run(text), word_run(text, (), mode, sides, seed)
 left, right = st.columns(2)
 left.metric("With positions", visible(before.output))
-right.metric(f"Positions {MODES[mode].lower()} in the {' and '.join(sides)}", visible(after.output) or "(nothing)",
-             delta="still the exact reversal" if after.output == text[::-1] else "no longer the exact reversal",
-             delta_color="normal" if after.output == text[::-1] else "inverse", delta_arrow="off")
+reversal_metric(right, f"Positions {MODES[mode].lower()} in the {' and '.join(sides)}", after.output, text)
 kept, lost = sample_exact_match("normal", ("source", "target"), 0), sample_exact_match(mode, sides, seed)
 left.metric(f"Exact match on {SAMPLE_SIZE} held-out words", f"{kept:.1%}")
 right.metric(f"Exact match on {SAMPLE_SIZE} held-out words ", f"{lost:.1%}", delta=f"{lost - kept:+.1%}",

@@ -25,7 +25,7 @@ run = attention_run(text)
 a, b, c = st.columns([2, 1, 1])
 kind = a.segmented_control("Attention kind", list(KINDS), format_func=KINDS.get, default="cross", key="qk_kind",
                            required=True)
-n_layers = config.n_encoder_layers if kind == "encoder_self" else config.n_decoder_layers
+n_layers = config.layers_per_kind[kind]
 layer = b.selectbox("Layer", range(n_layers), index=n_layers - 1, key="qk_layer")
 head = c.selectbox("Head", range(config.n_heads), key="qk_head")
 

@@ -8,7 +8,7 @@ from explorer import live_runs
 from explorer.model import checkpoint_or_stop, snapshot_attention_run, snapshots
 from explorer.own_models import add
 from explorer.state import learner_text, publish, restore
-from explorer.text import escape_markdown, visible
+from explorer.text import escape_markdown, reversal_metric
 from explorer.uploads import take_upload
 from transformer.checkpoint import MAX_UPLOAD_BYTES, CheckpointError, to_zip
 from transformer.live import LIMITS, LiveSettings, LiveSettingsError
@@ -42,9 +42,7 @@ if saved:
     shot = by_step[step]
     run = snapshot_attention_run(text, step)
     a, b, c, d = st.columns(4)
-    a.metric("The model writes", visible(run.output) or "(nothing)",
-             delta="exact reversal" if run.output == text[::-1] else "not yet", delta_arrow="off",
-             delta_color="normal" if run.output == text[::-1] else "inverse")
+    reversal_metric(a, "The model writes", run.output, text, "exact reversal", "not yet")
     b.metric("Held-out loss", f"{shot['loss']:.3g}")
     c.metric("Held-out exact match", f"{shot['exact_match']:.1%}")
     d.metric("Output steps on the mirror", f"{shot['alignment']:.1%}",

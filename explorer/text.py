@@ -15,3 +15,11 @@ def escape_markdown(text: str) -> str:
 def visible(text: str) -> str:
     """Spaces shown as '␣' so a learner can count them."""
     return text.replace(" ", "␣")
+
+
+def reversal_metric(container, label: str, output: str, text: str, right: str = "still the exact reversal",
+                    wrong: str = "no longer the exact reversal") -> None:
+    """A metric of what the model wrote, marked green when it is the exact reversal of `text`, red when not."""
+    exact = output == text[::-1]
+    container.metric(label, visible(output) or "(nothing)", delta=right if exact else wrong,
+                     delta_color="normal" if exact else "inverse", delta_arrow="off")

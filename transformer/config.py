@@ -36,6 +36,12 @@ class ModelConfig:
     def d_k(self) -> int:
         return self.d_model // self.n_heads
 
+    @property
+    def layers_per_kind(self) -> dict[str, int]:
+        """How many layers each attention kind has: cross-attention lives in the decoder layers."""
+        return {"encoder_self": self.n_encoder_layers, "decoder_self": self.n_decoder_layers,
+                "cross": self.n_decoder_layers}
+
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 

@@ -18,8 +18,9 @@ from . import decoding
 from .data import random_string
 from .decoding import greedy_batch
 from .intervention import NO_INTERVENTION, Head, Intervention, every_head
+from .lesson import trace_weights
 from .model import Transformer
-from .trace import KINDS, Kind, Trace
+from .trace import KINDS, Kind
 from .vocab import EOS, SOS, Vocab
 
 LONGEST_LAB_INPUT = 48  # twice the training length: far enough to fail, small enough for a shared server
@@ -61,15 +62,10 @@ def ablation_ranking(model: Transformer, vocab: Vocab, texts: list[str]) -> tupl
     """Exact match with every head, and each head switched off alone, ranked by how much it hurts."""
     base = exact_match(model, vocab, texts)
     effects = []
-    for head in every_head(_n_layers(model), model.config.n_heads):
+    for head in every_head(model.config.layers_per_kind, model.config.n_heads):
         without = exact_match(model, vocab, texts, Intervention(ablated=frozenset({head})))
         effects.append(HeadEffect(head, without, base - without))
     return base, sorted(effects, key=lambda e: (-e.drop, e.head))
-
-
-def _n_layers(model: Transformer) -> dict[Kind, int]:
-    c = model.config
-    return {"encoder_self": c.n_encoder_layers, "decoder_self": c.n_decoder_layers, "cross": c.n_decoder_layers}
 
 
 def ideal_keys(kind: Kind, n_queries: int, source_length: int) -> np.ndarray:
@@ -136,12 +132,8 @@ def run_word(model: Transformer, vocab: Vocab, text: str, edit: Intervention = N
     return WordRun(
         output=vocab.decode(decoding.generate(model, src, edit=edit)),
         p_correct=probs[torch.arange(len(gold)), torch.tensor(gold)].numpy(),
-        weights=_weights(trace),
+        weights=trace_weights(trace),
     )
-
-
-def _weights(trace: Trace) -> dict[str, np.ndarray]:
-    return {k: np.stack([w[0].numpy() for w in getattr(trace, k)]) for k in KINDS}
 
 
 @dataclass(frozen=True)
@@ -171,7 +163,7 @@ def teacher_forcing_vs_free_running(
     free_input = [list(s.decoder_input[1:]) for s in steps]
     divergence = next((t for t, prefix in enumerate(free_input) if prefix != correct[:t]), None)
     return ForcingComparison(correct, logits.argmax(-1).tolist(), free_input, [s.token for s in steps], fed,
-                             divergence, _weights(steps[-1].trace)["cross"])
+                             divergence, trace_weights(steps[-1].trace)["cross"])
 
 
 # --- Beyond the training length ------------------------------------------------------------------

@@ -16,7 +16,7 @@ from . import decoding
 from .data import pad
 from .decoding import greedy_batch
 from .model import Transformer
-from .trace import KINDS
+from .trace import KINDS, Trace
 from .vocab import SOS, Vocab
 
 COMPANIONS = (  # batch partners for the masks page, so the learner's word sits among padded rows
@@ -91,6 +91,11 @@ class AttentionRun:
     d_k: int
 
 
+def trace_weights(trace: Trace) -> dict[str, np.ndarray]:
+    """kind -> (L, H, Tq, Tk) attention weights of the first (only) batch row, as numpy."""
+    return {k: np.stack([w[0].numpy() for w in getattr(trace, k)]) for k in KINDS}
+
+
 def run_attention(model: Transformer, vocab: Vocab, text: str) -> AttentionRun:
     src = vocab.encode(text, model.config.max_len)
     out = decoding.generate(model, src)
@@ -103,7 +108,7 @@ def run_attention(model: Transformer, vocab: Vocab, text: str) -> AttentionRun:
         decoder_in=[token_label(vocab, i) for i in tgt],
         decoder_out=[token_label(vocab, i) for i in written],
         output=vocab.decode(out),
-        weights={k: np.stack([w[0].numpy() for w in getattr(trace, k)]) for k in KINDS},
+        weights=trace_weights(trace),
         scores={k: np.stack([trace.scores(k, layer)[0].numpy() for layer in range(len(getattr(trace, k)))])
                 for k in KINDS},
         masks={k: trace.mask(k)[0, 0].numpy() for k in KINDS},

@@ -48,3 +48,8 @@ def _has_none(value) -> bool:
 
 def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
+
+
+def metric_values(at: AppTest) -> list[str]:
+    """The value of every st.metric on the page, in page order (column by column)."""
+    return [m.value for m in at.metric]

@@ -8,25 +8,21 @@ from transformer import lab
 from transformer.evaluate import held_out_strings
 from transformer.intervention import Head, Intervention
 
-from .helpers import array, figures, no_exception, open_page
+from .helpers import array, figures, metric_values, no_exception, open_page
 
 LAST_CROSS = [f"cross L1 H{h}" for h in range(4)]
-
-
-def metrics(at):
-    return [m.value for m in at.metric]
 
 
 def test_switching_heads_off_changes_the_output_probabilities_and_attention(ckpt):
     at = open_page("lab_ablation", "banana")
     no_exception(at)
-    assert metrics(at)[:2] == ["ananab", "ananab"]  # nothing switched off yet
+    assert metric_values(at)[:2] == ["ananab", "ananab"]  # nothing switched off yet
     at.multiselect(key="ablated").set_value(LAST_CROSS).run()
     no_exception(at)
     edit = Intervention(ablated=frozenset(Head("cross", 1, h) for h in range(4)))
     expected = lab.run_word(ckpt.model, ckpt.vocab, "banana", edit)
     plain = lab.run_word(ckpt.model, ckpt.vocab, "banana")
-    assert metrics(at)[:2] == ["ananab", expected.output] and expected.output != "ananab"
+    assert metric_values(at)[:2] == ["ananab", expected.output] and expected.output != "ananab"
     bars = figures(at)["probabilities"]["data"]
     assert np.allclose(array(bars[0]["y"]).astype(float), plain.p_correct, atol=1e-6)
     assert np.allclose(array(bars[1]["y"]).astype(float), expected.p_correct, atol=1e-6)
@@ -66,13 +62,13 @@ def test_one_sessions_ablation_is_not_seen_by_another():
     """Two sessions in one server process share the one cached model: the ablation stays in its own."""
     ablating = open_page("lab_ablation", "banana")
     ablating.multiselect(key="ablated").set_value(LAST_CROSS).run()
-    broken = metrics(ablating)[1]
+    broken = metric_values(ablating)[1]
     watching = open_page("attention", "banana")
     assert "Input **banana** → output **ananab**" in [c.value for c in watching.caption]
     other = open_page("lab_ablation", "banana")
-    assert metrics(other)[:2] == ["ananab", "ananab"]
+    assert metric_values(other)[:2] == ["ananab", "ananab"]
     ablating.run()
-    assert metrics(ablating)[1] == broken != "ananab"
+    assert metric_values(ablating)[1] == broken != "ananab"
 
 
 def test_which_head_reverses_ranks_scores_and_says_where_the_rankings_differ(ckpt):
@@ -104,7 +100,7 @@ def test_no_positions_shows_the_output_and_held_out_exact_match(ckpt, mode, side
     edit = Intervention(positions=mode, sides=frozenset(sides), shuffle_seed=5 if mode == "shuffle" else 0)
     expected = lab.run_word(ckpt.model, ckpt.vocab, "banana", edit)
     sample = lab.exact_match(ckpt.model, ckpt.vocab, held_out_strings(200, 24), edit)
-    shown = metrics(at)   # column by column: with positions (output, exact match), then without
+    shown = metric_values(at)   # column by column: with positions (output, exact match), then without
     assert shown[0] == "ananab" and shown[2] == (expected.output or "(nothing)")
     assert shown[1] == "100.0%" and shown[3] == f"{sample:.1%}"
     cross = figures(at)["cross"]["data"]
@@ -151,7 +147,7 @@ def test_longer_than_trained_plots_every_length_and_compares_two_words(ckpt):
     at.text_input(key="long_text").set_value("abcdefghijklmnopqrstuvwxyzabcd").run()
     no_exception(at)
     expected = lab.run_word(ckpt.model, ckpt.vocab, "abcdefghijklmnopqrstuvwxyzabcd")
-    assert metrics(at)[1] == expected.output
+    assert metric_values(at)[1] == expected.output
     long_map = array(figures(at)["attention_long"]["data"][0]["z"]).astype(float)
     assert np.allclose(long_map, expected.weights["cross"][-1].mean(0), atol=1e-6)
 

@@ -10,11 +10,7 @@ from transformer.checkpoint import load_snapshot, snapshot_index
 from transformer.lesson import run_attention
 from viz.attention import mosaic_origins
 
-from .helpers import array, figures, no_exception, open_page
-
-
-def metrics(at):
-    return [m.value for m in at.metric]
+from .helpers import array, figures, metric_values, no_exception, open_page
 
 
 def test_every_snapshot_shows_its_own_output_scores_and_cross_attention(ckpt):
@@ -22,13 +18,13 @@ def test_every_snapshot_shows_its_own_output_scores_and_cross_attention(ckpt):
     at = open_page("training", "banana")
     no_exception(at)
     assert at.select_slider(key="snapshot").value == index[-1]["step"]
-    assert metrics(at)[0] == "ananab"
+    assert metric_values(at)[0] == "ananab"
     for shot in (index[0], index[len(index) // 2], index[-1]):
         at.select_slider(key="snapshot").set_value(shot["step"]).run()
         no_exception(at)
         model = load_snapshot(BUNDLED_CHECKPOINT, shot["step"])
         expected = run_attention(model, ckpt.vocab, "banana")
-        assert metrics(at) == [expected.output or "(nothing)", f"{shot['loss']:.3g}", f"{shot['exact_match']:.1%}",
+        assert metric_values(at) == [expected.output or "(nothing)", f"{shot['loss']:.3g}", f"{shot['exact_match']:.1%}",
                                f"{shot['alignment']:.1%}"]
         charts = figures(at)
         assert charts["curves"]["layout"]["shapes"][0]["x0"] == shot["step"]   # the marker follows the slider
