@@ -25,10 +25,17 @@ def figure(data: list[dict], title: str = "", height: int | None = None, **layou
     return go.Figure(data=data, layout={**base, **layout})
 
 
-def token_axis(labels: list[str], title: str, **extra) -> dict:
-    """A numeric axis (so repeated letters keep their own positions) showing the tokens as ticks."""
-    return dict(title=dict(text=title), tickmode="array", tickvals=list(range(len(labels))),
-                ticktext=list(labels), showgrid=False, zeroline=False, **extra)
+def token_axis(labels: list[str], title: str, categorical: bool = False, **extra) -> dict:
+    """An axis showing the tokens as ticks, with repeated letters in their own places.
+
+    Numeric by default (data at 0, 1, 2, ...). `categorical` expects data placed at position_labels(labels),
+    so hover can name the token from the axis alone, with no per-cell label array to send to the browser."""
+    if categorical:
+        ticks = dict(type="category", tickvals=position_labels(labels))
+    else:
+        ticks = dict(tickvals=list(range(len(labels))))
+    return dict(title=dict(text=title), tickmode="array", **ticks, ticktext=list(labels), showgrid=False,
+                zeroline=False, **extra)
 
 
 def position_labels(labels: list[str]) -> list[str]:

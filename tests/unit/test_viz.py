@@ -12,6 +12,21 @@ def test_cell_values_are_printed_only_while_cells_can_hold_them():
 
 def test_repeated_letters_keep_their_own_columns():
     fig = attention_heatmap(np.eye(5), list("level"), list("level"))
-    assert list(fig.layout.xaxis.tickvals) == [0, 1, 2, 3, 4]
-    assert list(fig.layout.xaxis.ticktext) == list("level")
+    columns = list(fig.data[0].x)
+    assert len(set(columns)) == 5 and columns[0] != columns[4]        # the two l's are two columns
+    assert list(fig.layout.xaxis.tickvals) == columns                  # a tick on each column...
+    assert list(fig.layout.xaxis.ticktext) == list("level")            # ...showing its letter
+    assert fig.layout.xaxis.type == fig.layout.yaxis.type == "category"
     assert (fig.data[0].zmin, fig.data[0].zmax) == (0, 1)
+
+
+def test_every_mosaic_cell_is_named_by_its_row_and_column():
+    from viz import attention_grid
+    weights = np.random.default_rng(0).random((2, 3, 4, 5))
+    cells = attention_grid(weights, list("abcd"), list("vwxyz")).data[0]
+    assert len(set(cells.x)) == len(cells.x) and len(set(cells.y)) == len(cells.y)   # no two merge
+    z = np.asarray(cells.z)
+    named = {(y, x): z[i, j] for i, y in enumerate(cells.y) for j, x in enumerate(cells.x) if not np.isnan(z[i, j])}
+    assert len(named) == weights.size
+    assert named["layer 1 · query 2:c", "head 2 · key 4:z"] == weights[1, 2, 2, 4]
+    assert "%{y}" in cells.hovertemplate and "%{x}" in cells.hovertemplate
