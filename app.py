@@ -5,7 +5,7 @@
 
 import streamlit as st
 
-from explorer.model import checkpoint_dir, checkpoint_or_stop, decoding_run
+from explorer.model import attention_run, checkpoint_dir, checkpoint_or_stop
 from explorer.own_models import CHOICE, SERVER_MODEL, apply_choice, own_models
 from explorer.state import MAX_TYPED, TEXT_KEY, checked_text, init_text
 from explorer.text import visible
@@ -46,7 +46,7 @@ with st.sidebar:
     _, cleaned, problem = checked_text(ckpt)
     if problem is None:
         st.caption("The model writes")
-        st.markdown(f"#### {visible(decoding_run(cleaned.text, None, None, 0).output) or '(nothing)'}")
+        st.markdown(f"#### {visible(attention_run(cleaned.text).output) or '(nothing)'}")  # shared with Attention
     config, metrics = ckpt.model.config, ckpt.metrics
     with st.container(border=True):
         st.markdown("**Model card**")

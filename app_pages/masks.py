@@ -7,7 +7,7 @@ import streamlit as st
 from explorer.model import batch_run, checkpoint_or_stop
 from explorer.state import learner_text, publish, restore
 from transformer.lesson import PAD_LABEL, companions, softmax_with_and_without_scaling
-from viz import attention_heatmap, mask_heatmap, scores_heatmap, softmax_comparison
+from viz import attention_heatmap, mask_heatmap, panels, scores_heatmap, softmax_comparison
 
 KINDS = {"encoder_self": "Encoder self", "decoder_self": "Decoder self", "cross": "Cross"}
 
@@ -29,15 +29,15 @@ batch = batch_run(tuple([text, *companions(text, config.max_len)]))
 st.subheader("Your text in a batch")
 st.dataframe(pd.DataFrame(batch.source, index=[f"row {i}" for i in range(len(batch.texts))]),
              width="content")
-left, right = st.columns(2)
-left.plotly_chart(mask_heatmap(batch.src_mask, [f"row {i}" for i in range(len(batch.texts))],
-                               [str(i) for i in range(batch.src_mask.shape[1])],
-                               title="Padding mask of the source batch", row_title="batch row",
-                               col_title="source position"), key="padding")
 t_len = batch.tgt_mask.shape[-1]
 causal = np.tril(np.ones((t_len, t_len), dtype=bool))
-right.plotly_chart(mask_heatmap(causal, list(map(str, range(t_len))), list(map(str, range(t_len))),
-                                title="Causal mask (the same for every row)"), key="causal")
+st.plotly_chart(panels([
+    mask_heatmap(batch.src_mask, [f"row {i}" for i in range(len(batch.texts))],
+                 [str(i) for i in range(batch.src_mask.shape[1])], title="Padding mask of the source batch",
+                 row_title="batch row", col_title="source position"),
+    mask_heatmap(causal, list(map(str, range(t_len))), list(map(str, range(t_len))),
+                 title="Causal mask (the same for every row)"),
+]), key="masks")
 
 st.subheader("One attention, step by step")
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
@@ -63,10 +63,10 @@ mask_used = {"encoder_self": "padding of the source", "decoder_self": "causal AN
              "cross": "padding of the source"}[kind]
 st.caption(f"Mask used here: **{mask_used}**. The grey cells on the left are exactly the masked ones; on the right "
            "they receive weight 0.")
-a, b = st.columns(2)
-a.plotly_chart(scores_heatmap(scores, queries, keys, title=f"1 · Masked scores QKᵀ/√d_k, row {row} (grey: −∞)"),
-               key="scores")
-b.plotly_chart(attention_heatmap(weights, queries, keys, title="2 · After softmax"), key="weights")
+st.plotly_chart(panels([
+    scores_heatmap(scores, queries, keys, title=f"1 · Masked scores QKᵀ/√d_k, row {row} (grey: −∞)"),
+    attention_heatmap(weights, queries, keys, title="2 · After softmax"),
+], gap=0.2, same_height=True), key="scores")  # room for the scores' colour bar between the panels
 
 real_queries = mask.any(axis=1)
 padded_keys = [i for i, label in enumerate(keys) if label == PAD_LABEL]

@@ -1,10 +1,10 @@
 """How fast a live run of the Training page's default configuration learns to reverse, on this machine.
 
-    python -m benchmarks.live_training [--seeds 3]
+    python -m benchmarks.live_training [--seeds 3] [--threads 1]
 
 Runs transformer.live.LiveTraining with the page's defaults (the form's starting values), several seeds,
 one after another, and prints for each the first evaluated step and the seconds at which held-out exact
-match reached 90 %, then the medians.
+match reached 90 %, then the medians. One torch thread by default, as in the app's server (explorer.model).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
+import torch
+
 from transformer.live import LiveSettings, LiveTraining
 
 TARGET = 0.9
@@ -22,9 +24,11 @@ TARGET = 0.9
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (the app's server uses 1)")
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
     defaults = LiveSettings()
-    print(f"default live configuration: {defaults}")
+    print(f"default live configuration: {defaults}; {torch.get_num_threads()} torch thread(s)")
     reached_steps, reached_seconds = [], []
     for seed in range(args.seeds):
         with tempfile.TemporaryDirectory() as tmp:

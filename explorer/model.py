@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 import streamlit as st
+import torch
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from transformer import lesson
@@ -23,6 +24,11 @@ BUNDLED_CHECKPOINT = ROOT / "checkpoints" / "word_reversal"
 CHECKPOINT_ENV = "ATTENTION_EXPLORER_CHECKPOINT"  # another checkpoint directory, if set
 OWN_MODEL_KEY = "own_model_dir"  # a folder of this session's own (trained or uploaded) model, when it chose one
 T = TypeVar("T")
+
+# One intra-op thread per computation. The models are tiny (d_model 64): a second thread saves ~20 % of a
+# run's wall time alone but doubles its CPU time, and on a 2-core server it competes with the other sessions
+# (and in a class, with everything else). Measured with benchmarks.browser_ab and benchmarks.classroom.
+torch.set_num_threads(1)
 
 
 def server_checkpoint_dir() -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import ATTENTION_SCALE, figure, grid_domains, position_labels, token_axis
+from .style import ATTENTION_SCALE, figure, panels, position_labels, token_axis
 
 HOVER = "query <b>%{y}</b><br>key <b>%{x}</b><br>weight %{z:.3f}<extra></extra>"
 
@@ -22,13 +22,14 @@ def _heatmap(weights: np.ndarray, query_labels: list[str], key_labels: list[str]
 def attention_heatmap(
     weights: np.ndarray, query_labels: list[str], key_labels: list[str], title: str = "",
     query_title: str = "query position", key_title: str = "key position", show_values: bool | None = None,
-    height: int | None = None, highlight_row: int | None = None,
+    height: int | None = None, highlight_row: int | None = None, show_scale: bool | None = None,
 ) -> go.Figure:
     """(Tq, Tk) weights -> one heatmap with hover on every cell; `highlight_row` outlines one query's row."""
     if show_values is None:  # numbers in the cells only while the cells are wide enough to hold them
         show_values = weights.shape[1] <= 12 and weights.shape[0] * weights.shape[1] <= 120
     trace = _heatmap(weights, query_labels, key_labels, show_values, zmin=0, zmax=1, colorscale=ATTENTION_SCALE,
-                     colorbar=dict(title=dict(text="weight")), showscale=weights.shape[0] > 2)
+                     colorbar=dict(title=dict(text="weight")),
+                     showscale=weights.shape[0] > 2 if show_scale is None else show_scale)
     outline = [] if highlight_row is None else [dict(
         type="rect", xref="x", yref="y", x0=-0.5, x1=weights.shape[1] - 0.5, y0=highlight_row - 0.5,
         y1=highlight_row + 0.5, line=dict(color="#f59e0b", width=3))]
@@ -43,25 +44,11 @@ def attention_side_by_side(
     matrices: list[np.ndarray], panel_titles: list[str], query_labels: list[str], key_labels: list[str],
     title: str = "", query_title: str = "query position", key_title: str = "key position",
 ) -> go.Figure:
-    """Several (Tq, Tk) matrices as panels of one figure sharing one 0-1 colour scale.
-
-    One figure rather than one per matrix: in the browser each Plotly chart costs ~130 ms to redraw
-    whatever its size, so panels are cheaper than charts."""
-    data, layout, panel_heads = [], {}, []
-    for i, (x_domain, _) in enumerate(grid_domains(1, len(matrices), 0.07, 0)):
-        n = "" if i == 0 else str(i + 1)
-        data.append(_heatmap(matrices[i], query_labels, key_labels, False, xaxis=f"x{n}", yaxis=f"y{n}",
-                             coloraxis="coloraxis"))
-        layout[f"xaxis{n}"] = {**token_axis(key_labels, key_title, categorical=True), "domain": x_domain,
-                               "anchor": f"y{n}"}
-        layout[f"yaxis{n}"] = {**token_axis(query_labels, query_title if i == 0 else "", categorical=True,
-                                            autorange="reversed"),
-                               "domain": [0, 0.93], "anchor": f"x{n}"}
-        panel_heads.append(dict(text=panel_titles[i], x=x_domain[0], y=0.95, xref="paper", yref="paper",
-                                xanchor="left", yanchor="bottom", showarrow=False))
-    return figure(data, title, max(300, 34 * len(query_labels) + 150), annotations=panel_heads,
-                  coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0, cmax=1, colorbar=dict(title=dict(text="weight"))),
-                  **layout)
+    """Several (Tq, Tk) matrices as panels of one figure on the same 0-1 scale, with one colour bar."""
+    last = len(matrices) - 1
+    return panels([attention_heatmap(m, query_labels, key_labels, panel_title, query_title if i == 0 else "",
+                                     key_title, show_values=False, show_scale=i == last)
+                   for i, (m, panel_title) in enumerate(zip(matrices, panel_titles))], title, gap=0.07, same_height=True)
 
 
 def mosaic_origins(rows: int, cols: int, n_queries: int, n_keys: int) -> tuple[int, int, list[tuple[int, int]]]:

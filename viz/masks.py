@@ -15,7 +15,7 @@ def mask_heatmap(mask: np.ndarray, row_labels: list[str], col_labels: list[str],
     cells = dict(
         type="heatmap", z=mask.astype(int), x=list(range(mask.shape[1])), y=list(range(mask.shape[0])),
         zmin=0, zmax=1, colorscale=[[0, MASK_COLOURS[0]], [1, MASK_COLOURS[1]]], showscale=False,
-        text=np.where(mask, "attend", "masked"), texttemplate="%{text}" if mask.size <= 100 else None,
+        text=np.where(mask, "attend", "masked"), texttemplate="%{text}" if mask.size <= 100 and mask.shape[1] <= 12 else None,
         hovertemplate="row %{y}, column %{x}: %{text}<extra></extra>", xgap=1, ygap=1,
     )
     return figure([cells], title, max(200, 30 * len(row_labels) + 110),
@@ -38,6 +38,7 @@ def scores_heatmap(scores: np.ndarray, row_labels: list[str], col_labels: list[s
     minus_infinity = dict(type="heatmap", z=np.where(masked, 1.0, np.nan), x=x, y=y,
                           colorscale=[[0, "#d1d5db"], [1, "#d1d5db"]], showscale=False,
                           text=np.where(masked, "-inf", ""), texttemplate="%{text}" if show else None,
+                          hoverongaps=False,  # finite cells are this layer's gaps: leave their hover to the scores
                           hovertemplate="query %{y}, key %{x}<br>score -inf (masked)<extra></extra>")
     return figure([values, minus_infinity], title, max(220, 30 * len(row_labels) + 120),
                   xaxis=token_axis(col_labels, col_title),

@@ -53,9 +53,8 @@ def test_cross_attention_rows_are_target_positions_and_columns_source(ckpt):
     assert detail["layout"]["xaxis"]["title"]["text"].startswith("source")
     hover = detail["data"][0]["hovertemplate"]
     assert "query" in hover and "key" in hover and "weight" in hover
-    scale = detail["layout"]["coloraxis"]
-    assert [d["coloraxis"] for d in detail["data"]] == ["coloraxis", "coloraxis"]
-    assert scale["cmin"] == 0 and scale["cmax"] == 1
+    assert [(d["zmin"], d["zmax"]) for d in detail["data"]] == [(0, 1), (0, 1)]   # one scale...
+    assert [d["showscale"] for d in detail["data"]] == [False, True]              # ...and one colour bar
 
 
 def test_the_best_cross_head_reads_the_source_backwards(ckpt):

@@ -9,17 +9,21 @@ def test_masks_page_pads_the_batch_and_zeroes_every_masked_weight(ckpt):
     at = open_page("masks", "hello")
     no_exception(at)
     charts = figures(at)
-    assert set(charts) == {"padding", "causal", "scores", "weights", "scaling"}
+    assert set(charts) == {"masks", "scores", "scaling"}
+    padding_trace, causal_trace = charts["masks"]["data"]          # two panels of one chart
+    assert (padding_trace["xaxis"], causal_trace["xaxis"]) == ("x", "x2")
     texts = ["hello", *companions("hello", 24)]
-    padding = array(charts["padding"]["data"][0]["z"]).astype(int)
+    padding = array(padding_trace["z"]).astype(int)
     assert padding.tolist() == [[int(i < len(t)) for i in range(max(map(len, texts)))] for t in texts]
-    scores = array(charts["scores"]["data"][0]["z"])
-    weights = array(charts["weights"]["data"][0]["z"]).astype(float)
-    masked = array(charts["scores"]["data"][1]["text"]) == "-inf"
+    finite_scores, minus_infinity, softmax = charts["scores"]["data"]  # scores panel (two layers), softmax panel
+    assert softmax["xaxis"] == "x2"
+    scores = array(finite_scores["z"])
+    weights = array(softmax["z"]).astype(float)
+    masked = array(minus_infinity["text"]) == "-inf"
     assert masked.any() and np.all(weights[masked] == 0)
     expected = run_batch(ckpt.model, ckpt.vocab, texts).weights["decoder_self"][0, 0, 0]
     assert np.allclose(weights, expected, atol=1e-6)
-    causal = array(charts["causal"]["data"][0]["z"]).astype(int)
+    causal = array(causal_trace["z"]).astype(int)
     assert np.array_equal(causal, np.tril(np.ones_like(causal)))
     assert scores.shape == weights.shape
 
@@ -33,7 +37,7 @@ def test_cross_kind_and_batch_row_follow_the_controls(ckpt):
     no_exception(at)
     texts = ["hello", *companions("hello", 24)]
     expected = run_batch(ckpt.model, ckpt.vocab, texts).weights["cross"][1, 1, 2]
-    assert np.allclose(array(figures(at)["weights"]["data"][0]["z"]).astype(float), expected, atol=1e-6)
+    assert np.allclose(array(figures(at)["scores"]["data"][-1]["z"]).astype(float), expected, atol=1e-6)
 
 
 def test_scaling_comparison_is_sharper_without_the_square_root():

@@ -16,7 +16,7 @@ PAGES = {  # url path -> (sidebar label, charts expected)
     "decode": ("Decode step by step", 4),
     "attention": ("Attention", 2),
     "positional": ("Positional encoding", 7),
-    "masks": ("Masks", 5),
+    "masks": ("Masks", 3),
     "training": ("Training", 2),
     "lab-ablation": ("Switch heads off", 2),
     "lab-heads": ("Which head reverses?", 1),

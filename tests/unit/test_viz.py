@@ -30,3 +30,10 @@ def test_every_mosaic_cell_is_named_by_its_row_and_column():
     assert len(named) == weights.size
     assert named["layer 1 · query 2:c", "head 2 · key 4:z"] == weights[1, 2, 2, 4]
     assert "%{y}" in cells.hovertemplate and "%{x}" in cells.hovertemplate
+
+
+def test_mask_cells_are_labelled_only_while_the_word_fits_in_them():
+    from viz import mask_heatmap
+    narrow = mask_heatmap(np.ones((3, 24), dtype=bool), list("abc"), [str(i) for i in range(24)])
+    wide = mask_heatmap(np.ones((3, 8), dtype=bool), list("abc"), [str(i) for i in range(8)])
+    assert narrow.data[0].texttemplate is None and wide.data[0].texttemplate == "%{text}"
