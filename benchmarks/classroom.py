@@ -1,11 +1,14 @@
-"""A classroom of 30 browser sessions on one server, each typing new words for a bounded time.
+"""A classroom of 30 sessions on one server, each typing new words for a bounded time.
 
-    python -m benchmarks.classroom [--sessions 30] [--seconds 60]
+    python -m benchmarks.classroom [--sessions 30] [--seconds 60] [--clients protocol,browser]
 
-Every session is a separate browser context (its own Streamlit session) on one of the five pages,
-typing a fresh random word, waiting for the page to settle with every chart drawn, and again, until
-the time is up. Prints p50 and p95 interaction latency, the number of errors (a Streamlit exception
-on screen or a wait that timed out), and the server's peak resident memory (VmHWM).
+Sessions are spread over every page of the app. Two kinds of client, each against a fresh server:
+- protocol: Streamlit's websocket protocol spoken from Python (benchmarks.protocol_session). A class brings
+  its own browsers, so this is the server's share: rerun requested to script finished, nothing drawn.
+- browser: a headless Chromium context per session, typing into the text box and waiting for the page to
+  settle with every chart drawn. Here 30 tabs render on the server's own 2 cores: the machine saturated.
+Prints p50 and p95 interaction latency, the number of errors (an exception shown, the sidebar not showing
+the word's reversal, or a wait that timed out), and the server's peak resident memory (VmHWM).
 """
 
 from __future__ import annotations
@@ -21,8 +24,15 @@ from playwright.async_api import async_playwright
 
 from tests.e2e.harness import ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, SETTLED, start_server, stop_server
 
-PAGES = ["", "decode", "attention", "positional", "masks"]
+from .protocol_session import ProtocolSession
+
+PAGES = ["", "decode", "attention", "positional", "masks", "training", "lab-ablation", "lab-heads",
+         "lab-positions", "lab-forcing", "lab-length", "lab-query-key"]
 TIMEOUT_MS = 120_000
+
+
+def new_word(rng: random.Random) -> str:
+    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 24)))
 
 
 def peak_mb(pid: int) -> float:
@@ -44,7 +54,7 @@ async def open_session(browser, url: str, path: str):
 async def student(page, path: str, seed: int, stop_at: float, latencies: list, errors: list) -> None:
     rng = random.Random(seed)
     while time.monotonic() < stop_at:
-        word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 24)))
+        word = new_word(rng)
         start = time.perf_counter()
         try:
             box = page.get_by_role("textbox", name="Your text")
@@ -63,7 +73,7 @@ async def student(page, path: str, seed: int, stop_at: float, latencies: list, e
             errors.append(f"{path}: {type(err).__name__}: {str(err).splitlines()[0][:120]}")
 
 
-async def run(url: str, sessions: int, seconds: float) -> tuple[list, list]:
+async def browsers(url: str, sessions: int, seconds: float) -> tuple[list, list]:
     latencies: list[float] = []
     errors: list[str] = []
     async with async_playwright() as p:
@@ -81,26 +91,62 @@ async def run(url: str, sessions: int, seconds: float) -> tuple[list, list]:
     return latencies, errors
 
 
+async def protocol_student(url: str, path: str, seed: int, stop_at: float, latencies: list, errors: list) -> None:
+    rng = random.Random(seed)
+    session = ProtocolSession(url, path)
+    await session.open()
+    while time.monotonic() < stop_at:
+        word = new_word(rng)
+        try:
+            answer = await asyncio.wait_for(session.type(word), TIMEOUT_MS / 1000)
+        except Exception as err:  # noqa: BLE001 - counted and reported, the run goes on
+            errors.append(f"{path}: {type(err).__name__}: {str(err).splitlines()[0][:120] if str(err) else ''}")
+            break
+        latencies.append(answer.seconds)
+        errors += [f"{path}: {e[:120]} for {word!r}" for e in answer.exceptions]
+        if f"#### {word[::-1]}" not in answer.markdown:
+            errors.append(f"{path}: the sidebar does not show the reversal of {word!r}")
+    await session.close()
+
+
+async def protocol_clients(url: str, sessions: int, seconds: float) -> tuple[list, list]:
+    latencies: list[float] = []
+    errors: list[str] = []
+    for path in PAGES:  # each page once first, as a class's first students would (a lab table is built once)
+        session = ProtocolSession(url, path)
+        await session.open()
+        await session.close()
+    stop_at = time.monotonic() + seconds
+    await asyncio.gather(*(protocol_student(url, PAGES[i % len(PAGES)], i, stop_at, latencies, errors)
+                           for i in range(sessions)))
+    return latencies, errors
+
+
+CLIENTS = {"protocol": protocol_clients, "browser": browsers}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--clients", default=",".join(CLIENTS), help="comma-separated: protocol, browser")
     args = parser.parse_args()
-    process, url = start_server("classroom-server.log")
-    try:
-        latencies, errors = asyncio.run(run(url, args.sessions, args.seconds))
-        peak = peak_mb(process.pid)
-    finally:
-        stop_server(process)
-    ordered = sorted(latencies)
-    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else float("nan")
-    print(f"{args.sessions} sessions for {args.seconds:.0f} s on one server: {len(latencies)} interactions, "
-          f"{len(errors)} errors")
-    if latencies:
-        print(f"interaction latency: p50 {statistics.median(latencies):.2f} s, p95 {p95:.2f} s")
-    print(f"server peak resident memory: {peak:.0f} MB")
-    for error in errors[:5] + errors[-5:]:
-        print("  error:", error)
+    for kind in args.clients.split(","):
+        process, url = start_server(f"classroom-{kind}-server.log")
+        try:
+            latencies, errors = asyncio.run(CLIENTS[kind](url, args.sessions, args.seconds))
+            peak = peak_mb(process.pid)
+        finally:
+            stop_server(process)
+        ordered = sorted(latencies)
+        p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else float("nan")
+        print(f"{kind} clients: {args.sessions} sessions over {len(PAGES)} pages for {args.seconds:.0f} s on one "
+              f"server: {len(latencies)} interactions, {len(errors)} errors")
+        if latencies:
+            print(f"  interaction latency: p50 {statistics.median(latencies):.2f} s, p95 {p95:.2f} s")
+        print(f"  server peak resident memory: {peak:.0f} MB")
+        for error in errors[:5] + errors[-5:]:
+            print("  error:", error)
 
 
 if __name__ == "__main__":
