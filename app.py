@@ -5,7 +5,7 @@
 
 import streamlit as st
 
-from explorer.model import attention_run, checkpoint_dir, checkpoint_or_stop
+from explorer.model import attention_run, checkpoint_dir, checkpoint_or_stop, script_gate
 from explorer.own_models import CHOICE, SERVER_MODEL, apply_choice, own_models
 from explorer.state import MAX_TYPED, TEXT_KEY, checked_text, init_text
 from explorer.text import visible
@@ -32,34 +32,41 @@ pages = {
 }
 page = st.navigation(pages)
 
-with st.sidebar:
-    init_text()
-    st.text_input(
-        "Your text", key=TEXT_KEY, max_chars=MAX_TYPED,
-        help="Letters a-z and single spaces, up to the model's limit. Every page shows what the model does with it.",
-    )
-    if own_models():
-        st.selectbox("Model", [SERVER_MODEL, *own_models()], key=CHOICE,
-                     help="Your own models (trained or uploaded on the Training page) are seen by you alone.")
-    apply_choice()
-    ckpt = checkpoint_or_stop()
-    _, cleaned, problem = checked_text(ckpt)
-    if problem is None:
-        st.caption("The model writes")
-        st.markdown(f"#### {visible(attention_run(cleaned.text).output) or '(nothing)'}")  # shared with Attention
-    config, metrics = ckpt.model.config, ckpt.metrics
-    with st.container(border=True):
-        st.markdown("**Model card**")
-        size_kb = (checkpoint_dir() / "model.safetensors").stat().st_size / 1024
-        held_out = metrics.get("held_out", {})
-        st.markdown(
-            f"- task: reverse the text\n"
-            f"- {ckpt.model.n_parameters():,} parameters ({size_kb:,.0f} KB)\n"
-            f"- {config.n_encoder_layers} encoder + {config.n_decoder_layers} decoder layers, "
-            f"{config.n_heads} heads, d_model {config.d_model}\n"
-            f"- reads up to {config.max_len} characters\n"
-            f"- exact match {held_out.get('exact_match', float('nan')):.2%} on "
-            f"{held_out.get('n', 0):,} held-out strings"
-        )
 
-page.run()
+def sidebar() -> None:
+    """The text box, the model's answer and the model card, on every page."""
+    with st.sidebar:
+        init_text()
+        st.text_input(
+            "Your text", key=TEXT_KEY, max_chars=MAX_TYPED,
+            help="Letters a-z and single spaces, up to the model's limit. "
+                 "Every page shows what the model does with it.",
+        )
+        if own_models():
+            st.selectbox("Model", [SERVER_MODEL, *own_models()], key=CHOICE,
+                         help="Your own models (trained or uploaded on the Training page) are seen by you alone.")
+        apply_choice()
+        ckpt = checkpoint_or_stop()
+        _, cleaned, problem = checked_text(ckpt)
+        if problem is None:
+            st.caption("The model writes")
+            st.markdown(f"#### {visible(attention_run(cleaned.text).output) or '(nothing)'}")  # shared with Attention
+        config, metrics = ckpt.model.config, ckpt.metrics
+        with st.container(border=True):
+            st.markdown("**Model card**")
+            size_kb = (checkpoint_dir() / "model.safetensors").stat().st_size / 1024
+            held_out = metrics.get("held_out", {})
+            st.markdown(
+                f"- task: reverse the text\n"
+                f"- {ckpt.model.n_parameters():,} parameters ({size_kb:,.0f} KB)\n"
+                f"- {config.n_encoder_layers} encoder + {config.n_decoder_layers} decoder layers, "
+                f"{config.n_heads} heads, d_model {config.d_model}\n"
+                f"- reads up to {config.max_len} characters\n"
+                f"- exact match {held_out.get('exact_match', float('nan')):.2%} on "
+                f"{held_out.get('n', 0):,} held-out strings"
+            )
+
+
+with script_gate():  # at most two runs at once on the server (explorer.model.script_gate says why)
+    sidebar()
+    page.run()

@@ -1,14 +1,16 @@
 """A classroom of 30 sessions on one server, each typing new words for a bounded time.
 
-    python -m benchmarks.classroom [--sessions 30] [--seconds 60] [--clients protocol,browser]
+    python -m benchmarks.classroom [--sessions 30] [--seconds 60] [--clients protocol,browser] [--pause 0]
 
 Sessions are spread over every page of the app. Two kinds of client, each against a fresh server:
 - protocol: Streamlit's websocket protocol spoken from Python (benchmarks.protocol_session). A class brings
   its own browsers, so this is the server's share: rerun requested to script finished, nothing drawn.
 - browser: a headless Chromium context per session, typing into the text box and waiting for the page to
   settle with every chart drawn. Here 30 tabs render on the server's own 2 cores: the machine saturated.
-Prints p50 and p95 interaction latency, the number of errors (an exception shown, the sidebar not showing
-the word's reversal, or a wait that timed out), and the server's peak resident memory (VmHWM).
+Each session types its next word as soon as the last one is drawn, or, with --pause P, after reading it for
+a random 0.5 P to 1.5 P seconds (a class that looks at the result). Prints p50 and p95 interaction latency,
+the number of errors (an exception shown, the sidebar not showing the word's reversal, or a wait that timed
+out), and the server's peak resident memory (VmHWM).
 """
 
 from __future__ import annotations
@@ -51,9 +53,10 @@ async def open_session(browser, url: str, path: str):
     return context, page
 
 
-async def student(page, path: str, seed: int, stop_at: float, latencies: list, errors: list) -> None:
+async def student(page, path: str, seed: int, stop_at: float, pause: float, latencies: list, errors: list) -> None:
     rng = random.Random(seed)
     while time.monotonic() < stop_at:
+        await asyncio.sleep(pause * rng.uniform(0.5, 1.5))
         word = new_word(rng)
         start = time.perf_counter()
         try:
@@ -73,7 +76,7 @@ async def student(page, path: str, seed: int, stop_at: float, latencies: list, e
             errors.append(f"{path}: {type(err).__name__}: {str(err).splitlines()[0][:120]}")
 
 
-async def browsers(url: str, sessions: int, seconds: float) -> tuple[list, list]:
+async def browsers(url: str, sessions: int, seconds: float, pause: float) -> tuple[list, list]:
     latencies: list[float] = []
     errors: list[str] = []
     async with async_playwright() as p:
@@ -83,7 +86,7 @@ async def browsers(url: str, sessions: int, seconds: float) -> tuple[list, list]
         for start in range(0, sessions, 5):  # open the class five at a time, then start the clock
             opened += await asyncio.gather(*(open_session(browser, url, path) for path in paths[start:start + 5]))
         stop_at = time.monotonic() + seconds
-        await asyncio.gather(*(student(page, path, i, stop_at, latencies, errors)
+        await asyncio.gather(*(student(page, path, i, stop_at, pause, latencies, errors)
                                for i, ((_, page), path) in enumerate(zip(opened, paths))))
         for context, _ in opened:
             await context.close()
@@ -91,11 +94,13 @@ async def browsers(url: str, sessions: int, seconds: float) -> tuple[list, list]
     return latencies, errors
 
 
-async def protocol_student(url: str, path: str, seed: int, stop_at: float, latencies: list, errors: list) -> None:
+async def protocol_student(url: str, path: str, seed: int, stop_at: float, pause: float, latencies: list,
+                           errors: list) -> None:
     rng = random.Random(seed)
     session = ProtocolSession(url, path)
     await session.open()
     while time.monotonic() < stop_at:
+        await asyncio.sleep(pause * rng.uniform(0.5, 1.5))
         word = new_word(rng)
         try:
             answer = await asyncio.wait_for(session.type(word), TIMEOUT_MS / 1000)
@@ -109,7 +114,7 @@ async def protocol_student(url: str, path: str, seed: int, stop_at: float, laten
     await session.close()
 
 
-async def protocol_clients(url: str, sessions: int, seconds: float) -> tuple[list, list]:
+async def protocol_clients(url: str, sessions: int, seconds: float, pause: float) -> tuple[list, list]:
     latencies: list[float] = []
     errors: list[str] = []
     for path in PAGES:  # each page once first, as a class's first students would (a lab table is built once)
@@ -117,7 +122,7 @@ async def protocol_clients(url: str, sessions: int, seconds: float) -> tuple[lis
         await session.open()
         await session.close()
     stop_at = time.monotonic() + seconds
-    await asyncio.gather(*(protocol_student(url, PAGES[i % len(PAGES)], i, stop_at, latencies, errors)
+    await asyncio.gather(*(protocol_student(url, PAGES[i % len(PAGES)], i, stop_at, pause, latencies, errors)
                            for i in range(sessions)))
     return latencies, errors
 
@@ -130,18 +135,20 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--clients", default=",".join(CLIENTS), help="comma-separated: protocol, browser")
+    parser.add_argument("--pause", type=float, default=0.0, help="mean seconds a session reads before typing again")
     args = parser.parse_args()
     for kind in args.clients.split(","):
         process, url = start_server(f"classroom-{kind}-server.log")
         try:
-            latencies, errors = asyncio.run(CLIENTS[kind](url, args.sessions, args.seconds))
+            latencies, errors = asyncio.run(CLIENTS[kind](url, args.sessions, args.seconds, args.pause))
             peak = peak_mb(process.pid)
         finally:
             stop_server(process)
         ordered = sorted(latencies)
         p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else float("nan")
         print(f"{kind} clients: {args.sessions} sessions over {len(PAGES)} pages for {args.seconds:.0f} s on one "
-              f"server: {len(latencies)} interactions, {len(errors)} errors")
+              f"server, pausing {args.pause:g} s on average: {len(latencies)} interactions "
+              f"({len(latencies) / args.seconds:.1f}/s), {len(errors)} errors")
         if latencies:
             print(f"  interaction latency: p50 {statistics.median(latencies):.2f} s, p95 {p95:.2f} s")
         print(f"  server peak resident memory: {peak:.0f} MB")

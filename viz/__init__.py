@@ -7,7 +7,7 @@ from .style import panels
 from .positional import encoding_heatmap, norms_bars, offset_distance_chart, rotation_check_chart, similarity_heatmap
 
 __all__ = [
-    "attention_grid", "attention_heatmap", "attention_side_by_side", "probability_bars", "temperature_bars", "mask_heatmap",
-    "scores_heatmap", "softmax_comparison", "encoding_heatmap", "norms_bars", "offset_distance_chart",
+    "attention_grid", "attention_heatmap", "attention_side_by_side", "probability_bars", "temperature_bars",
+    "mask_heatmap", "scores_heatmap", "softmax_comparison", "encoding_heatmap", "norms_bars", "offset_distance_chart",
     "rotation_check_chart", "similarity_heatmap", "panels",
 ]

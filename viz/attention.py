@@ -46,9 +46,10 @@ def attention_side_by_side(
 ) -> go.Figure:
     """Several (Tq, Tk) matrices as panels of one figure on the same 0-1 scale, with one colour bar."""
     last = len(matrices) - 1
-    return panels([attention_heatmap(m, query_labels, key_labels, panel_title, query_title if i == 0 else "",
-                                     key_title, show_values=False, show_scale=i == last)
-                   for i, (m, panel_title) in enumerate(zip(matrices, panel_titles))], title, gap=0.07, same_height=True)
+    heatmaps = [attention_heatmap(m, query_labels, key_labels, panel_title, query_title if i == 0 else "", key_title,
+                                  show_values=False, show_scale=i == last)
+                for i, (m, panel_title) in enumerate(zip(matrices, panel_titles))]
+    return panels(heatmaps, title, gap=0.07, same_height=True)
 
 
 def mosaic_origins(rows: int, cols: int, n_queries: int, n_keys: int) -> tuple[int, int, list[tuple[int, int]]]:

@@ -15,7 +15,8 @@ def mask_heatmap(mask: np.ndarray, row_labels: list[str], col_labels: list[str],
     cells = dict(
         type="heatmap", z=mask.astype(int), x=list(range(mask.shape[1])), y=list(range(mask.shape[0])),
         zmin=0, zmax=1, colorscale=[[0, MASK_COLOURS[0]], [1, MASK_COLOURS[1]]], showscale=False,
-        text=np.where(mask, "attend", "masked"), texttemplate="%{text}" if mask.size <= 100 and mask.shape[1] <= 12 else None,
+        text=np.where(mask, "attend", "masked"),
+        texttemplate="%{text}" if mask.size <= 100 and mask.shape[1] <= 12 else None,  # only while the word fits
         hovertemplate="row %{y}, column %{x}: %{text}<extra></extra>", xgap=1, ygap=1,
     )
     return figure([cells], title, max(200, 30 * len(row_labels) + 110),

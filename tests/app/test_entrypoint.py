@@ -66,3 +66,25 @@ def test_the_model_selector_appears_with_an_own_model_and_switches_every_page(tm
     assert "1 encoder + 1 decoder layers" in card and "2 heads" in card and "reads up to 6 characters" in card
     at.sidebar.selectbox(key="model_choice").set_value("The bundled word reverser").run()
     assert "2 encoder + 2 decoder layers" in " ".join(m.value for m in at.sidebar.markdown)
+
+
+def test_a_run_waits_while_two_others_hold_the_server(ckpt):
+    """app.py runs inside explorer.model.script_gate: with both places taken, a run cannot finish until one
+    is given back (here by a timer, 5 s later; a run alone takes a fraction of that)."""
+    import threading
+
+    from explorer.model import MAX_CONCURRENT_SCRIPTS, script_gate
+
+    gate = script_gate()
+    assert all(gate.acquire(timeout=10) for _ in range(MAX_CONCURRENT_SCRIPTS))
+    given_back = threading.Event()
+
+    def give_back() -> None:
+        given_back.set()
+        for _ in range(MAX_CONCURRENT_SCRIPTS):
+            gate.release()
+
+    threading.Timer(5, give_back).start()
+    at = run_app()
+    assert given_back.is_set()  # the run finished only after a place was free
+    assert any(m.value == "olleh" for m in at.metric)
