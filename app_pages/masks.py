@@ -51,7 +51,9 @@ publish("layer")
 restore("head", 0, list(range(config.n_heads)))
 head = c3.selectbox("Head", range(config.n_heads), key="head")
 publish("head")
-row = c4.selectbox("Batch row", range(len(batch.texts)), format_func=lambda i: f"{i}: {batch.texts[i]}", key="row")
+# Labels that do not depend on the text: a selectbox kept its first labels in the browser after a new word.
+row = c4.selectbox("Batch row", range(len(batch.texts)), key="row",
+                   format_func=lambda i: f"row {i}" + (" (yours)" if i == 0 else ""))
 
 source, decoder = batch.source[row], batch.decoder_in[row]
 queries, keys = {"encoder_self": (source, source), "decoder_self": (decoder, decoder),
