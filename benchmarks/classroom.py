@@ -26,15 +26,16 @@ from playwright.async_api import async_playwright
 
 from tests.e2e.harness import ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, SETTLED, start_server, stop_server
 
+from .browser_latency import PAGES as PAGE_PATHS
+from .browser_latency import random_word
 from .protocol_session import ProtocolSession
 
-PAGES = ["", "decode", "attention", "positional", "masks", "training", "lab-ablation", "lab-heads",
-         "lab-positions", "lab-forcing", "lab-length", "lab-query-key"]
+PAGES = list(PAGE_PATHS.values())  # url paths of all 12 pages, "" for home
 TIMEOUT_MS = 120_000
 
 
 def new_word(rng: random.Random) -> str:
-    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 24)))
+    return random_word(rng, rng.randint(3, 24))
 
 
 def peak_mb(pid: int) -> float:
