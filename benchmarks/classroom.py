@@ -38,6 +38,12 @@ def new_word(rng: random.Random) -> str:
     return random_word(rng, rng.randint(3, 24))
 
 
+def describe(err: Exception) -> str:
+    """An error's type and first line (a timeout's message is empty)."""
+    first_line = str(err).splitlines()[0][:120] if str(err) else ""
+    return f"{type(err).__name__}: {first_line}"
+
+
 def peak_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -74,7 +80,7 @@ async def student(page, path: str, seed: int, stop_at: float, pause: float, late
             if word[::-1] not in await page.get_by_test_id("stSidebar").inner_text():
                 errors.append(f"{path}: sidebar does not show the reversal of {word!r}")
         except Exception as err:  # noqa: BLE001 - counted and reported, the run goes on
-            errors.append(f"{path}: {type(err).__name__}: {str(err).splitlines()[0][:120]}")
+            errors.append(f"{path}: {describe(err)}")
 
 
 async def browsers(url: str, sessions: int, seconds: float, pause: float) -> tuple[list, list]:
@@ -106,11 +112,11 @@ async def protocol_student(url: str, path: str, seed: int, stop_at: float, pause
         try:
             answer = await asyncio.wait_for(session.type(word), TIMEOUT_MS / 1000)
         except Exception as err:  # noqa: BLE001 - counted and reported, the run goes on
-            errors.append(f"{path}: {type(err).__name__}: {str(err).splitlines()[0][:120] if str(err) else ''}")
+            errors.append(f"{path}: {describe(err)}")
             break
         latencies.append(answer.seconds)
         errors += [f"{path}: {e[:120]} for {word!r}" for e in answer.exceptions]
-        if f"#### {word[::-1]}" not in answer.markdown:
+        if answer.model_writes != word[::-1]:
             errors.append(f"{path}: the sidebar does not show the reversal of {word!r}")
     await session.close()
 

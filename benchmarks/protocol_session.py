@@ -26,6 +26,11 @@ class Answer:
     markdown: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
 
+    @property
+    def model_writes(self) -> str | None:
+        """The sidebar's "The model writes" line (a level-4 heading), if the run drew it."""
+        return next((m.removeprefix("#### ") for m in self.markdown if m.startswith("#### ")), None)
+
 
 class ProtocolSession:
     """One session on one page. `await session.open()`, then `await session.type(word)` as often as wanted."""
