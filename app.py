@@ -5,10 +5,10 @@
 
 import streamlit as st
 
-from explorer.model import attention_run, checkpoint_dir, checkpoint_or_stop, script_gate
-from explorer.own_models import CHOICE, SERVER_MODEL, apply_choice, own_models
+from explorer.model import attention_run, checkpoint_or_stop, script_gate
+from explorer.own_models import CHOICE, LOST_KEY, SERVER_MODEL, apply_choice, forget_released, own_models
 from explorer.state import MAX_TYPED, TEXT_KEY, checked_text, init_text
-from explorer.text import visible
+from explorer.text import escape_markdown, visible
 
 st.set_page_config(page_title="Attention explorer", page_icon="🔁", layout="wide")
 
@@ -42,6 +42,12 @@ def sidebar() -> None:
             help="Letters a-z and single spaces, up to the model's limit. "
                  "Every page shows what the model does with it.",
         )
+        forget_released()
+        lost = st.session_state.pop(LOST_KEY, None)
+        if lost:
+            st.warning(escape_markdown(f"Your own model was released when your connection to the server dropped "
+                                       f"({'; '.join(lost)}), so the bundled model is shown. Train or upload it "
+                                       "again on the Training page."), icon="ℹ️")
         if own_models():
             st.selectbox("Model", [SERVER_MODEL, *own_models()], key=CHOICE,
                          help="Your own models (trained or uploaded on the Training page) are seen by you alone.")
@@ -54,11 +60,11 @@ def sidebar() -> None:
         config, metrics = ckpt.model.config, ckpt.metrics
         with st.container(border=True):
             st.markdown("**Model card**")
-            size_kb = (checkpoint_dir() / "model.safetensors").stat().st_size / 1024
+            n_parameters = ckpt.model.n_parameters()
             held_out = metrics.get("held_out", {})
             st.markdown(
                 f"- task: reverse the text\n"
-                f"- {ckpt.model.n_parameters():,} parameters ({size_kb:,.0f} KB)\n"
+                f"- {n_parameters:,} parameters ({n_parameters * 4 / 1024:,.0f} KB of float32 weights)\n"
                 f"- {config.n_encoder_layers} encoder + {config.n_decoder_layers} decoder layers, "
                 f"{config.n_heads} heads, d_model {config.d_model}\n"
                 f"- reads up to {config.max_len} characters\n"

@@ -1,16 +1,16 @@
 """Training: the model at points of its own training run, a model trained live, and an uploaded one."""
 
 import functools
+import weakref
 
 import streamlit as st
 
 from explorer import live_runs
 from explorer.model import checkpoint_or_stop, snapshot_attention_run, snapshots
-from explorer.own_models import add
 from explorer.state import learner_text, publish, restore
 from explorer.text import escape_markdown, reversal_metric
-from explorer.uploads import take_upload
-from transformer.checkpoint import MAX_UPLOAD_BYTES, CheckpointError, to_zip
+from explorer.uploads import DONE_KEY, ERROR_KEY, take_upload, uploader_key
+from transformer.checkpoint import MAX_UPLOAD_BYTES, CheckpointError
 from transformer.live import LIMITS, LiveSettings, LiveSettingsError
 from viz import attention_grid
 from viz.training import learning_curves, live_curves
@@ -102,8 +102,8 @@ if live is not None:
                        "words.", icon="✅")
             label = f"Your model ({p.step:,} steps, {last_match:.0%})"
             b1, b2 = st.columns(2)
-            b1.button("Look at it on every page", key="live_use", on_click=add, args=(label, str(live.out)))
-            b2.download_button("Download it (zip)", functools.partial(to_zip, live.out),
+            b1.button("Look at it on every page", key="live_use", on_click=live_runs.keep_result, args=(label,))
+            b2.download_button("Download it (zip)", functools.partial(live_runs.result_zip, weakref.ref(live)),
                                file_name="my-word-reverser.zip", mime="application/zip", on_click="ignore",
                                key="live_download")
         if p.done and st.session_state.get("_live_seen_running"):
@@ -116,6 +116,9 @@ if live is not None:
 st.header("Explore a model of your own")
 st.file_uploader(
     f"A checkpoint zip (model.safetensors, config.json, metrics.json; at most {MAX_UPLOAD_BYTES // 2**20} MB), "
-    "such as one downloaded above", type="zip", key="upload", on_change=take_upload)
-if st.session_state.get("upload_error"):
-    st.error(escape_markdown(st.session_state["upload_error"]), icon="✋")
+    "such as one downloaded above", type="zip", key=uploader_key(), on_change=take_upload)
+if st.session_state.get(ERROR_KEY):
+    st.error(escape_markdown(st.session_state[ERROR_KEY]), icon="✋")
+elif st.session_state.get(DONE_KEY):
+    st.success(escape_markdown(f"{st.session_state[DONE_KEY]} is now the model on every page (your session "
+                               "only; switch back with Model in the sidebar)."), icon="✅")

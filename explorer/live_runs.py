@@ -1,24 +1,23 @@
 """Live training runs on a shared server: one per session, a cap on how many at once, none outliving
-the session that started it. The trained model is this session's alone: it lives in a private folder
-whose path only this session's state holds."""
+the session that started it. The run and the model it trains are this session's alone: they sit on the
+session's shelf (explorer.own_models), in memory, and go when the session disconnects."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import threading
-import uuid
+import weakref
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from transformer.checkpoint import to_zip
 from transformer.live import LiveSettings, LiveTraining
 
+from .own_models import add, session_token, shelf
+
 MAX_CONCURRENT_RUNS = 2   # the server has two cores; a third run would slow every page for everyone
-RUN_KEY = "_live_run"     # this session's LiveTraining, in st.session_state
 
 
 class TrainingCapReached(RuntimeError):
@@ -46,11 +45,6 @@ def _session_id() -> str:
     return ctx.session_id if ctx else "no-session"
 
 
-def _session_token() -> str:
-    """A key for this session's run in the registry, unique per session state (AppTest reuses one session id)."""
-    return st.session_state.setdefault("_session_token", uuid.uuid4().hex)
-
-
 def _session_alive(session_id: str) -> bool:
     """False once the browser tab that started a run has gone, so its run stops too."""
     if not Runtime.exists():
@@ -65,12 +59,12 @@ def running_count() -> int:
 
 
 def current() -> LiveTraining | None:
-    return st.session_state.get(RUN_KEY)
+    return shelf().live_run
 
 
 def start(settings: LiveSettings) -> LiveTraining:
     """Start a run for this session in a background thread, or say why not."""
-    session, token = _session_id(), _session_token()
+    session, token = _session_id(), session_token()
     registry = _registry()
     with registry.lock:
         mine = registry.running.get(token)
@@ -81,9 +75,9 @@ def start(settings: LiveSettings) -> LiveTraining:
             raise TrainingCapReached(
                 f"{busy} models are training on this server right now, the most it allows at once. "
                 "Try again in a minute.")
-        run = LiveTraining(settings, Path(tempfile.mkdtemp(prefix="attention-explorer-run-")))
+        run = LiveTraining(settings)
         registry.running[token] = run
-    st.session_state[RUN_KEY] = run
+    shelf().live_run = run
     threading.Thread(target=_train, args=(run, session, token, registry), daemon=True, name=f"live-{token}").start()
     return run
 
@@ -93,8 +87,20 @@ def _train(run: LiveTraining, session: str, token: str, registry: _Registry) -> 
     with registry.lock:
         if registry.running.get(token) is run:
             del registry.running[token]
-    if not _session_alive(session):
-        shutil.rmtree(run.out, ignore_errors=True)  # nobody is left to use it
+
+
+def keep_result(label: str) -> None:
+    """on_click of "Look at it on every page": the finished run's model becomes this session's own model."""
+    run = current()
+    if run is not None and run.result is not None:
+        add(label, run.result)
+
+
+def result_zip(run: weakref.ref) -> bytes:
+    """The finished run's model as a zip, built when the learner clicks download. The download button keeps
+    this callable as long as Streamlit keeps the session's files, so it holds the run only weakly."""
+    alive = run()
+    return to_zip(alive.result) if alive is not None and alive.result is not None else b""
 
 
 def stop() -> None:

@@ -18,12 +18,13 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from transformer import lesson
 from transformer.checkpoint import Checkpoint, CheckpointError, load, load_snapshot, snapshot_index
 
+from .own_models import OWN_MODEL_KEY, held, is_own
 from .text import escape_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_CHECKPOINT = ROOT / "checkpoints" / "word_reversal"
 CHECKPOINT_ENV = "ATTENTION_EXPLORER_CHECKPOINT"  # another checkpoint directory, if set
-OWN_MODEL_KEY = "own_model_dir"  # a folder of this session's own (trained or uploaded) model, when it chose one
+OWN_RUN_ENTRIES = 64  # cached runs of one session's own model, released with the session
 T = TypeVar("T")
 
 # One intra-op thread per computation. The models are tiny (d_model 64): a second thread saves ~20 % of a
@@ -37,11 +38,11 @@ def server_checkpoint_dir() -> Path:
     return Path(os.environ.get(CHECKPOINT_ENV) or BUNDLED_CHECKPOINT)
 
 
-def checkpoint_dir() -> Path:
-    """The model this session is looking at. A session's own model is known only to its own state, so
-    no other session can reach it (a folder path never comes from the URL)."""
+def current_model_key() -> str:
+    """What names the model this session is looking at: the id of its own model (which only its own state
+    holds, never the URL), else the server checkpoint's folder."""
     own = st.session_state.get(OWN_MODEL_KEY) if get_script_run_ctx() else None
-    return Path(own) if own else server_checkpoint_dir()
+    return own or str(server_checkpoint_dir())
 
 
 MAX_CONCURRENT_SCRIPTS = 2
@@ -60,12 +61,17 @@ def script_gate() -> threading.BoundedSemaphore:
 
 @st.cache_resource(max_entries=16, show_spinner="Loading the model…")
 def _load(directory: str) -> Checkpoint:
-    """Loaded once per server, read-only (eval mode, no gradients), shared by every session."""
+    """A server checkpoint, loaded once per server, read-only (eval mode, no gradients), shared by every
+    session. Only server folders come here: a session's own models stay on its own shelf."""
     return load(directory)
 
 
+def checkpoint_for(key: str) -> Checkpoint:
+    return held(key) if is_own(key) else _load(key)
+
+
 def shared_checkpoint() -> Checkpoint:
-    return _load(str(checkpoint_dir()))
+    return checkpoint_for(current_model_key())
 
 
 def checkpoint_or_stop() -> Checkpoint:
@@ -76,43 +82,49 @@ def checkpoint_or_stop() -> Checkpoint:
         st.stop()
 
 
-def for_current_checkpoint(cached: Callable[..., T]) -> Callable[..., T]:
-    """Call a cached run with the current checkpoint directory as its first argument, so the cache
-    key names the model as well as the text."""
+def model_run(max_entries: int, show_spinner: bool | str = False) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Decorate run(key, *args), which reads its model with checkpoint_for(key); call it without the key.
 
-    @functools.wraps(cached)
-    def call(*args):
-        return cached(str(checkpoint_dir()), *args)
+    For a server checkpoint the result is cached for every session (st.cache_data, keyed by plain values).
+    For this session's own model it is cached in a session-scoped cache, which Streamlit drops with the
+    session, so nothing computed about an upload outlives it or reaches another session."""
 
-    return call
+    def wrap(run: Callable[..., T]) -> Callable[..., T]:
+        shared = st.cache_data(max_entries=max_entries, show_spinner=show_spinner)(run)
+        own = st.cache_data(max_entries=OWN_RUN_ENTRIES, show_spinner=show_spinner, scope="session")(run)
+
+        @functools.wraps(run)
+        def call(*args, **kwargs):
+            key = current_model_key()
+            return (own if is_own(key) else shared)(key, *args, **kwargs)
+
+        return call
+
+    return wrap
 
 
-@for_current_checkpoint
-@st.cache_data(max_entries=512, show_spinner=False)
-def decoding_run(directory: str, text: str, temperature: float | None, top_k: int | None,
+@model_run(max_entries=512)
+def decoding_run(key: str, text: str, temperature: float | None, top_k: int | None,
                  seed: int) -> lesson.DecodingRun:
-    ckpt = _load(directory)
+    ckpt = checkpoint_for(key)
     return lesson.run_decoding(ckpt.model, ckpt.vocab, text, temperature, top_k, seed)
 
 
-@for_current_checkpoint
-@st.cache_data(max_entries=512, show_spinner=False)
-def attention_run(directory: str, text: str) -> lesson.AttentionRun:
-    ckpt = _load(directory)
+@model_run(max_entries=512)
+def attention_run(key: str, text: str) -> lesson.AttentionRun:
+    ckpt = checkpoint_for(key)
     return lesson.run_attention(ckpt.model, ckpt.vocab, text)
 
 
-@for_current_checkpoint
-@st.cache_data(max_entries=256, show_spinner=False)
-def batch_run(directory: str, texts: tuple[str, ...]) -> lesson.BatchRun:
-    ckpt = _load(directory)
+@model_run(max_entries=256)
+def batch_run(key: str, texts: tuple[str, ...]) -> lesson.BatchRun:
+    ckpt = checkpoint_for(key)
     return lesson.run_batch(ckpt.model, ckpt.vocab, list(texts))
 
 
-@for_current_checkpoint
-@st.cache_data(max_entries=512, show_spinner=False)
-def input_vectors(directory: str, text: str) -> lesson.InputVectors:
-    ckpt = _load(directory)
+@model_run(max_entries=512)
+def input_vectors(key: str, text: str) -> lesson.InputVectors:
+    ckpt = checkpoint_for(key)
     return lesson.run_input_vectors(ckpt.model, ckpt.vocab, text)
 
 
@@ -122,13 +134,21 @@ def _snapshot(directory: str, step: int):
     return load_snapshot(directory, step)
 
 
-@for_current_checkpoint
 @st.cache_data(max_entries=8, show_spinner=False)
-def snapshots(directory: str) -> list[dict]:
+def _snapshot_index(directory: str) -> list[dict]:
     return snapshot_index(directory)
 
 
-@for_current_checkpoint
+def snapshots() -> list[dict]:
+    """The snapshots of the model this session looks at: a server checkpoint's, none for an own model."""
+    key = current_model_key()
+    return [] if is_own(key) else _snapshot_index(key)
+
+
+def snapshot_attention_run(text: str, step: int) -> lesson.AttentionRun:
+    return _snapshot_attention_run(str(server_checkpoint_dir()), text, step)
+
+
 @st.cache_data(max_entries=256, show_spinner=False)
-def snapshot_attention_run(directory: str, text: str, step: int) -> lesson.AttentionRun:
+def _snapshot_attention_run(directory: str, text: str, step: int) -> lesson.AttentionRun:
     return lesson.run_attention(_snapshot(directory, step), _load(directory).vocab, text)

@@ -1,28 +1,118 @@
-"""This session's own models, trained live or uploaded: a label -> folder map in its state, and the
-choice of which model every page shows. Nothing here is shared between sessions."""
+"""This session's own models, trained live or uploaded, and the choice of which model every page shows.
+
+The models live on a shelf in a session-scoped st.cache_resource: Streamlit releases it when the session's
+browser tab disconnects, so an upload's memory goes with its session, and no other session can reach it.
+Session state holds only strings (labels and model ids). A session keeps at most MAX_OWN_MODELS.
+"""
 
 from __future__ import annotations
 
+import uuid
+import weakref
+from dataclasses import dataclass, field
+
 import streamlit as st
 
-from .model import OWN_MODEL_KEY
+from transformer.checkpoint import Checkpoint, CheckpointError
+from transformer.live import LiveTraining
 
-OWN_MODELS = "_own_models"   # label -> checkpoint folder
-CHOICE = "model_choice"      # the sidebar selectbox
+OWN_MODELS = "_own_models"       # label -> model id, oldest first
+OWN_MODEL_KEY = "own_model"      # the id of the own model every page shows, when one is chosen
+CHOICE = "model_choice"          # the sidebar selectbox
+LOST_KEY = "_own_models_lost"    # labels released since this session last drew the sidebar
 SERVER_MODEL = "The bundled word reverser"
+OWN_PREFIX = "own:"              # own model ids start with it; a server checkpoint is named by its folder
+MAX_OWN_MODELS = 3               # an upload or a finished run beyond this releases the oldest
+
+
+@dataclass
+class Shelf:
+    models: dict[str, Checkpoint] = field(default_factory=dict)   # model id -> checkpoint
+    live_run: LiveTraining | None = None                          # this session's latest live run
+
+
+def _release(shelf: Shelf) -> None:
+    """Called by Streamlit when the session disconnects: stop its live run, let go of its models."""
+    if shelf.live_run is not None:
+        shelf.live_run.stop.set()
+    shelf.live_run = None
+    shelf.models.clear()
+
+
+_shelves: weakref.WeakValueDictionary[str, Shelf] = weakref.WeakValueDictionary()  # token -> shelf, while held
+
+
+@st.cache_resource(scope="session", on_release=_release, show_spinner=False)
+def _shelf(token: str) -> Shelf:
+    shelf = _shelves[token] = Shelf()
+    return shelf
+
+
+def session_token() -> str:
+    """A key unique to this session's state (AppTest runs every test under one session id)."""
+    return st.session_state.setdefault("_session_token", uuid.uuid4().hex)
+
+
+def shelf() -> Shelf:
+    return _shelf(session_token())
+
+
+def shelf_of(token: str) -> Shelf | None:
+    """A session's shelf from outside its script runs (tests, background threads), while Streamlit holds it.
+    Weakly referenced: it never keeps a released shelf alive."""
+    return _shelves.get(token)
+
+
+def is_own(key: str) -> bool:
+    return key.startswith(OWN_PREFIX)
+
+
+class OwnModelReleasedError(CheckpointError):
+    pass
+
+
+def held(model_id: str) -> Checkpoint:
+    """This session's own model by its id, if this session's shelf still holds it."""
+    try:
+        return shelf().models[model_id]
+    except KeyError:
+        raise OwnModelReleasedError(
+            "Your own model was released when your connection to the server dropped. Reload the page to go "
+            "back to the bundled model, then train or upload yours again.") from None
 
 
 def own_models() -> dict[str, str]:
     return st.session_state.setdefault(OWN_MODELS, {})
 
 
-def add(label: str, folder: str) -> None:
-    """Remember a model and look at it on every page from now on."""
-    own_models()[label] = folder
+def add(label: str, loaded: Checkpoint) -> None:
+    """Keep a model for this session and look at it on every page from now on."""
+    models, kept = own_models(), shelf().models
+    if label in models:
+        kept.pop(models.pop(label), None)
+    while len(models) >= MAX_OWN_MODELS:
+        oldest = next(iter(models))
+        kept.pop(models.pop(oldest), None)
+    model_id = f"{OWN_PREFIX}{uuid.uuid4().hex}"
+    kept[model_id] = loaded
+    models[label] = model_id
     st.session_state[CHOICE] = label
-    st.session_state[OWN_MODEL_KEY] = folder
+    st.session_state[OWN_MODEL_KEY] = model_id
+
+
+def forget_released() -> None:
+    """Before the sidebar draws its selectbox: forget models the shelf no longer holds (released when this
+    session's connection dropped), and name them in LOST_KEY so the sidebar can say so."""
+    models, kept = own_models(), shelf().models
+    lost = [label for label, model_id in models.items() if model_id not in kept]
+    for label in lost:
+        del models[label]
+    if lost:
+        st.session_state[LOST_KEY] = lost
+    if st.session_state.get(CHOICE) not in models:
+        st.session_state[CHOICE] = SERVER_MODEL
 
 
 def apply_choice() -> None:
-    """Called by the sidebar after its selectbox: point this session's pages at the chosen model."""
-    st.session_state[OWN_MODEL_KEY] = own_models().get(st.session_state.get(CHOICE, SERVER_MODEL))
+    """After the sidebar's selectbox: point this session's pages at the chosen model."""
+    st.session_state[OWN_MODEL_KEY] = own_models().get(st.session_state.get(CHOICE))

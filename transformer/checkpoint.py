@@ -8,20 +8,28 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
+import safetensors.torch
 import torch
-from safetensors import SafetensorError
-from safetensors.torch import load_file, save_model
+from safetensors.torch import save_model
 
-from .config import ModelConfig
+from .checkpoint_schema import (
+    MAX_CONFIG_BYTES, MAX_METRICS_BYTES, MAX_PARAMETERS, ConfigFile, MetricsFile, SchemaError, SnapshotIndex, parse,
+)
 from .model import Transformer
 from .vocab import SPECIALS, Vocab
 
 WEIGHTS, CONFIG, METRICS = "model.safetensors", "config.json", "metrics.json"
 SNAPSHOTS, SNAPSHOT_INDEX = "snapshots", "index.json"  # weights saved during training, and what they scored
+MAX_WEIGHTS_BYTES = 4 * MAX_PARAMETERS + 64 * 1024    # float32 weights of the largest model taken, and a header
+FILE_LIMITS = {WEIGHTS: MAX_WEIGHTS_BYTES, CONFIG: MAX_CONFIG_BYTES, METRICS: MAX_METRICS_BYTES}
+WEIGHT_DTYPE = torch.float32
 
 
 class CheckpointError(Exception):
@@ -33,11 +41,15 @@ class MissingCheckpointFileError(CheckpointError):
 
 
 class CorruptCheckpointError(CheckpointError):
-    pass
+    """A file that cannot be read, or says something this app does not accept (see checkpoint_schema)."""
 
 
 class MismatchedCheckpointError(CheckpointError):
-    pass
+    """Weights that do not fit the model config.json describes."""
+
+
+class CheckpointTooLargeError(CheckpointError):
+    """A file, or the model a config describes, above the limits this app reads or builds."""
 
 
 @dataclass(frozen=True)
@@ -56,44 +68,45 @@ def save(model: Transformer, vocab: Vocab, directory: str | Path, metrics: dict 
     (directory / METRICS).write_text(json.dumps(metrics or {}, indent=2) + "\n")
 
 
-def _read_json(path: Path) -> dict:
+def _read_file(path: Path, limit: int) -> bytes:
+    """A file's bytes, reading no more than `limit` + 1 of them."""
     if not path.is_file():
         raise MissingCheckpointFileError(f"{path}: file not found")
-    try:
-        data = json.loads(path.read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CorruptCheckpointError(f"{path}: not valid JSON ({err})") from None
-    if not isinstance(data, dict):
-        raise CorruptCheckpointError(f"{path}: expected a JSON object")
+    with path.open("rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise CheckpointTooLargeError(f"{path}: larger than {limit:,} bytes, the most this app reads")
     return data
 
 
-def load_config(directory: Path) -> tuple[ModelConfig, Vocab]:
-    path = directory / CONFIG
-    data = _read_json(path)
+def _checked_config(data: bytes, where: str):
+    """config.json's bytes -> (ModelConfig, Vocab), refused before any tensor is made."""
     try:
-        config = ModelConfig.from_dict(data["model"])
-        vocab_data = data["vocab"]
-        vocab = Vocab(vocab_data["characters"])
-        specials = tuple(vocab_data["specials"])
-    except (KeyError, TypeError, ValueError) as err:
-        raise CorruptCheckpointError(f"{path}: malformed model or vocab section ({err})") from None
-    if specials != SPECIALS:
-        raise MismatchedCheckpointError(f"{path}: special tokens {specials} differ from {SPECIALS}")
-    if vocab.size != config.vocab_size:
-        raise MismatchedCheckpointError(
-            f"{path}: the vocabulary has {vocab.size} tokens but the model expects {config.vocab_size}"
-        )
-    return config, vocab
+        parsed = parse(ConfigFile, data)
+    except SchemaError as err:
+        raise CorruptCheckpointError(f"{where}: {err}") from None
+    config = parsed.model.config()
+    parameters = config.implied_parameters()
+    if parameters > MAX_PARAMETERS:
+        raise CheckpointTooLargeError(
+            f"{where}: these sizes make a model of {parameters:,} parameters; this app builds at most "
+            f"{MAX_PARAMETERS:,}")
+    return config, Vocab(parsed.vocab.characters)
 
 
-def load_weights(model: Transformer, path: Path) -> None:
-    if not path.is_file():
-        raise MissingCheckpointFileError(f"{path}: file not found")
+def _checked_metrics(data: bytes, where: str) -> dict:
     try:
-        tensors = load_file(str(path))
-    except (SafetensorError, OSError, ValueError) as err:
-        raise CorruptCheckpointError(f"{path}: not a readable safetensors file ({err})") from None
+        return parse(MetricsFile, data).model_dump(exclude_none=True)
+    except SchemaError as err:
+        raise CorruptCheckpointError(f"{where}: {err}") from None
+
+
+def _load_weights(model: Transformer, data: bytes, where: str) -> None:
+    """Fill `model` from safetensors bytes, after checking names, shapes, dtype and that every value is finite."""
+    try:
+        tensors = safetensors.torch.load(data)
+    except Exception as err:  # noqa: BLE001 - whatever the parser says of foreign bytes, the file is unreadable
+        raise CorruptCheckpointError(f"{where}: not a readable safetensors file ({err})") from None
     expected = model.state_dict()
     aliases = {name for name in expected if name not in tensors and _is_tied_alias(model, name)}
     missing = sorted(set(expected) - set(tensors) - aliases)
@@ -108,7 +121,16 @@ def load_weights(model: Transformer, path: Path) -> None:
         if wrong_shape:
             n = wrong_shape[0]
             details.append(f"{n} has shape {tuple(tensors[n].shape)}, config.json implies {tuple(expected[n].shape)}")
-        raise MismatchedCheckpointError(f"{path}: weights do not match config.json: {'; '.join(details)}")
+        raise MismatchedCheckpointError(f"{where}: weights do not match config.json: {'; '.join(details)}")
+    other_dtype = sorted(n for n, t in tensors.items() if t.dtype != WEIGHT_DTYPE)
+    if other_dtype:
+        n = other_dtype[0]
+        raise CorruptCheckpointError(
+            f"{where}: {n} is stored as {str(tensors[n].dtype).removeprefix('torch.')}; every weight must be "
+            "float32, the type the model computes in")
+    not_finite = sorted(n for n, t in tensors.items() if not bool(torch.isfinite(t).all()))
+    if not_finite:
+        raise CorruptCheckpointError(f"{where}: {not_finite[0]} holds NaN or infinite values")
     model.load_state_dict(tensors, strict=False)
 
 
@@ -120,17 +142,24 @@ def _is_tied_alias(model: Transformer, name: str) -> bool:
     )
 
 
-def load(directory: str | Path, device: str = "cpu") -> Checkpoint:
+def from_files(files: dict[str, bytes], where: Callable[[str], str]) -> Checkpoint:
+    """The one door every checkpoint comes through, from a folder or a zip: config.json is checked first, the
+    model is built only from checked sizes, then the weights and metrics are checked. `where(name)` names a
+    file in messages."""
+    config, vocab = _checked_config(files[CONFIG], where(CONFIG))
+    metrics = _checked_metrics(files[METRICS], where(METRICS))
+    model = Transformer(config)
+    _load_weights(model, files[WEIGHTS], where(WEIGHTS))
+    return Checkpoint(model.eval().requires_grad_(False), vocab, metrics)
+
+
+def load(directory: str | Path) -> Checkpoint:
     """A read-only model in eval mode, its vocabulary and its metrics."""
     directory = Path(directory)
     if not directory.is_dir():
         raise MissingCheckpointFileError(f"{directory}: checkpoint directory not found")
-    config, vocab = load_config(directory)
-    model = Transformer(config)
-    load_weights(model, directory / WEIGHTS)
-    metrics = _read_json(directory / METRICS)
-    model.to(device).eval().requires_grad_(False)
-    return Checkpoint(model, vocab, metrics)
+    files = {name: _read_file(directory / name, limit) for name, limit in FILE_LIMITS.items()}
+    return from_files(files, lambda name: str(directory / name))
 
 
 # --- Snapshots: the same model at points of its own training run ------------------------------------
@@ -157,10 +186,10 @@ def snapshot_index(directory: str | Path) -> list[dict]:
     path = Path(directory) / SNAPSHOTS / SNAPSHOT_INDEX
     if not path.exists():
         return []
-    entries = _read_json(path).get("snapshots")
-    if not isinstance(entries, list) or not all(isinstance(e, dict) and isinstance(e.get("step"), int)
-                                                for e in entries):
-        raise CorruptCheckpointError(f"{path}: expected a list of snapshots, each with an integer step")
+    try:
+        entries = parse(SnapshotIndex, _read_file(path, MAX_METRICS_BYTES)).model_dump()["snapshots"]
+    except SchemaError as err:
+        raise CorruptCheckpointError(f"{path}: {err}") from None
     return sorted(entries, key=lambda e: e["step"])
 
 
@@ -169,26 +198,33 @@ def load_snapshot(directory: str | Path, step: int) -> Transformer:
     directory = Path(directory)
     if step not in {e["step"] for e in snapshot_index(directory)}:
         raise MissingCheckpointFileError(f"{directory / SNAPSHOTS}: no snapshot at step {step}")
-    config, _ = load_config(directory)
+    config, _ = _checked_config(_read_file(directory / CONFIG, MAX_CONFIG_BYTES), str(directory / CONFIG))
     model = Transformer(config)
-    load_weights(model, directory / SNAPSHOTS / snapshot_file(step))
+    path = directory / SNAPSHOTS / snapshot_file(step)
+    _load_weights(model, _read_file(path, MAX_WEIGHTS_BYTES), str(path))
     return model.eval().requires_grad_(False)
 
 
 # --- A checkpoint as one zip file: downloaded from the app, or uploaded to it -----------------------
 
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024        # the zip itself
-MAX_UNPACKED_BYTES = 20 * 1024 * 1024     # what it may expand to (a zip bomb stops here)
 ZIP_MEMBERS = (WEIGHTS, CONFIG, METRICS)
+READ_CHUNK = 64 * 1024                    # bytes inflated at a time, so a member can never inflate past its limit
+ZIP_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
 
 
 class CheckpointUploadError(CheckpointError):
     """An uploaded file that is not a checkpoint zip this app can read; the message says what is wrong."""
 
 
-def to_zip(directory: str | Path) -> bytes:
-    """The three files of a checkpoint directory, zipped (snapshots are left out)."""
-    directory = Path(directory)
+def to_zip(source: str | Path | Checkpoint) -> bytes:
+    """The three files of a checkpoint, zipped (snapshots are left out): from a folder, or from a model held in
+    memory (written to a temporary folder that is gone when this returns)."""
+    if isinstance(source, Checkpoint):
+        with tempfile.TemporaryDirectory(prefix="attention-explorer-zip-") as folder:
+            save(source.model, source.vocab, folder, source.metrics)
+            return to_zip(folder)
+    directory = Path(source)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name in ZIP_MEMBERS:
@@ -196,38 +232,69 @@ def to_zip(directory: str | Path) -> bytes:
     return buffer.getvalue()
 
 
-def from_zip(data: bytes, destination: str | Path, name: str = "upload.zip") -> Checkpoint:
-    """Check an uploaded zip before anything in it is used: size, names, unpacked size, then load the
-    files as safetensors and JSON (never unpickled). Returns the loaded checkpoint."""
+def from_zip(data: bytes, name: str = "upload.zip") -> Checkpoint:
+    """Check an uploaded zip before anything in it is used, and load it in memory (no folder is written).
+
+    The zip's size, its member names, each member's encryption and compression, then each member inflated a
+    chunk at a time against its own limit, whatever its header claims; then the files go through the same
+    checks as a checkpoint folder. Every failure, expected or not, is a CheckpointUploadError naming the
+    file and what was wrong."""
+    try:
+        files = _unpack(data, name)
+        return from_files(files, lambda member: f"{name}: {member}")
+    except CheckpointUploadError:
+        raise
+    except CheckpointError as err:
+        raise CheckpointUploadError(str(err)) from None
+    except Exception as err:  # noqa: BLE001 - one door: a learner sees a message, never a traceback
+        raise CheckpointUploadError(f"{name}: could not be read ({type(err).__name__}: {err})") from None
+
+
+def _unpack(data: bytes, name: str) -> dict[str, bytes]:
     if len(data) > MAX_UPLOAD_BYTES:
         raise CheckpointUploadError(f"{name}: {len(data) / 1e6:.1f} MB is over the {MAX_UPLOAD_BYTES // 2**20} MB limit")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, EOFError, ValueError):
         raise CheckpointUploadError(f"{name}: not a zip file") from None
     with archive:
-        members = {Path(info.filename).name: info for info in archive.infolist() if not info.is_dir()}
-        folders = {Path(info.filename).parent for info in archive.infolist() if not info.is_dir()}
-        unsafe = [i.filename for i in archive.infolist() if i.filename.startswith(("/", "\\")) or ".." in i.filename]
+        entries = [info for info in archive.infolist() if not info.is_dir()]
+        found = sorted(info.filename for info in entries)
+        folders = {Path(info.filename).parent for info in entries}
+        unsafe = [i.filename for i in entries if i.filename.startswith(("/", "\\")) or ".." in i.filename]
         if unsafe or len(folders) > 1:
-            raise CheckpointUploadError(f"{name}: expected {', '.join(ZIP_MEMBERS)} side by side, "
-                                        f"found {sorted(i.filename for i in archive.infolist())[:5]}")
+            raise CheckpointUploadError(f"{name}: expected {', '.join(ZIP_MEMBERS)} side by side, found {found[:5]}")
+        members = {Path(info.filename).name: info for info in entries}
+        if len(members) < len(entries):
+            raise CheckpointUploadError(f"{name}: the same file name appears twice in the zip")
         missing = [m for m in ZIP_MEMBERS if m not in members]
         extra = sorted(set(members) - set(ZIP_MEMBERS))
         if missing or extra:
             raise CheckpointUploadError(
                 f"{name}: a checkpoint zip holds exactly {', '.join(ZIP_MEMBERS)}"
-                + (f"; missing {', '.join(missing)}" if missing else "") + (f"; unexpected {', '.join(extra)}" if extra else ""))
-        if sum(members[m].file_size for m in ZIP_MEMBERS) > MAX_UNPACKED_BYTES:
-            raise CheckpointUploadError(f"{name}: unpacks to more than {MAX_UNPACKED_BYTES // 2**20} MB")
-        destination = Path(destination)
-        destination.mkdir(parents=True, exist_ok=True)
-        try:
-            for member in ZIP_MEMBERS:
-                (destination / member).write_bytes(archive.read(members[member]))
-        except (zipfile.BadZipFile, OSError, EOFError) as err:
-            raise CheckpointUploadError(f"{name}: the zip is damaged ({err})") from None
+                + (f"; missing {', '.join(missing)}" if missing else "") + (f"; unexpected {', '.join(extra[:5])}" if extra else ""))
+        return {member: _inflate(archive, members[member], FILE_LIMITS[member], f"{name}: {member}")
+                for member in ZIP_MEMBERS}
+
+
+def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, where: str) -> bytes:
+    """One member's bytes, counted as they are inflated: a header that understates the size cannot help."""
+    if info.flag_bits & 0x1:
+        raise CheckpointUploadError(f"{where}: is encrypted; upload a zip without a password")
+    if info.compress_type not in ZIP_METHODS:
+        raise CheckpointUploadError(
+            f"{where}: is compressed with zip method {info.compress_type}; this app reads only "
+            f"{' and '.join(ZIP_METHODS.values())} (what ordinary zip tools write)")
+    too_large = CheckpointTooLargeError(f"{where}: unpacks to more than {limit:,} bytes, the most this app reads")
+    if info.file_size > limit:
+        raise too_large
+    out = bytearray()
     try:
-        return load(destination)
-    except CheckpointError as err:  # name the file inside the upload, not the temporary folder
-        raise CheckpointUploadError(str(err).replace(str(destination), name)) from None
+        with archive.open(info) as member:
+            while chunk := member.read(READ_CHUNK):
+                out += chunk
+                if len(out) > limit:
+                    raise too_large
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as err:  # a bad CRC, truncated data
+        raise CheckpointUploadError(f"{where}: the zip is damaged ({err})") from None
+    return bytes(out)

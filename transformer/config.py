@@ -42,6 +42,20 @@ class ModelConfig:
         return {"encoder_self": self.n_encoder_layers, "decoder_self": self.n_decoder_layers,
                 "cross": self.n_decoder_layers}
 
+    def implied_parameters(self) -> int:
+        """The parameters Transformer(self) will hold, counted from the sizes alone, so a config can be refused
+        before anything is allocated (a test holds it equal to the built model's count)."""
+        d, f, v = self.d_model, self.d_ff, self.vocab_size
+        attention = 4 * (d * d + d)                 # W_Q, W_K, W_V, W^O with biases
+        feed_forward = d * f + f + f * d + d        # expand and contract, with biases
+        norm = 2 * d                                # LayerNorm gain and bias
+        encoder_layer = attention + feed_forward + 2 * norm
+        decoder_layer = 2 * attention + feed_forward + 3 * norm
+        embeddings = v * d if self.tie_embeddings else 3 * v * d  # source, target, generator (no bias)
+        final_norms = 2 * norm if self.norm == "pre" else 0
+        return (embeddings + self.n_encoder_layers * encoder_layer + self.n_decoder_layers * decoder_layer
+                + final_norms)
+
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 

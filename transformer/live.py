@@ -11,7 +11,6 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Callable
 
 import torch
@@ -81,10 +80,10 @@ class LiveTraining:
     """One run. `run` trains in the calling thread; `progress` may be read from any other at any time."""
 
     settings: LiveSettings
-    out: Path                                         # where the checkpoint is written when the run ends
     eval_every: int = 25
     eval_n: int = 100
     stop: threading.Event = field(default_factory=threading.Event)
+    result: checkpoint.Checkpoint | None = None       # the trained model, in memory, once the run has ended
     _progress: Progress | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -103,7 +102,7 @@ class LiveTraining:
 
     def run(self, keep_going: Callable[[], bool] = lambda: True) -> Progress:
         """Train until the last step, `stop` is set, or keep_going() turns false (its session has gone).
-        Whatever the end, the model trained so far is written to `out` unless the run failed."""
+        Whatever the end, the model trained so far becomes `result` unless the run failed."""
         s = self.settings
         try:
             torch.manual_seed(s.seed)
@@ -136,7 +135,7 @@ class LiveTraining:
                        "steps_done": self.progress.step, "train_seconds": round(self.progress.seconds, 1),
                        "held_out": {"n": self.eval_n, "exact_match": exact_match(model, vocab, held_out)["exact_match"]},
                        "curve": [{"step": i, "loss": loss} for i, loss in losses]}
-            checkpoint.save(model, vocab, self.out, metrics)
+            self.result = checkpoint.Checkpoint(model.requires_grad_(False), vocab, metrics)
             self._update(status="finished" if finished else "stopped")
         except Exception as err:  # noqa: BLE001 - a failed run is reported on the page, never raised into it
             self._update(status="failed", message=f"{type(err).__name__}: {err}")

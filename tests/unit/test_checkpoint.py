@@ -18,7 +18,7 @@ from ..conftest import BUNDLED, zip_of
 @pytest.fixture
 def saved(tmp_path, tiny_model):
     directory = tmp_path / "ckpt"
-    checkpoint.save(tiny_model, Vocab(), directory, {"note": "test"})
+    checkpoint.save(tiny_model, Vocab(), directory, {"task": "test", "held_out": {"n": 3, "exact_match": 0.5}})
     return directory
 
 
@@ -26,7 +26,7 @@ def test_round_trip_gives_the_same_logits_and_a_read_only_eval_model(saved, tiny
     loaded = checkpoint.load(saved)
     src, tgt = torch.tensor([[5, 6, 0]]), torch.tensor([[1, 6, 5]])
     assert torch.equal(loaded.model(src, tgt).logits, tiny_model(src, tgt).logits)
-    assert loaded.metrics == {"note": "test"}
+    assert loaded.metrics == {"task": "test", "held_out": {"n": 3, "exact_match": 0.5}}
     assert not loaded.model.training
     assert not any(p.requires_grad for p in loaded.model.parameters())
     assert loaded.model.generator.weight is loaded.model.src_embed.lookup.weight
@@ -97,9 +97,12 @@ def test_weights_of_another_model_are_mismatched(saved, tmp_path, tiny_model):
 # --- checkpoint zips: download and upload -------------------------------------------------------------
 
 
-def test_a_zip_round_trip_gives_the_same_model(bundled, tmp_path):
-    loaded = checkpoint.from_zip(checkpoint.to_zip(BUNDLED), tmp_path / "up")
+def test_a_zip_round_trip_gives_the_same_model(bundled):
+    loaded = checkpoint.from_zip(checkpoint.to_zip(BUNDLED))
     assert all(torch.equal(a, b) for a, b in zip(loaded.model.state_dict().values(), bundled.model.state_dict().values()))
+    again = checkpoint.from_zip(checkpoint.to_zip(loaded))   # zipped from memory, as a live run's download is
+    assert all(torch.equal(a, b) for a, b in zip(again.model.state_dict().values(), bundled.model.state_dict().values()))
+    assert again.metrics == bundled.metrics
 
 
 def test_bad_uploads_are_refused_with_a_reason_and_nothing_is_unpickled(tmp_path):
@@ -116,10 +119,11 @@ def test_bad_uploads_are_refused_with_a_reason_and_nothing_is_unpickled(tmp_path
         "missing weights": (zip_of({k: v for k, v in good.items() if k != "model.safetensors"}), "missing model.safetensors"),
         "extra file": (zip_of({**good, "run.py": b"print(1)"}), "unexpected run.py"),
         "path escape": (zip_of({**{f"../{k}": v for k, v in good.items()}}), "side by side"),
+        "the same name twice": (zip_of({**good, "sub/config.json": b"{}"}), "side by side"),
         "pickle as weights": (zip_of({**good, "model.safetensors": pickle.dumps(Payload())}), "model.safetensors"),
         "bad config": (zip_of({**good, "config.json": b"{not json"}), "config.json"),
     }
     for label, (data, reason) in cases.items():
         with pytest.raises(checkpoint.CheckpointUploadError, match=re.escape(reason)):
-            checkpoint.from_zip(data, tmp_path / label.replace(" ", "_"), name="mine.zip")
+            checkpoint.from_zip(data, name="mine.zip")
     assert not marker.exists()
