@@ -9,6 +9,7 @@ from explorer.model import attention_run, checkpoint_or_stop, script_gate
 from explorer.own_models import CHOICE, LOST_KEY, SERVER_MODEL, apply_choice, forget_released, own_models
 from explorer.state import MAX_TYPED, TEXT_KEY, checked_text, init_text
 from explorer.text import escape_markdown, visible
+from explorer.widget_guard import REFUSED_KEY
 
 st.set_page_config(page_title="Attention explorer", page_icon="🔁", layout="wide")
 
@@ -42,6 +43,9 @@ def sidebar() -> None:
             help="Letters a-z and single spaces, up to the model's limit. "
                  "Every page shows what the model does with it.",
         )
+        if st.session_state.pop(REFUSED_KEY, None):
+            st.warning("Some values your browser sent could not be used (a number that is not finite, or a value "
+                       "of the wrong kind), so those controls kept their previous values.", icon="ℹ️")
         forget_released()
         lost = st.session_state.pop(LOST_KEY, None)
         if lost:
@@ -68,8 +72,8 @@ def sidebar() -> None:
                 f"- {config.n_encoder_layers} encoder + {config.n_decoder_layers} decoder layers, "
                 f"{config.n_heads} heads, d_model {config.d_model}\n"
                 f"- reads up to {config.max_len} characters\n"
-                f"- exact match {held_out.get('exact_match', float('nan')):.2%} on "
-                f"{held_out.get('n', 0):,} held-out strings"
+                + (f"- exact match {held_out['exact_match']:.2%} on {held_out['n']:,} held-out strings" if held_out
+                   else "- no held-out exact match recorded")
             )
 
 

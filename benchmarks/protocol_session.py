@@ -40,6 +40,7 @@ class ProtocolSession:
         self.page = page
         self.page_hash = ""
         self.text_id: str | None = None
+        self.widget_ids: dict[str, str] = {}   # label -> id of every widget the last runs drew
         self.socket = None
 
     async def open(self) -> Answer:
@@ -54,7 +55,11 @@ class ProtocolSession:
     async def close(self) -> None:
         await self.socket.close()
 
-    async def _rerun(self, text: str | None) -> Answer:
+    async def send(self, widgets: list) -> Answer:
+        """A rerun carrying these WidgetState messages as they are, as a crafted client could send them."""
+        return await self._rerun(None, widgets)
+
+    async def _rerun(self, text: str | None, widgets: list = ()) -> Answer:
         message = BackMsg()
         state = message.rerun_script
         if self.page_hash:
@@ -64,6 +69,7 @@ class ProtocolSession:
         if text is not None:
             widget = state.widget_states.widgets.add()
             widget.id, widget.string_value = self.text_id, text
+        state.widget_states.widgets.extend(widgets)
         start = time.perf_counter()
         await self.socket.send(message.SerializeToString())
         answer = Answer(0.0)
@@ -83,9 +89,14 @@ class ProtocolSession:
 
     def _read(self, element, answer: Answer) -> None:
         kind = element.WhichOneof("type")
+        widget = getattr(element, kind) if kind else None
+        if widget is not None and hasattr(widget, "id") and hasattr(widget, "label"):
+            self.widget_ids[widget.label] = widget.id
         if kind == "text_input" and element.text_input.label == TEXT_LABEL:
             self.text_id = element.text_input.id
         elif kind == "markdown":
             answer.markdown.append(element.markdown.body)
+        elif kind == "alert":
+            answer.markdown.append(element.alert.body)
         elif kind == "exception":
             answer.exceptions.append(f"{element.exception.type}: {element.exception.message}")

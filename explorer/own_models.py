@@ -16,6 +16,8 @@ import streamlit as st
 from transformer.checkpoint import Checkpoint, CheckpointError
 from transformer.live import LiveTraining
 
+from .memory import return_freed_memory
+
 OWN_MODELS = "_own_models"       # label -> model id, oldest first
 OWN_MODEL_KEY = "own_model"      # the id of the own model every page shows, when one is chosen
 CHOICE = "model_choice"          # the sidebar selectbox
@@ -32,11 +34,13 @@ class Shelf:
 
 
 def _release(shelf: Shelf) -> None:
-    """Called by Streamlit when the session disconnects: stop its live run, let go of its models."""
+    """Called by Streamlit when the session disconnects: stop its live run, let go of its models, and give the
+    memory they held back to the operating system."""
     if shelf.live_run is not None:
         shelf.live_run.stop.set()
     shelf.live_run = None
     shelf.models.clear()
+    return_freed_memory()
 
 
 _shelves: weakref.WeakValueDictionary[str, Shelf] = weakref.WeakValueDictionary()  # token -> shelf, while held

@@ -24,6 +24,29 @@ def open_page(name: str, text: str | None = "hello", query: dict | None = None, 
     return at.run()
 
 
+OWN_STATE = ("_session_token", "_own_models", "own_model", "model_choice")
+
+
+def _keep(loaded, label):
+    from explorer.own_models import add
+    add(label, loaded)
+
+
+def own_model_state(loaded, label: str = "Your model") -> dict:
+    """Session state under which a page shows `loaded` as this session's own model, as an upload or a finished
+    live run leaves it: the model on the session's shelf (a session-scoped cache), only strings in the state.
+    Pass it as open_page(..., state=...)."""
+    at = AppTest.from_function(_keep, args=(loaded, label), default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return {key: at.session_state[key] for key in OWN_STATE}
+
+
+def own_shelf(at: AppTest):
+    """The shelf of an AppTest session (its own models and live run), read from outside its script runs."""
+    from explorer.own_models import shelf_of
+    return shelf_of(at.session_state["_session_token"])
+
+
 def figures(at: AppTest) -> dict[str, dict]:
     """Plotly figures by their widget key (the pages give every chart a key)."""
     return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}

@@ -7,7 +7,7 @@ fails if an upgrade brings that behaviour back, so the page tests' approach can 
 
 from streamlit.testing.v1 import AppTest
 
-from .helpers import ROOT
+from .helpers import ROOT, own_model_state
 
 
 def run_app() -> AppTest:
@@ -50,13 +50,14 @@ def test_text_from_the_url_fills_the_shared_input():
     assert at.sidebar.text_input(key="text").value == "banana"
 
 
-def test_the_model_selector_appears_with_an_own_model_and_switches_every_page(tmp_path):
+def test_the_model_selector_appears_with_an_own_model_and_switches_every_page():
     from transformer.live import LiveSettings, LiveTraining
-    own = tmp_path / "mine"
-    LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=20, max_len=6), own).run()
+    run = LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=20, max_len=6))
+    run.run()
     at = run_app()
     assert not [s for s in at.sidebar.selectbox if s.key == "model_choice"]   # nothing of its own yet: no selector
-    at.session_state["_own_models"] = {"Your model (20 steps, 0%)": str(own)}
+    for key, value in own_model_state(run.result, "Your model (20 steps, 0%)").items():
+        at.session_state[key] = value
     at.run()
     selector = at.sidebar.selectbox(key="model_choice")
     assert selector.options == ["The bundled word reverser", "Your model (20 steps, 0%)"]

@@ -1,17 +1,21 @@
 """Training a model from the page: start, watch, stop, use it on other pages (this session only),
 download it, the one-run and server-wide limits, and uploads checked before use."""
 
+import gc
 import time
+import weakref
 
 import pytest
+import torch
 
 from explorer import live_runs
-from explorer.model import BUNDLED_CHECKPOINT, OWN_MODEL_KEY
+from explorer.model import BUNDLED_CHECKPOINT
+from explorer.own_models import OWN_MODEL_KEY
 from transformer import checkpoint
 from transformer.live import LiveSettings, LiveTraining
 
 from ..conftest import zip_of
-from .helpers import figures, no_exception, open_page
+from .helpers import figures, no_exception, open_page, own_model_state, own_shelf
 
 
 def wait_until_done(run, seconds=120):
@@ -28,7 +32,7 @@ def start_from_page(steps=40, d_model=16, layers=1, text="banana"):
     at.selectbox(key="live_layers").set_value(layers)
     at.button[0].click().run()   # "Start training", the form's submit button
     no_exception(at)
-    return at, at.session_state[live_runs.RUN_KEY]
+    return at, own_shelf(at).live_run
 
 
 @pytest.fixture(autouse=True)
@@ -52,8 +56,11 @@ def test_a_short_run_from_the_page_finishes_and_draws_its_curves():
     assert [s for s, _ in p.exact_match] == list(curves[1]["x"]) == [25, 40]
     assert "Training finished after 40 steps" in at.success[0].value
     assert [d.label for d in at.get("download_button")] == ["Download it (zip)"]
-    loaded = checkpoint.load(run.out)
-    assert loaded.model.config.d_model == 16 and loaded.metrics["steps_done"] == 40
+    assert run.result.model.config.d_model == 16 and run.result.metrics["steps_done"] == 40
+    again = checkpoint.from_zip(live_runs.result_zip(weakref.ref(run)), name="mine.zip")   # what the download holds
+    assert again.metrics == run.result.metrics
+    assert all(torch.equal(a, b) for a, b in zip(again.model.state_dict().values(),
+                                                 run.result.model.state_dict().values()))
 
 
 def test_the_trained_model_is_used_on_other_pages_of_this_session_only():
@@ -62,8 +69,8 @@ def test_the_trained_model_is_used_on_other_pages_of_this_session_only():
     at.run()
     at.button(key="live_use").click().run()
     own = at.session_state[OWN_MODEL_KEY]
-    assert own == str(run.out)
-    mine = open_page("attention", "banana", state={OWN_MODEL_KEY: own})
+    assert own_shelf(at).models[own] is run.result
+    mine = open_page("attention", "banana", state={k: at.session_state[k] for k in ("_session_token", OWN_MODEL_KEY)})
     no_exception(mine)
     grid = figures(mine)["grid"]["layout"]["annotations"]
     assert {a["text"].split(" · ")[0] for a in grid} == {"layer 0"}           # the one-layer model
@@ -82,7 +89,7 @@ def test_stop_ends_the_run_early_and_keeps_what_it_learned():
     assert run.progress.status == "stopped" and 3 <= run.progress.step < 3000
     at.run()
     assert "Training stopped" in at.success[0].value
-    assert checkpoint.load(run.out).metrics["steps_done"] == run.progress.step
+    assert run.result.metrics["steps_done"] == run.progress.step
 
 
 def test_one_run_per_session_and_a_cap_per_server():
@@ -93,20 +100,30 @@ def test_one_run_per_session_and_a_cap_per_server():
     late = open_page("training", "banana")
     late.button[0].click().run()
     assert "the most it allows at once" in late.error[0].value
-    assert live_runs.RUN_KEY not in late.session_state
+    assert own_shelf(late).live_run is None
     assert live_runs.running_count() == live_runs.MAX_CONCURRENT_RUNS
     for r in (run, *others):
         r.stop.set()
 
 
-def test_a_run_stops_and_its_folder_goes_when_its_session_has_gone(tmp_path, monkeypatch):
-    run = LiveTraining(LiveSettings(d_model=16, steps=3000), tmp_path / "orphan")
+def test_a_run_stops_when_its_session_has_gone(monkeypatch):
+    run = LiveTraining(LiveSettings(d_model=16, steps=3000))
     registry = live_runs._Registry()
     registry.running["gone"] = run
     monkeypatch.setattr(live_runs, "_session_alive", lambda session: False)
     live_runs._train(run, "gone", "gone", registry)
     assert run.progress.status == "stopped" and run.progress.step == 0
-    assert not (tmp_path / "orphan").exists() and registry.running == {}
+    assert registry.running == {}
+
+
+def test_a_download_never_keeps_a_run_alive():
+    run = LiveTraining(LiveSettings(d_model=16, steps=10))
+    run.run()
+    held = weakref.ref(run)
+    assert checkpoint.from_zip(live_runs.result_zip(held)).metrics["steps_done"] == 10
+    del run
+    gc.collect()
+    assert held() is None and live_runs.result_zip(held) == b""
 
 
 def test_bad_settings_are_refused_by_the_library():
@@ -116,14 +133,16 @@ def test_bad_settings_are_refused_by_the_library():
         LiveSettings(d_model=16, heads=3).check()
 
 
-def test_an_uploaded_checkpoint_becomes_this_sessions_model():
+def test_an_uploaded_checkpoint_becomes_this_sessions_model_and_the_uploader_starts_afresh():
     at = open_page("training", "level")
-    at.file_uploader(key="upload").set_value(("mine.zip", checkpoint.to_zip(BUNDLED_CHECKPOINT), "application/zip"))
+    at.file_uploader(key="upload_0").set_value(("mine.zip", checkpoint.to_zip(BUNDLED_CHECKPOINT), "application/zip"))
     at.run()
     no_exception(at)
     own = at.session_state[OWN_MODEL_KEY]
-    assert own and own != str(BUNDLED_CHECKPOINT) and checkpoint.load(own).model.config.n_heads == 4
+    assert own.startswith("own:") and own_shelf(at).models[own].model.config.n_heads == 4
     assert at.session_state["model_choice"].startswith("Uploaded: mine.zip")
+    assert "is now the model on every page" in at.success[0].value
+    assert [u.key for u in at.get("file_uploader")] == ["upload_1"]   # the bytes are not kept by the old one
 
 
 @pytest.mark.parametrize("data, reason", [
@@ -135,7 +154,7 @@ def test_an_uploaded_checkpoint_becomes_this_sessions_model():
 ])
 def test_a_bad_upload_gets_a_clear_message_and_changes_nothing(data, reason):
     at = open_page("training", "level")
-    at.file_uploader(key="upload").set_value(("bad.zip", data, "application/zip"))
+    at.file_uploader(key="upload_0").set_value(("bad.zip", data, "application/zip"))
     at.run()
     no_exception(at)
     assert reason in at.error[0].value.replace("\\", "")
@@ -143,19 +162,19 @@ def test_a_bad_upload_gets_a_clear_message_and_changes_nothing(data, reason):
 
 
 @pytest.fixture(scope="module")
-def small_model_dir(tmp_path_factory):
-    """A one-layer, two-head model trained for a few steps, as a learner's live run would leave it."""
-    out = tmp_path_factory.mktemp("small") / "run"
-    LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=30, max_len=6), out).run()
-    return str(out)
+def small_model():
+    """Session state with a one-layer, two-head model trained for a few steps, as a learner's live run leaves it."""
+    run = LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=30, max_len=6))
+    run.run()
+    return own_model_state(run.result)
 
 
 @pytest.mark.parametrize("page", ["home", "decode", "attention", "positional", "masks", "training", "lab_ablation",
                                   "lab_heads", "lab_positions", "lab_forcing", "lab_length", "lab_query_key"])
-def test_every_page_works_with_a_small_live_trained_model(page, small_model_dir):
-    at = open_page(page, "level", state={OWN_MODEL_KEY: small_model_dir})
+def test_every_page_works_with_a_small_live_trained_model(page, small_model):
+    at = open_page(page, "level", state=small_model)
     no_exception(at)
     assert not at.error
-    too_long = open_page(page, "abcdefg", state={OWN_MODEL_KEY: small_model_dir})   # 7 > its max_len of 6
+    too_long = open_page(page, "abcdefg", state=small_model)   # 7 > its max_len of 6
     no_exception(too_long)
     assert "at most 6" in too_long.error[0].value

@@ -1,0 +1,58 @@
+"""Widget values from a crafted client are refused before Streamlit reads them.
+
+Streamlit deserializes whichever value field a client's message sets for a widget, before the page runs: a
+hand-made websocket message can give an integer number input NaN (`int(nan)` raises) or a select slider a bare
+number (`len()` of it raises), and the session shows a traceback. A browser never sends these. So each incoming
+value whose field is not of the kind its widget registered (a number for a number), or that is a non-finite number, is dropped from the
+rerun: the widget keeps the value it had, and the page says so (REFUSED_KEY). Values in range but of the right
+type are the page's to check, as for any input.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from streamlit.proto.WidgetStates_pb2 import WidgetStates
+from streamlit.runtime.state.session_state import SessionState
+
+REFUSED_KEY = "_refused_widget_values"   # how many values the last rerun refused, in st.session_state
+# Fields a browser may send for one another: an integer number input registers double_value and sends int_value.
+FAMILY = {"int_value": "number", "double_value": "number", "int_array_value": "numbers",
+          "double_array_value": "numbers"}
+
+
+def _acceptable(state, registered_field: str | None) -> bool:
+    field = state.WhichOneof("value")
+    if field is None or registered_field is None:
+        return True   # a cleared value, or a widget this session has not drawn: Streamlit ignores both
+    if FAMILY.get(field, field) != FAMILY.get(registered_field, registered_field):
+        return False
+    if field == "double_value":
+        return math.isfinite(state.double_value)
+    if field == "double_array_value":
+        return all(math.isfinite(x) for x in state.double_array_value.data)
+    return True
+
+
+def refuse_malformed(rerun):
+    @functools.wraps(rerun)
+    def guarded(self: SessionState, fresh_widget_states: WidgetStates | None, **kwargs):
+        if fresh_widget_states is not None:
+            metadata = self._new_widget_state.widget_metadata
+            kept = [w for w in fresh_widget_states.widgets
+                    if _acceptable(w, metadata[w.id].value_type if w.id in metadata else None)]
+            refused = len(fresh_widget_states.widgets) - len(kept)
+            if refused:
+                fresh_widget_states = WidgetStates(widgets=kept)
+                self._new_session_state[REFUSED_KEY] = refused
+        return rerun(self, fresh_widget_states, **kwargs)
+
+    guarded.refuses_malformed = True
+    return guarded
+
+
+def install() -> None:
+    """Once per process; the explorer package calls it on import."""
+    if not getattr(SessionState.on_script_will_rerun, "refuses_malformed", False):
+        SessionState.on_script_will_rerun = refuse_malformed(SessionState.on_script_will_rerun)

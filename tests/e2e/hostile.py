@@ -1,0 +1,111 @@
+"""Driving uploads against a real server while another learner types: shared by the browser test of issue 16
+and benchmarks.hostile_uploads."""
+
+from __future__ import annotations
+
+import asyncio
+import glob
+import random
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from transformer import checkpoint
+from transformer.config import ModelConfig
+from transformer.model import Transformer
+from transformer.vocab import Vocab
+
+from .harness import resident_mb, settle
+
+UPLOADER = "[data-testid='stFileUploaderDropzoneInput']"
+TEMP_PATTERN = str(Path(tempfile.gettempdir()) / "attention-explorer-*")
+
+
+def temporary_folders() -> set[str]:
+    return set(glob.glob(TEMP_PATTERN))
+
+
+def large_valid_zip(seed: int) -> bytes:
+    """A valid model near the parameter limit (847,744 parameters, 3.4 MB of weights), random weights."""
+    torch.manual_seed(seed)
+    config = ModelConfig(d_model=192, n_heads=4, n_encoder_layers=1, n_decoder_layers=1, d_ff=512)
+    return checkpoint.to_zip(checkpoint.Checkpoint(Transformer(config).eval(), Vocab(), {"task": f"seed {seed}"}))
+
+
+def upload(page, name: str, data: bytes) -> str:
+    """Upload a zip on the Training page and return the message the learner is shown about it (every message
+    names the file, so give each upload a name of its own)."""
+    page.locator(UPLOADER).set_input_files(files=[{"name": name, "mimeType": "application/zip", "buffer": data}])
+    message = page.locator("[data-testid='stAlertContentError'], [data-testid='stAlertContentSuccess']")
+    mine = message.filter(has_text=name)
+    mine.first.wait_for(timeout=120_000)
+    settle(page)
+    return mine.first.inner_text()
+
+
+class MemoryWatch:
+    """Samples a process's resident memory every 50 ms in a thread: before, peak and now."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.before, self.peak = pid, resident_mb(pid), 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.05):
+            self.peak = max(self.peak, resident_mb(self.pid))
+
+    def __enter__(self) -> "MemoryWatch":
+        self.peak = self.before
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def now(self) -> float:
+        return resident_mb(self.pid)
+
+
+@dataclass
+class Typist:
+    """A second learner on the same server, typing a new word every second over Streamlit's own protocol
+    (benchmarks.protocol_session) while the uploads go on: every answer timed and checked."""
+
+    url: str
+    page: str = "attention"
+    answers: list[float] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    async def _type(self) -> None:
+        from benchmarks.protocol_session import ProtocolSession
+
+        session = ProtocolSession(self.url, self.page)
+        await session.open()
+        rng = random.Random(0)
+        while not self._stop.is_set():
+            word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 20)))
+            answer = await session.type(word)
+            self.answers.append(answer.seconds)
+            if answer.exceptions or answer.model_writes != word[::-1]:
+                self.wrong.append(f"{word}: {answer.model_writes} {answer.exceptions}")
+            await asyncio.sleep(max(0.0, 1.0 - answer.seconds))
+        await session.close()
+
+    def __enter__(self) -> "Typist":
+        self._thread = threading.Thread(target=asyncio.run, args=(self._type(),), daemon=True)
+        self._thread.start()
+        while not self.answers and self._thread.is_alive():   # typing has begun (or failed to)
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=120)
