@@ -16,7 +16,7 @@ import pytest
 from ..payloads import HOSTILE
 from .conftest import Server
 from .harness import load, resident_mb, start_server, stop_server
-from .hostile import MemoryWatch, Typist, large_valid_zip, temporary_folders, upload
+from .hostile import LARGE, MemoryWatch, Typist, large_valid_zip, temporary_folders, upload
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_twenty_sessions_upload_a_model_leave_and_the_memory_goes_back(own_serve
             page = context.new_page()
             load(page, f"{own_server.url}/training?text=level", timeout=120_000)
             assert "is now the model on every page" in upload(page, f"model-{seed}.zip", data)
-            assert page.get_by_test_id("stSidebar").get_by_text("847,744 parameters").count() == 1
+            assert page.get_by_test_id("stSidebar").get_by_text(f"{LARGE.implied_parameters():,} parameters").count() == 1
             contexts.append(context)
         held = memory.now()
         for context in contexts:

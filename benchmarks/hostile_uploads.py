@@ -1,0 +1,86 @@
+"""What hostile uploads cost the other learners: one server, a second session typing a word every second.
+
+    python -m benchmarks.hostile_uploads [--quiet-seconds 30] [--sessions 20]
+
+1. The typist alone for --quiet-seconds: its answer times with nobody uploading.
+2. The typist while one browser session uploads every hostile zip of tests/payloads.py in turn: its answer
+   times, and the server's resident memory before and at peak.
+3. --sessions browser sessions each upload a valid model near the parameter limit, hold it, then all leave:
+   the server's memory before, with all held, at peak, and after they have gone.
+Prints medians, p95 and worst answers of both phases side by side, and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from playwright.sync_api import sync_playwright
+
+from tests.e2e.harness import CHROMIUM, CHROMIUM_ARGS, load, resident_mb, start_server, stop_server
+from tests.e2e.hostile import LARGE, MemoryWatch, Typist, large_valid_zip, temporary_folders, upload
+from tests.payloads import HOSTILE
+
+
+def summary(seconds: list[float]) -> tuple[float, float, float]:
+    ordered = sorted(seconds)
+    return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))], ordered[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quiet-seconds", type=float, default=30)
+    parser.add_argument("--sessions", type=int, default=20)
+    args = parser.parse_args()
+    zips = [large_valid_zip(seed) for seed in range(args.sessions)]
+    folders = temporary_folders()
+    process, url = start_server("bench-hostile-server.log")
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            load(page, f"{url}/training?text=level", timeout=120_000)
+            with Typist(url, seed=1) as quiet:
+                time.sleep(args.quiet_seconds)
+            refused = 0
+            with Typist(url, seed=2) as typist, MemoryWatch(process.pid) as hostile_memory:
+                for i, (name, (data, reason)) in enumerate(HOSTILE.items()):
+                    refused += reason in upload(page, f"hostile-{i:02d}.zip", data).replace("\\", "")
+            page.context.close()
+            time.sleep(2)
+            with MemoryWatch(process.pid) as memory:
+                contexts = []
+                for seed, data in enumerate(zips):
+                    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                    page = context.new_page()
+                    load(page, f"{url}/training?text=level", timeout=120_000)
+                    upload(page, f"model-{seed}.zip", data)
+                    contexts.append(context)
+                held = memory.now()
+                for context in contexts:
+                    context.close()
+                time.sleep(10)
+                after = memory.now()
+            browser.close()
+    finally:
+        stop_server(process)
+    print(f"{len(HOSTILE)} hostile uploads, {refused} refused with the expected message; "
+          f"{len(typist.wrong) + len(quiet.wrong)} wrong or failed answers to the typist")
+    print("| typist's answers | n | median | p95 | worst |")
+    print("|---|---|---|---|---|")
+    for label, answers in (("alone", quiet.answers), ("during the hostile uploads", typist.answers)):
+        median, p95, worst = summary(answers)
+        print(f"| {label} | {len(answers)} | {median:.3f} s | {p95:.3f} s | {worst:.3f} s |")
+    ratio = summary(typist.answers)[0] / summary(quiet.answers)[0]
+    print(f"median during / alone: {ratio:.2f}")
+    print(f"server memory during the hostile uploads: {hostile_memory.before:.0f} MB before, "
+          f"peak {hostile_memory.peak:.0f} MB")
+    print(f"{args.sessions} sessions uploading a {LARGE.implied_parameters():,}-parameter model: "
+          f"{memory.before:.0f} MB before, {held:.0f} MB with all held, peak {memory.peak:.0f} MB, "
+          f"{after:.0f} MB 10 s after they left ({after - memory.before:+.0f} MB)")
+    print(f"temporary folders left behind: {len(temporary_folders() - folders)}")
+
+
+if __name__ == "__main__":
+    main()
