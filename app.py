@@ -68,7 +68,7 @@ def sidebar() -> None:
             held_out = metrics.get("held_out", {})
             st.markdown(
                 f"- task: reverse the text\n"
-                f"- {n_parameters:,} parameters ({n_parameters * 4 / 1024:,.0f} KB of float32 weights)\n"
+                f"- {n_parameters:,} parameters ({n_parameters * 4 / 1024:,.0f} KiB of float32 weights)\n"
                 f"- {config.n_encoder_layers} encoder + {config.n_decoder_layers} decoder layers, "
                 f"{config.n_heads} heads, d_model {config.d_model}\n"
                 f"- reads up to {config.max_len} characters\n"

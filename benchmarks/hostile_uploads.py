@@ -19,7 +19,9 @@ import time
 from playwright.sync_api import sync_playwright
 
 from tests.e2e.harness import CHROMIUM, CHROMIUM_ARGS, load, resident_mb, start_server, stop_server
-from tests.e2e.hostile import LARGE, MemoryWatch, Typist, large_valid_zip, temporary_folders, upload
+from tests.e2e.hostile import (
+    LARGE, MemoryWatch, Typist, large_valid_zip, sessions_holding_uploads, temporary_folders, upload,
+)
 from tests.payloads import HOSTILE
 
 
@@ -50,15 +52,9 @@ def main() -> None:
             page.context.close()
             time.sleep(2)
             with MemoryWatch(process.pid) as memory:
-                contexts = []
-                for seed, data in enumerate(zips):
-                    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-                    page = context.new_page()
-                    load(page, f"{url}/training?text=level", timeout=120_000)
-                    upload(page, f"model-{seed}.zip", data)
-                    contexts.append(context)
+                sessions = sessions_holding_uploads(browser, url, zips)
                 held = memory.now()
-                for context in contexts:
+                for context, _, _ in sessions:
                     context.close()
                 time.sleep(10)
                 after = memory.now()

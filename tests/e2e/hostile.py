@@ -19,7 +19,7 @@ from transformer.config import ModelConfig
 from transformer.model import Transformer
 from transformer.vocab import Vocab
 
-from .harness import resident_mb, settle
+from .harness import load, resident_mb, settle
 
 UPLOADER = "[data-testid='stFileUploaderDropzoneInput']"
 TEMP_PATTERN = str(Path(tempfile.gettempdir()) / "attention-explorer-*")
@@ -48,6 +48,18 @@ def upload(page, name: str, data: bytes) -> str:
     mine.first.wait_for(timeout=120_000)
     settle(page)
     return mine.first.inner_text()
+
+
+def sessions_holding_uploads(browser, url: str, zips: list[bytes]) -> list[tuple[object, object, str]]:
+    """One browser session per zip, each uploading it on the Training page and keeping it as its model:
+    (context, page, the message shown) for each, still open."""
+    sessions = []
+    for seed, data in enumerate(zips):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        load(page, f"{url}/training?text=level", timeout=120_000)
+        sessions.append((context, page, upload(page, f"model-{seed}.zip", data)))
+    return sessions
 
 
 class MemoryWatch:

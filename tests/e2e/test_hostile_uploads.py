@@ -16,7 +16,7 @@ import pytest
 from ..payloads import HOSTILE
 from .conftest import Server
 from .harness import load, resident_mb, start_server, stop_server
-from .hostile import LARGE, MemoryWatch, Typist, large_valid_zip, temporary_folders, upload
+from .hostile import LARGE, MemoryWatch, Typist, large_valid_zip, sessions_holding_uploads, temporary_folders, upload
 
 
 @pytest.fixture(scope="module")
@@ -65,16 +65,11 @@ def test_twenty_sessions_upload_a_model_leave_and_the_memory_goes_back(own_serve
     warm.context.close()
     time.sleep(2)
     with MemoryWatch(own_server.pid) as memory:
-        contexts = []
-        for seed, data in enumerate(zips):
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            page = context.new_page()
-            load(page, f"{own_server.url}/training?text=level", timeout=120_000)
-            assert "is now the model on every page" in upload(page, f"model-{seed}.zip", data)
-            assert page.get_by_test_id("stSidebar").get_by_text(f"{LARGE.implied_parameters():,} parameters").count() == 1
-            contexts.append(context)
+        sessions = sessions_holding_uploads(browser, own_server.url, zips)
         held = memory.now()
-        for context in contexts:
+        for context, page, message in sessions:
+            assert "is now the model on every page" in message
+            assert page.get_by_test_id("stSidebar").get_by_text(f"{LARGE.implied_parameters():,} parameters").count() == 1
             context.close()
         after = settled_memory(own_server.pid, memory.before + 50)
     print(f"\n20 uploads of 3.3 MB models: server {memory.before:.0f} MB before, {held:.0f} MB with all 20 held, "
