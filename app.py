@@ -5,9 +5,9 @@
 
 import streamlit as st
 
-from explorer.model import attention_run, checkpoint_or_stop, script_gate
+from explorer.model import checkpoint_or_stop, script_gate, text_run
 from explorer.own_models import CHOICE, LOST_KEY, SERVER_MODEL, apply_choice, forget_released, own_models
-from explorer.state import MAX_TYPED, TEXT_KEY, checked_text, init_text
+from explorer.state import checked_text, text_box
 from explorer.text import escape_markdown, visible
 from explorer.widget_guard import REFUSED_KEY
 
@@ -37,12 +37,7 @@ page = st.navigation(pages)
 def sidebar() -> None:
     """The text box, the model's answer and the model card, on every page."""
     with st.sidebar:
-        init_text()
-        st.text_input(
-            "Your text", key=TEXT_KEY, max_chars=MAX_TYPED,
-            help="Letters a-z and single spaces, up to the model's limit. "
-                 "Every page shows what the model does with it.",
-        )
+        text_box()
         if st.session_state.pop(REFUSED_KEY, None):
             st.warning("Some values your browser sent could not be used (a number that is not finite, or a value "
                        "of the wrong kind), so those controls kept their previous values.", icon="ℹ️")
@@ -60,7 +55,7 @@ def sidebar() -> None:
         _, cleaned, problem = checked_text(ckpt)
         if problem is None:
             st.caption("The model writes")
-            st.markdown(f"#### {visible(attention_run(cleaned.text).output) or '(nothing)'}")  # shared with Attention
+            st.markdown(f"#### {visible(text_run(cleaned.text).output) or '(nothing)'}")  # the pages' own run
         config, metrics = ckpt.model.config, ckpt.metrics
         with st.container(border=True):
             st.markdown("**Model card**")

@@ -2,16 +2,16 @@
 
 import functools
 
-import numpy as np
 import streamlit as st
 
 from explorer.exports import matrix_csv, trace_json
-from explorer.model import attention_run, checkpoint_or_stop
-from explorer.state import learner_text, publish, restore
+from analysis.labels import KIND_NAMES, attention_axes
+from analysis.lesson import mirror_shares
+from explorer.model import checkpoint_or_stop, text_run
+from explorer.pickers import pick_head
+from explorer.state import learner_text
 from viz import attention_grid, attention_side_by_side
 
-KINDS = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention",
-         "cross": "Cross-attention"}
 EXPLAIN = {
     "encoder_self": "Each source character (row, the query) looks at every source character (column, the key). "
                     "Nothing is masked: the encoder sees the whole input at once.",
@@ -35,35 +35,18 @@ st.latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqr
 
 ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
-run = attention_run(text)
+run = text_run(text)
 config = ckpt.model.config
 
-kind_col, layer_col, head_col = st.columns([2, 1, 1])
-restore("kind", "cross", list(KINDS))
-kind = kind_col.segmented_control("Attention kind", list(KINDS), format_func=KINDS.get, key="kind", required=True)
-publish("kind")
-weights = run.weights[kind]                          # (L, H, Tq, Tk)
-n_layers, n_heads = weights.shape[:2]
-restore("layer", n_layers - 1, list(range(n_layers)))
-layer = layer_col.selectbox("Layer", range(n_layers), key="layer")
-publish("layer")
-restore("head", 0, list(range(n_heads)))
-head = head_col.selectbox("Head", range(n_heads), key="head")
-publish("head")
-
-if kind == "encoder_self":
-    rows, cols, row_title, col_title = run.source, run.source, "source position (query)", "source position (key)"
-elif kind == "decoder_self":
-    rows = [f"{a}→{b}" for a, b in zip(run.decoder_in, run.decoder_out)]
-    cols, row_title, col_title = run.decoder_in, "decoder position (query)", "decoder position (key)"
-else:
-    rows = [f"{a}→{b}" for a, b in zip(run.decoder_in, run.decoder_out)]
-    cols, row_title, col_title = run.source, "decoder position (query)", "source position (key)"
+kind, layer, head = pick_head(config)
+weights = run.trace.stack_attention(kind)            # (L, H, Tq, Tk)
+n_heads = weights.shape[1]
+rows, cols, row_title, col_title = attention_axes(kind, run.source, run.decoder_in, run.decoder_out)
 
 st.info(EXPLAIN[kind])
 st.caption(f"Input **{text}** → output **{run.output or '(nothing)'}**")
 
-st.subheader(f"Every layer and head: {KINDS[kind].lower()}")
+st.subheader(f"Every layer and head: {KIND_NAMES[kind].lower()}")
 st.plotly_chart(attention_grid(weights, rows, cols), key="grid")
 
 matrix = weights[layer, head]                        # (Tq, Tk)
@@ -74,16 +57,14 @@ st.plotly_chart(attention_side_by_side(
     query_title=row_title, key_title=col_title), key="detail")
 
 sums = matrix.sum(axis=1)
-masked = ~run.masks[kind]
+masked = ~run.trace.mask(kind)
 st.markdown(
     f"Every row of the softmax sums to 1: row sums here range from **{sums.min():.6f}** to **{sums.max():.6f}**. "
     + (f"Masked entries: **{int(masked.sum())}**, largest weight on any of them **{matrix[masked].max():.1f}**."
        if masked.any() else "No entry is masked in this kind of attention.")
 )
 if kind == "cross":
-    n = len(run.source)
-    steps = min(n, matrix.shape[0])
-    hits = [float(np.mean([weights[layer, h, i].argmax() == n - 1 - i for i in range(steps)])) for h in range(n_heads)]
+    hits = mirror_shares(run, layer)
     st.markdown("Share of output characters whose largest cross-attention weight falls on the mirrored source "
                 f"position n−1−i, layer {layer}: " + ", ".join(f"head {h}: **{s:.0%}**" for h, s in enumerate(hits)))
 

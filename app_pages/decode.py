@@ -5,11 +5,12 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from explorer.model import checkpoint_or_stop, decoding_run
-from explorer.state import learner_text, publish, restore
+from analysis.labels import SOS_LABEL, token_label
+from explorer.model import checkpoint_or_stop, text_run
+from explorer.pickers import pick_head
+from explorer.state import VIEW, learner_text
 from explorer.text import visible
 from transformer.decoding import next_token_probs
-from transformer.lesson import SOS_LABEL, token_label
 from viz import attention_heatmap, probability_bars, temperature_bars
 
 st.title("⏯️ Decode step by step")
@@ -28,44 +29,43 @@ labels = [token_label(vocab, i) for i in range(vocab.size)]
 
 with st.expander("How the next token is chosen", expanded=False):
     mode_col, temp_col, k_col, seed_col = st.columns(4)
-    restore("mode", "greedy", ["greedy", "sample"])
-    mode = mode_col.segmented_control("Decoding", ["greedy", "sample"], key="mode", required=True)
-    publish("mode")
-    temperature = temp_col.slider("Temperature T", 0.1, 10.0, 1.0, 0.1, disabled=mode == "greedy",
-                                  help="Divides the scores before softmax: below 1 sharpens, above 1 flattens.")
-    top_k = k_col.slider("Top-k", 1, config.vocab_size, config.vocab_size, disabled=mode == "greedy",
-                         help="Sample only among the k most likely tokens.")
-    seed = seed_col.number_input("Seed", 0, 10_000, 0, disabled=mode == "greedy")
+    mode = mode_col.segmented_control("Decoding", ["greedy", "sample"], default="greedy", key="mode",
+                                      required=True, **VIEW)
+    temperature = temp_col.slider("Temperature T", 0.1, 10.0, 1.0, 0.1, disabled=mode == "greedy", key="temperature",
+                                  help="Divides the scores before softmax: below 1 sharpens, above 1 flattens.",
+                                  **VIEW)
+    top_k = k_col.slider("Top-k", 1, config.vocab_size, config.vocab_size, disabled=mode == "greedy", key="top_k",
+                         help="Sample only among the k most likely tokens.", **VIEW)
+    seed = seed_col.number_input("Seed", 0, 10_000, 0, disabled=mode == "greedy", key="seed", **VIEW)
 sampling = mode == "sample"
-run = decoding_run(text, temperature if sampling else None, int(top_k) if sampling else None, int(seed))
-n_steps = len(run.chosen)
-
-restore("step", 0, list(range(n_steps)))
+run = text_run(text, temperature if sampling else None, int(top_k) if sampling else None, int(seed))
+n_steps = len(run.chosen_ids)
+if not 0 <= st.session_state.get("step", 0) < n_steps:  # a step from another text or a link: keep it in range
+    st.session_state["step"] = min(max(st.session_state.get("step", 0), 0), n_steps - 1)
 
 
 def move(to: int) -> None:
     st.session_state["step"] = max(0, min(n_steps - 1, to))
 
 
-current = st.session_state["step"]
+current = st.session_state.get("step", 0)
 buttons = st.columns([1, 1, 1, 1, 3])
 buttons[0].button("⏮ First", on_click=move, args=(0,), width="stretch")
 buttons[1].button("◀ Previous", on_click=move, args=(current - 1,), disabled=current == 0, width="stretch")
 buttons[2].button("Next ▶", on_click=move, args=(current + 1,), disabled=current == n_steps - 1, width="stretch")
 buttons[3].button("Last ⏭", on_click=move, args=(n_steps - 1,), width="stretch")
 if n_steps > 1:
-    st.slider("Step t", 0, n_steps - 1, key="step")
-publish("step")
-t = st.session_state["step"]
+    st.slider("Step t", 0, n_steps - 1, 0, key="step", **VIEW)
+t = st.session_state.get("step", 0)
 
 probs = run.probs[t]
-chosen = run.chosen[t]
-written = vocab.decode(run.token_ids[: t + 1])
+chosen = run.decoder_out[t]
+written = vocab.decode(list(run.fed_ids[: t + 1]))
 a, b, c = st.columns(3)
-a.metric(f"Decoder input at step {t}", " ".join(run.decoder_inputs[t]))
-b.metric("Chosen token", chosen, delta=f"p = {probs[run.token_ids[t]]:.3f}", delta_color="off")
+a.metric(f"Decoder input at step {t}", " ".join(run.decoder_in[: t + 1]))
+b.metric("Chosen token", chosen, delta=f"p = {probs[run.chosen_ids[t]]:.3f}", delta_color="off")
 c.metric("Written so far", visible(written) or "(nothing yet)")
-st.caption(f"Step {t} reads {SOS_LABEL} + the {t} token(s) produced so far ({len(run.decoder_inputs[t])} positions).  "
+st.caption(f"Step {t} reads {SOS_LABEL} + the {t} token(s) produced so far ({t + 1} positions).  "
            f"Full output: **{visible(run.output)}**")
 
 table_col, chart_col = st.columns([1, 2])
@@ -75,7 +75,7 @@ table_col.dataframe(
     pd.DataFrame({"token": [labels[i] for i in order], "probability": probs[order]}),
     hide_index=True, column_config={"probability": st.column_config.NumberColumn(format="%.4f")},
 )
-chart_col.plotly_chart(probability_bars(probs, labels, 10, chosen=run.token_ids[t],
+chart_col.plotly_chart(probability_bars(probs, labels, 10, chosen=run.chosen_ids[t],
                                         title=f"Next-token distribution at step {t}"), key="probs")
 
 st.subheader("The same step at different temperatures")
@@ -94,16 +94,10 @@ st.caption(
 )
 
 st.subheader("Where this step looked")
-layer_col, head_col = st.columns(2)
-restore("layer", config.n_decoder_layers - 1, list(range(config.n_decoder_layers)))
-layer = layer_col.selectbox("Decoder layer", range(config.n_decoder_layers), key="layer")
-publish("layer")
-restore("head", 0, list(range(config.n_heads)))
-head = head_col.selectbox("Head", range(config.n_heads), key="head")
-publish("head")
+_, layer, head = pick_head(config, "step_", kinds=("cross",), widths=(0, 1, 1), layer_label="Decoder layer")
 
 heads = [f"head {h}" for h in range(config.n_heads)]
-cross = run.cross_rows[t, layer]                         # (H, S)
+cross = run.trace["cross", layer][:, t]                  # (H, S): step t's row; the causal mask makes it step t's own
 source_n = len(run.source)
 target = source_n - 1 - t
 peak = int(cross[head].argmax())
@@ -118,8 +112,8 @@ st.plotly_chart(attention_heatmap(cross, heads, run.source, title=f"Cross-attent
                                 f"every head (head {head} outlined)", key_title="source position", query_title="",
                                 highlight_row=head), key="cross")
 
-self_row = run.self_rows[t, layer]                        # (H, n_steps); columns after t are the future
-keys = run.decoder_inputs[-1][:n_steps]
+self_row = run.trace["decoder_self", layer][:, t]          # (H, n_steps); columns after t are the future
+keys = run.decoder_in
 future = float(self_row[:, t + 1:].max()) if t + 1 < n_steps else 0.0
 st.markdown(
     f"**Decoder self-attention under the causal mask** — position {t} may look at positions 0..{t} only. "

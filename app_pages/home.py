@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer.model import checkpoint_or_stop, decoding_run
+from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import TEXT_KEY, learner_text
 from explorer.text import visible
 from viz.architecture import architecture_dot
@@ -23,14 +23,14 @@ for column, example in zip(st.columns(len(EXAMPLES)), EXAMPLES):
 
 ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
-run = decoding_run(text, None, None, 0)
+run = text_run(text)
 
 left, right = st.columns(2)
 left.metric("You typed", visible(text))
 right.metric("The model writes", visible(run.output) or "(nothing)",
              delta="correct reversal" if run.output == text[::-1] else "not the exact reversal",
              delta_color="normal" if run.output == text[::-1] else "inverse")
-st.caption(f"{len(run.chosen)} decoding steps: {len(run.output)} characters, then the end symbol ⟨/s⟩. "
+st.caption(f"{len(run.chosen_ids)} decoding steps: {len(run.output)} characters, then the end symbol ⟨/s⟩. "
            "See them one by one on *Decode step by step*.")
 
 st.header("The architecture")

@@ -4,16 +4,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer.lab_runs import SAMPLE_SIZE, ablation_table, word_run
-from explorer.model import checkpoint_or_stop
-from explorer.state import learner_text
+from analysis.labels import EOS_LABEL, KIND_SHORT, attention_axes
+from analysis.run import correct_tokens
+from explorer.lab_runs import SAMPLE_SIZE, ablation_table
+from explorer.model import checkpoint_or_stop, text_run
+from explorer.pickers import pick_head
+from explorer.state import VIEW, learner_text
 from explorer.text import reversal_metric, visible
 from transformer.intervention import every_head
-from transformer.lesson import EOS_LABEL, SOS_LABEL
 from viz import attention_side_by_side
 from viz.lab import correct_probability_bars
-
-KINDS = {"encoder_self": "Encoder self", "decoder_self": "Decoder self", "cross": "Cross"}
 
 st.title("🧪 Lab: switch heads off")
 st.markdown(
@@ -37,33 +37,31 @@ for column, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
     column.button(name, key=f"preset_{name}", width="stretch",
                   on_click=lambda p=preset: st.session_state.update(ablated=p))
 chosen = st.multiselect("Heads to switch off", list(heads), key="ablated", placeholder="Choose heads, e.g. cross L1 H0",
-                        help="Named as attention kind, layer L, head H.")
+                        help="Named as attention kind, layer L, head H.", **VIEW)
 ablated = tuple(heads[name] for name in chosen)
 
-before, after = word_run(text), word_run(text, ablated)
+before, after = text_run(text), text_run(text, ablated=ablated)                     # the model's own decoding
+taught, taught_after = text_run(text, teacher=True), text_run(text, teacher=True, ablated=ablated)
+correct = correct_tokens(ckpt.vocab, text, config.max_len)
+p_before, p_after = taught.probability_of(correct), taught_after.probability_of(correct)   # (n + 1,) each
 left, right = st.columns(2)
 left.metric("Every head working", visible(before.output))
 reversal_metric(right, f"{len(ablated)} head(s) off", after.output, text)
 
 steps = [*text[::-1], EOS_LABEL]
-st.plotly_chart(correct_probability_bars(before.p_correct, after.p_correct, [visible(s) for s in steps],
+st.plotly_chart(correct_probability_bars(p_before, p_after, [visible(s) for s in steps],
                                          title="Probability of the correct next character at each step"),
                 key="probabilities")
 st.caption(f"Each step reads the correct prefix (teacher forcing), so both bars answer the same question. Mean: "
-           f"{before.p_correct.mean():.3f} unchanged, {after.p_correct.mean():.3f} changed.")
+           f"{p_before.mean():.3f} unchanged, {p_after.mean():.3f} changed.")
 
 st.subheader("The attention that changed")
-k_col, l_col, h_col = st.columns([2, 1, 1])
-kind = k_col.segmented_control("Attention kind", list(KINDS), format_func=KINDS.get, default="cross",
-                               key="lab_kind", required=True)
-layer = l_col.selectbox("Layer", range(n_layers[kind]), index=n_layers[kind] - 1, key="lab_layer")
-head = h_col.selectbox("Head", range(config.n_heads), key="lab_head")
-rows = list(text) if kind == "encoder_self" else [SOS_LABEL, *text[::-1]]
-cols = list(text) if kind != "decoder_self" else rows
-was, now = before.weights[kind][layer, head], after.weights[kind][layer, head]   # (Tq, Tk)
-st.plotly_chart(attention_side_by_side([was, now], ["every head working", "with your heads off"],
-                                       [visible(r) for r in rows], [visible(c) for c in cols],
-                                       title=f"{KINDS[kind]}-attention, layer {layer}, head {head}"), key="changed")
+kind, layer, head = pick_head(config, "lab_")
+rows, cols, _, _ = attention_axes(kind, taught.source, taught.decoder_in)
+was, now = taught.trace[kind, layer][head], taught_after.trace[kind, layer][head]   # (Tq, Tk), correct prefix fed
+st.plotly_chart(attention_side_by_side([was, now], ["every head working", "with your heads off"], rows, cols,
+                                       title=f"{KIND_SHORT[kind]}-attention, layer {layer}, head {head}"),
+                key="changed")
 change = np.abs(now - was)
 st.caption(f"Largest change of any weight: **{change.max():.3f}**; mean change {change.mean():.4f}. A head that is "
            "switched off still computes its pattern; what changes is everything that reads its output later.")

@@ -3,11 +3,11 @@
 import pandas as pd
 import streamlit as st
 
-from explorer.lab_runs import forcing
-from explorer.model import checkpoint_or_stop
-from explorer.state import learner_text
+from analysis.lab import first_divergence
+from analysis.labels import token_label
+from explorer.model import checkpoint_or_stop, text_run
+from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown as escape, visible
-from transformer.lesson import SOS_LABEL, token_label
 from viz import attention_heatmap
 
 st.title("🧪 Lab: teacher forcing and free running")
@@ -23,25 +23,27 @@ vocab = ckpt.vocab
 letters = [t for t in vocab.tokens if len(t) == 1]          # the characters the model can write
 
 a, b = st.columns(2)
-step = a.selectbox("Force a token at step", [None, *range(len(text) + 1)], key="force_step",
+step = a.selectbox("Force a token at step", [None, *range(len(text) + 1)], key="force_step", **VIEW,
                    format_func=lambda s: "no forcing" if s is None else f"step {s}")
-token = b.selectbox("Token fed in instead", letters, index=letters.index("z"), key="force_token",
+token = b.selectbox("Token fed in instead", letters, index=letters.index("z"), key="force_token", **VIEW,
                     format_func=visible, disabled=step is None)
 forced = () if step is None else ((step, vocab.tokens.index(token)),)
-run = forcing(text, forced)
+teacher, free = text_run(text, teacher=True), text_run(text, forced=forced)
 
 label = lambda ids: " ".join(token_label(vocab, i) for i in ids) or "—"  # noqa: E731
-n = max(len(run.correct), len(run.free_choice))
+reads = lambda run, t: label(run.decoder_in_ids[1: t + 1]) if t < len(run.fed_ids) else ""  # noqa: E731
+picks = lambda run, t: run.decoder_out[t] if t < len(run.chosen_ids) else ""  # noqa: E731
+n = max(len(teacher.fed_ids), len(free.fed_ids))
 table = pd.DataFrame({
     "step": range(n),
-    "teacher forcing reads": [label(run.correct[:t]) if t < len(run.correct) else "" for t in range(n)],
-    "and picks": [token_label(vocab, run.forced_choice[t]) if t < len(run.forced_choice) else "" for t in range(n)],
-    "free running reads": [label(run.free_input[t]) if t < len(run.free_input) else "" for t in range(n)],
-    "and picks ": [token_label(vocab, run.free_choice[t]) if t < len(run.free_choice) else "" for t in range(n)],
-    "fed onward": [token_label(vocab, run.fed[t]) + (" (forced)" if dict(forced).get(t) is not None else "")
-                   if t < len(run.fed) else "" for t in range(n)],
+    "teacher forcing reads": [reads(teacher, t) for t in range(n)],
+    "and picks": [picks(teacher, t) for t in range(n)],
+    "free running reads": [reads(free, t) for t in range(n)],
+    "and picks ": [picks(free, t) for t in range(n)],
+    "fed onward": [token_label(vocab, free.fed_ids[t]) + (" (forced)" if dict(forced).get(t) is not None else "")
+                   if t < len(free.fed_ids) else "" for t in range(n)],
 })
-diverged = run.first_divergence
+diverged = first_divergence(teacher, free)
 
 
 def mark(row):
@@ -50,7 +52,7 @@ def mark(row):
 
 
 st.dataframe(table.style.apply(mark, axis=1), hide_index=True)
-free_text = vocab.decode(run.fed)
+free_text = free.output
 if diverged is None:
     st.success(f"Free running read the correct prefix at every step and wrote **{escape(visible(free_text))}**: the "
                "two modes never differ for this model on this text.", icon="✅")
@@ -60,19 +62,18 @@ else:
              f"**{escape(visible(text[::-1]))}**.", icon="🔀")
 
 st.subheader("Where the later steps looked")
-unforced = forcing(text, ())
-layer = unforced.free_cross.shape[0] - 1
+unforced = text_run(text)
+layer = ckpt.model.config.n_decoder_layers - 1
 left, right = st.columns(2)
 shown = [(left, unforced, "no forcing", "cross_unforced")]
 if forced:
-    shown.append((right, run, "with your forced token", "cross_forced"))
+    shown.append((right, free, "with your forced token", "cross_forced"))
 else:
     right.info("Force a token above, and its map appears here beside this one.", icon="👈")
-for column, comparison, name, key in shown:
-    reads = [SOS_LABEL, *(token_label(vocab, t) for t in comparison.fed[:-1])]
-    column.plotly_chart(attention_heatmap(comparison.free_cross[layer].mean(0), reads, list(map(visible, text)),
+for column, run, name, key in shown:
+    column.plotly_chart(attention_heatmap(run.trace["cross", layer].mean(0), run.decoder_in, run.source,
                                           title=f"{name}: cross-attention, layer {layer}, head average",
                                           query_title="decoder position (reads)", key_title="source position",
-                                          height=min(520, 34 * len(reads) + 120)), key=key)
+                                          height=min(520, 34 * len(run.decoder_in) + 120)), key=key)
 st.caption("Each row is one free-running step. After a forced token, look at the rows below it: does the model "
            "keep its place on the source, or lose it?")

@@ -7,7 +7,7 @@ from scipy.stats import spearmanr
 from explorer.lab_runs import SAMPLE_SIZE, ablation_table, pattern_table
 from explorer.model import checkpoint_or_stop
 from explorer.state import learner_text
-from transformer.lab import IDEAL_PATTERN
+from analysis.lab import IDEAL_PATTERN
 from viz.lab import harm_against_pattern
 
 TOP = 4  # how many heads each ranking calls its best

@@ -2,12 +2,11 @@
 
 import streamlit as st
 
-from explorer.lab_runs import length_curve, word_run
-from explorer.model import checkpoint_or_stop
-from explorer.state import learner_text
-from explorer.text import escape_markdown, reversal_metric, visible
-from transformer.lab import LONGEST_LAB_INPUT, encode_for_lab
-from transformer.lesson import SOS_LABEL
+from analysis.lab import LONGEST_LAB_INPUT, encode_for_lab
+from explorer.lab_runs import length_curve
+from explorer.model import checkpoint_or_stop, text_run
+from explorer.state import VIEW, learner_text
+from explorer.text import escape_markdown, reversal_metric
 from transformer.vocab import InputError
 from viz import attention_heatmap
 from viz.lab import length_curve as length_chart
@@ -31,20 +30,28 @@ st.caption(f"Within training: {min(curve[n] for n in curve if n <= config.max_le
 
 default = " ".join([text] * (config.max_len // max(len(text), 1) + 2))[:config.max_len + 8].strip()
 typed = st.text_input(f"A long text (up to {LONGEST_LAB_INPUT} characters)", value=default, key="long_text",
-                      max_chars=LONGEST_LAB_INPUT * 2)
+                      max_chars=LONGEST_LAB_INPUT * 2, **VIEW)
 cleaned = ckpt.vocab.clean(typed)
 try:
     encode_for_lab(ckpt.vocab, cleaned.text)
 except InputError as err:
     st.error(escape_markdown(str(err)), icon="✋")
     st.stop()
-long_run, good_run = word_run(cleaned.text), word_run(text)
+
+
+def runs(word: str):
+    """The model's own output, and the attention with the correct reversal fed in."""
+    return (text_run(word, max_len=LONGEST_LAB_INPUT),
+            text_run(word, teacher=True, max_len=LONGEST_LAB_INPUT))
+
 
 left, right = st.columns(2)
-for column, word, run, name in ((left, text, good_run, "good"), (right, cleaned.text, long_run, "long")):
-    reversal_metric(column, f"{len(word)} characters", run.output, word, "exact reversal", "not the reversal")
-    column.plotly_chart(attention_heatmap(run.weights["cross"][-1].mean(0), [SOS_LABEL, *map(visible, word[::-1])],
-                                          list(map(visible, word)), title="Cross-attention, last layer, head average",
+last = config.n_decoder_layers - 1
+for column, word, name in ((left, text, "good"), (right, cleaned.text, "long")):
+    own, taught = runs(word)
+    reversal_metric(column, f"{len(word)} characters", own.output, word, "exact reversal", "not the reversal")
+    column.plotly_chart(attention_heatmap(taught.trace["cross", last].mean(0), taught.decoder_in,
+                                          taught.source, title="Cross-attention, last layer, head average",
                                           query_title="decoder position", key_title="source position", height=480),
                         key=f"attention_{name}")
 st.caption("Both maps use the correct reversal as the decoder's input. On the long text, follow the anti-diagonal "

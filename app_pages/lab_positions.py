@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from explorer.lab_runs import SAMPLE_SIZE, sample_exact_match, word_run
-from explorer.model import checkpoint_or_stop
-from explorer.state import learner_text
+from explorer.lab_runs import SAMPLE_SIZE, sample_exact_match
+from explorer.model import checkpoint_or_stop, text_run
+from explorer.pickers import pick_head
+from explorer.state import VIEW, learner_text
 from explorer.text import reversal_metric, visible
-from transformer.lesson import SOS_LABEL
 from viz import attention_side_by_side
 
 MODES = {"zero": "Removed (zeroed)", "shuffle": "Shuffled"}
@@ -23,16 +23,18 @@ text = learner_text(ckpt)
 config = ckpt.model.config
 
 a, b, c = st.columns([1, 2, 1])
-mode = a.radio("Positions", list(MODES), format_func=MODES.get, key="pe_mode")
+mode = a.radio("Positions", list(MODES), format_func=MODES.get, key="pe_mode", **VIEW)
 sides = b.pills("Where", list(SIDES), format_func=SIDES.get, selection_mode="multi", default=list(SIDES),
-                key="pe_sides")
-seed = c.number_input("Shuffle seed", 0, 999, 0, key="pe_seed", disabled=mode != "shuffle")
+                key="pe_sides", **VIEW)
+seed = c.number_input("Shuffle seed", 0, 999, 0, key="pe_seed", disabled=mode != "shuffle", **VIEW)
 if not sides:
     st.warning("Choose the source, the target or both.", icon="👆")
     st.stop()
 sides = tuple(s for s in SIDES if s in sides)
 
-before, after = word_run(text), word_run(text, (), mode, sides, seed)
+edit = {"positions": mode, "sides": sides, "shuffle_seed": seed}
+before, after = text_run(text), text_run(text, **edit)
+taught, taught_after = text_run(text, teacher=True), text_run(text, teacher=True, **edit)
 left, right = st.columns(2)
 left.metric("With positions", visible(before.output))
 reversal_metric(right, f"Positions {MODES[mode].lower()} in the {' and '.join(sides)}", after.output, text)
@@ -41,12 +43,10 @@ left.metric(f"Exact match on {SAMPLE_SIZE} held-out words", f"{kept:.1%}")
 right.metric(f"Exact match on {SAMPLE_SIZE} held-out words ", f"{lost:.1%}", delta=f"{lost - kept:+.1%}",
              delta_color="normal")
 
-layer = st.selectbox("Cross-attention layer", range(config.n_decoder_layers), index=config.n_decoder_layers - 1,
-                     key="pe_layer")
-rows = [SOS_LABEL, *map(visible, text[::-1])]
+_, layer, _ = pick_head(config, "pe_", kinds=("cross",), layer_label="Cross-attention layer", heads=False)
 st.plotly_chart(attention_side_by_side(
-    [before.weights["cross"][layer].mean(0), after.weights["cross"][layer].mean(0)],
-    ["with positions", f"positions {MODES[mode].lower()}"], rows, list(map(visible, text)),
+    [taught.trace["cross", layer].mean(0), taught_after.trace["cross", layer].mean(0)],
+    ["with positions", f"positions {MODES[mode].lower()}"], taught.decoder_in, taught.source,
     title=f"Cross-attention, layer {layer}, average of the {config.n_heads} heads",
     query_title="decoder position (reads)", key_title="source position"), key="cross")
 st.caption("With positions, the anti-diagonal: step i reads source n−1−i. Without them, every copy of a letter "

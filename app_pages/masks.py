@@ -4,12 +4,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer.model import batch_run, checkpoint_or_stop
-from explorer.state import learner_text, publish, restore
-from transformer.lesson import PAD_LABEL, companions, softmax_with_and_without_scaling
+from analysis.labels import PAD_LABEL, attention_axes
+from analysis.lesson import companions, softmax_with_and_without_scaling
+from explorer.model import batch_runs, checkpoint_or_stop
+from explorer.pickers import pick_head
+from explorer.state import VIEW, learner_text
 from viz import attention_heatmap, mask_heatmap, panels, scores_heatmap, softmax_comparison
-
-KINDS = {"encoder_self": "Encoder self", "decoder_self": "Decoder self", "cross": "Cross"}
 
 st.title("🎭 Masks")
 st.markdown(
@@ -24,42 +24,34 @@ st.latex(r"\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right),\qquad 
 ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
 config = ckpt.model.config
-batch = batch_run(tuple([text, *companions(text, config.max_len)]))
+batch = batch_runs(tuple([text, *companions(text, config.max_len)]))    # one padded pass, a run per row
+row_names = [f"row {i}" for i in range(len(batch))]
 
 st.subheader("Your text in a batch")
-st.dataframe(pd.DataFrame(batch.source, index=[f"row {i}" for i in range(len(batch.texts))]),
-             width="content")
-t_len = batch.tgt_mask.shape[-1]
+st.dataframe(pd.DataFrame([run.source for run in batch], index=row_names), width="content")
+src_mask = np.stack([run.trace["masks.source"][0, 0] for run in batch])   # (B, S) True = real token
+t_len = len(batch[0].decoder_in)
 causal = np.tril(np.ones((t_len, t_len), dtype=bool))
 st.plotly_chart(panels([
-    mask_heatmap(batch.src_mask, [f"row {i}" for i in range(len(batch.texts))],
-                 [str(i) for i in range(batch.src_mask.shape[1])], title="Padding mask of the source batch",
+    mask_heatmap(src_mask, row_names,
+                 [str(i) for i in range(src_mask.shape[1])], title="Padding mask of the source batch",
                  row_title="batch row", col_title="source position"),
     mask_heatmap(causal, list(map(str, range(t_len))), list(map(str, range(t_len))),
                  title="Causal mask (the same for every row)"),
 ]), key="masks")
 
 st.subheader("One attention, step by step")
-c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
-restore("kind", "decoder_self", list(KINDS))
-kind = c1.segmented_control("Attention kind", list(KINDS), format_func=KINDS.get, key="kind", required=True)
-publish("kind")
-n_layers = batch.weights[kind].shape[1]
-restore("layer", 0, list(range(n_layers)))
-layer = c2.selectbox("Layer", range(n_layers), key="layer")
-publish("layer")
-restore("head", 0, list(range(config.n_heads)))
-head = c3.selectbox("Head", range(config.n_heads), key="head")
-publish("head")
+picker_col, row_col = st.columns([4, 1])
+with picker_col:
+    kind, layer, head = pick_head(config, "mask_", default_kind="decoder_self", last_layer=False)
 # Labels that do not depend on the text: a selectbox kept its first labels in the browser after a new word.
-row = c4.selectbox("Batch row", range(len(batch.texts)), key="row",
+row = row_col.selectbox("Batch row", range(len(batch)), key="mask_row", **VIEW,
                    format_func=lambda i: f"row {i}" + (" (yours)" if i == 0 else ""))
 
-source, decoder = batch.source[row], batch.decoder_in[row]
-queries, keys = {"encoder_self": (source, source), "decoder_self": (decoder, decoder),
-                 "cross": (decoder, source)}[kind]
-scores = batch.scores[kind][row, layer, head]            # (Tq, Tk), -inf where masked
-weights = batch.weights[kind][row, layer, head]          # (Tq, Tk)
+run = batch[row]
+queries, keys, _, _ = attention_axes(kind, run.source, run.decoder_in)
+scores = run.trace.attention(kind, layer, "scores")[head]   # (Tq, Tk), -inf where masked
+weights = run.trace[kind, layer][head]                      # (Tq, Tk)
 mask = np.isfinite(scores)
 mask_used = {"encoder_self": "padding of the source", "decoder_self": "causal AND padding",
              "cross": "padding of the source"}[kind]
@@ -92,12 +84,12 @@ st.markdown(
 
 st.subheader("Why divide by √d_k")
 st.markdown(
-    f"With d_k = {batch.d_k}, a dot product of two random unit-variance vectors has variance d_k. Without the "
+    f"With d_k = {run.d_k}, a dot product of two random unit-variance vectors has variance d_k. Without the "
     "scaling, the scores spread out, softmax saturates onto one key and its gradients vanish."
 )
 query = st.slider("Query position", 0, len(queries) - 1, 1) if len(queries) > 1 else 0  # one query: no choice
-scaled_probs, raw_probs = softmax_with_and_without_scaling(scores[query], batch.d_k)
-st.plotly_chart(softmax_comparison(scaled_probs, raw_probs, keys, batch.d_k,
+scaled_probs, raw_probs = softmax_with_and_without_scaling(scores[query], run.d_k)
+st.plotly_chart(softmax_comparison(scaled_probs, raw_probs, keys, run.d_k,
                                    title=f"Query {query} ('{queries[query]}'): softmax with and without scaling"),
                 key="scaling")
 st.caption(f"Largest weight: {scaled_probs.max():.3f} with scaling, {raw_probs.max():.3f} without.")

@@ -3,7 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from explorer.model import checkpoint_or_stop, input_vectors
+from analysis.lesson import input_vectors
+from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import learner_text
 from transformer.layers import sinusoidal_encoding
 from transformer.positional import offset_distances, rotation_blocks, rotation_error, shift_by_rotation, similarity
@@ -36,19 +37,20 @@ st.plotly_chart(encoding_heatmap(sinusoidal_encoding(custom_len, custom_d).numpy
                                  title=f"PE for d_model = {custom_d}, {custom_len} positions"), key="pe_custom")
 
 st.subheader("What is added to your input")
-vectors = input_vectors(text)
+run = text_run(text)
+vectors = input_vectors(run)
 st.markdown(
     "The token embedding is multiplied by √d_model before the code is added, so that the meaning of the token is "
     f"not drowned by the position: here √{d_model} = {d_model ** 0.5:.2f}. Every code has the same length, "
     f"√(d_model/2) = {(d_model / 2) ** 0.5:.3f}, because each sine-cosine pair has length 1."
 )
 st.plotly_chart(encoding_heatmap(vectors.positions, title="The position codes added to your characters",
-                                 row_labels=vectors.source, row_title="source position"), key="pe_input")
-st.plotly_chart(norms_bars(vectors.source, vectors.embedding_norm, vectors.raw_embedding_norm,
+                                 row_labels=run.source, row_title="source position"), key="pe_input")
+st.plotly_chart(norms_bars(run.source, vectors.embedding_norm, vectors.raw_embedding_norm,
                            vectors.position_norm, title="Embedding norm beside positional-encoding norm"),
                 key="norms")
 st.dataframe(pd.DataFrame({
-    "character": vectors.source,
+    "character": run.source,
     "‖embedding‖": vectors.raw_embedding_norm,
     "‖embedding × √d_model‖": vectors.embedding_norm,
     "‖PE‖": vectors.position_norm,

@@ -6,12 +6,13 @@ import weakref
 import streamlit as st
 
 from explorer import live_runs
-from explorer.model import checkpoint_or_stop, snapshot_attention_run, snapshots
-from explorer.state import learner_text, publish, restore
+from analysis.labels import reads_writes
+from explorer.model import checkpoint_or_stop, snapshot_run, snapshots
+from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown, reversal_metric
 from explorer.uploads import DONE_KEY, ERROR_KEY, take_upload, uploader_key
 from transformer.checkpoint import MAX_UPLOAD_BYTES, CheckpointError
-from transformer.live import LIMITS, LiveSettings, LiveSettingsError
+from explorer.live_training import LIMITS, LiveSettings, LiveSettingsError
 from viz import attention_grid
 from viz.training import learning_curves, live_curves
 
@@ -35,12 +36,10 @@ if saved == []:
 if saved:
     steps = [s["step"] for s in saved]
     by_step = {s["step"]: s for s in saved}
-    restore("snapshot", steps[-1], steps)
-    step = st.select_slider("Training step", steps, key="snapshot",
-                            format_func=lambda s: f"{s:,} ({by_step[s].get('fraction', 0):.0%})")
-    publish("snapshot")
+    step = st.select_slider("Training step", steps, value=steps[-1], key="snapshot", **VIEW)
     shot = by_step[step]
-    run = snapshot_attention_run(text, step)
+    st.caption(f"Step {step:,}: {shot.get('fraction', 0):.0%} of the run.")
+    run = snapshot_run(text, step)
     a, b, c, d = st.columns(4)
     reversal_metric(a, "The model writes", run.output, text, "exact reversal", "not yet")
     b.metric("Held-out loss", f"{shot['loss']:.3g}")
@@ -50,8 +49,8 @@ if saved:
                   "cross-attention weight falls on source position n−1−i.")
     curve = ckpt.metrics.get("curve") or saved
     st.plotly_chart(learning_curves(curve, step, title="The whole run, this snapshot marked"), key="curves")
-    rows = [f"{x}→{y}" for x, y in zip(run.decoder_in, run.decoder_out)]
-    st.plotly_chart(attention_grid(run.weights["cross"], rows, run.source,
+    st.plotly_chart(attention_grid(run.trace.stack_attention("cross"), reads_writes(run.decoder_in, run.decoder_out),
+                                   run.source,
                                    title=f"Cross-attention of every layer and head after {step:,} steps"), key="grid")
     first = next((s for s in saved if s.get("alignment", 0) >= 0.9), None)
     st.caption("Rows: what each decoder position reads → what it writes; columns: your source characters. "

@@ -2,7 +2,7 @@
 
     python -m benchmarks.live_training [--seeds 3] [--threads 1]
 
-Runs transformer.live.LiveTraining with the page's defaults (the form's starting values), several seeds,
+Runs explorer.live_training.LiveTraining with the page's defaults (the form's starting values), several seeds,
 one after another, and prints for each the first evaluated step and the seconds at which held-out exact
 match reached 90 %, then the medians. One torch thread by default, as in the app's server (explorer.model).
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import torch
 
-from transformer.live import LiveSettings, LiveTraining
+from explorer.live_training import LiveSettings, LiveTraining
 
 TARGET = 0.9
 

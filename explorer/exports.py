@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from transformer.lesson import AttentionRun
+from analysis.run import Run
+from transformer.trace import KINDS
 from viz.style import position_labels
 
 
@@ -23,7 +24,8 @@ def _finite_or_null(array: np.ndarray) -> list:
     return np.where(np.isfinite(array), np.round(array, 6), None).tolist()
 
 
-def trace_json(text: str, run: AttentionRun) -> str:
+def trace_json(text: str, run: Run) -> str:
+    weights = {kind: run.trace.stack_attention(kind) for kind in KINDS}        # kind -> (L, H, Tq, Tk)
     document = {
         "text": text,
         "output": run.output,
@@ -31,11 +33,11 @@ def trace_json(text: str, run: AttentionRun) -> str:
         "decoder_input_tokens": run.decoder_in,
         "decoder_output_tokens": run.decoder_out,
         "d_k": run.d_k,
-        "shapes": {kind: list(w.shape) for kind, w in run.weights.items()},
+        "shapes": {kind: list(w.shape) for kind, w in weights.items()},
         "note": "weights[kind][layer][head][query][key]; cross rows are decoder positions, columns source "
                 "positions; scores are QK^T/sqrt(d_k) before softmax with masked entries as null",
-        "weights": {kind: np.round(w, 6).tolist() for kind, w in run.weights.items()},
-        "scores": {kind: _finite_or_null(s) for kind, s in run.scores.items()},
-        "masks": {kind: m.tolist() for kind, m in run.masks.items()},
+        "weights": {kind: np.round(w, 6).tolist() for kind, w in weights.items()},
+        "scores": {kind: _finite_or_null(run.trace.stack_attention(kind, "scores")) for kind in KINDS},
+        "masks": {kind: run.trace.mask(kind).tolist() for kind in KINDS},
     }
     return json.dumps(document)

@@ -13,7 +13,7 @@ from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from transformer.checkpoint import to_zip
-from transformer.live import LiveSettings, LiveTraining
+from explorer.live_training import LiveSettings, LiveTraining
 
 from .own_models import add, session_token, shelf
 

@@ -15,8 +15,9 @@ import streamlit as st
 import torch
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from transformer import lesson
+from analysis.run import Decoding, Run, make_batch_runs, make_run
 from transformer.checkpoint import Checkpoint, CheckpointError, load, load_snapshot, snapshot_index
+from transformer.intervention import SIDES, Head, Intervention
 
 from .own_models import OWN_MODEL_KEY, held, is_own
 from .text import escape_markdown
@@ -26,6 +27,7 @@ BUNDLED_CHECKPOINT = ROOT / "checkpoints" / "word_reversal"
 CHECKPOINT_ENV = "ATTENTION_EXPLORER_CHECKPOINT"  # another checkpoint directory, if set
 OWN_RUN_ENTRIES = 64  # cached runs of one session's own model, released with the session
 T = TypeVar("T")
+HeadKey = tuple[str, int, int]  # (kind, layer, head): a head as plain values, for cache keys
 
 # One intra-op thread per computation. The models are tiny (d_model 64): a second thread saves ~20 % of a
 # run's wall time alone but doubles its CPU time, and on a 2-core server it competes with the other sessions
@@ -103,29 +105,27 @@ def model_run(max_entries: int, show_spinner: bool | str = False) -> Callable[[C
     return wrap
 
 
-@model_run(max_entries=512)
-def decoding_run(key: str, text: str, temperature: float | None, top_k: int | None,
-                 seed: int) -> lesson.DecodingRun:
+@model_run(max_entries=1024)
+def text_run(key: str, text: str, temperature: float | None = None, top_k: int | None = None, seed: int = 0,
+             forced: tuple[tuple[int, int], ...] = (), teacher: bool = False, ablated: tuple[HeadKey, ...] = (),
+             positions: str = "normal", sides: tuple[str, ...] = SIDES, shuffle_seed: int = 0,
+             max_len: int | None = None) -> Run:
+    """The one run of (model, text, decoding, intervention) every page reads; arguments are plain values so
+    the cache can key on them."""
     ckpt = checkpoint_for(key)
-    return lesson.run_decoding(ckpt.model, ckpt.vocab, text, temperature, top_k, seed)
-
-
-@model_run(max_entries=512)
-def attention_run(key: str, text: str) -> lesson.AttentionRun:
-    ckpt = checkpoint_for(key)
-    return lesson.run_attention(ckpt.model, ckpt.vocab, text)
+    how = Decoding(temperature, top_k, seed, forced, teacher)
+    return make_run(ckpt.model, ckpt.vocab, text, how, intervention(ablated, positions, sides, shuffle_seed), max_len)
 
 
 @model_run(max_entries=256)
-def batch_run(key: str, texts: tuple[str, ...]) -> lesson.BatchRun:
+def batch_runs(key: str, texts: tuple[str, ...]) -> list[Run]:
     ckpt = checkpoint_for(key)
-    return lesson.run_batch(ckpt.model, ckpt.vocab, list(texts))
+    return make_batch_runs(ckpt.model, ckpt.vocab, list(texts))
 
 
-@model_run(max_entries=512)
-def input_vectors(key: str, text: str) -> lesson.InputVectors:
-    ckpt = checkpoint_for(key)
-    return lesson.run_input_vectors(ckpt.model, ckpt.vocab, text)
+def intervention(ablated: tuple[HeadKey, ...] = (), positions: str = "normal", sides: tuple[str, ...] = SIDES,
+                 seed: int = 0) -> Intervention:
+    return Intervention(frozenset(Head(*h) for h in ablated), positions, frozenset(sides), seed)
 
 
 @st.cache_resource(max_entries=32, show_spinner="Loading a snapshot…")
@@ -145,10 +145,10 @@ def snapshots() -> list[dict]:
     return [] if is_own(key) else _snapshot_index(key)
 
 
-def snapshot_attention_run(text: str, step: int) -> lesson.AttentionRun:
-    return _snapshot_attention_run(str(server_checkpoint_dir()), text, step)
+def snapshot_run(text: str, step: int) -> Run:
+    return _snapshot_run(str(server_checkpoint_dir()), text, step)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def _snapshot_attention_run(directory: str, text: str, step: int) -> lesson.AttentionRun:
-    return lesson.run_attention(_snapshot(directory, step), _load(directory).vocab, text)
+def _snapshot_run(directory: str, text: str, step: int) -> Run:
+    return make_run(_snapshot(directory, step), _load(directory).vocab, text)

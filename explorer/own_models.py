@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from transformer.checkpoint import Checkpoint, CheckpointError
-from transformer.live import LiveTraining
+from explorer.live_training import LiveTraining
 
 from .memory import return_freed_memory
 

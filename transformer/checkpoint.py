@@ -6,14 +6,16 @@ CheckpointError that names the file and what is wrong with it.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
 import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import safetensors.torch
 import torch
@@ -102,26 +104,12 @@ def _checked_metrics(data: bytes, where: str) -> dict:
 
 
 def _load_weights(model: Transformer, data: bytes, where: str) -> None:
-    """Fill `model` from safetensors bytes, after checking names, shapes, dtype and that every value is finite."""
+    """Fill `model` from safetensors bytes: dtype and finiteness checked first, then names and shapes by
+    safetensors' own load_model (strict), which knows that a tied matrix is stored once."""
     try:
         tensors = safetensors.torch.load(data)
     except Exception as err:  # noqa: BLE001 - whatever the parser says of foreign bytes, the file is unreadable
         raise CorruptCheckpointError(f"{where}: not a readable safetensors file ({err})") from None
-    expected = model.state_dict()
-    aliases = {name for name in expected if name not in tensors and _is_tied_alias(model, name)}
-    missing = sorted(set(expected) - set(tensors) - aliases)
-    unexpected = sorted(set(tensors) - set(expected))
-    wrong_shape = sorted(n for n in tensors if n in expected and tensors[n].shape != expected[n].shape)
-    if missing or unexpected or wrong_shape:
-        details = []
-        if missing:
-            details.append(f"missing {missing[:3]}")
-        if unexpected:
-            details.append(f"unexpected {unexpected[:3]}")
-        if wrong_shape:
-            n = wrong_shape[0]
-            details.append(f"{n} has shape {tuple(tensors[n].shape)}, config.json implies {tuple(expected[n].shape)}")
-        raise MismatchedCheckpointError(f"{where}: weights do not match config.json: {'; '.join(details)}")
     other_dtype = sorted(n for n, t in tensors.items() if t.dtype != WEIGHT_DTYPE)
     if other_dtype:
         n = other_dtype[0]
@@ -131,15 +119,26 @@ def _load_weights(model: Transformer, data: bytes, where: str) -> None:
     not_finite = sorted(n for n, t in tensors.items() if not bool(torch.isfinite(t).all()))
     if not_finite:
         raise CorruptCheckpointError(f"{where}: {not_finite[0]} holds NaN or infinite values")
-    model.load_state_dict(tensors, strict=False)
+    try:
+        with _in_memory_file(data) as path:
+            safetensors.torch.load_model(model, path, strict=True)
+    except RuntimeError as err:
+        details = " ".join(str(err).replace("Error(s) in loading state_dict for Transformer:", "").split())
+        details = details.replace("Missing key(s) in state_dict:", "missing").replace(
+            "Unexpected key(s) in state_dict:", "unexpected")
+        raise MismatchedCheckpointError(f"{where}: weights do not match config.json: {details[:300]}") from None
 
 
-def _is_tied_alias(model: Transformer, name: str) -> bool:
-    """True for a state-dict entry that is the same tensor as another entry (tied embeddings)."""
-    target = model.state_dict()[name]
-    return any(
-        other != name and t.data_ptr() == target.data_ptr() for other, t in model.state_dict().items()
-    )
+@contextlib.contextmanager
+def _in_memory_file(data: bytes) -> Iterator[str]:
+    """A path to `data` held in memory (memfd): load_model reads a path, and uploads are never written to disk."""
+    fd = os.memfd_create("weights", os.MFD_CLOEXEC)
+    try:
+        with os.fdopen(fd, "wb", closefd=False) as file:
+            file.write(data)
+        yield f"/proc/self/fd/{fd}"
+    finally:
+        os.close(fd)
 
 
 def from_files(files: dict[str, bytes], where: Callable[[str], str]) -> Checkpoint:

@@ -12,19 +12,26 @@ import torch
 
 from .intervention import NO_INTERVENTION, Intervention
 from .model import Transformer
-from .trace import Trace
 from .vocab import EOS, PAD, SOS
 
 
 @dataclass(frozen=True)
-class Step:
-    """One decoding step: what the decoder read, what it thought, what it chose."""
+class Decoded:
+    """The tokens of one decoding, decided step by step without a trace (a traced pass over them follows:
+    because of the causal mask, its row t is what step t saw)."""
 
-    decoder_input: tuple[int, ...]  # SOS + the tokens produced so far
-    logits: torch.Tensor            # (vocab,) the generator's raw scores, before temperature and top-k
-    probs: torch.Tensor             # (vocab,) the distribution the token was chosen from
-    token: int                      # the chosen token
-    trace: Trace                    # every attention number of this step's forward pass (batch of 1)
+    chosen: tuple[int, ...]  # (n_steps,) the model's choice at each step; the last is EOS unless the limit came first
+    fed: tuple[int, ...]     # (n_steps,) what went onward: the choice, or the token forced at that step
+
+    @property
+    def decoder_input(self) -> list[int]:
+        """SOS + every token fed but the last: the (n_steps,) input whose row t is step t."""
+        return [SOS, *self.fed[:-1]]
+
+    @property
+    def tokens(self) -> list[int]:
+        """What was written: the fed tokens before EOS."""
+        return list(self.fed[: self.fed.index(EOS)] if EOS in self.fed else self.fed)
 
 
 def next_token_probs(logits: torch.Tensor, temperature: float | None, top_k: int | None) -> torch.Tensor:
@@ -54,34 +61,14 @@ def _device(model: Transformer) -> torch.device:
     return next(model.parameters()).device
 
 
-@torch.inference_mode()
-def step(
-    model: Transformer,
-    src: list[int],
-    prefix: list[int],
-    temperature: float | None = None,
-    top_k: int | None = None,
-    seed: int = 0,
-    edit: Intervention = NO_INTERVENTION,
-) -> Step:
-    """Source ids and the tokens produced so far in; the next-token distribution and its trace out."""
-    device = _device(model)
-    decoder_input = [SOS, *prefix]
-    src_t = torch.tensor([src], dtype=torch.long, device=device)            # (1, S)
-    tgt_t = torch.tensor([decoder_input], dtype=torch.long, device=device)  # (1, t+1)
-    logits, trace = model(src_t, tgt_t, trace=True, edit=edit)
-    probs = next_token_probs(logits[0, -1], temperature, top_k)             # (vocab,)
-    token = choose(probs, temperature, seed, len(prefix))
-    return Step(tuple(decoder_input), logits[0, -1], probs, token, trace)
-
-
 def max_output_tokens(model: Transformer, source_length: int) -> int:
     """The length limit: the reversal plus EOS, never beyond the model's limit or positional table."""
     limit = max(model.config.max_len, source_length) + 1
     return min(limit, model.config.max_positions - 1)
 
 
-def steps(
+@torch.inference_mode()
+def decide(
     model: Transformer,
     src: list[int],
     temperature: float | None = None,
@@ -89,24 +76,25 @@ def steps(
     seed: int = 0,
     edit: Intervention = NO_INTERVENTION,
     forced: dict[int, int] | None = None,
-) -> list[Step]:
-    """Every step of one decoding, until EOS or the length limit.
+) -> Decoded:
+    """Decode one source until EOS or the length limit. Encodes once, then feeds the decoder its own output.
 
-    `forced` maps a step to a token fed onward instead of the model's choice (the step still records
-    what the model would have chosen): the learner overrules one step and watches the rest react."""
-    out: list[Step] = []
-    prefix: list[int] = []
+    `forced` maps a step to a token fed onward instead of the model's choice (the choice is still kept):
+    the learner overrules one step and watches the rest react."""
+    device = _device(model)
+    encoded = model.encode(torch.tensor([src], dtype=torch.long, device=device), edit=edit)
+    chosen: list[int] = []
+    fed: list[int] = []
     for t in range(max_output_tokens(model, len(src))):
-        s = step(model, src, prefix, temperature, top_k, seed, edit)
-        out.append(s)
-        token = (forced or {}).get(t, s.token)
-        if token == EOS:
+        tgt = torch.tensor([[SOS, *fed]], dtype=torch.long, device=device)          # (1, t+1)
+        logits = model.decode(tgt, encoded, edit=edit)                               # (1, t+1, vocab)
+        chosen.append(choose(next_token_probs(logits[0, -1], temperature, top_k), temperature, seed, t))
+        fed.append((forced or {}).get(t, chosen[-1]))
+        if fed[-1] == EOS:
             break
-        prefix.append(token)
-    return out
+    return Decoded(tuple(chosen), tuple(fed))
 
 
-@torch.inference_mode()
 def generate(
     model: Transformer,
     src: list[int],
@@ -115,18 +103,8 @@ def generate(
     seed: int = 0,
     edit: Intervention = NO_INTERVENTION,
 ) -> list[int]:
-    """Decode one source: the tokens before EOS. Encodes once, then feeds the decoder its own output."""
-    device = _device(model)
-    encoded = model.encode(torch.tensor([src], dtype=torch.long, device=device), edit=edit)
-    tokens: list[int] = []
-    for _ in range(max_output_tokens(model, len(src))):
-        tgt = torch.tensor([[SOS, *tokens]], dtype=torch.long, device=device)
-        logits = model.decode(tgt, encoded, edit=edit)[0]
-        token = choose(next_token_probs(logits[0, -1], temperature, top_k), temperature, seed, len(tokens))
-        if token == EOS:
-            break
-        tokens.append(token)
-    return tokens
+    """Decode one source: the tokens before EOS."""
+    return decide(model, src, temperature, top_k, seed, edit).tokens
 
 
 @torch.inference_mode()
@@ -145,7 +123,7 @@ def greedy_batch(model: Transformer, sources: list[list[int]], batch_size: int =
         tgt = torch.full((len(chunk), 1), SOS, dtype=torch.long, device=device)      # (B, 1)
         done = torch.zeros(len(chunk), dtype=torch.bool, device=device)
         for _ in range(max_output_tokens(model, width)):
-            logits = model.decode(tgt, encoded, edit=edit)[0]                         # (B, t, vocab)
+            logits = model.decode(tgt, encoded, edit=edit)                            # (B, t, vocab)
             token = logits[:, -1].argmax(-1)                                          # (B,)
             token = token.masked_fill(done, PAD)
             tgt = torch.cat([tgt, token[:, None]], dim=1)

@@ -6,12 +6,13 @@ Shapes: B batch, S source length, T target length, L either, H heads, d_k = d_mo
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from .trace import Recorder
 
 
 # --- Input: token embeddings and sinusoidal positions -------------------------------------------
@@ -67,19 +68,10 @@ class PositionalEncoding(nn.Module):
 
 # --- Attention ---------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class AttentionRecord:
-    """What one attention call computed, before any dropout."""
-
-    weights: torch.Tensor  # (B, H, T_query, T_key) softmax; masked entries exactly 0; rows sum to 1
-    scores: torch.Tensor   # (B, H, T_query, T_key) QK^T / sqrt(d_k); masked entries -inf
-    queries: torch.Tensor | None = None  # (B, H, T_query, d_k) the projected queries, per head
-    keys: torch.Tensor | None = None     # (B, H, T_key, d_k) the projected keys, per head
-
-
 def scaled_dot_product_attention(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None
-) -> tuple[torch.Tensor, AttentionRecord]:
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None,
+    record: Recorder | None = None, dropout: float = 0.0,
+) -> torch.Tensor:
     """softmax(QK^T / sqrt(d_k)) V, written out. q (B,H,Tq,d_k), k and v (B,H,Tk,d_k), mask True = may attend.
 
     Dividing by sqrt(d_k) keeps the scores' spread near 1 whatever d_k is, so softmax stays soft.
@@ -91,7 +83,11 @@ def scaled_dot_product_attention(
     if mask is not None:
         # A row whose keys are all masked is NaN after softmax; it attends to nothing, so it is 0.
         weights = weights.masked_fill(~mask, 0.0)
-    return weights @ v, AttentionRecord(weights, scores)  # (B, H, Tq, d_k)
+    if record is not None:
+        record["scores"], record["weights"] = scores, weights
+    if dropout:
+        weights = F.dropout(weights, dropout, training=True)
+    return weights @ v  # (B, H, Tq, d_k)
 
 
 class MultiHeadAttention(nn.Module):
@@ -115,29 +111,33 @@ class MultiHeadAttention(nn.Module):
         query: torch.Tensor,      # (B, Tq, d_model): where the questions come from
         key_value: torch.Tensor,  # (B, Tk, d_model): what is looked at (the encoder output, for cross-attention)
         mask: torch.Tensor | None,
-        trace: bool = False,
+        record: Recorder | None = None,
         head_gate: torch.Tensor | None = None,  # (H,) 0 switches a head's output off (an ablation)
-    ) -> tuple[torch.Tensor, AttentionRecord | None]:
+    ) -> torch.Tensor:
         q = self.split_heads(self.w_q(query))      # (B, H, Tq, d_k)
         k = self.split_heads(self.w_k(key_value))  # (B, H, Tk, d_k)
         v = self.split_heads(self.w_v(key_value))  # (B, H, Tk, d_k)
         dropout = self.dropout if self.training else 0.0
-        record = None
-        if trace:
-            heads, record = scaled_dot_product_attention(q, k, v, mask)
-            if dropout:
-                heads = F.dropout(record.weights, dropout, training=True) @ v
-            record = AttentionRecord(record.weights.detach(), record.scores.detach(), q.detach(), k.detach())
+        if record is not None:
+            record["queries"], record["keys"], record["values"] = q, k, v
+            heads = scaled_dot_product_attention(q, k, v, mask, record, dropout)
+            record["heads"] = heads
         else:
             # The fused kernel computes the same thing faster; tests hold it equal to the path above.
             heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
             if mask is not None:
                 heads = heads.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
         if head_gate is not None:
-            heads = heads * head_gate.to(heads)[None, :, None, None]
+            gate = head_gate.to(heads)[None, :, None, None]  # (1, H, 1, 1)
+            if record is not None:
+                record["switched_off"] = heads * (1 - gate)
+            heads = heads * gate
         b, _, t_query, _ = heads.shape
         concat = heads.transpose(1, 2).reshape(b, t_query, self.n_heads * self.d_k)  # (B, Tq, d_model)
-        return self.w_o(concat), record
+        out = self.w_o(concat)                                                      # (B, Tq, d_model)
+        if record is not None:
+            record["concat"], record["output"] = concat, out
+        return out
 
 
 # --- Feed-forward, residual and LayerNorm --------------------------------------------------------
@@ -151,11 +151,12 @@ class FeedForward(nn.Module):
         self.contract = nn.Linear(d_ff, d_model)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.contract(self.dropout(torch.relu(self.expand(x))))  # (B, L, d_model)
-
-
-Sublayer = Callable[[torch.Tensor], tuple[torch.Tensor, AttentionRecord | None]]
+    def forward(self, x: torch.Tensor, record: Recorder | None = None) -> torch.Tensor:
+        hidden = torch.relu(self.expand(x))          # (B, L, d_ff)
+        out = self.contract(self.dropout(hidden))    # (B, L, d_model)
+        if record is not None:
+            record["hidden"], record["output"] = hidden, out
+        return out
 
 
 class Residual(nn.Module):
@@ -167,15 +168,21 @@ class Residual(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.pre_norm = pre_norm
 
-    def forward(self, x: torch.Tensor, sublayer: Sublayer) -> tuple[torch.Tensor, AttentionRecord | None]:
-        if self.pre_norm:
-            out, record = sublayer(self.norm(x))
-            return x + self.dropout(out), record
-        out, record = sublayer(x)
-        return self.norm(x + self.dropout(out)), record
+    def forward(self, x: torch.Tensor, sublayer: Callable[[torch.Tensor], torch.Tensor],
+                record: Recorder | None = None) -> torch.Tensor:
+        inner = self.norm(x) if self.pre_norm else x
+        added = x + self.dropout(sublayer(inner))
+        out = added if self.pre_norm else self.norm(added)  # (B, L, d_model)
+        if record is not None:
+            record["sublayer_input"], record["output"] = inner, out
+        return out
 
 
 # --- Encoder and decoder layers ------------------------------------------------------------------
+
+def _child(record: Recorder | None, name: str) -> Recorder | None:
+    return None if record is None else record.child(name)
+
 
 class EncoderLayer(nn.Module):
     """Self-attention over the source, then the feed-forward network, each inside a residual."""
@@ -187,12 +194,14 @@ class EncoderLayer(nn.Module):
         self.attention_residual = Residual(d_model, dropout, pre_norm)
         self.feed_forward_residual = Residual(d_model, dropout, pre_norm)
 
-    def forward(
-        self, x: torch.Tensor, src_mask: torch.Tensor, trace: bool = False, gate: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, AttentionRecord | None]:
-        x, record = self.attention_residual(x, lambda h: self.self_attention(h, h, src_mask, trace, gate))
-        x, _ = self.feed_forward_residual(x, lambda h: (self.feed_forward(h), None))
-        return x, record  # (B, S, d_model)
+    def forward(self, x: torch.Tensor, src_mask: torch.Tensor, record: Recorder | None = None,
+                gate: torch.Tensor | None = None) -> torch.Tensor:
+        attend = _child(record, "self_attention")
+        x = self.attention_residual(x, lambda h: self.self_attention(h, h, src_mask, attend, gate),
+                                    _child(record, "attention_residual"))
+        x = self.feed_forward_residual(x, lambda h: self.feed_forward(h, _child(record, "feed_forward")),
+                                       _child(record, "feed_forward_residual"))
+        return x  # (B, S, d_model)
 
 
 class DecoderLayer(nn.Module):
@@ -213,12 +222,15 @@ class DecoderLayer(nn.Module):
         memory: torch.Tensor,     # (B, S, d_model) encoder output
         src_mask: torch.Tensor,   # (B, 1, 1, S)
         tgt_mask: torch.Tensor,   # (B, 1, T, T)
-        trace: bool = False,
+        record: Recorder | None = None,
         self_gate: torch.Tensor | None = None,   # (H,) head gates of the two attentions, see MultiHeadAttention
         cross_gate: torch.Tensor | None = None,
-    ) -> tuple[torch.Tensor, AttentionRecord | None, AttentionRecord | None]:
-        y, self_record = self.self_residual(y, lambda h: self.self_attention(h, h, tgt_mask, trace, self_gate))
-        y, cross_record = self.cross_residual(
-            y, lambda h: self.cross_attention(h, memory, src_mask, trace, cross_gate))
-        y, _ = self.feed_forward_residual(y, lambda h: (self.feed_forward(h), None))
-        return y, self_record, cross_record  # (B, T, d_model)
+    ) -> torch.Tensor:
+        attend, cross = _child(record, "self_attention"), _child(record, "cross_attention")
+        y = self.self_residual(y, lambda h: self.self_attention(h, h, tgt_mask, attend, self_gate),
+                               _child(record, "self_residual"))
+        y = self.cross_residual(y, lambda h: self.cross_attention(h, memory, src_mask, cross, cross_gate),
+                                _child(record, "cross_residual"))
+        y = self.feed_forward_residual(y, lambda h: self.feed_forward(h, _child(record, "feed_forward")),
+                                       _child(record, "feed_forward_residual"))
+        return y  # (B, T, d_model)

@@ -11,18 +11,17 @@ from .config import ModelConfig
 from .intervention import NO_INTERVENTION, Intervention
 from .layers import DecoderLayer, EncoderLayer, PositionalEncoding, TokenEmbedding
 from .masks import decoder_mask, padding_mask
-from .trace import Trace
+from .trace import Recorder, Trace
 
 
 class ModelOutput(NamedTuple):
     logits: torch.Tensor      # (B, T, vocab): scores for the next token at every target position
-    trace: Trace | None       # filled only when asked for with trace=True
+    trace: Trace | None       # every activation, filled only when asked for with trace=True
 
 
 class Encoded(NamedTuple):
     memory: torch.Tensor      # (B, S, d_model) what cross-attention reads
     src_mask: torch.Tensor    # (B, 1, 1, S)
-    records: tuple            # per layer AttentionRecord, or () without trace
 
 
 class Transformer(nn.Module):
@@ -57,62 +56,54 @@ class Transformer(nn.Module):
         reachable = self.positions.encoding(max(self.config.max_len + 1, length))  # rows training ever used
         return edit.position_rows(reachable, side, length)
 
-    def encode(self, src: torch.Tensor, trace: bool = False, edit: Intervention = NO_INTERVENTION) -> Encoded:
+    def _input(self, ids: torch.Tensor, side: str, edit: Intervention, record: Recorder | None) -> torch.Tensor:
+        """(B, L) ids -> (B, L, d_model): scaled embeddings plus the positional rows (or an experiment's rows)."""
+        embed, name = (self.src_embed, "src") if side == "source" else (self.tgt_embed, "tgt")
+        scaled = embed(ids)                                                  # (B, L, d_model)
+        rows = self._position_rows(edit, side, ids.size(1))                  # (L, d_model) or None
+        x = self.positions(scaled, rows)
+        if record is not None:
+            used = self.positions.encoding(ids.size(1)) if rows is None else rows
+            record[f"{name}_embed.output"] = scaled
+            record[f"{name}_positions.rows"] = used.expand_as(scaled)
+            record[f"{name}_positions.output"] = x
+        return x
+
+    def encode(self, src: torch.Tensor, record: Recorder | None = None,
+               edit: Intervention = NO_INTERVENTION) -> Encoded:
         """(B, S) source ids -> memory (B, S, d_model). `edit` is an experiment on this call only."""
         src_mask = padding_mask(src, self.config.pad_id)  # (B, 1, 1, S)
-        x = self.positions(self.src_embed(src), self._position_rows(edit, "source", src.size(1)))
-        records = []
+        x = self._input(src, "source", edit, record)
         for i, layer in enumerate(self.encoder_layers):
-            x, record = layer(x, src_mask, trace, edit.head_gate("encoder_self", i, self.config.n_heads))
-            records.append(record)
-        return Encoded(self.encoder_norm(x), src_mask, tuple(records) if trace else ())
+            x = layer(x, src_mask, None if record is None else record.child(f"encoder_layers.{i}"),
+                      edit.head_gate("encoder_self", i, self.config.n_heads))
+        memory = self.encoder_norm(x)
+        if record is not None:
+            record["masks.source"], record["encoder_norm.output"] = src_mask, memory
+        return Encoded(memory, src_mask)
 
-    def decode(
-        self, tgt: torch.Tensor, encoded: Encoded, trace: bool = False, edit: Intervention = NO_INTERVENTION
-    ) -> tuple[torch.Tensor, torch.Tensor, tuple, tuple]:
-        """(B, T) decoder input (SOS + tokens so far) -> logits (B, T, vocab), tgt_mask, self and cross records."""
+    def decode(self, tgt: torch.Tensor, encoded: Encoded, record: Recorder | None = None,
+               edit: Intervention = NO_INTERVENTION) -> torch.Tensor:
+        """(B, T) decoder input (SOS + tokens so far) -> logits (B, T, vocab)."""
         tgt_mask = decoder_mask(tgt, self.config.pad_id)  # (B, 1, T, T)
-        y = self.positions(self.tgt_embed(tgt), self._position_rows(edit, "target", tgt.size(1)))
-        self_records, cross_records = [], []
+        y = self._input(tgt, "target", edit, record)
         h = self.config.n_heads
         for i, layer in enumerate(self.decoder_layers):
-            y, self_record, cross_record = layer(y, encoded.memory, encoded.src_mask, tgt_mask, trace,
-                                                 edit.head_gate("decoder_self", i, h), edit.head_gate("cross", i, h))
-            self_records.append(self_record)
-            cross_records.append(cross_record)
-        logits = self.generator(self.decoder_norm(y))  # (B, T, vocab)
-        if not trace:
-            return logits, tgt_mask, (), ()
-        return logits, tgt_mask, tuple(self_records), tuple(cross_records)
+            y = layer(y, encoded.memory, encoded.src_mask, tgt_mask,
+                      None if record is None else record.child(f"decoder_layers.{i}"),
+                      edit.head_gate("decoder_self", i, h), edit.head_gate("cross", i, h))
+        final = self.decoder_norm(y)
+        logits = self.generator(final)  # (B, T, vocab)
+        if record is not None:
+            record["masks.target"], record["decoder_norm.output"], record["generator.logits"] = tgt_mask, final, logits
+        return logits
 
     def forward(
         self, src: torch.Tensor, tgt: torch.Tensor, trace: bool = False, edit: Intervention = NO_INTERVENTION
     ) -> ModelOutput:
-        encoded = self.encode(src, trace, edit)
-        logits, tgt_mask, self_records, cross_records = self.decode(tgt, encoded, trace, edit)
-        if not trace:
-            return ModelOutput(logits, None)
-        record = Trace(
-            encoder_self=tuple(r.weights for r in encoded.records),
-            decoder_self=tuple(r.weights for r in self_records),
-            cross=tuple(r.weights for r in cross_records),
-            encoder_self_scores=tuple(r.scores for r in encoded.records),
-            decoder_self_scores=tuple(r.scores for r in self_records),
-            cross_scores=tuple(r.scores for r in cross_records),
-            src_mask=encoded.src_mask,
-            tgt_mask=tgt_mask,
-            src_positions=self._rows_used(edit, "source", src.size(1)),
-            tgt_positions=self._rows_used(edit, "target", tgt.size(1)),
-            queries={kind: tuple(r.queries for r in records) for kind, records in
-                     (("encoder_self", encoded.records), ("decoder_self", self_records), ("cross", cross_records))},
-            keys={kind: tuple(r.keys for r in records) for kind, records in
-                  (("encoder_self", encoded.records), ("decoder_self", self_records), ("cross", cross_records))},
-        )
-        return ModelOutput(logits, record)
-
-    def _rows_used(self, edit: Intervention, side: str, length: int) -> torch.Tensor:
-        rows = self._position_rows(edit, side, length)
-        return (self.positions.encoding(length) if rows is None else rows).clone()
+        record = Recorder() if trace else None
+        logits = self.decode(tgt, self.encode(src, record, edit), record, edit)
+        return ModelOutput(logits, Trace(record.store) if trace else None)
 
     def n_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())  # a tied matrix is counted once

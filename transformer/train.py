@@ -18,6 +18,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Callable, Iterator
 
 import torch
 import torch.nn.functional as F
@@ -26,7 +27,8 @@ from tqdm import tqdm
 from . import checkpoint
 from .config import ModelConfig
 from .data import Batch, make_batch, sample_strings, string_stream
-from .evaluate import cross_attention_alignment, exact_match, held_out_strings
+from .evaluate import held_out_strings
+from .metrics import cross_attention_alignment, exact_match
 from .model import Transformer
 from .vocab import PAD, Vocab
 
@@ -56,6 +58,26 @@ def training_step(model: Transformer, optimizer: torch.optim.Optimizer, schedule
     return loss, logits
 
 
+def fit(model: Transformer, vocab: Vocab, stream: Iterator[str], *, steps: int, lr: float, warmup: int,
+        batch_size: int, clip: float = 1.0, on_step: Callable[[int, torch.Tensor, torch.Tensor, Batch], None],
+        keep_going: Callable[[], bool] = lambda: True) -> int:
+    """The one training loop, for the command line and the app's live runs: AdamW, linear warm-up then
+    cosine decay, cross-entropy on real tokens, clipped gradients. After each step, on_step(step, loss,
+    logits, batch) records what its caller wants; keep_going() is asked before each step. Returns the
+    number of steps done."""
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.01)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: learning_rate_factor(s, warmup, steps))
+    done = 0
+    for step in range(1, steps + 1):
+        if not keep_going():
+            break
+        batch = make_batch(list(itertools.islice(stream, batch_size)), vocab, model.config.max_len)
+        loss, logits = training_step(model, optimizer, schedule, batch, clip)
+        done = step
+        on_step(step, loss, logits, batch)
+    return done
+
+
 class Watch:
     """What the learning curves and snapshots record: held-out loss, exact match, and how many output
     steps of the last decoder layer's best head put their largest cross-attention weight on the mirror."""
@@ -71,7 +93,7 @@ class Watch:
         logits = model(batch.src, batch.tgt_in).logits                        # (B, T, vocab)
         loss = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=PAD)
         alignment = cross_attention_alignment(model, self.vocab, texts)[f"layer_{model.config.n_decoder_layers - 1}"]
-        return {"loss": round(loss.item(), 5), "exact_match": exact_match(model, self.vocab, texts)["exact_match"],
+        return {"loss": round(loss.item(), 5), "exact_match": exact_match(model, self.vocab, texts).exact_match,
                 "alignment": max(alignment)}
 
 
@@ -112,10 +134,6 @@ def train(args: argparse.Namespace) -> dict:
         n_decoder_layers=args.decoder_layers, d_ff=args.d_ff, dropout=args.dropout, max_len=args.max_len,
     )
     model = Transformer(config)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: learning_rate_factor(s, args.warmup, args.steps)
-    )
     stream = string_stream(args.seed, config.max_len, held_out=False)
     validation = sample_strings(args.eval_n, VALIDATION_SEED, config.max_len, held_out=True)
     history = []
@@ -140,20 +158,24 @@ def train(args: argparse.Namespace) -> dict:
     shutil.rmtree(Path(args.out) / checkpoint.SNAPSHOTS, ignore_errors=True)  # none left from an older run
     start = time.perf_counter()
     record(0)
-    bar = tqdm(range(1, args.steps + 1), disable=args.quiet, file=sys.stderr, desc="training")
-    for step in bar:
-        batch = make_batch(list(itertools.islice(stream, args.batch_size)), vocab, config.max_len)
-        loss, logits = training_step(model, optimizer, schedule, batch, args.clip)
+    bar = tqdm(total=args.steps, disable=args.quiet, file=sys.stderr, desc="training")
+
+    def after_step(step: int, loss: torch.Tensor, logits: torch.Tensor, batch: Batch) -> None:
         real = batch.tgt_out != PAD
         token_accuracy = ((logits.argmax(-1) == batch.tgt_out) & real).sum() / real.sum()
+        bar.update(1)
         bar.set_postfix(loss=f"{loss.item():.4f}", tok_acc=f"{token_accuracy.item():.4f}")
         if step == 1 or step % args.eval_every == 0 or step == args.steps:
             model.eval()
-            em = exact_match(model, vocab, validation)["exact_match"]
+            em = exact_match(model, vocab, validation).exact_match
             history.append({"step": step, "loss": round(loss.item(), 5), "exact_match": em,
                             "seconds": round(time.perf_counter() - start, 1)})
             bar.write(f"step {step}: loss {loss.item():.4f}, held-out exact match {em:.4f}")
         record(step)
+
+    fit(model, vocab, stream, steps=args.steps, lr=args.lr, warmup=args.warmup, batch_size=args.batch_size,
+        clip=args.clip, on_step=after_step)
+    bar.close()
     train_seconds = time.perf_counter() - start - recording[0]
     model.eval()
     test = held_out_strings(args.final_n, config.max_len)
@@ -168,8 +190,8 @@ def train(args: argparse.Namespace) -> dict:
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "torch": torch.__version__,
                     "threads": torch.get_num_threads()},
         "parameters": model.n_parameters(),
-        "held_out": {"n": report["n"], "seed": "evaluate.TEST_SEED",
-                     "exact_match": report["exact_match"], "per_length": report["per_length"]},
+        "held_out": {"n": report.n, "seed": "evaluate.TEST_SEED",
+                     "exact_match": report.exact_match, "per_length": report.per_length},
         "cross_attention_alignment": cross_attention_alignment(model, vocab, test),
         "history": history,
         "curve": curve,

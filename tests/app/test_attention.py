@@ -8,6 +8,7 @@ from transformer.vocab import SOS
 from viz.attention import mosaic_origins
 
 from .helpers import array, figures, no_exception, open_page
+from .test_entrypoint import open_app
 
 
 def model_trace(ckpt, text):
@@ -73,13 +74,13 @@ def test_downloads_hold_the_matrix_and_the_whole_trace(ckpt):
 
 
 def test_query_parameters_open_the_same_kind_layer_and_head():
-    at = open_page("attention", None, query={"text": "level", "kind": "decoder_self", "layer": "0", "head": "1"})
+    at = open_app({"text": "level", "kind": "Decoder self", "layer": "0", "head": "1"}, "attention")
     no_exception(at)
     assert (at.session_state["kind"], at.session_state["layer"], at.session_state["head"]) == ("decoder_self", 0, 1)
     assert figures(at)["detail"]["layout"]["title"]["text"].startswith("Layer 0, head 1 (left)")
 
 
 def test_bad_query_parameters_fall_back_to_defaults():
-    at = open_page("attention", None, query={"text": "level", "kind": "sideways", "layer": "9", "head": "x"})
+    at = open_app({"text": "level", "kind": "sideways", "layer": "9", "head": "x"}, "attention")
     no_exception(at)
     assert (at.session_state["kind"], at.session_state["layer"], at.session_state["head"]) == ("cross", 1, 0)

@@ -1,10 +1,20 @@
 import numpy as np
 import pytest
+import torch
 
+from analysis.labels import token_label
 from transformer import decoding
-from transformer.lesson import token_label
+from transformer.decoding import next_token_probs
+from transformer.vocab import SOS
 
 from .helpers import array, figures, no_exception, open_page
+from .test_entrypoint import open_app
+
+
+def step_pass(ckpt, src, prefix):
+    """The model over one step's own prefix, independent of the page's single traced pass."""
+    with torch.inference_mode():
+        return ckpt.model(torch.tensor([src]), torch.tensor([[SOS, *prefix]]), trace=True)
 
 
 def metric(at, label_start):
@@ -19,7 +29,7 @@ def test_first_step_shows_sos_its_distribution_and_four_charts(ckpt):
     assert metric(at, "Decoder input at step 0") == "⟨s⟩"
     assert metric(at, "Chosen token") == "a"
     src = ckpt.vocab.encode("banana", 24)
-    expected = decoding.step(ckpt.model, src, []).probs.numpy()
+    expected = torch.softmax(step_pass(ckpt, src, []).logits[0, -1], -1).numpy()
     bars = charts["probs"]["data"][0]
     top = np.argsort(-expected)[:10]
     assert list(bars["x"]) == [token_label(ckpt.vocab, i) for i in top]
@@ -47,12 +57,12 @@ def test_step_controls_walk_to_the_end_and_the_decoded_word(ckpt):
 @pytest.mark.parametrize("layer, head", [(0, 1), (1, 3)])
 def test_attention_rows_match_the_model_trace_for_the_chosen_layer_and_head(ckpt, layer, head):
     at = open_page("decode", "level", state={"step": 2})
-    at.selectbox(key="layer").set_value(layer).run()
-    at.selectbox(key="head").set_value(head).run()
+    at.selectbox(key="step_layer").set_value(layer).run()
+    at.selectbox(key="step_head").set_value(head).run()
     no_exception(at)
     src = ckpt.vocab.encode("level", 24)
     greedy = decoding.generate(ckpt.model, src)
-    step = decoding.step(ckpt.model, src, greedy[:2])
+    step = step_pass(ckpt, src, greedy[:2])
     cross = step.trace["cross", layer][0, :, -1].numpy()           # (H, S)
     own = step.trace["decoder_self", layer][0, :, -1].numpy()      # (H, 3)
     charts = figures(at)
@@ -74,12 +84,14 @@ def test_sampling_uses_temperature_top_k_and_seed(ckpt):
     at.number_input[0].set_value(7).run()
     no_exception(at)
     src = ckpt.vocab.encode("hello", 24)
-    expected = decoding.step(ckpt.model, src, [], temperature=3.0, top_k=5, seed=7)
+    expected = next_token_probs(step_pass(ckpt, src, []).logits[0, -1], 3.0, 5)
+    first = decoding.choose(expected, 3.0, 7, 0)
     bars = figures(at)["probs"]["data"][0]
     shown = array(bars["y"]).astype(float)
     assert np.count_nonzero(shown > 0) == 5
-    assert np.isclose(shown.max(), expected.probs.max().item(), atol=1e-6)
-    assert metric(at, "Chosen token") == token_label(ckpt.vocab, expected.token)
+    assert np.isclose(shown.max(), expected.max().item(), atol=1e-6)
+    assert metric(at, "Chosen token") == token_label(ckpt.vocab, first)
+    assert first == decoding.decide(ckpt.model, src, 3.0, 5, 7).chosen[0]
 
 
 def test_temperature_chart_shows_the_same_step_three_ways():
@@ -91,11 +103,22 @@ def test_temperature_chart_shows_the_same_step_three_ways():
 
 
 def test_query_parameters_open_the_same_step_layer_and_head():
-    at = open_page("decode", None, query={"text": "level", "step": "3", "layer": "0", "head": "2"})
+    at = open_app({"text": "level", "step": "3", "step_layer": "0", "step_head": "2"}, "decode")
     no_exception(at)
     assert at.session_state["text"] == "level"
-    assert (at.session_state["step"], at.session_state["layer"], at.session_state["head"]) == (3, 0, 2)
+    assert (at.session_state["step"], at.session_state["step_layer"], at.session_state["step_head"]) == (3, 0, 2)
     assert metric(at, "Decoder input at step 3") == "⟨s⟩ l e v"
     assert figures(at)["cross"]["layout"]["title"]["text"] == (
         "Cross-attention at step 3, layer 0, every head (head 2 outlined)")
-    assert at.query_params["step"] == ["3"] or at.query_params["step"] == "3"
+
+
+def test_a_step_beyond_the_text_is_brought_back_in_range():
+    at = open_app({"text": "ab", "step": "9"}, "decode")       # a link with a step this text does not have
+    no_exception(at)
+    assert at.session_state["step"] == 0
+    at = open_app({"text": "banana"}, "decode")
+    at.button[3].click().run()                                 # the last step of banana, step 6
+    at.sidebar.text_input(key="text").set_value("ab").run()    # then a shorter word
+    no_exception(at)
+    assert at.session_state["step"] == 2
+    assert metric(at, "Chosen token") == "⟨/s⟩"

@@ -14,6 +14,15 @@ def run_app() -> AppTest:
     return AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
 
 
+def open_app(query: dict[str, str], page: str) -> AppTest:
+    """The whole app opened from a link: these query parameters, then this page."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    return at.switch_page(f"app_pages/{page}.py").run()
+
+
 def test_sidebar_has_the_shared_input_and_a_model_card(ckpt):
     at = run_app()
     assert not at.exception
@@ -51,7 +60,7 @@ def test_text_from_the_url_fills_the_shared_input():
 
 
 def test_the_model_selector_appears_with_an_own_model_and_switches_every_page():
-    from transformer.live import LiveSettings, LiveTraining
+    from explorer.live_training import LiveSettings, LiveTraining
     run = LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=20, max_len=6))
     run.run()
     at = run_app()

@@ -4,13 +4,23 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from transformer import lab
+from analysis import lab
+from analysis.run import TEACHER, Decoding, correct_tokens, make_run
 from transformer.evaluate import held_out_strings
-from transformer.intervention import Head, Intervention
+from transformer.intervention import NO_INTERVENTION, Head, Intervention
+from transformer.metrics import exact_match
 
 from .helpers import array, figures, metric_values, no_exception, open_page
 
 LAST_CROSS = [f"cross L1 H{h}" for h in range(4)]
+
+
+def word(ckpt, text, edit=NO_INTERVENTION):
+    """(the model's own output, the probability of each correct character, the teacher-forced run)."""
+    limit = lab.LONGEST_LAB_INPUT
+    taught = make_run(ckpt.model, ckpt.vocab, text, TEACHER, edit, limit)
+    own = make_run(ckpt.model, ckpt.vocab, text, edit=edit, max_len=limit)
+    return own.output, taught.probability_of(correct_tokens(ckpt.vocab, text, limit)), taught
 
 
 def test_switching_heads_off_changes_the_output_probabilities_and_attention(ckpt):
@@ -20,15 +30,15 @@ def test_switching_heads_off_changes_the_output_probabilities_and_attention(ckpt
     at.multiselect(key="ablated").set_value(LAST_CROSS).run()
     no_exception(at)
     edit = Intervention(ablated=frozenset(Head("cross", 1, h) for h in range(4)))
-    expected = lab.run_word(ckpt.model, ckpt.vocab, "banana", edit)
-    plain = lab.run_word(ckpt.model, ckpt.vocab, "banana")
-    assert metric_values(at)[:2] == ["ananab", expected.output] and expected.output != "ananab"
+    output, p_after, after = word(ckpt, "banana", edit)
+    _, p_before, before = word(ckpt, "banana")
+    assert metric_values(at)[:2] == ["ananab", output] and output != "ananab"
     bars = figures(at)["probabilities"]["data"]
-    assert np.allclose(array(bars[0]["y"]).astype(float), plain.p_correct, atol=1e-6)
-    assert np.allclose(array(bars[1]["y"]).astype(float), expected.p_correct, atol=1e-6)
+    assert np.allclose(array(bars[0]["y"]).astype(float), p_before, atol=1e-6)
+    assert np.allclose(array(bars[1]["y"]).astype(float), p_after, atol=1e-6)
     changed = figures(at)["changed"]["data"]   # default view: cross-attention, last layer, head 0
-    assert np.allclose(array(changed[0]["z"]).astype(float), plain.weights["cross"][1, 0], atol=1e-6)
-    assert np.allclose(array(changed[1]["z"]).astype(float), expected.weights["cross"][1, 0], atol=1e-6)
+    assert np.allclose(array(changed[0]["z"]).astype(float), before.trace["cross", 1][0], atol=1e-6)
+    assert np.allclose(array(changed[1]["z"]).astype(float), after.trace["cross", 1][0], atol=1e-6)
 
 
 def test_presets_and_the_attention_selectors():
@@ -53,8 +63,8 @@ def test_the_ablation_table_ranks_every_head_on_200_held_out_words(ckpt):
     worst = table["head"].iloc[0]
     kind, layer, head = worst.split(" ")
     texts = held_out_strings(200, 24)
-    without = lab.exact_match(ckpt.model, ckpt.vocab, texts,
-                              Intervention(ablated=frozenset({Head(kind, int(layer[1:]), int(head[1:]))})))
+    without = exact_match(ckpt.model, ckpt.vocab, texts,
+                          Intervention(ablated=frozenset({Head(kind, int(layer[1:]), int(head[1:]))}))).exact_match
     assert table.iloc[0, 1] == pytest.approx(without)
 
 
@@ -98,16 +108,16 @@ def test_no_positions_shows_the_output_and_held_out_exact_match(ckpt, mode, side
         at.number_input(key="pe_seed").set_value(5).run()
     no_exception(at)
     edit = Intervention(positions=mode, sides=frozenset(sides), shuffle_seed=5 if mode == "shuffle" else 0)
-    expected = lab.run_word(ckpt.model, ckpt.vocab, "banana", edit)
-    sample = lab.exact_match(ckpt.model, ckpt.vocab, held_out_strings(200, 24), edit)
+    output, _, taught = word(ckpt, "banana", edit)
+    sample = exact_match(ckpt.model, ckpt.vocab, held_out_strings(200, 24), edit).exact_match
     shown = metric_values(at)   # column by column: with positions (output, exact match), then without
-    assert shown[0] == "ananab" and shown[2] == (expected.output or "(nothing)")
+    assert shown[0] == "ananab" and shown[2] == (output or "(nothing)")
     assert shown[1] == "100.0%" and shown[3] == f"{sample:.1%}"
     cross = figures(at)["cross"]["data"]
-    assert np.allclose(array(cross[1]["z"]).astype(float), expected.weights["cross"][1].mean(0), atol=1e-6)
+    assert np.allclose(array(cross[1]["z"]).astype(float), taught.trace["cross", 1].mean(0), atol=1e-6)
     at.selectbox(key="pe_layer").set_value(0).run()
     cross = figures(at)["cross"]["data"]
-    assert np.allclose(array(cross[1]["z"]).astype(float), expected.weights["cross"][0].mean(0), atol=1e-6)
+    assert np.allclose(array(cross[1]["z"]).astype(float), taught.trace["cross", 0].mean(0), atol=1e-6)
 
 
 def test_no_positions_asks_for_a_side_when_none_is_chosen():
@@ -125,15 +135,16 @@ def test_forcing_a_token_shows_where_free_running_departs(ckpt):
     at.selectbox(key="force_step").set_value(2).run()
     at.selectbox(key="force_token").set_value("z").run()
     no_exception(at)
-    expected = lab.teacher_forcing_vs_free_running(ckpt.model, ckpt.vocab, "banana", {2: ckpt.vocab.tokens.index("z")})
+    free = make_run(ckpt.model, ckpt.vocab, "banana", Decoding(forced=((2, ckpt.vocab.tokens.index("z")),)))
+    divergence = lab.first_divergence(make_run(ckpt.model, ckpt.vocab, "banana", TEACHER), free)
     table = at.dataframe[0].value
     assert table["fed onward"].iloc[2] == "z (forced)"
     assert table["free running reads"].iloc[3] == "a n z"
-    assert f"**step {expected.first_divergence}**" in at.error[0].value
-    assert expected.first_divergence == 3
+    assert f"**step {divergence}**" in at.error[0].value
+    assert divergence == 3
     forced_map = array(figures(at)["cross_forced"]["data"][0]["z"]).astype(float)
-    assert np.allclose(forced_map, expected.free_cross[-1].mean(0), atol=1e-6)
-    assert forced_map.shape == (len(expected.fed), 6)
+    assert np.allclose(forced_map, free.trace["cross", 1].mean(0), atol=1e-6)
+    assert forced_map.shape == (len(free.fed_ids), 6)
     assert figures(at)["cross_forced"]["layout"]["yaxis"]["ticktext"][3] == "z"  # step 3 reads the forced z
 
 
@@ -146,10 +157,10 @@ def test_longer_than_trained_plots_every_length_and_compares_two_words(ckpt):
     assert matches[:24].min() >= 0.9 and matches[30:].max() <= 0.1
     at.text_input(key="long_text").set_value("abcdefghijklmnopqrstuvwxyzabcd").run()
     no_exception(at)
-    expected = lab.run_word(ckpt.model, ckpt.vocab, "abcdefghijklmnopqrstuvwxyzabcd")
-    assert metric_values(at)[1] == expected.output
+    output, _, taught = word(ckpt, "abcdefghijklmnopqrstuvwxyzabcd")
+    assert metric_values(at)[1] == output
     long_map = array(figures(at)["attention_long"]["data"][0]["z"]).astype(float)
-    assert np.allclose(long_map, expected.weights["cross"][-1].mean(0), atol=1e-6)
+    assert np.allclose(long_map, taught.trace["cross", 1].mean(0), atol=1e-6)
 
 
 @pytest.mark.parametrize("typed, message", [("a" * 49, "49"), ("héllo", "é"), ("", "")])
@@ -167,7 +178,7 @@ def test_queries_and_keys_plane_matches_the_lab_projection(ckpt, kind, layer, he
     at.selectbox(key="qk_layer").set_value(layer).run()
     at.selectbox(key="qk_head").set_value(head).run()
     no_exception(at)
-    expected = lab.query_key_map(ckpt.model, ckpt.vocab, "level", kind, layer, head)
+    expected = lab.query_key_map(make_run(ckpt.model, ckpt.vocab, "level"), kind, layer, head)
     _, queries, keys = figures(at)["plane"]["data"]
     assert np.allclose(array(queries["x"]).astype(float), expected.query_xy[:, 0], atol=1e-6)
     assert np.allclose(array(keys["y"]).astype(float), expected.key_xy[:, 1], atol=1e-6)

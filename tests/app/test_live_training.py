@@ -12,7 +12,7 @@ from explorer import live_runs
 from explorer.model import BUNDLED_CHECKPOINT
 from explorer.own_models import OWN_MODEL_KEY
 from transformer import checkpoint
-from transformer.live import LiveSettings, LiveTraining
+from explorer.live_training import LiveSettings, LiveTraining
 
 from ..conftest import zip_of
 from .helpers import figures, no_exception, open_page, own_model_state, own_shelf

@@ -1,8 +1,20 @@
 import numpy as np
+import torch
 
-from transformer.lesson import companions, run_batch
+from analysis.lesson import companions
+from transformer.data import pad
+from transformer.decoding import greedy_batch
+from transformer.vocab import SOS
 
 from .helpers import array, figures, no_exception, open_page
+
+
+def batch_trace(ckpt, texts):
+    """The model's own trace of the padded batch, computed here apart from the page's run."""
+    sources = [ckpt.vocab.encode(t, 24) for t in texts]
+    with torch.inference_mode():
+        tgt = pad([[SOS, *out] for out in greedy_batch(ckpt.model, sources)])
+        return ckpt.model(pad(sources), tgt, trace=True).trace
 
 
 def test_masks_page_pads_the_batch_and_zeroes_every_masked_weight(ckpt):
@@ -21,7 +33,7 @@ def test_masks_page_pads_the_batch_and_zeroes_every_masked_weight(ckpt):
     weights = array(softmax["z"]).astype(float)
     masked = array(minus_infinity["text"]) == "-inf"
     assert masked.any() and np.all(weights[masked] == 0)
-    expected = run_batch(ckpt.model, ckpt.vocab, texts).weights["decoder_self"][0, 0, 0]
+    expected = batch_trace(ckpt, texts)["decoder_self", 0][0, 0].numpy()
     assert np.allclose(weights, expected, atol=1e-6)
     causal = array(causal_trace["z"]).astype(int)
     assert np.array_equal(causal, np.tril(np.ones_like(causal)))
@@ -30,13 +42,13 @@ def test_masks_page_pads_the_batch_and_zeroes_every_masked_weight(ckpt):
 
 def test_cross_kind_and_batch_row_follow_the_controls(ckpt):
     at = open_page("masks", "hello")
-    at.segmented_control(key="kind").set_value("cross").run()
-    at.selectbox(key="layer").set_value(1).run()
-    at.selectbox(key="head").set_value(2).run()
-    at.selectbox(key="row").set_value(1).run()
+    at.segmented_control(key="mask_kind").set_value("cross").run()
+    at.selectbox(key="mask_layer").set_value(1).run()
+    at.selectbox(key="mask_head").set_value(2).run()
+    at.selectbox(key="mask_row").set_value(1).run()
     no_exception(at)
     texts = ["hello", *companions("hello", 24)]
-    expected = run_batch(ckpt.model, ckpt.vocab, texts).weights["cross"][1, 1, 2]
+    expected = batch_trace(ckpt, texts)["cross", 1][1, 2].numpy()
     assert np.allclose(array(figures(at)["scores"]["data"][-1]["z"]).astype(float), expected, atol=1e-6)
 
 

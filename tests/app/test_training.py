@@ -7,7 +7,7 @@ import numpy as np
 
 from explorer.model import BUNDLED_CHECKPOINT, CHECKPOINT_ENV
 from transformer.checkpoint import load_snapshot, snapshot_index
-from transformer.lesson import run_attention
+from analysis.run import make_run
 from viz.attention import mosaic_origins
 
 from .helpers import array, figures, metric_values, no_exception, open_page
@@ -23,13 +23,13 @@ def test_every_snapshot_shows_its_own_output_scores_and_cross_attention(ckpt):
         at.select_slider(key="snapshot").set_value(shot["step"]).run()
         no_exception(at)
         model = load_snapshot(BUNDLED_CHECKPOINT, shot["step"])
-        expected = run_attention(model, ckpt.vocab, "banana")
+        expected = make_run(model, ckpt.vocab, "banana")
         assert metric_values(at) == [expected.output or "(nothing)", f"{shot['loss']:.3g}", f"{shot['exact_match']:.1%}",
                                f"{shot['alignment']:.1%}"]
         charts = figures(at)
         assert charts["curves"]["layout"]["shapes"][0]["x0"] == shot["step"]   # the marker follows the slider
         mosaic = array(charts["grid"]["data"][0]["z"]).astype(float)
-        cross = expected.weights["cross"]                                      # (L, H, T, S)
+        cross = expected.trace.stack_attention("cross")                        # (L, H, T, S)
         _, _, origins = mosaic_origins(*cross.shape)
         top, left = origins[-1]
         assert np.allclose(mosaic[top:top + cross.shape[2], left:left + cross.shape[3]], cross[-1, -1], atol=1e-6)

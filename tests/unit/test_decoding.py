@@ -1,35 +1,42 @@
 import pytest
 import torch
 
-from transformer.decoding import generate, greedy_batch, max_output_tokens, next_token_probs, step, steps
+from transformer.decoding import decide, generate, greedy_batch, max_output_tokens, next_token_probs
 from transformer.vocab import EOS, SOS
 
 
-def test_stepping_through_gives_exactly_the_greedy_tokens(tiny_model):
+def test_each_step_chooses_the_argmax_of_its_own_prefix(tiny_model):
     src = [5, 9, 9, 14]
-    trail = steps(tiny_model, src)
-    produced = [s.token for s in trail if s.token != EOS]
-    assert produced == generate(tiny_model, src)
-    for t, s in enumerate(trail):  # the decoder input at step t is SOS + the t tokens so far
-        assert s.decoder_input == (SOS, *produced[:t])
-        assert s.trace["decoder_self", 0].shape[-1] == t + 1
-        assert torch.isclose(s.probs.sum(), torch.tensor(1.0))
-        assert s.token == int(s.probs.argmax())
+    decided = decide(tiny_model, src)
+    assert decided.tokens == generate(tiny_model, src)
+    assert decided.fed == decided.chosen
+    for t, token in enumerate(decided.chosen):  # step t reads SOS + the t tokens so far
+        prefix = torch.tensor([[SOS, *decided.fed[:t]]])
+        logits = tiny_model(torch.tensor([src]), prefix).logits[0, -1]
+        assert token == int(logits.argmax())
 
 
 def test_decoding_stops_at_the_length_limit(tiny_model, tiny_config):
-    trail = steps(tiny_model, [5, 6])
-    assert len(trail) <= max_output_tokens(tiny_model, 2) == tiny_config.max_len + 1
+    decided = decide(tiny_model, [5, 6])
+    assert len(decided.chosen) <= max_output_tokens(tiny_model, 2) == tiny_config.max_len + 1
     assert len(generate(tiny_model, [5, 6])) <= tiny_config.max_len + 1
 
 
-def test_sampling_is_reproducible_from_a_seed_and_matches_its_steps(tiny_model):
+def test_a_forced_token_is_fed_on_while_the_choice_is_kept(tiny_model):
+    src = [5, 6, 7, 8]
+    free = decide(tiny_model, src)
+    forced_token = next(t for t in range(3, 29) if t != free.chosen[1])
+    forced = decide(tiny_model, src, forced={1: forced_token})
+    assert forced.fed[1] == forced_token and forced.chosen[1] == free.chosen[1]
+    assert forced.decoder_input[:3] == [SOS, free.chosen[0], forced_token]
+
+
+def test_sampling_is_reproducible_from_a_seed(tiny_model):
     src = [5, 6, 7, 8]
     a = generate(tiny_model, src, temperature=2.0, seed=3)
     b = generate(tiny_model, src, temperature=2.0, seed=3)
     assert a == b
-    stepped = [s.token for s in steps(tiny_model, src, temperature=2.0, seed=3) if s.token != EOS]
-    assert stepped == a
+    assert decide(tiny_model, src, temperature=2.0, seed=3).tokens == a
     outputs = {tuple(generate(tiny_model, src, temperature=5.0, seed=s)) for s in range(6)}
     assert len(outputs) > 1  # different seeds really do sample differently
 
@@ -51,6 +58,7 @@ def test_batch_decoding_equals_one_at_a_time(tiny_model):
     assert greedy_batch(tiny_model, sources, batch_size=3) == [generate(tiny_model, s) for s in sources]
 
 
-def test_step_reports_the_trace_of_its_own_forward_pass(tiny_model):
-    s = step(tiny_model, [5, 6, 7], [8, 9])
-    assert s.trace["cross", 1].shape == (1, tiny_model.config.n_heads, 3, 3)
+def test_the_tokens_end_at_eos(tiny_model):
+    decided = decide(tiny_model, [5, 6, 7])
+    assert EOS not in decided.tokens
+    assert decided.fed[-1] == EOS or len(decided.fed) == max_output_tokens(tiny_model, 3)

@@ -78,7 +78,7 @@ def test_the_parameters_a_config_implies_are_those_the_model_builds():
 def test_the_limits_leave_room_for_the_bundled_model_and_the_app_s_live_runs(bundled):
     assert bundled.model.n_parameters() * 4 <= MAX_PARAMETERS
     assert bundled.model.config.max_positions * 4 <= MAX_POSITIONS
-    from transformer.live import LIMITS, LiveSettings
+    from explorer.live_training import LIMITS, LiveSettings
     biggest = LiveSettings(layers=LIMITS["layers"][1], heads=LIMITS["heads"][1], d_model=LIMITS["d_model"][1],
                            max_len=LIMITS["max_len"][1])
     assert biggest.config(bundled.vocab).implied_parameters() < MAX_PARAMETERS

@@ -47,20 +47,22 @@ def test_zero_positions_equal_a_copy_with_an_all_zero_table(tiny_model):
     src, tgt = batch(tiny_model.config)
     out = tiny_model(src, tgt, trace=True, edit=Intervention(positions="zero"))
     assert torch.allclose(out.logits, oracle(src, tgt).logits, atol=1e-6)
-    assert torch.count_nonzero(out.trace.src_positions) == 0 and torch.count_nonzero(out.trace.tgt_positions) == 0
+    assert torch.count_nonzero(out.trace["src_positions.rows"]) == 0
+    assert torch.count_nonzero(out.trace["tgt_positions.rows"]) == 0
 
 
 def test_zeroing_only_the_source_leaves_the_target_codes(tiny_model):
     src, tgt = batch(tiny_model.config)
     trace = tiny_model(src, tgt, trace=True, edit=Intervention(positions="zero", sides=frozenset({"source"}))).trace
-    assert torch.count_nonzero(trace.src_positions) == 0
-    assert torch.equal(trace.tgt_positions, tiny_model.positions.encoding(tgt.size(1)))
+    assert torch.count_nonzero(trace["src_positions.rows"][0]) == 0
+    assert torch.equal(trace["tgt_positions.rows"][0], tiny_model.positions.encoding(tgt.size(1)))
 
 
 def test_shuffled_source_positions_are_a_permutation_of_its_own_codes(tiny_model):
     src, tgt = batch(tiny_model.config)
     table = tiny_model.positions.encoding(src.size(1))
-    rows = tiny_model(src, tgt, trace=True, edit=Intervention(positions="shuffle", shuffle_seed=3)).trace.src_positions
+    edit = Intervention(positions="shuffle", shuffle_seed=3)
+    rows = tiny_model(src, tgt, trace=True, edit=edit).trace["src_positions.rows"][0]
     assert not torch.equal(rows, table)
     assert sorted(map(tuple, rows.tolist())) == sorted(map(tuple, table.tolist()))
 
@@ -68,8 +70,8 @@ def test_shuffled_source_positions_are_a_permutation_of_its_own_codes(tiny_model
 def test_shuffled_target_codes_stay_put_as_the_decoding_grows(tiny_model):
     src, tgt = batch(tiny_model.config)
     edit = Intervention(positions="shuffle", sides=frozenset({"target"}), shuffle_seed=1)
-    short = tiny_model(src, tgt[:, :3], trace=True, edit=edit).trace.tgt_positions
-    long = tiny_model(src, tgt, trace=True, edit=edit).trace.tgt_positions
+    short = tiny_model(src, tgt[:, :3], trace=True, edit=edit).trace["tgt_positions.rows"][0]
+    long = tiny_model(src, tgt, trace=True, edit=edit).trace["tgt_positions.rows"][0]
     assert torch.equal(long[:3], short)
 
 

@@ -6,8 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from transformer import decoding, lab
+from analysis import lab
+from analysis.run import TEACHER, Decoding, correct_tokens, make_run
+from transformer import decoding
 from transformer.evaluate import held_out_strings
+from transformer.metrics import exact_match
 from transformer.intervention import Head, Intervention
 from transformer.vocab import SOS, InputTooLongError
 
@@ -20,12 +23,12 @@ def test_ideal_keys_of_each_kind():
 
 def test_exact_match_under_an_ablation_counts_whole_words(bundled):
     texts = held_out_strings(60, 24)
-    assert lab.exact_match(bundled.model, bundled.vocab, texts) == 1.0
+    assert exact_match(bundled.model, bundled.vocab, texts).exact_match == 1.0
     edit = Intervention(ablated=frozenset({Head("decoder_self", 0, 0)}))
     outputs = [bundled.vocab.decode(decoding.generate(bundled.model, bundled.vocab.encode(t, 24), edit=edit))
                for t in texts]
     expected = sum(o == t[::-1] for o, t in zip(outputs, texts)) / len(texts)
-    assert lab.exact_match(bundled.model, bundled.vocab, texts, edit) == pytest.approx(expected)
+    assert exact_match(bundled.model, bundled.vocab, texts, edit).exact_match == pytest.approx(expected)
     assert expected < 0.5
 
 
@@ -58,29 +61,35 @@ def test_the_mirror_heads_score_highest_on_held_out_words(bundled):
     assert best.head.kind == "cross" and best.head.layer == 1 and best.score > 0.5
 
 
-def test_run_word_gives_the_probability_of_each_correct_character(bundled):
+def test_teacher_forced_runs_give_the_probability_of_each_correct_character(bundled):
     model, vocab = bundled.model, bundled.vocab
-    plain = lab.run_word(model, vocab, "banana")
-    assert plain.output == "ananab" and plain.p_correct.shape == (7,) and plain.p_correct.min() > 0.5
+    correct = correct_tokens(vocab, "banana", 24)
+    plain = make_run(model, vocab, "banana", TEACHER).probability_of(correct)
+    assert make_run(model, vocab, "banana").output == "ananab"
+    assert plain.shape == (7,) and plain.min() > 0.5
     edit = Intervention(ablated=frozenset({Head("cross", 1, h) for h in range(4)}))
-    broken = lab.run_word(model, vocab, "banana", edit)
-    assert broken.p_correct.mean() < plain.p_correct.mean()
-    step = decoding.step(model, vocab.encode("banana", 24), vocab.encode("an", 24), edit=edit)
-    assert broken.p_correct[2] == pytest.approx(float(step.probs[vocab.encode("a", 24)[0]]), abs=1e-5)
-    assert broken.weights["cross"].shape == (2, 4, 7, 6)
+    broken_run = make_run(model, vocab, "banana", TEACHER, edit)
+    broken = broken_run.probability_of(correct)
+    assert broken.mean() < plain.mean()
+    with torch.no_grad():   # step 2 alone, reading the correct prefix "an"
+        logits = model(torch.tensor([vocab.encode("banana", 24)]), torch.tensor([[SOS, *vocab.encode("an", 24)]]),
+                       edit=edit).logits[0, -1]
+    assert broken[2] == pytest.approx(float(torch.softmax(logits, -1)[vocab.encode("a", 24)[0]]), abs=1e-5)
+    assert broken_run.trace.stack_attention("cross").shape == (2, 4, 7, 6)
 
 
 def test_teacher_forcing_and_free_running_agree_until_a_token_is_forced(bundled):
     model, vocab = bundled.model, bundled.vocab
-    agree = lab.teacher_forcing_vs_free_running(model, vocab, "banana")
-    assert agree.first_divergence is None and agree.forced_choice == agree.free_choice == agree.correct
+    teacher, free = make_run(model, vocab, "banana", TEACHER), make_run(model, vocab, "banana")
+    assert lab.first_divergence(teacher, free) is None
+    assert teacher.chosen_ids == free.chosen_ids == tuple(correct_tokens(vocab, "banana", 24))
     z = vocab.encode("z", 24)[0]
-    forced = lab.teacher_forcing_vs_free_running(model, vocab, "banana", forced={2: z})
-    assert forced.fed[2] == z and forced.free_choice[2] == vocab.encode("a", 24)[0]  # the model wanted 'a'
-    assert forced.free_input[3][-1] == z and forced.first_divergence == 3
-    assert forced.forced_choice == agree.forced_choice  # teacher forcing never sees the forced token
-    direct = model(torch.tensor([vocab.encode("banana", 24)]), torch.tensor([[SOS, *forced.fed[:-1]]]), trace=True)
-    assert np.allclose(forced.free_cross[1], direct.trace["cross", 1][0].numpy(), atol=1e-6)
+    forced = make_run(model, vocab, "banana", Decoding(forced=((2, z),)))
+    assert forced.fed_ids[2] == z and forced.chosen_ids[2] == vocab.encode("a", 24)[0]  # the model wanted 'a'
+    assert forced.decoder_in_ids[3] == z and lab.first_divergence(teacher, forced) == 3
+    with torch.no_grad():
+        direct = model(torch.tensor([vocab.encode("banana", 24)]), torch.tensor([forced.decoder_in_ids]), trace=True)
+    assert np.allclose(forced.trace["cross", 1], direct.trace["cross", 1][0].numpy(), atol=1e-6)
 
 
 def test_exact_match_falls_beyond_the_training_length(bundled):
@@ -94,13 +103,10 @@ def test_exact_match_falls_beyond_the_training_length(bundled):
 
 def test_queries_and_keys_give_back_the_scores(bundled):
     """q·k/√d_k of the traced vectors is exactly the score the head used: the map shows real vectors."""
-    model, vocab = bundled.model, bundled.vocab
-    src = vocab.encode("banana", 24)
-    tgt = [SOS, *decoding.generate(model, src)]
-    trace = model(torch.tensor([src]), torch.tensor([tgt]), trace=True).trace
-    q, k = trace.queries["cross"][1][0, 0], trace.keys["cross"][1][0, 0]     # (T, d_k), (S, d_k)
-    assert torch.allclose(q @ k.T / math.sqrt(q.size(-1)), trace.scores("cross", 1)[0, 0], atol=1e-5)
-    qk = lab.query_key_map(model, vocab, "banana", "cross", 1, 0)
+    run = make_run(bundled.model, bundled.vocab, "banana")
+    q, k = run.trace.attention("cross", 1, "queries")[0], run.trace.attention("cross", 1, "keys")[0]  # (T, d_k), (S, d_k)
+    assert np.allclose(q @ k.T / math.sqrt(q.shape[-1]), run.trace.attention("cross", 1, "scores")[0], atol=1e-5)
+    qk = lab.query_key_map(run, "cross", 1, 0)
     assert qk.query_xy.shape == (7, 2) and qk.key_xy.shape == (6, 2)
     assert 0 < qk.explained[1] <= qk.explained[0] < 1
-    assert np.allclose(qk.weights, trace["cross", 1][0, 0].numpy())
+    assert np.allclose(qk.weights, run.trace["cross", 1][0])

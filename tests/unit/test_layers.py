@@ -6,6 +6,7 @@ from torch import nn
 
 from transformer.layers import MultiHeadAttention, TokenEmbedding, sinusoidal_encoding
 from transformer.masks import causal_mask, padding_mask
+from transformer.trace import Recorder
 
 
 def test_sinusoid_uses_sin_on_even_and_cos_on_odd_dimensions():
@@ -48,16 +49,17 @@ def test_multi_head_attention_equals_torch_with_padding_and_causal_masks(trace):
     x = torch.randn(3, 5, d)
     pad = padding_mask(ids, 0)  # (B, 1, 1, S) True = may attend
     # Cross-style: padding only.
-    ours_out, _ = ours(x, x, pad, trace)
+    ours_out = ours(x, x, pad, Recorder() if trace else None)
     ref_out, ref_w = ref(x, x, x, key_padding_mask=~pad[:, 0, 0], average_attn_weights=False)
     assert torch.allclose(ours_out, ref_out, atol=1e-5)
     # Decoder-style: causal and padding together; compare the rows of real queries.
     both = causal_mask(5) & pad
-    ours_out, record = ours(x, x, both, trace)
+    record = Recorder() if trace else None
+    ours_out = ours(x, x, both, record)
     ref_out, ref_w = ref(x, x, x, attn_mask=~causal_mask(5)[0, 0], key_padding_mask=~pad[:, 0, 0],
                          average_attn_weights=False)
     real = ids != 0
     assert torch.allclose(ours_out[real], ref_out[real], atol=1e-5)
     if trace:
-        assert torch.allclose(record.weights[real[:, None, :].expand(3, h, 5)],
+        assert torch.allclose(record.store["weights"][real[:, None, :].expand(3, h, 5)],
                               ref_w[real[:, None, :].expand(3, h, 5)], atol=1e-5)

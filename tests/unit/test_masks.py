@@ -2,6 +2,7 @@ import torch
 
 from transformer.layers import MultiHeadAttention, scaled_dot_product_attention
 from transformer.masks import causal_mask, decoder_mask, padding_mask
+from transformer.trace import Recorder
 
 
 def test_padding_mask_marks_real_tokens_true():
@@ -31,11 +32,13 @@ def test_masked_weights_are_exactly_zero_and_rows_sum_to_one():
     torch.manual_seed(0)
     q, k, v = torch.randn(3, 2, 2, 4, 8).unbind(0)  # (B=2, H=2, T=4, d_k=8)
     mask = decoder_mask(torch.tensor([[1, 4, 5, 0], [1, 4, 0, 0]]), 0)
-    _, record = scaled_dot_product_attention(q, k, v, mask)
-    full = mask.expand_as(record.weights)
-    assert torch.all(record.weights[~full] == 0)
-    assert torch.all(torch.isinf(record.scores[~full]))
-    assert torch.allclose(record.weights.sum(-1), torch.ones(2, 2, 4))
+    record = Recorder()
+    scaled_dot_product_attention(q, k, v, mask, record)
+    weights, scores = record.store["weights"], record.store["scores"]
+    full = mask.expand_as(weights)
+    assert torch.all(weights[~full] == 0)
+    assert torch.all(torch.isinf(scores[~full]))
+    assert torch.allclose(weights.sum(-1), torch.ones(2, 2, 4))
 
 
 def test_a_row_with_every_key_masked_gives_zeros_not_nan_on_both_paths():
@@ -43,9 +46,10 @@ def test_a_row_with_every_key_masked_gives_zeros_not_nan_on_both_paths():
     attention = MultiHeadAttention(8, 2, 0.0).eval()
     x = torch.randn(2, 3, 8)
     mask = padding_mask(torch.tensor([[4, 5, 6], [0, 0, 0]]), 0)  # second sequence is all padding
-    traced, record = attention(x, x, mask, trace=True)
-    fast, _ = attention(x, x, mask, trace=False)
-    assert not torch.isnan(record.weights).any()
-    assert torch.all(record.weights[1] == 0)
+    record = Recorder()
+    traced = attention(x, x, mask, record)
+    fast = attention(x, x, mask)
+    assert not torch.isnan(record.store["weights"]).any()
+    assert torch.all(record.store["weights"][1] == 0)
     assert not torch.isnan(traced).any() and not torch.isnan(fast).any()
     assert torch.allclose(traced, fast, atol=1e-6)

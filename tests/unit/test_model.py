@@ -1,10 +1,14 @@
 import dataclasses
+import math
 
+import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from transformer.config import ModelConfig
+from transformer.intervention import NO_INTERVENTION, Head, Intervention
 from transformer.masks import causal_mask
 from transformer.model import Transformer
 from transformer.trace import KINDS
@@ -88,18 +92,118 @@ def test_trace_has_every_layer_and_head_with_documented_shapes(tiny_model, tiny_
     b, s, t, h = 3, src.size(1), tgt.size(1), tiny_config.n_heads
     shapes = {"encoder_self": (b, h, s, s), "decoder_self": (b, h, t, t), "cross": (b, h, t, s)}
     for kind in KINDS:
-        assert len(getattr(trace, kind)) == 2
+        assert trace.n_layers(kind) == 2
+        assert trace.stack_attention(kind).shape == (2, *shapes[kind])
         for layer in range(2):
-            weights, scores, mask = trace[kind, layer], trace.scores(kind, layer), trace.mask(kind)
+            weights, scores, mask = trace[kind, layer], trace.attention(kind, layer, "scores"), trace.mask(kind)
             assert weights.shape == scores.shape == shapes[kind]
-            full = mask.expand_as(weights)
+            full = mask[:, None].expand_as(weights)
             assert torch.all(weights[~full] == 0)
             assert torch.all(scores[~full] == float("-inf"))
             assert torch.all(torch.isfinite(scores[full]))
             assert torch.allclose(weights.sum(-1)[full.any(-1)], torch.ones(1))
-    assert torch.equal(trace.src_positions, tiny_model.positions.table[:s])
-    assert trace.tgt_positions.shape == (t, tiny_config.d_model)
-    assert trace.tgt_mask[1, 0].tolist()[4] == [True, True, True, True, False, False, False]
+    assert torch.equal(trace["src_positions.rows"][0], tiny_model.positions.table[:s])
+    assert trace["tgt_positions.rows"].shape == (b, t, tiny_config.d_model)
+    assert trace["masks.target"][1, 0].tolist()[4] == [True, True, True, True, False, False, False]
+    assert trace["decoder_layers.1.feed_forward.hidden"].shape == (b, t, tiny_config.d_ff)
+    assert trace["generator.logits"].shape == (b, t, tiny_config.vocab_size)
+
+
+def _ln(norm: nn.LayerNorm, x: torch.Tensor) -> torch.Tensor:
+    return F.layer_norm(x, norm.normalized_shape, norm.weight, norm.bias, norm.eps)
+
+
+def _attention_from(a: nn.Module, record: dict, query_in: torch.Tensor, key_in: torch.Tensor) -> None:
+    """Check one attention's recorded numbers, each from the one before it, with the module's own weights."""
+    b, tq, d = query_in.shape
+    heads = lambda x: x.view(b, x.size(1), a.n_heads, a.d_k).transpose(1, 2)  # noqa: E731
+    close = lambda x, y: torch.allclose(x, y, atol=1e-6)  # noqa: E731
+    assert close(record["queries"], heads(query_in @ a.w_q.weight.T + a.w_q.bias))      # q = LN(x) W_Q + b
+    assert close(record["keys"], heads(key_in @ a.w_k.weight.T + a.w_k.bias))
+    assert close(record["values"], heads(key_in @ a.w_v.weight.T + a.w_v.bias))
+    scores = record["queries"] @ record["keys"].transpose(-2, -1) / math.sqrt(a.d_k)
+    finite = torch.isfinite(record["scores"])
+    assert close(record["scores"][finite], scores[finite])                              # QK^T / sqrt(d_k)
+    assert close(record["weights"], torch.softmax(record["scores"], -1).nan_to_num(0.0))
+    assert close(record["heads"], record["weights"] @ record["values"])                 # head output = weights @ V
+    kept = record["heads"] - record.get("switched_off", torch.zeros_like(record["heads"]))
+    assert close(record["concat"], kept.transpose(1, 2).reshape(b, tq, d))
+    assert close(record["output"], record["concat"] @ a.w_o.weight.T + a.w_o.bias)      # W^O
+
+
+@pytest.mark.parametrize("norm", ["pre", "post"])
+@pytest.mark.parametrize("ablated", [False, True])
+@torch.no_grad()
+def test_every_traced_value_follows_from_the_one_before_it(norm, ablated):
+    """Each recorded activation recomputed by hand from the previous one and the module's own weights."""
+    torch.manual_seed(3)
+    model = Transformer(ModelConfig(d_model=16, n_heads=4, n_encoder_layers=2, n_decoder_layers=2, d_ff=32,
+                                    max_len=8, norm=norm)).eval()
+    edit = Intervention(ablated=frozenset({Head("cross", 1, 2), Head("encoder_self", 0, 0)})) if ablated \
+        else NO_INTERVENTION
+    src, tgt = batch()
+    trace = model(src, tgt, trace=True, edit=edit).trace
+    close = lambda x, y: torch.allclose(x, y, atol=1e-6)  # noqa: E731
+    d = model.config.d_model
+    for side, ids, embed in (("src", src, model.src_embed), ("tgt", tgt, model.tgt_embed)):
+        assert close(trace[f"{side}_embed.output"], embed.lookup.weight[ids] * math.sqrt(d))   # × √d_model
+        assert close(trace[f"{side}_positions.output"],
+                     trace[f"{side}_embed.output"] + trace[f"{side}_positions.rows"])
+    stream = trace["src_positions.output"]
+    for i, layer in enumerate(model.encoder_layers):
+        p = f"encoder_layers.{i}"
+        stream = _check_residual(trace, f"{p}.attention_residual", layer.attention_residual, stream,
+                                 f"{p}.self_attention.output", norm)
+        sub = {k.removeprefix(f"{p}.self_attention."): v for k, v in trace.items()
+               if k.startswith(f"{p}.self_attention.")}
+        inner = trace[f"{p}.attention_residual.sublayer_input"]
+        _attention_from(layer.self_attention, sub, inner, inner)
+        stream = _check_feed_forward(trace, p, layer, stream, norm)
+    memory = trace["encoder_norm.output"]
+    assert close(memory, _ln(model.encoder_norm, stream) if norm == "pre" else stream)
+    stream = trace["tgt_positions.output"]
+    for i, layer in enumerate(model.decoder_layers):
+        p = f"decoder_layers.{i}"
+        for attention, residual, keys in (("self_attention", "self_residual", None),
+                                          ("cross_attention", "cross_residual", memory)):
+            stream_before = stream
+            stream = _check_residual(trace, f"{p}.{residual}", getattr(layer, residual), stream_before,
+                                     f"{p}.{attention}.output", norm)
+            sub = {k.removeprefix(f"{p}.{attention}."): v for k, v in trace.items()
+                   if k.startswith(f"{p}.{attention}.")}
+            inner = trace[f"{p}.{residual}.sublayer_input"]
+            _attention_from(getattr(layer, attention), sub, inner, inner if keys is None else keys)
+            if ablated and attention == "cross_attention" and i == 1:
+                assert torch.all(sub["concat"].view(*sub["concat"].shape[:2], 4, 4)[:, :, 2] == 0)
+                assert torch.any(sub["switched_off"][:, 2] != 0)
+        stream = _check_feed_forward(trace, p, layer, stream, norm)
+    final = trace["decoder_norm.output"]
+    assert close(final, _ln(model.decoder_norm, stream) if norm == "pre" else stream)
+    assert close(trace["generator.logits"], final @ model.generator.weight.T)
+    assert close(trace["generator.logits"], model(src, tgt, edit=edit).logits)   # the untraced fast path agrees
+
+
+def _check_residual(trace, path: str, residual, stream: torch.Tensor, sublayer_output: str, norm: str):
+    """sublayer_input = LN(stream) (pre-norm) or the stream (post-norm); the new stream adds the sublayer's output."""
+    inner, out = trace[f"{path}.sublayer_input"], trace[f"{path}.output"]
+    if norm == "pre":
+        assert torch.allclose(inner, _ln(residual.norm, stream), atol=1e-6)
+        assert torch.allclose(out, stream + trace[sublayer_output], atol=1e-6)
+    else:
+        assert torch.allclose(inner, stream, atol=1e-6)
+        assert torch.allclose(out, _ln(residual.norm, stream + trace[sublayer_output]), atol=1e-6)
+    return out
+
+
+def _check_feed_forward(trace, p: str, layer, stream: torch.Tensor, norm: str) -> torch.Tensor:
+    out = _check_residual(trace, f"{p}.feed_forward_residual", layer.feed_forward_residual, stream,
+                          f"{p}.feed_forward.output", norm)
+    ff, inner = layer.feed_forward, trace[f"{p}.feed_forward_residual.sublayer_input"]
+    hidden = trace[f"{p}.feed_forward.hidden"]
+    assert torch.allclose(hidden, torch.relu(inner @ ff.expand.weight.T + ff.expand.bias), atol=1e-6)
+    assert torch.allclose(trace[f"{p}.feed_forward.output"], hidden @ ff.contract.weight.T + ff.contract.bias,
+                          atol=1e-6)
+    return out
 
 
 def test_cross_attention_rows_are_target_positions(tiny_model):
@@ -116,8 +220,18 @@ def test_each_call_returns_a_fresh_trace_and_stores_nothing_on_modules(tiny_mode
     after = {name: set(vars(m)) for name, m in tiny_model.named_modules()}
     assert before == after
     assert first is not second and first["cross", 1].shape[0] == 3 and second["cross", 1].shape[0] == 1
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        first.cross = ()
+    with pytest.raises(TypeError):
+        first["cross.weights"] = None  # a read-only mapping
+
+
+def test_a_batch_row_becomes_numpy_without_its_batch_dimension(tiny_model):
+    src, tgt = batch()
+    trace = tiny_model(src, tgt, trace=True).trace
+    row = trace.row(1)
+    assert set(row) == set(trace)
+    assert np.array_equal(row["cross", 1], trace["cross", 1][1].numpy())
+    assert row.stack_attention("cross").shape == (2, *trace["cross", 0].shape[1:])
+    assert row.mask("encoder_self").shape == (src.size(1), src.size(1))
 
 
 def test_trace_rejects_unknown_kind(tiny_model):

@@ -1,12 +1,11 @@
-"""Training a small model while the learner watches: one step at a time, stoppable, within safe limits.
+"""Training a small model while the learner watches: stoppable, within what a shared server allows.
 
-The command-line trainer (train.py) builds the bundled checkpoint; this one runs inside the app, in a
-thread, and reports its progress after every step so a page can draw it while it runs.
+The training loop is transformer.train.fit, the same as the command line's; this runs it in a thread and
+reports progress after every step so a page can draw it while it runs.
 """
 
 from __future__ import annotations
 
-import itertools
 import random
 import threading
 import time
@@ -15,13 +14,13 @@ from typing import Callable
 
 import torch
 
-from . import checkpoint
-from .config import ModelConfig
-from .data import make_batch, sample_strings, string_stream
-from .evaluate import exact_match
-from .model import Transformer
-from .train import learning_rate_factor, training_step
-from .vocab import Vocab
+from transformer import checkpoint
+from transformer.config import ModelConfig
+from transformer.data import sample_strings, string_stream
+from transformer.metrics import exact_match
+from transformer.model import Transformer
+from transformer.train import fit
+from transformer.vocab import Vocab
 
 LIMITS = {  # what one learner may ask of a shared 2-core server
     "layers": (1, 2), "heads": (1, 4), "d_model": (16, 64), "steps": (10, 3000), "lr": (1e-4, 1e-2),
@@ -108,32 +107,30 @@ class LiveTraining:
             torch.manual_seed(s.seed)
             vocab = Vocab()
             model = Transformer(s.config(vocab))
-            optimizer = torch.optim.AdamW(model.parameters(), lr=s.lr, betas=(0.9, 0.98), weight_decay=0.01)
-            warmup = max(1, s.steps // 10)
-            schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda i: learning_rate_factor(i, warmup, s.steps))
             stream = string_stream(s.seed, s.max_len, held_out=False)
             held_out = sample_strings(self.eval_n, EVAL_SEED, s.max_len, held_out=True)
             random.seed(s.seed)
             start = time.perf_counter()
             self._update(status="running")
             losses, matches, match_seconds = [], [], []
-            for step in range(1, s.steps + 1):
-                if self.stop.is_set() or not keep_going():
-                    break
-                batch = make_batch(list(itertools.islice(stream, s.batch_size)), vocab, s.max_len)
-                loss, _ = training_step(model, optimizer, schedule, batch, clip=1.0)
+
+            def after_step(step: int, loss: torch.Tensor, *_) -> None:
                 losses.append((step, round(loss.item(), 5)))
                 if step % self.eval_every == 0 or step == s.steps:
                     model.eval()
-                    matches.append((step, exact_match(model, vocab, held_out)["exact_match"]))
+                    matches.append((step, exact_match(model, vocab, held_out).exact_match))
                     match_seconds.append(time.perf_counter() - start)
                 self._update(step=step, loss=tuple(losses), exact_match=tuple(matches),
                              exact_match_seconds=tuple(match_seconds), seconds=time.perf_counter() - start)
+
+            fit(model, vocab, stream, steps=s.steps, lr=s.lr, warmup=max(1, s.steps // 10),
+                batch_size=s.batch_size, on_step=after_step,
+                keep_going=lambda: not self.stop.is_set() and keep_going())
             model.eval()
             finished = self.progress.step == s.steps
             metrics = {"task": "word reversal, trained live in the app", "settings": s.__dict__,
                        "steps_done": self.progress.step, "train_seconds": round(self.progress.seconds, 1),
-                       "held_out": {"n": self.eval_n, "exact_match": exact_match(model, vocab, held_out)["exact_match"]},
+                       "held_out": {"n": self.eval_n, "exact_match": exact_match(model, vocab, held_out).exact_match},
                        "curve": [{"step": i, "loss": loss} for i, loss in losses]}
             self.result = checkpoint.Checkpoint(model.requires_grad_(False), vocab, metrics)
             self._update(status="finished" if finished else "stopped")

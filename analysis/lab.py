@@ -1,0 +1,142 @@
+"""The attention lab: experiments that change one thing and measure what the model does differently.
+
+Every function takes an Intervention (or builds one) and leaves the shared model untouched. Results
+are numpy arrays and plain values, ready for a page or a test.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from sklearn.decomposition import PCA
+
+from transformer.data import random_string
+from transformer.intervention import Head, Intervention, every_head
+from transformer.metrics import exact_match
+from transformer.model import Transformer
+from transformer.trace import KINDS, Kind
+from transformer.vocab import SOS, Vocab
+
+from .run import Run, correct_tokens
+
+LONGEST_LAB_INPUT = 48  # the lab reads up to twice the training length: far enough to fail
+IDEAL_PATTERN = {       # what a head would attend to if it did the obvious job for reversing
+    "encoder_self": "itself (the diagonal)",
+    "decoder_self": "the previous position",
+    "cross": "the mirrored source position n−1−i (the anti-diagonal)",
+}
+
+
+def encode_for_lab(vocab: Vocab, text: str) -> list[int]:
+    """Like vocab.encode, with the lab's longer limit (raises InputTooLongError beyond it)."""
+    return vocab.encode(text, LONGEST_LAB_INPUT)
+
+
+# --- Whole-sample measurements -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HeadEffect:
+    head: Head
+    exact_match: float   # with this head alone switched off
+    drop: float          # exact match with every head minus this
+
+
+def ablation_ranking(model: Transformer, vocab: Vocab, texts: list[str]) -> tuple[float, list[HeadEffect]]:
+    """Exact match with every head, and each head switched off alone, ranked by how much it hurts."""
+    base = exact_match(model, vocab, texts, max_len=LONGEST_LAB_INPUT).exact_match
+    effects = []
+    for head in every_head(model.config.layers_per_kind, model.config.n_heads):
+        edit = Intervention(ablated=frozenset({head}))
+        without = exact_match(model, vocab, texts, edit, LONGEST_LAB_INPUT).exact_match
+        effects.append(HeadEffect(head, without, base - without))
+    return base, sorted(effects, key=lambda e: (-e.drop, e.head))
+
+
+def ideal_keys(kind: Kind, n_queries: int, source_length: int) -> np.ndarray:
+    """(n_queries,) the key each query would pick in the ideal pattern of its kind; -1 where none applies."""
+    i = np.arange(n_queries)
+    if kind == "encoder_self":
+        return i
+    if kind == "decoder_self":
+        return np.maximum(i - 1, 0)
+    mirrored = source_length - 1 - i  # cross: output step i copies source n-1-i; the end step has none
+    return np.where(mirrored >= 0, mirrored, -1)
+
+
+@dataclass(frozen=True)
+class HeadPattern:
+    head: Head
+    score: float     # mean weight a query puts on its ideal key, 0..1
+    entropy: float   # mean entropy of a query's row, in nats (0 = all on one key; ln n = spread evenly)
+
+
+@torch.inference_mode()
+def pattern_scores(model: Transformer, vocab: Vocab, texts: list[str]) -> list[HeadPattern]:
+    """Every head scored against the ideal pattern of its kind on a sample of words, best first.
+    The decoder reads the correct reversal (teacher forcing), so every word gives full rows."""
+    totals: dict[Head, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # score sum, entropy sum, rows
+    for text in texts:
+        src = encode_for_lab(vocab, text)
+        tgt = [SOS, *correct_tokens(vocab, text, LONGEST_LAB_INPUT)[:-1]]
+        trace = model(torch.tensor([src]), torch.tensor([tgt]), trace=True).trace
+        for kind in KINDS:
+            for layer, weights in enumerate(trace.stack_attention(kind)):
+                w = weights[0].double().numpy()                            # (H, Tq, Tk)
+                keys = ideal_keys(kind, w.shape[1], len(src))
+                rows = np.flatnonzero(keys >= 0)
+                on_ideal = w[:, rows, keys[rows]]                          # (H, rows)
+                entropy = -(w * np.log(np.where(w > 0, w, 1))).sum(-1)     # (H, Tq)
+                for h in range(w.shape[0]):
+                    t = totals[Head(kind, layer, h)]
+                    t[0] += on_ideal[h].sum()
+                    t[1] += entropy[h, rows].sum()
+                    t[2] += len(rows)
+    patterns = [HeadPattern(head, s / n, e / n) for head, (s, e, n) in totals.items()]
+    return sorted(patterns, key=lambda p: (-p.score, p.head))
+
+
+# --- Teacher forcing against free running ---------------------------------------------------------
+
+def first_divergence(teacher: Run, free: Run) -> int | None:
+    """The first step whose free-running input differs from the correct one read under teacher forcing."""
+    correct, fed = teacher.decoder_in_ids, free.decoder_in_ids
+    return next((t for t in range(len(fed)) if fed[: t + 1] != correct[: t + 1]), None)
+
+
+# --- Beyond the training length ------------------------------------------------------------------
+
+def exact_match_by_length(
+    model: Transformer, vocab: Vocab, lengths: list[int], per_length: int, seed: int = 0,
+) -> dict[int, float]:
+    """Exact match of random strings of each length, including lengths the model never trained on."""
+    rng = random.Random(seed)
+    result = {}
+    for n in lengths:
+        if not 1 <= n <= LONGEST_LAB_INPUT:
+            raise ValueError(f"length {n} is outside 1..{LONGEST_LAB_INPUT}")
+        texts = [random_string(rng, n) for _ in range(per_length)]
+        result[n] = exact_match(model, vocab, texts, max_len=LONGEST_LAB_INPUT).exact_match
+    return result
+
+
+# --- Queries and keys ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class QueryKeyMap:
+    query_xy: np.ndarray        # (Tq, 2) each query position, projected
+    key_xy: np.ndarray          # (Tk, 2) each key position, projected into the same plane
+    explained: np.ndarray       # (2,) share of the variance each axis keeps
+    weights: np.ndarray         # (Tq, Tk) the head's attention, for reference
+
+
+def query_key_map(run: Run, kind: Kind, layer: int, head: int) -> QueryKeyMap:
+    """One head's query and key vectors of a run, projected together to 2D with PCA."""
+    q = run.trace.attention(kind, layer, "queries")[head].astype(np.float64)   # (Tq, d_k)
+    k = run.trace.attention(kind, layer, "keys")[head].astype(np.float64)      # (Tk, d_k)
+    pca = PCA(n_components=2, random_state=0).fit(np.concatenate([q, k]))
+    return QueryKeyMap(pca.transform(q), pca.transform(k), pca.explained_variance_ratio_,
+                       run.trace[kind, layer][head])

@@ -1,0 +1,125 @@
+"""One run: a text through the model once, with everything a page draws from it.
+
+The decoder input is decided first (the model's own greedy or sampled tokens, a learner's forced token,
+or the correct reversal fed in), then one traced pass reads it. Because of the causal mask, row t of
+that pass is exactly what decoding step t saw, so the steps need no pass of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from transformer import decoding
+from transformer.data import pad
+from transformer.decoding import greedy_batch, next_token_probs
+from transformer.intervention import NO_INTERVENTION, Intervention
+from transformer.model import Transformer
+from transformer.trace import Trace
+from transformer.vocab import EOS, SOS, Vocab
+
+from .labels import token_label
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """How the decoder's input is decided."""
+
+    temperature: float | None = None          # None: greedy; otherwise sampled at this temperature
+    top_k: int | None = None
+    seed: int = 0
+    forced: tuple[tuple[int, int], ...] = ()  # (step, token) fed onward instead of the model's choice
+    teacher: bool = False                     # feed the correct reversal instead (teacher forcing)
+
+
+GREEDY = Decoding()
+TEACHER = Decoding(teacher=True)
+
+
+@dataclass(frozen=True)
+class Run:
+    """S source positions, T decoder positions (one per decoding step), V tokens in the vocabulary."""
+
+    text: str
+    source_ids: tuple[int, ...]    # (S,)
+    fed_ids: tuple[int, ...]       # (T,) the token each step passed on (its choice, a forced one, or the correct one)
+    chosen_ids: tuple[int, ...]    # (T,) what the model chose at each step (for teacher forcing: its argmax)
+    source: list[str]              # (S,) labels
+    decoder_in: list[str]          # (T,) labels of what each position reads: SOS, then the fed tokens
+    decoder_out: list[str]         # (T,) labels of what each position chose
+    output: str                    # what was written: the fed tokens before EOS
+    logits: np.ndarray             # (T, V) the generator's scores
+    probs: np.ndarray              # (T, V) the distribution each choice was drawn from (temperature, top-k applied)
+    trace: Trace                   # every activation of the pass, numpy, batch dimension removed
+    d_k: int
+
+    @property
+    def decoder_in_ids(self) -> list[int]:
+        return [SOS, *self.fed_ids[:-1]]
+
+    def probability_of(self, token_ids: list[int]) -> np.ndarray:
+        """(T,) the probability each step gave the token listed for it."""
+        return self.probs[np.arange(len(token_ids)), token_ids]
+
+
+def correct_tokens(vocab: Vocab, text: str, max_len: int) -> list[int]:
+    """The reversal, then EOS: what every step should write."""
+    return [*vocab.encode(text[::-1], max_len), EOS]
+
+
+@torch.inference_mode()
+def make_run(model: Transformer, vocab: Vocab, text: str, how: Decoding = GREEDY,
+             edit: Intervention = NO_INTERVENTION, max_len: int | None = None) -> Run:
+    """`max_len` lets a lab read beyond the model's own limit (vocab.encode still refuses longer texts)."""
+    limit = model.config.max_len if max_len is None else max_len
+    src = vocab.encode(text, limit)
+    if how.teacher:
+        fed = correct_tokens(vocab, text, limit)
+        chosen = None
+    else:
+        decided = decoding.decide(model, src, how.temperature, how.top_k, how.seed, edit, dict(how.forced))
+        fed, chosen = list(decided.fed), list(decided.chosen)
+    logits, trace = model(torch.tensor([src]), torch.tensor([[SOS, *fed[:-1]]]), trace=True, edit=edit)
+    logits = logits[0]                                                          # (T, V)
+    if chosen is None:
+        chosen = logits.argmax(-1).tolist()
+    return _record(vocab, text, src, fed, chosen, logits, next_token_probs(logits, how.temperature, how.top_k),
+                   trace.row(0), model.config.d_k)
+
+
+@torch.inference_mode()
+def make_batch_runs(model: Transformer, vocab: Vocab, texts: list[str]) -> list[Run]:
+    """Greedy runs of several texts from one padded pass: each run keeps the batch's padded width, so its
+    masks show the padding."""
+    sources = [vocab.encode(t, model.config.max_len) for t in texts]
+    decoded = greedy_batch(model, sources)
+    src, tgt = pad(sources), pad([[SOS, *d] for d in decoded])                  # (B, S), (B, T)
+    logits, trace = model(src, tgt, trace=True)
+    runs = []
+    for b, text in enumerate(texts):
+        fed = [*tgt[b, 1:].tolist(), EOS]          # what each padded position passed on
+        row = logits[b]                            # (T, V)
+        runs.append(_record(vocab, text, src[b].tolist(), fed, row.argmax(-1).tolist(), row,
+                            torch.softmax(row, -1), trace.row(b), model.config.d_k))
+    return runs
+
+
+def _record(vocab: Vocab, text: str, src: list[int], fed: list[int], chosen: list[int], logits: torch.Tensor,
+            probs: torch.Tensor, trace: Trace, d_k: int) -> Run:
+    written = fed[: fed.index(EOS)] if EOS in fed else fed
+    return Run(
+        text=text,
+        source_ids=tuple(src),
+        fed_ids=tuple(fed),
+        chosen_ids=tuple(chosen),
+        source=[token_label(vocab, i) for i in src],
+        decoder_in=[token_label(vocab, i) for i in [SOS, *fed[:-1]]],
+        decoder_out=[token_label(vocab, i) for i in chosen],
+        output=vocab.decode(written),
+        logits=logits.numpy().copy(),
+        probs=probs.numpy().copy(),
+        trace=trace,
+        d_k=d_k,
+    )

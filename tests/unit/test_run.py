@@ -1,0 +1,100 @@
+import numpy as np
+import pytest
+import torch
+
+from analysis.lesson import companions, input_vectors, mirror_shares, softmax_with_and_without_scaling
+from analysis.run import TEACHER, Decoding, correct_tokens, make_batch_runs, make_run
+from transformer.decoding import next_token_probs
+from transformer.metrics import mirror_share
+from transformer.vocab import SOS, Vocab
+
+vocab = Vocab()
+
+
+@pytest.mark.parametrize("how", [Decoding(), Decoding(temperature=3.0, seed=2), Decoding(forced=((1, 7),))])
+@torch.no_grad()
+def test_row_t_of_the_one_traced_pass_is_what_step_t_saw(tiny_model, how):
+    """Because of the causal mask, the pass over the whole decoder input holds, at row t, exactly what a pass
+    over step t's own prefix computes: its logits and every attention row."""
+    run = make_run(tiny_model, vocab, "abc", how)
+    src = torch.tensor([run.source_ids])
+    for t in range(len(run.fed_ids)):
+        alone = tiny_model(src, torch.tensor([run.decoder_in_ids[: t + 1]]), trace=True)
+        assert np.allclose(run.logits[t], alone.logits[0, -1].numpy(), atol=1e-6)
+        for layer in range(2):
+            for kind in ("cross", "decoder_self"):
+                assert np.allclose(run.trace[kind, layer][:, t, : t + 1 if kind == "decoder_self" else None],
+                                   alone.trace[kind, layer][0, :, -1].numpy(), atol=1e-6)
+        expected = next_token_probs(alone.logits[0, -1], how.temperature, how.top_k).numpy()
+        assert np.allclose(run.probs[t], expected, atol=1e-6)
+        if how.temperature is None:
+            assert run.chosen_ids[t] == int(np.argmax(run.logits[t]))
+    assert np.all(np.triu(run.trace["decoder_self", 0], k=1) == 0)    # the future is never seen
+
+
+def test_a_forced_token_is_read_by_the_next_step(tiny_model):
+    run = make_run(tiny_model, vocab, "abc", Decoding(forced=((1, 7),)))
+    assert run.fed_ids[1] == 7 and run.decoder_in_ids[2] == 7
+
+
+def test_teacher_forcing_feeds_the_correct_reversal(tiny_model):
+    run = make_run(tiny_model, vocab, "abc", TEACHER)
+    correct = correct_tokens(vocab, "abc", 8)
+    assert run.decoder_in_ids == [SOS, *correct[:-1]] and run.output == "cba"
+    assert run.chosen_ids == tuple(int(i) for i in run.logits.argmax(-1))
+    p = run.probability_of(correct)
+    assert p.shape == (4,) and np.allclose(p, [run.probs[t, c] for t, c in enumerate(correct)])
+
+
+def test_run_labels_and_shapes(tiny_model):
+    run = make_run(tiny_model, vocab, "aba")
+    assert run.source == ["a", "b", "a"]
+    t = len(run.decoder_in)
+    assert run.decoder_in[0] == "⟨s⟩"
+    assert run.trace.stack_attention("cross").shape == (2, 4, t, 3)
+    assert run.trace.mask("decoder_self").tolist() == np.tril(np.ones((t, t), bool)).tolist()
+    assert run.trace.mask("cross").shape == (t, 3)
+
+
+def test_companions_are_longer_when_they_can_be():
+    assert all(len(w) > 5 for w in companions("hello", 24))
+    assert len(companions("a" * 24, 24)) == 2
+    assert all(len(w) <= 8 for w in companions("abcdefgh", 8))
+
+
+def test_batch_runs_pad_and_mask(tiny_model):
+    short, long = make_batch_runs(tiny_model, vocab, ["ab", "abcd"])
+    assert short.trace["masks.source"][0, 0].tolist() == [True, True, False, False]
+    assert long.trace["masks.source"][0, 0].tolist() == [True, True, True, True]
+    assert short.source[2:] == ["·", "·"]
+    weights = short.trace.stack_attention("encoder_self")            # (L, H, S, S) of the short row
+    assert np.all(weights[..., 2:] == 0)
+
+
+def test_scaling_comparison_and_a_fully_masked_row():
+    scaled, raw = softmax_with_and_without_scaling(np.array([1.0, 0.0, -np.inf]), d_k=16)
+    assert scaled[2] == raw[2] == 0 and raw[0] > scaled[0]
+    zeros = softmax_with_and_without_scaling(np.array([-np.inf, -np.inf]), d_k=16)
+    assert not np.isnan(zeros[0]).any() and zeros[0].sum() == 0
+
+
+def test_input_vectors_show_the_sqrt_d_model_scaling(tiny_model):
+    v = input_vectors(make_run(tiny_model, vocab, "abc"))
+    assert np.allclose(v.embedding_norm, v.raw_embedding_norm * 4.0, atol=1e-5)  # sqrt(16)
+    assert np.allclose(v.position_norm, np.sqrt(8), atol=1e-5)
+
+
+def test_mirror_share_counts_the_steps_on_the_anti_diagonal():
+    cross = torch.zeros(1, 2, 4, 3)                  # (B, H, T, S): 3 source characters, 4 steps
+    for i in range(3):
+        cross[0, 0, i, 2 - i] = 1.0                  # head 0 reads the mirror at every step
+        cross[0, 1, i, 0] = 1.0                      # head 1 always reads position 0: right at step 2 only
+    cross[0, :, 3, 1] = 1.0                          # the end step has no mirror and is not counted
+    assert mirror_share(cross, torch.tensor([3])).tolist() == pytest.approx([1.0, 1 / 3])
+
+
+def test_a_runs_mirror_shares_use_the_one_definition(bundled):
+    run = make_run(bundled.model, bundled.vocab, "banana")
+    cross = torch.from_numpy(run.trace["cross", 1])[None]
+    assert mirror_shares(run, 1).tolist() == mirror_share(cross, torch.tensor([6])).tolist()
+    assert max(mirror_shares(run, 1)) == 1.0
