@@ -8,7 +8,7 @@ import torch
 from analysis.labels import SOS_LABEL, token_label
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
-from explorer.state import VIEW, learner_text
+from explorer.state import VIEW, keep_in_range, learner_text
 from explorer.text import visible
 from transformer.decoding import next_token_probs
 from viz import attention_heatmap, probability_bars, temperature_bars
@@ -40,8 +40,7 @@ with st.expander("How the next token is chosen", expanded=False):
 sampling = mode == "sample"
 run = text_run(text, temperature if sampling else None, int(top_k) if sampling else None, int(seed))
 n_steps = len(run.chosen_ids)
-if not 0 <= st.session_state.get("step", 0) < n_steps:  # a step from another text or a link: keep it in range
-    st.session_state["step"] = min(max(st.session_state.get("step", 0), 0), n_steps - 1)
+keep_in_range("step", 0, n_steps - 1)
 
 
 def move(to: int) -> None:
@@ -94,7 +93,7 @@ st.caption(
 )
 
 st.subheader("Where this step looked")
-_, layer, head = pick_head(config, "step_", kinds=("cross",), widths=(0, 1, 1), layer_label="Decoder layer")
+_, layer, head = pick_head(config, "step_", kinds=("cross",), layer_label="Decoder layer")
 
 heads = [f"head {h}" for h in range(config.n_heads)]
 cross = run.trace["cross", layer][:, t]                  # (H, S): step t's row; the causal mask makes it step t's own

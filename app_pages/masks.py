@@ -8,7 +8,7 @@ from analysis.labels import PAD_LABEL, attention_axes
 from analysis.lesson import companions, softmax_with_and_without_scaling
 from explorer.model import batch_runs, checkpoint_or_stop
 from explorer.pickers import pick_head
-from explorer.state import VIEW, learner_text
+from explorer.state import VIEW, keep_in_range, learner_text
 from viz import attention_heatmap, mask_heatmap, panels, scores_heatmap, softmax_comparison
 
 st.title("🎭 Masks")
@@ -87,7 +87,8 @@ st.markdown(
     f"With d_k = {run.d_k}, a dot product of two random unit-variance vectors has variance d_k. Without the "
     "scaling, the scores spread out, softmax saturates onto one key and its gradients vanish."
 )
-query = st.slider("Query position", 0, len(queries) - 1, 1) if len(queries) > 1 else 0  # one query: no choice
+keep_in_range("mask_query", 0, len(queries) - 1)
+query = st.slider("Query position", 0, len(queries) - 1, 1, key="mask_query", **VIEW) if len(queries) > 1 else 0
 scaled_probs, raw_probs = softmax_with_and_without_scaling(scores[query], run.d_k)
 st.plotly_chart(softmax_comparison(scaled_probs, raw_probs, keys, run.d_k,
                                    title=f"Query {query} ('{queries[query]}'): softmax with and without scaling"),

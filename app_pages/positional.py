@@ -5,9 +5,9 @@ import streamlit as st
 
 from analysis.lesson import input_vectors
 from explorer.model import checkpoint_or_stop, text_run
-from explorer.state import learner_text
+from explorer.state import VIEW, keep_in_range, learner_text
 from transformer.layers import sinusoidal_encoding
-from transformer.positional import offset_distances, rotation_blocks, rotation_error, shift_by_rotation, similarity
+from analysis.positional import offset_distances, rotation_blocks, rotation_error, shift_by_rotation, similarity
 from viz import encoding_heatmap, norms_bars, offset_distance_chart, rotation_check_chart, similarity_heatmap
 
 st.title("🌊 Positional encoding")
@@ -31,8 +31,8 @@ st.plotly_chart(encoding_heatmap(sinusoidal_encoding(positions, d_model).numpy()
 
 st.subheader("Any size you like")
 a, b = st.columns(2)
-custom_d = a.select_slider("d_model", [8, 16, 32, 64, 128, 256, 512], value=128)
-custom_len = b.slider("Positions", 8, 256, 100, 4)
+custom_d = a.select_slider("d_model", [8, 16, 32, 64, 128, 256, 512], value=128, key="pe_d_model", **VIEW)
+custom_len = b.slider("Positions", 8, 256, 100, 4, key="pe_positions", **VIEW)
 st.plotly_chart(encoding_heatmap(sinusoidal_encoding(custom_len, custom_d).numpy(),
                                  title=f"PE for d_model = {custom_d}, {custom_len} positions"), key="pe_custom")
 
@@ -79,8 +79,9 @@ st.latex(r"\begin{pmatrix}\sin\omega_i(pos+\delta)\\ \cos\omega_i(pos+\delta)\en
          r"\begin{pmatrix}\cos\omega_i\delta & \sin\omega_i\delta\\ -\sin\omega_i\delta & \cos\omega_i\delta"
          r"\end{pmatrix}\begin{pmatrix}\sin\omega_i pos\\ \cos\omega_i pos\end{pmatrix}")
 a, b = st.columns(2)
-delta = a.slider("δ", 1, 20, 3)
-pos = b.slider("pos", 0, positions - 1, 2)
+delta = a.slider("δ", 1, 20, 3, key="delta", **VIEW)
+keep_in_range("pos", 0, positions - 1)
+pos = b.slider("pos", 0, positions - 1, 2, key="pos", **VIEW)
 blocks = rotation_blocks(delta, d_model).numpy()         # (d/2, 2, 2)
 shown = [0, 1, 2, d_model // 4, d_model // 2 - 1]
 st.dataframe(pd.DataFrame(

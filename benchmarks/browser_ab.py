@@ -1,6 +1,7 @@
 """One page, two versions of the app, interactions interleaved in one headless Chromium: is a change faster?
 
     python -m benchmarks.browser_ab --against HEAD~1 --page attention --length 24 [--repeats 12]
+    python -m benchmarks.browser_ab --against HEAD~1 --page all      # every page, the same two servers
 
 The other version is checked out with `git worktree` into a temporary folder. Both servers run at once and
 the same new word is typed into each in turn, so the machine's noise falls on both alike. Prints medians of
@@ -23,7 +24,7 @@ from playwright.sync_api import sync_playwright
 
 from tests.e2e.harness import ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, stop_server, type_text
 
-from .browser_latency import random_word
+from .browser_latency import PAGES, random_word
 
 
 def start(root: Path) -> tuple[subprocess.Popen, int]:
@@ -38,13 +39,45 @@ def main_thread_seconds(cdp) -> float:
     return next(m["value"] for m in cdp.send("Performance.getMetrics")["metrics"] if m["name"] == "TaskDuration")
 
 
+def measure(browser, servers: dict, path: str, length: int, repeats: int) -> tuple[dict, dict]:
+    """Wall and main-thread seconds of `repeats` new words typed into the page of each server in turn."""
+    pages, cdps = {}, {}
+    for name, (_, port) in servers.items():
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.goto(f"http://127.0.0.1:{port}/{path}")
+        page.wait_for_selector(SETTLED, timeout=120_000)
+        type_text(page, "warmup")
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+        pages[name], cdps[name] = page, cdp
+    wall = {name: [] for name in servers}
+    busy = {name: [] for name in servers}
+    rng = random.Random(0)
+    for _ in range(repeats):
+        word = random_word(rng, length)
+        for name, page in pages.items():
+            page.bring_to_front()
+            before = main_thread_seconds(cdps[name])
+            start_time = time.perf_counter()
+            type_text(page, word)
+            page.wait_for_function(ALL_CHARTS_DRAWN)
+            wall[name].append(time.perf_counter() - start_time)
+            page.wait_for_timeout(300)  # let the last paint land in the counter
+            busy[name].append(main_thread_seconds(cdps[name]) - before)
+    for page in pages.values():
+        page.context.close()
+    return wall, busy
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--against", required=True, help="a git ref to compare the working tree with")
-    parser.add_argument("--page", default="attention", help="url path of the page, '' for home")
+    parser.add_argument("--page", default="attention", help="url path of the page, '' for home, 'all' for every page")
     parser.add_argument("--length", type=int, default=24)
     parser.add_argument("--repeats", type=int, default=12)
     args = parser.parse_args()
+    paths = list(PAGES.values()) if args.page == "all" else [args.page]
+    results = {}
     with tempfile.TemporaryDirectory() as tmp:
         other = Path(tmp) / "other"
         subprocess.run(["git", "worktree", "add", "--detach", str(other), args.against], cwd=ROOT, check=True,
@@ -55,41 +88,21 @@ def main() -> None:
             time.sleep(5)
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                pages, cdps = {}, {}
-                for name, (_, port) in servers.items():
-                    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-                    page.goto(f"http://127.0.0.1:{port}/{args.page}")
-                    page.wait_for_selector(SETTLED, timeout=120_000)
-                    type_text(page, "warmup")
-                    cdp = page.context.new_cdp_session(page)
-                    cdp.send("Performance.enable")
-                    pages[name], cdps[name] = page, cdp
-                wall = {name: [] for name in versions}
-                busy = {name: [] for name in versions}
-                rng = random.Random(0)
-                for _ in range(args.repeats):
-                    word = random_word(rng, args.length)
-                    for name, page in pages.items():
-                        page.bring_to_front()
-                        before = main_thread_seconds(cdps[name])
-                        start_time = time.perf_counter()
-                        type_text(page, word)
-                        page.wait_for_function(ALL_CHARTS_DRAWN)
-                        wall[name].append(time.perf_counter() - start_time)
-                        page.wait_for_timeout(300)  # let the last paint land in the counter
-                        busy[name].append(main_thread_seconds(cdps[name]) - before)
+                for path in paths:
+                    results[path] = measure(browser, servers, path, args.length, args.repeats)
                 browser.close()
         finally:
             for process, _ in servers.values():
                 stop_server(process)
             subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, capture_output=True)
     old, new = args.against, "working tree"
-    print(f"page /{args.page}, {args.length} characters, medians of {args.repeats} interleaved interactions")
-    print(f"{'version':<14} {'wall s':>8} {'main thread s':>14}")
-    for name in versions:
-        print(f"{name:<14} {statistics.median(wall[name]):>8.3f} {statistics.median(busy[name]):>14.3f}")
-    print(f"{'new / old':<14} {statistics.median(wall[new]) / statistics.median(wall[old]):>8.2f} "
-          f"{statistics.median(busy[new]) / statistics.median(busy[old]):>14.2f}")
+    print(f"{args.length} characters, medians of {args.repeats} interleaved interactions (wall s; main thread s)")
+    print(f"{'page':<16} {old[:10]:>10} {'new':>8} {'new/old':>8}   {'main old':>9} {'main new':>9} {'new/old':>8}")
+    for path, (wall, busy) in results.items():
+        w_old, w_new = statistics.median(wall[old]), statistics.median(wall[new])
+        b_old, b_new = statistics.median(busy[old]), statistics.median(busy[new])
+        print(f"/{path:<15} {w_old:>10.3f} {w_new:>8.3f} {w_new / w_old:>8.2f}   {b_old:>9.3f} {b_new:>9.3f} "
+              f"{b_new / b_old:>8.2f}")
 
 
 if __name__ == "__main__":

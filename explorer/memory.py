@@ -1,9 +1,8 @@
 """Giving freed memory back to the operating system.
 
 Each Streamlit session runs its script in a thread of its own, and glibc gives threads their own heaps
-(arenas). Memory freed there stays in the process until the heap is trimmed: twenty sessions that each
-uploaded a 3.4 MB model and left kept about 100 MB of a server's resident memory without this, though
-nothing referenced it any more (measured by tests/e2e/test_hostile_uploads.py).
+(arenas). Memory freed there stays in the process until the heap is trimmed, though nothing references it
+any more (README, "Uploads"; tests/e2e/test_hostile_uploads.py holds the server's memory after sessions leave).
 """
 
 from __future__ import annotations

@@ -29,9 +29,8 @@ OWN_RUN_ENTRIES = 64  # cached runs of one session's own model, released with th
 T = TypeVar("T")
 HeadKey = tuple[str, int, int]  # (kind, layer, head): a head as plain values, for cache keys
 
-# One intra-op thread per computation. The models are tiny (d_model 64): a second thread saves ~20 % of a
-# run's wall time alone but doubles its CPU time, and on a 2-core server it competes with the other sessions
-# (and in a class, with everything else). Measured with benchmarks.browser_ab and benchmarks.classroom.
+# One intra-op thread per computation: the models are tiny, and on a shared 2-core server a second thread
+# competes with the other sessions' runs (README, "Speed").
 torch.set_num_threads(1)
 
 
@@ -54,10 +53,9 @@ MAX_CONCURRENT_SCRIPTS = 2
 def script_gate() -> threading.BoundedSemaphore:
     """At most two script runs execute at once on the server; the others wait their turn.
 
-    Streamlit gives every session's run its own thread. Thirty of them at once fought over the GIL and
-    Streamlit's locks: one run cost 0.28 s of CPU under that load against 0.06 s alone (classroom benchmark),
-    so letting runs through two at a time finishes more of them sooner. Two, not one, so that a long run
-    (a lab table built for the first time) does not hold up everyone."""
+    Streamlit gives every session's run its own thread, and many at once fight over the GIL and Streamlit's
+    locks, so letting runs through two at a time finishes more of them sooner (README, "Speed"). Two, not one,
+    so that a long run (a lab table built for the first time) does not hold up everyone."""
     return threading.BoundedSemaphore(MAX_CONCURRENT_SCRIPTS)
 
 

@@ -26,6 +26,12 @@ def text_box() -> None:
     )
 
 
+def keep_in_range(key: str, low: int, high: int) -> None:
+    """Before a slider is drawn: a value kept from another text or model (or a link) brought into its range."""
+    if key in st.session_state and not low <= st.session_state[key] <= high:
+        st.session_state[key] = min(max(st.session_state[key], low), high)
+
+
 def checked_text(ckpt: Checkpoint) -> tuple[str, CleanedText, InputError | None]:
     """The typed text, its tidied form, and what is wrong with it (None when the model can read it)."""
     raw = str(st.session_state.get(TEXT_KEY, DEFAULT_TEXT))

@@ -17,7 +17,7 @@ from .data import pad
 from .decoding import greedy_batch
 from .intervention import NO_INTERVENTION, Intervention
 from .model import Transformer
-from .vocab import PAD, SOS, Vocab
+from .vocab import SOS, Vocab
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ def cross_attention(text: str, layer: int, head: int) -> np.ndarray:
 async def open_student(browser, url: str):
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
     page = await context.new_page()
-    await page.goto(f"{url}/attention?kind=cross&layer=1&head=2")
+    await page.goto(f"{url}/attention?kind=Cross&layer=1&head=2")
     await page.wait_for_selector("[data-testid='stSidebar'] input", timeout=60_000)
     await page.wait_for_selector(SETTLED, timeout=60_000)
     return context, page

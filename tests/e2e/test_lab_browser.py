@@ -3,7 +3,7 @@
 import numpy as np
 from playwright.sync_api import expect
 
-from transformer import lab
+from analysis.run import TEACHER, correct_tokens, make_run
 from transformer.intervention import Head, Intervention
 
 from .conftest import screenshot
@@ -12,8 +12,10 @@ from .harness import CHART_DATA, load, settle, typed_array, wait_for_charts
 
 def test_switching_off_the_mirror_heads_breaks_the_reversal_for_this_session_only(server, browser, bundled):
     edit = Intervention(ablated=frozenset(Head("cross", 1, h) for h in range(4)))
-    expected = lab.run_word(bundled.model, bundled.vocab, "banana", edit)
-    assert expected.output != "ananab"
+    output = make_run(bundled.model, bundled.vocab, "banana", edit=edit).output
+    p_correct = make_run(bundled.model, bundled.vocab, "banana", TEACHER, edit).probability_of(
+        correct_tokens(bundled.vocab, "banana", 24))
+    assert output != "ananab"
 
     page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
     load(page, f"{server}/lab-ablation?text=banana", timeout=120_000)
@@ -22,15 +24,15 @@ def test_switching_off_the_mirror_heads_breaks_the_reversal_for_this_session_onl
     wait_for_charts(page, 2)
     values = page.get_by_test_id("stMetricValue")
     expect(values.nth(0)).to_have_text("ananab")
-    expect(values.nth(1)).to_have_text(expected.output)
+    expect(values.nth(1)).to_have_text(output)
     drawn = typed_array(page.evaluate(CHART_DATA, [0, 1, "y"]))   # chart 0, trace 1: p(correct) with heads off
-    assert np.allclose(drawn, expected.p_correct, atol=1e-6)
+    assert np.allclose(drawn, p_correct, atol=1e-6)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "lab-ablation-cross-heads-off")
 
     other = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     load(other, f"{server}/lab-ablation?text=banana", timeout=120_000)
     expect(other.get_by_test_id("stMetricValue").nth(1)).to_have_text("ananab")  # nothing switched off here
-    expect(values.nth(1)).to_have_text(expected.output)                          # and still off there
+    expect(values.nth(1)).to_have_text(output)                          # and still off there
     other.context.close()
     page.context.close()

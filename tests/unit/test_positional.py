@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from transformer.layers import sinusoidal_encoding
-from transformer.positional import offset_distances, rotation_blocks, rotation_error, shift_by_rotation, similarity
+from analysis.positional import offset_distances, rotation_blocks, rotation_error, shift_by_rotation, similarity
 
 
 @pytest.mark.parametrize("d_model, delta", [(16, 1), (64, 3), (128, 20)])

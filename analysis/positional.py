@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from .layers import sinusoidal_encoding
+from transformer.layers import sinusoidal_encoding
 
 
 def frequencies(d_model: int) -> torch.Tensor:

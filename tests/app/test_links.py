@@ -1,0 +1,35 @@
+"""A copied link opens the same view on every page: each widget whose value is part of the view is bound to
+the URL (bind="query-params"), lab pages included."""
+
+import pytest
+
+from tests.links import LINKS
+
+from .helpers import no_exception
+from .test_entrypoint import open_app
+
+
+@pytest.mark.parametrize("page", list(LINKS))
+def test_a_link_gives_every_widget_of_the_view_its_value(page):
+    query, expected = LINKS[page]
+    at = open_app(query, page)
+    no_exception(at)
+    assert at.session_state["text"] == "level"
+    assert {key: at.session_state[key] for key in expected} == expected
+
+
+@pytest.mark.parametrize("page", list(LINKS))
+def test_every_widget_bound_to_the_url_is_in_the_table(page):
+    """The widgets a page binds to the URL are exactly those its link sets: a new one must join LINKS."""
+    query, _ = LINKS[page]
+    at = open_app(query, page)
+    bound = {node.proto.query_param_key for node in _widgets(at._tree)}
+    assert bound - {""} == set(query)
+
+
+def _widgets(node):
+    proto = getattr(node, "proto", None)
+    if proto is not None and "query_param_key" in {f.name for f in proto.DESCRIPTOR.fields}:
+        yield node
+    for child in getattr(node, "children", {}).values():
+        yield from _widgets(child)

@@ -1,0 +1,32 @@
+"""A copied link for every page: query parameters that differ from every default, and the widget values
+(session state) each should give. Shared by the AppTest and the browser tests of links."""
+
+LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
+    "home": ({"text": "level"}, {"text": "level"}),
+    "decode": ({"text": "level", "mode": "sample", "temperature": "2.5", "top_k": "5", "seed": "7", "step": "3",
+                "step_layer": "0", "step_head": "2"},
+               {"mode": "sample", "temperature": 2.5, "top_k": 5, "seed": 7, "step": 3, "step_layer": 0,
+                "step_head": 2}),
+    "attention": ({"text": "level", "kind": "Decoder self", "layer": "0", "head": "1"},
+                  {"kind": "decoder_self", "layer": 0, "head": 1}),
+    "positional": ({"text": "level", "pe_d_model": "32", "pe_positions": "40", "delta": "5", "pos": "7"},
+                   {"pe_d_model": 32, "pe_positions": 40, "delta": 5, "pos": 7}),
+    "masks": ({"text": "level", "mask_kind": "Cross", "mask_layer": "1", "mask_head": "2", "mask_row": "row 1",
+               "mask_query": "3"},
+              {"mask_kind": "cross", "mask_layer": 1, "mask_head": 2, "mask_row": 1, "mask_query": 3}),
+    "training": ({"text": "level", "snapshot": "250"}, {"snapshot": 250}),
+    "lab_ablation": ({"text": "level", "ablated": ["cross L1 H0", "encoder_self L0 H3"], "lab_kind": "Encoder self",
+                      "lab_layer": "0", "lab_head": "3"},
+                     {"ablated": ["cross L1 H0", "encoder_self L0 H3"], "lab_kind": "encoder_self", "lab_layer": 0,
+                      "lab_head": 3}),
+    "lab_heads": ({"text": "level"}, {"text": "level"}),
+    "lab_positions": ({"text": "level", "pe_mode": "Shuffled", "pe_sides": "Source (encoder)", "pe_seed": "5",
+                       "pe_layer": "0"},
+                      {"pe_mode": "shuffle", "pe_sides": ["source"], "pe_seed": 5, "pe_layer": 0}),
+    "lab_forcing": ({"text": "level", "force_step": "step 2", "force_token": "q"},
+                    {"force_step": 2, "force_token": "q"}),
+    "lab_length": ({"text": "level", "long_text": "abcdefghijklmnopqrstuvwxyzab"},
+                   {"long_text": "abcdefghijklmnopqrstuvwxyzab"}),
+    "lab_query_key": ({"text": "level", "qk_kind": "Encoder self", "qk_layer": "0", "qk_head": "3"},
+                      {"qk_kind": "encoder_self", "qk_layer": 0, "qk_head": 3}),
+}

@@ -1,0 +1,35 @@
+"""Each module in its room: the model package needs torch alone, analysis needs no Streamlit."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FORBIDDEN = {
+    "transformer": {"streamlit", "plotly", "sklearn", "scipy", "pandas", "analysis", "explorer", "viz"},
+    "analysis": {"streamlit", "plotly", "explorer", "viz"},
+}
+
+
+def imported(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("package", list(FORBIDDEN))
+def test_a_package_imports_nothing_outside_its_room(package):
+    files = sorted((ROOT / package).glob("*.py"))
+    assert files
+    found = {f.name: imported(f) & FORBIDDEN[package] for f in files}
+    assert {name: names for name, names in found.items() if names} == {}
+
+
+def test_the_forbidden_names_are_really_caught():
+    """The check itself: a line importing streamlit is seen."""
+    assert "streamlit" in imported(ROOT / "app.py")
