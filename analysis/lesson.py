@@ -57,5 +57,5 @@ def input_vectors(run: Run) -> InputVectors:
 def mirror_shares(run: Run, layer: int) -> np.ndarray:
     """(H,) per head of one decoder layer: the share of this run's output steps whose largest
     cross-attention weight falls on the mirrored source position n-1-i (transformer.metrics.mirror_share)."""
-    cross = torch.from_numpy(run.trace["cross", layer])[None]                # (1, H, T, S)
+    cross = torch.tensor(run.trace["cross", layer])[None]                    # (1, H, T, S)
     return mirror_share(cross, torch.tensor([len(run.source_ids)])).numpy()

@@ -17,8 +17,8 @@ from transformer.data import pad
 from transformer.decoding import greedy_batch, next_token_probs
 from transformer.intervention import NO_INTERVENTION, Intervention
 from transformer.model import Transformer
-from transformer.trace import Trace
-from transformer.vocab import EOS, SOS, Vocab
+from transformer.trace import Trace, read_only
+from transformer.vocab import EOS, PAD, SOS, Vocab
 
 from .labels import token_label
 
@@ -99,7 +99,10 @@ def make_batch_runs(model: Transformer, vocab: Vocab, texts: list[str]) -> list[
     logits, trace = model(src, tgt, trace=True)
     runs = []
     for b, text in enumerate(texts):
-        fed = [*tgt[b, 1:].tolist(), EOS]          # what each padded position passed on
+        # What each position passed on: the output, then padding where a shorter row would have had EOS (the
+        # pass read PAD there); the last position's EOS only when this row's output fills the batch's width.
+        ended = len(decoded[b]) + 1 == tgt.size(1)
+        fed = [*tgt[b, 1:].tolist(), EOS if ended else PAD]
         row = logits[b]                            # (T, V)
         runs.append(_record(vocab, text, src[b].tolist(), fed, row.argmax(-1).tolist(), row,
                             torch.softmax(row, -1), trace.row(b), model.config.d_k))
@@ -108,7 +111,6 @@ def make_batch_runs(model: Transformer, vocab: Vocab, texts: list[str]) -> list[
 
 def _record(vocab: Vocab, text: str, src: list[int], fed: list[int], chosen: list[int], logits: torch.Tensor,
             probs: torch.Tensor, trace: Trace, d_k: int) -> Run:
-    written = fed[: fed.index(EOS)] if EOS in fed else fed
     return Run(
         text=text,
         source_ids=tuple(src),
@@ -117,9 +119,9 @@ def _record(vocab: Vocab, text: str, src: list[int], fed: list[int], chosen: lis
         source=[token_label(vocab, i) for i in src],
         decoder_in=[token_label(vocab, i) for i in [SOS, *fed[:-1]]],
         decoder_out=[token_label(vocab, i) for i in chosen],
-        output=vocab.decode(written),
-        logits=logits.numpy().copy(),
-        probs=probs.numpy().copy(),
+        output=vocab.decode(fed),
+        logits=read_only(logits.numpy().copy()),
+        probs=read_only(probs.numpy().copy()),
         trace=trace,
         d_k=d_k,
     )

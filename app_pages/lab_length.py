@@ -40,9 +40,10 @@ except InputError as err:
 
 
 def runs(word: str):
-    """The model's own output, and the attention with the correct reversal fed in."""
-    return (text_run(word, max_len=LONGEST_LAB_INPUT),
-            text_run(word, teacher=True, max_len=LONGEST_LAB_INPUT))
+    """The model's own output, and the attention with the correct reversal fed in. A word within the model's
+    own limit reads as it does on every other page, so it shares their cached runs."""
+    limit = None if len(word) <= config.max_len else LONGEST_LAB_INPUT
+    return text_run(word, max_len=limit), text_run(word, teacher=True, max_len=limit)
 
 
 left, right = st.columns(2)

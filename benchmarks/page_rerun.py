@@ -2,7 +2,7 @@
 
     python -m benchmarks.page_rerun [--repeats 15]
 
-"cold" clears st.cache_data before every run, so it pays for the model runs and the figures;
+"cold" clears the cached runs (explorer.model.clear_runs) and st.cache_data before every run, so it pays for the model runs and the figures;
 "warm" is a rerun with the model's numbers cached (moving a slider that changes no input), so it pays
 for the figures and the page. The shared model itself is loaded once (st.cache_resource) in both.
 """
@@ -19,6 +19,8 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from explorer.model import clear_runs  # noqa: E402
 PAGES = ["home", "decode", "attention", "positional", "masks"]
 TEXT = "the quick brown fox jump"  # 24 characters, the model's limit
 
@@ -31,6 +33,7 @@ def timed_runs(page: str, repeats: int, cold: bool) -> list[float]:
     for _ in range(repeats):
         if cold:
             st.cache_data.clear()
+            clear_runs()
         start = time.perf_counter()
         at.run()
         times.append(time.perf_counter() - start)
@@ -43,7 +46,6 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
     assert len(TEXT) == 24
-    sys.path.insert(0, str(ROOT))
     print(f"full rerun of each page for {TEXT!r} (24 characters); medians of {args.repeats} runs (ms)")
     print(f"{'page':<12} {'cold':>8} {'warm':>8} {'cold/warm':>10}")
     for page in PAGES:

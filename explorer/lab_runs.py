@@ -1,5 +1,6 @@
-"""Cached lab experiments over whole samples. One word's runs come from explorer.model.text_run; each
-experiment builds its own Intervention, so it is an argument to the shared model, never a change to it."""
+"""The lab's experiments over whole samples, cached, and the query-key map of one word's run. One word's runs
+come from explorer.model.text_run; each experiment builds its own Intervention, so it is an argument to the
+shared model, never a change to it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""The one shared model (st.cache_resource) and the cached runs each page draws from (st.cache_data).
+"""The one shared model and the cached runs each page draws from (both st.cache_resource).
 
-Cached runs are keyed by plain values (text, settings) and hold numpy arrays, never tensors.
+Cached runs are keyed by plain values (text, settings) and hold read-only numpy arrays, never tensors. They
+are cached as resources, handed out without a copy: a run holds every activation, and copying it out of
+st.cache_data on every rerun cost a page more than the run's own figures.
 """
 
 from __future__ import annotations
@@ -85,31 +87,42 @@ def checkpoint_or_stop() -> Checkpoint:
 def model_run(max_entries: int, show_spinner: bool | str = False) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Decorate run(key, *args), which reads its model with checkpoint_for(key); call it without the key.
 
-    For a server checkpoint the result is cached for every session (st.cache_data, keyed by plain values).
-    For this session's own model it is cached in a session-scoped cache, which Streamlit drops with the
-    session, so nothing computed about an upload outlives it or reaches another session."""
+    For a server checkpoint the result is cached for every session (keyed by plain values). For this
+    session's own model it is cached in a session-scoped cache, which Streamlit drops with the session, so
+    nothing computed about an upload outlives it or reaches another session. Results are shared, not copied:
+    they must not be changed (a run's arrays are read-only)."""
 
     def wrap(run: Callable[..., T]) -> Callable[..., T]:
-        shared = st.cache_data(max_entries=max_entries, show_spinner=show_spinner)(run)
-        own = st.cache_data(max_entries=OWN_RUN_ENTRIES, show_spinner=show_spinner, scope="session")(run)
+        shared = st.cache_resource(max_entries=max_entries, show_spinner=show_spinner)(run)
+        own = st.cache_resource(max_entries=OWN_RUN_ENTRIES, show_spinner=show_spinner, scope="session")(run)
 
         @functools.wraps(run)
         def call(*args, **kwargs):
             key = current_model_key()
             return (own if is_own(key) else shared)(key, *args, **kwargs)
 
+        RUN_CACHES.extend((shared, own))
         return call
 
     return wrap
 
 
-@model_run(max_entries=1024)
+RUN_CACHES: list = []  # every cache of model_run, so a benchmark can empty the runs and keep the model
+
+
+def clear_runs() -> None:
+    for cache in RUN_CACHES:
+        cache.clear()
+
+
+@model_run(max_entries=256)
 def text_run(key: str, text: str, temperature: float | None = None, top_k: int | None = None, seed: int = 0,
              forced: tuple[tuple[int, int], ...] = (), teacher: bool = False, ablated: tuple[HeadKey, ...] = (),
              positions: str = "normal", sides: tuple[str, ...] = SIDES, shuffle_seed: int = 0,
              max_len: int | None = None) -> Run:
-    """The one run of (model, text, decoding, intervention) every page reads; arguments are plain values so
-    the cache can key on them."""
+    """The one run of (model, text, decoding, intervention) every page showing one text reads; arguments are
+    plain values so the cache can key on them. A run holds every activation (under 1 MB at 24 characters),
+    so the shared cache keeps at most 256."""
     ckpt = checkpoint_for(key)
     how = Decoding(temperature, top_k, seed, forced, teacher)
     return make_run(ckpt.model, ckpt.vocab, text, how, intervention(ablated, positions, sides, shuffle_seed), max_len)
@@ -147,6 +160,6 @@ def snapshot_run(text: str, step: int) -> Run:
     return _snapshot_run(str(server_checkpoint_dir()), text, step)
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _snapshot_run(directory: str, text: str, step: int) -> Run:
     return make_run(_snapshot(directory, step), _load(directory).vocab, text)

@@ -131,7 +131,14 @@ def _load_weights(model: Transformer, data: bytes, where: str) -> None:
 
 @contextlib.contextmanager
 def _in_memory_file(data: bytes) -> Iterator[str]:
-    """A path to `data` held in memory (memfd): load_model reads a path, and uploads are never written to disk."""
+    """A path to `data`, which load_model needs: a file in memory (memfd) on Linux, so uploads are never written
+    to disk; elsewhere a private temporary file, deleted at once."""
+    if not hasattr(os, "memfd_create"):
+        with tempfile.TemporaryDirectory(prefix="attention-explorer-weights-") as folder:
+            path = Path(folder) / WEIGHTS
+            path.write_bytes(data)
+            yield str(path)
+        return
     fd = os.memfd_create("weights", os.MFD_CLOEXEC)
     try:
         with os.fdopen(fd, "wb", closefd=False) as file:

@@ -1,4 +1,4 @@
-"""Turning next-token distributions into words: greedy, sampled, one step at a time, and in batches.
+"""Turning next-token distributions into words: greedy, sampled or with forced tokens, and in batches.
 
 The decoder is auto-regressive: at step t its input is SOS followed by the t tokens it has produced,
 and the last position's distribution chooses token t+1. Sampling is reproducible from a seed.
@@ -22,11 +22,6 @@ class Decoded:
 
     chosen: tuple[int, ...]  # (n_steps,) the model's choice at each step; the last is EOS unless the limit came first
     fed: tuple[int, ...]     # (n_steps,) what went onward: the choice, or the token forced at that step
-
-    @property
-    def decoder_input(self) -> list[int]:
-        """SOS + every token fed but the last: the (n_steps,) input whose row t is step t."""
-        return [SOS, *self.fed[:-1]]
 
     @property
     def tokens(self) -> list[int]:

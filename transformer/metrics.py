@@ -64,8 +64,9 @@ def mirror_share(cross: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
 
 
 @torch.inference_mode()
-def cross_attention_alignment(model: Transformer, vocab: Vocab, texts: list[str], batch_size: int = 1000) -> dict:
-    """{'layer_l': [mirror share of each head]} over the model's own greedy decodings of the texts."""
+def cross_attention_alignment(model: Transformer, vocab: Vocab, texts: list[str], batch_size: int = 250) -> dict:
+    """{'layer_l': [mirror share of each head]} over the model's own greedy decodings of the texts. Batches
+    are small because a traced pass keeps every activation."""
     layers, heads = model.config.n_decoder_layers, model.config.n_heads
     hits = torch.zeros(layers, heads)
     steps = 0

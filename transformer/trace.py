@@ -119,8 +119,15 @@ class Trace(Mapping):
         return np.broadcast_to(source, shape) if isinstance(source, np.ndarray) else source.expand(shape)
 
     def row(self, b: int = 0) -> Trace:
-        """Batch row b as numpy, the batch dimension taken away: what a page or a cache keeps."""
-        return Trace({k: v[b].numpy().copy() for k, v in self._activations.items()})
+        """Batch row b as numpy, the batch dimension taken away: what a page or a cache keeps. The arrays are
+        read-only, as a cache shares them between sessions."""
+        return Trace({k: read_only(v[b].numpy().copy()) for k, v in self._activations.items()})
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """The array, no longer writable: a cached run is shared by every session."""
+    array.flags.writeable = False
+    return array
 
 
 def attention_path(kind: Kind, layer: int | None) -> str:

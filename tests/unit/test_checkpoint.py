@@ -127,3 +127,15 @@ def test_bad_uploads_are_refused_with_a_reason_and_nothing_is_unpickled(tmp_path
         with pytest.raises(checkpoint.CheckpointUploadError, match=re.escape(reason)):
             checkpoint.from_zip(data, name="mine.zip")
     assert not marker.exists()
+
+
+def test_without_memfd_the_weights_load_from_a_temporary_file_that_is_gone_after(monkeypatch, tmp_path):
+    """Off Linux there is no memfd: load_model reads a private temporary file, deleted once read."""
+    import os
+    import tempfile
+
+    monkeypatch.delattr(os, "memfd_create")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    loaded = checkpoint.load(BUNDLED)
+    assert loaded.model.generator.weight is loaded.model.src_embed.lookup.weight   # still tied
+    assert list(tmp_path.iterdir()) == []

@@ -28,7 +28,7 @@ def test_a_forced_token_is_fed_on_while_the_choice_is_kept(tiny_model):
     forced_token = next(t for t in range(3, 29) if t != free.chosen[1])
     forced = decide(tiny_model, src, forced={1: forced_token})
     assert forced.fed[1] == forced_token and forced.chosen[1] == free.chosen[1]
-    assert forced.decoder_input[:3] == [SOS, free.chosen[0], forced_token]
+    assert forced.fed[:2] == (free.chosen[0], forced_token)
 
 
 def test_sampling_is_reproducible_from_a_seed(tiny_model):

@@ -6,7 +6,7 @@ from analysis.lesson import companions, input_vectors, mirror_shares, softmax_wi
 from analysis.run import TEACHER, Decoding, correct_tokens, make_batch_runs, make_run
 from transformer.decoding import next_token_probs
 from transformer.metrics import mirror_share
-from transformer.vocab import SOS, Vocab
+from transformer.vocab import EOS, PAD, SOS, Vocab
 
 vocab = Vocab()
 
@@ -67,6 +67,15 @@ def test_batch_runs_pad_and_mask(tiny_model):
     assert short.trace["masks.source"][0, 0].tolist() == [True, True, False, False]
     assert long.trace["masks.source"][0, 0].tolist() == [True, True, True, True]
     assert short.source[2:] == ["·", "·"]
+
+
+
+def test_a_shorter_row_reads_padding_after_its_end(bundled):
+    short, long = make_batch_runs(bundled.model, bundled.vocab, ["ab", "abcd"])
+    assert (short.output, long.output) == ("ba", "dcba")
+    assert short.chosen_ids[2] == EOS and short.fed_ids[2:] == (PAD, PAD, PAD)   # what the pass read after EOS
+    assert short.decoder_in_ids == [SOS, *bundled.vocab.encode("ba", 24), PAD, PAD]
+    assert long.fed_ids[-1] == EOS                                               # its output fills the width
     weights = short.trace.stack_attention("encoder_self")            # (L, H, S, S) of the short row
     assert np.all(weights[..., 2:] == 0)
 
