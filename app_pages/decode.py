@@ -78,7 +78,7 @@ chart_col.plotly_chart(probability_bars(probs, labels, 10, chosen=run.chosen_ids
                                         title=f"Next-token distribution at step {t}"), key="probs")
 
 st.subheader("The same step at different temperatures")
-logits = torch.from_numpy(run.logits[t])
+logits = torch.tensor(run.logits[t])
 temperatures = (1.0, 3.0, 5.0, 10.0)
 by_temperature = {temp: next_token_probs(logits, temp, None).numpy() for temp in temperatures}
 entropy = {temp: float(-(p[p > 0] * np.log(p[p > 0])).sum()) for temp, p in by_temperature.items()}
