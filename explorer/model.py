@@ -101,13 +101,13 @@ def model_run(max_entries: int, show_spinner: bool | str = False) -> Callable[[C
             key = current_model_key()
             return (own if is_own(key) else shared)(key, *args, **kwargs)
 
-        RUN_CACHES.extend((shared, own))
+        RUN_CACHES.append(shared)
         return call
 
     return wrap
 
 
-RUN_CACHES: list = []  # every cache of model_run, so a benchmark can empty the runs and keep the model
+RUN_CACHES: list = []  # the shared caches of model_run, so a benchmark can empty the runs and keep the model
 
 
 def clear_runs() -> None:

@@ -104,6 +104,6 @@ def test_mirror_share_counts_the_steps_on_the_anti_diagonal():
 
 def test_a_runs_mirror_shares_use_the_one_definition(bundled):
     run = make_run(bundled.model, bundled.vocab, "banana")
-    cross = torch.from_numpy(run.trace["cross", 1])[None]
+    cross = torch.tensor(run.trace["cross", 1])[None]
     assert mirror_shares(run, 1).tolist() == mirror_share(cross, torch.tensor([6])).tolist()
     assert max(mirror_shares(run, 1)) == 1.0
