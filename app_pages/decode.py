@@ -85,8 +85,10 @@ entropy = {temp: float(-(p[p > 0] * np.log(p[p > 0])).sum()) for temp, p in by_t
 best, second = torch.topk(logits, 2).values.tolist()
 st.plotly_chart(temperature_bars(by_temperature, labels), key="temperatures")
 st.caption(
-    f"Dividing the scores by T before softmax: T below 1 sharpens, T above 1 flattens. This model is very sure: "
-    f"its top score leads the next by {best - second:.1f}, so only a large T spreads the probability. "
+    f"Dividing the scores by T before softmax: T below 1 sharpens, T above 1 flattens. At this step the top score "
+    f"leads the next by {best - second:.1f}"
+    + (", so only a large T spreads the probability. " if by_temperature[3.0].max() > 0.5 else
+       ", so a moderate T already spreads the probability. ")
     + ", ".join(f"T = {temp:g}: top p = {by_temperature[temp].max():.3f}, entropy {entropy[temp]:.2f} nats"
                 for temp in temperatures)
     + ". Greedy decoding always takes the tallest bar; sampling draws from the bars."

@@ -11,7 +11,9 @@ EXAMPLES = ("hello", "banana", "level", "attention", "teacher forcing")
 
 st.title("🔁 Attention explorer")
 st.markdown(
-    "A small encoder-decoder Transformer, trained to **reverse text**, shows every number it computes. "
+    "A small encoder-decoder Transformer, trained to **reverse text**, shows on your own text the numbers behind "
+    "its answer: the next-token probabilities of every step, the positional codes, the masks, and the attention "
+    "weights of every layer and head. "
     "Type in the sidebar; every page follows your text. The encoder reads the whole source at once; "
     "the decoder then writes the reversal one character at a time, each step reading its own output so far."
 )

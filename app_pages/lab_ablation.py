@@ -27,7 +27,8 @@ config = ckpt.model.config
 n_layers = config.layers_per_kind
 heads = {str(h): (h.kind, h.layer, h.head) for h in every_head(n_layers, config.n_heads)}
 PRESETS = {
-    "the four cross heads of the last layer": [n for n in heads if n.startswith(f"cross L{config.n_decoder_layers - 1}")],
+    (f"the {config.n_heads} cross heads of the last layer" if config.n_heads > 1 else "the cross head of the last layer"):
+        [n for n in heads if n.startswith(f"cross L{config.n_decoder_layers - 1}")],
     "one of them": [f"cross L{config.n_decoder_layers - 1} H0"],
     "every encoder head": [n for n in heads if n.startswith("encoder_self")],
     "none": [],

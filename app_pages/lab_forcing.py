@@ -12,9 +12,11 @@ from viz import attention_heatmap
 
 st.title("🧪 Lab: teacher forcing and free running")
 st.markdown(
-    "In training, the decoder always reads the **correct** prefix (teacher forcing), so each step is learnt on "
-    "its own. In use it reads **its own** output (free running), so one mistake is fed back into every later "
-    "step. Force a token of your choice at any step and watch what the rest of the decoding does with it."
+    "In training, the decoder always reads the **correct** prefix (teacher forcing). With the causal mask, that "
+    "lets every position of a word be trained in one parallel pass: each row sees the correct tokens before it "
+    "and nothing after. In use the decoder reads **its own** output (free running), so one mistake is fed back "
+    "into every later step, a prefix it never met in training: this gap is called **exposure bias**. Force a "
+    "token of your choice at any step and watch what the rest of the decoding does with it."
 )
 
 ckpt = checkpoint_or_stop()

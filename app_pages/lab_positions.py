@@ -14,13 +14,18 @@ SIDES = {"source": "Source (encoder)", "target": "Target (decoder)"}
 
 st.title("🧪 Lab: no positions")
 st.markdown(
-    "Attention by itself does not know order: shuffle the keys and each weight just moves with its key. Only the "
-    "positional encoding tells the model where a character is. Take it away and see what is left of the reversal."
+    "Attention by itself does not know order: shuffle the keys and each weight just moves with its key. In the "
+    "**encoder**, only the positional encoding tells the model where a character is. The **decoder** could in "
+    "principle work out its position without codes, by counting the tokens its causal mask lets it see. Take "
+    "the codes away and see what is left of the reversal."
 )
 
 ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
 config = ckpt.model.config
+target_only = sample_exact_match("zero", ("target",), 0)
+st.caption(f"This model does not count: with the codes zeroed in the decoder alone, it reverses "
+           f"{target_only:.1%} of {SAMPLE_SIZE} held-out words. It learnt to rely on the target codes too.")
 
 a, b, c = st.columns([1, 2, 1])
 mode = a.radio("Positions", list(MODES), format_func=MODES.get, key="pe_mode", **VIEW)

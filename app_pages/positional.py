@@ -40,9 +40,13 @@ st.subheader("What is added to your input")
 run = text_run(text)
 vectors = input_vectors(run)
 st.markdown(
-    "The token embedding is multiplied by √d_model before the code is added, so that the meaning of the token is "
-    f"not drowned by the position: here √{d_model} = {d_model ** 0.5:.2f}. Every code has the same length, "
-    f"√(d_model/2) = {(d_model / 2) ** 0.5:.3f}, because each sine-cosine pair has length 1."
+    f"The token embedding is multiplied by √d_model = {d_model ** 0.5:.2f} before the code is added. Every code "
+    f"has the same length, √(d_model/2) = {(d_model / 2) ** 0.5:.3f}, because each sine-cosine pair has length 1. "
+    "Whether the scaling keeps the token from being drowned by its position depends on the embeddings' own "
+    f"size: here they have length {vectors.raw_embedding_norm.min():.2f}–{vectors.raw_embedding_norm.max():.2f} "
+    f"(they started near 1, drawn with standard deviation 1/√d_model), so scaled they are "
+    f"{vectors.embedding_norm.min():.1f}–{vectors.embedding_norm.max():.1f} against the code's "
+    f"{vectors.position_norm.max():.1f}. Unscaled, the code would be the larger."
 )
 st.plotly_chart(encoding_heatmap(vectors.positions, title="The position codes added to your characters",
                                  row_labels=run.source, row_title="source position"), key="pe_input")
@@ -57,12 +61,17 @@ st.dataframe(pd.DataFrame({
 }).round(3), width="content")
 
 st.subheader("Why sinusoids")
+pe = sinusoidal_encoding(positions + 10, d_model)
+from_zero = similarity(pe[:positions]).numpy()[0]                     # (positions,) PE(0)·PE(j)
+low = int(from_zero[1:].argmin()) + 1                                  # the least similar position to 0
+rise = int(from_zero[low:].argmax()) + low                             # a farther one that is more similar
 st.markdown(
     "Every position gets a **unique**, **bounded** code (each value lies in [−1, 1]) computed the same way every "
-    "time, for any length. And nearby positions have similar codes: the similarity PE(i)·PE(j) depends only on "
-    "the distance |i − j|, the same everywhere along the sequence."
+    "time, for any length. The similarity PE(i)·PE(j) depends only on the distance |i − j|, the same everywhere "
+    "along the sequence, and neighbours are the most alike"
+    + (f"; but it does not fall steadily with distance: PE(0)·PE({low}) = {from_zero[low]:.1f} is less than "
+       f"PE(0)·PE({rise}) = {from_zero[rise]:.1f}." if from_zero[rise] > from_zero[low] else ".")
 )
-pe = sinusoidal_encoding(positions + 10, d_model)
 left, right = st.columns(2)
 left.plotly_chart(similarity_heatmap(similarity(pe[:positions]).numpy(), title="PE · PEᵀ"), key="similarity")
 distances = {delta: offset_distances(pe, delta).numpy() for delta in (1, 3, 8)}

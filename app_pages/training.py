@@ -1,6 +1,7 @@
 """Training: the model at points of its own training run, a model trained live, and an uploaded one."""
 
 import functools
+import math
 import weakref
 
 import streamlit as st
@@ -19,8 +20,9 @@ from viz.training import learning_curves, live_curves
 st.title("📈 Training")
 st.markdown(
     "The model was not born reversing. Its training run saved the weights at a handful of moments; slide "
-    "through them and watch the cross-attention of your text go from a blur to the anti-diagonal, while the "
-    "loss falls and exact match climbs. Then train one of your own."
+    "through them and watch the cross-attention of your text change while the loss falls and exact match "
+    "climbs: in the last layer it sharpens into the anti-diagonal, in the first it stays spread out (what those "
+    "heads are worth shows on *Switch heads off*). Then train one of your own."
 )
 
 ckpt = checkpoint_or_stop()
@@ -42,11 +44,16 @@ if saved:
     run = snapshot_run(text, step)
     a, b, c, d = st.columns(4)
     reversal_metric(a, "The model writes", run.output, text, "exact reversal", "not yet")
-    b.metric("Held-out loss", f"{shot['loss']:.3g}")
+    vocab_size = ckpt.model.config.vocab_size
+    b.metric("Held-out loss", f"{shot['loss']:.3g}",
+             help=f"Cross-entropy: the mean of −log p(the correct next token) over the output steps of held-out "
+                  f"words. A model guessing uniformly over the {vocab_size} tokens scores ln {vocab_size} = "
+                  f"{math.log(vocab_size):.2f}; a perfect one 0.")
     c.metric("Held-out exact match", f"{shot['exact_match']:.1%}")
     d.metric("Output steps on the mirror", f"{shot['alignment']:.1%}",
              help="Of the last decoder layer's best head: the share of output steps i whose largest "
-                  "cross-attention weight falls on source position n−1−i.")
+                  "cross-attention weight falls on source position n−1−i. A head looking at a random source "
+                  f"position would score about 1/n: {1 / len(text):.0%} for a word as long as yours.")
     curve = ckpt.metrics.get("curve") or saved
     st.plotly_chart(learning_curves(curve, step, title="The whole run, this snapshot marked"), key="curves")
     st.plotly_chart(attention_grid(run.trace.stack_attention("cross"), reads_writes(run.decoder_in, run.decoder_out),

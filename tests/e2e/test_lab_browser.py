@@ -19,7 +19,7 @@ def test_switching_off_the_mirror_heads_breaks_the_reversal_for_this_session_onl
 
     page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
     load(page, f"{server}/lab-ablation?text=banana", timeout=120_000)
-    page.get_by_role("button", name="the four cross heads of the last layer").click()
+    page.get_by_role("button", name="the 4 cross heads of the last layer").click()
     settle(page, timeout=120_000)
     wait_for_charts(page, 2)
     values = page.get_by_test_id("stMetricValue")

@@ -1,0 +1,68 @@
+"""Sentences the pages say about this model, each checked against the model's own numbers (issue 12)."""
+
+import math
+
+import numpy as np
+
+from analysis.positional import similarity
+from transformer.evaluate import held_out_strings
+from transformer.intervention import Intervention
+from transformer.layers import sinusoidal_encoding
+from transformer.metrics import exact_match
+
+from .helpers import no_exception, open_page
+
+
+def text_of(at) -> str:
+    return " ".join([m.value for m in at.markdown] + [c.value for c in at.caption])
+
+
+def test_no_positions_says_this_model_needs_its_target_codes_with_the_measured_share(ckpt):
+    at = open_page("lab_positions", "banana")
+    no_exception(at)
+    edit = Intervention(positions="zero", sides=frozenset({"target"}))
+    share = exact_match(ckpt.model, ckpt.vocab, held_out_strings(200, 24), edit, 48).exact_match
+    assert f"in the decoder alone, it reverses {share:.1%} of 200 held-out words" in text_of(at)
+    assert "In the **encoder**, only the positional encoding" in text_of(at)
+
+
+def test_positional_page_shows_that_similarity_does_not_fall_steadily(ckpt):
+    at = open_page("positional", "banana")
+    no_exception(at)
+    positions = ckpt.model.config.max_len + 1
+    row = similarity(sinusoidal_encoding(positions, ckpt.model.config.d_model)).numpy()[0]
+    low = int(row[1:].argmin()) + 1
+    rise = int(row[low:].argmax()) + low
+    assert row[rise] > row[low]
+    assert f"PE(0)·PE({low}) = {row[low]:.1f} is less than PE(0)·PE({rise}) = {row[rise]:.1f}" in text_of(at)
+    assert sorted(row[1:])[-1] == row[1]          # "neighbours are the most alike"
+
+
+def test_positional_page_gives_the_embedding_sizes_behind_the_scaling(ckpt):
+    at = open_page("positional", "banana")
+    raw = ckpt.model.src_embed.lookup.weight[ckpt.vocab.encode("banana", 24)].norm(dim=1)
+    assert f"here they have length {float(raw.min()):.2f}–{float(raw.max()):.2f}" in text_of(at)
+    assert "Unscaled, the code would be the larger." in text_of(at)
+    assert float(raw.max()) < math.sqrt(ckpt.model.config.d_model / 2)
+
+
+def test_training_defines_the_loss_and_the_chance_levels(ckpt):
+    at = open_page("training", "banana")
+    helps = " ".join(m.help or "" for m in at.metric)
+    v = ckpt.model.config.vocab_size
+    assert f"ln {v} = {math.log(v):.2f}" in helps
+    assert f"{1 / 6:.0%} for a word as long as yours" in helps
+
+
+def test_teacher_forcing_names_exposure_bias():
+    at = open_page("lab_forcing", "banana")
+    assert "**exposure bias**" in text_of(at) and "one parallel pass" in text_of(at)
+
+
+def test_decode_calls_the_model_sure_only_when_a_moderate_temperature_leaves_the_top_token_ahead():
+    at = open_page("decode", "banana")
+    caption = " ".join(c.value for c in at.caption)
+    top_at_3 = float(caption.split("T = 3: top p = ")[1].split(",")[0])
+    sure = "so only a large T spreads the probability" in caption
+    assert sure == (top_at_3 > 0.5)
+    assert np.isfinite(top_at_3)
