@@ -52,10 +52,12 @@ st.plotly_chart(attention_grid(weights, rows, cols), key="grid")
 matrix = weights[layer, head]                        # (Tq, Tk)
 mean = weights[layer].mean(axis=0)                   # (Tq, Tk) head average
 st.plotly_chart(attention_side_by_side(
-    [matrix, mean], [f"head {head}", f"average of {n_heads} heads"], rows, cols,
+    [matrix, mean], [f"head {head}", f"average of {n_heads} heads (a summary)"], rows, cols,
     title=f"Layer {layer}, head {head} (left) and the average of its {n_heads} heads (right)",
     query_title=row_title, key_title=col_title), key="detail")
 
+st.caption("The average is a summary for reading, not something the model computes: each head's output goes on "
+           "to W^O on its own.")
 sums = matrix.sum(axis=1)
 masked = ~run.trace.mask(kind)
 st.markdown(

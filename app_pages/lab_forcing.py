@@ -74,7 +74,7 @@ else:
     right.info("Force a token above, and its map appears here beside this one.", icon="👈")
 for column, run, name, key in shown:
     column.plotly_chart(attention_heatmap(run.trace["cross", layer].mean(0), run.decoder_in, run.source,
-                                          title=f"{name}: cross-attention, layer {layer}, head average",
+                                          title=f"{name}: cross-attention, layer {layer}, head average (a summary)",
                                           query_title="decoder position (reads)", key_title="source position",
                                           height=min(520, 34 * len(run.decoder_in) + 120)), key=key)
 st.caption("Each row is one free-running step. After a forced token, look at the rows below it: does the model "

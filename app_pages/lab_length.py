@@ -52,7 +52,7 @@ for column, word, name in ((left, text, "good"), (right, cleaned.text, "long")):
     own, taught = runs(word)
     reversal_metric(column, f"{len(word)} characters", own.output, word, "exact reversal", "not the reversal")
     column.plotly_chart(attention_heatmap(taught.trace["cross", last].mean(0), taught.decoder_in,
-                                          taught.source, title="Cross-attention, last layer, head average",
+                                          taught.source, title="Cross-attention, last layer, head average (a summary)",
                                           query_title="decoder position", key_title="source position", height=480),
                         key=f"attention_{name}")
 st.caption("Both maps use the correct reversal as the decoder's input. On the long text, follow the anti-diagonal "

@@ -52,7 +52,7 @@ _, layer, _ = pick_head(config, "pe_", kinds=("cross",), layer_label="Cross-atte
 st.plotly_chart(attention_side_by_side(
     [taught.trace["cross", layer].mean(0), taught_after.trace["cross", layer].mean(0)],
     ["with positions", f"positions {MODES[mode].lower()}"], taught.decoder_in, taught.source,
-    title=f"Cross-attention, layer {layer}, average of the {config.n_heads} heads",
+    title=f"Cross-attention, layer {layer}, average of the {config.n_heads} heads (a summary)",
     query_title="decoder position (reads)", key_title="source position"), key="cross")
 st.caption("With positions, the anti-diagonal: step i reads source n−1−i. Without them, every copy of a letter "
            "looks the same to a query, so the weight can only follow *which* letter, not *where*.")

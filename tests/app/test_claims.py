@@ -66,3 +66,25 @@ def test_decode_calls_the_model_sure_only_when_a_moderate_temperature_leaves_the
     sure = "so only a large T spreads the probability" in caption
     assert sure == (top_at_3 > 0.5)
     assert np.isfinite(top_at_3)
+
+
+def test_the_ablation_table_states_its_sampling_noise_instead_of_no_cost():
+    at = open_page("lab_ablation", "banana")
+    caption = " ".join(c.value for c in at.caption)
+    assert "at no cost" not in caption
+    assert "below about 1.5 points (95 %, the rule of three)" in caption and "±3.5 points" in caption
+
+
+def test_head_averages_are_labelled_summaries():
+    at = open_page("attention", "banana")
+    assert "not something the model computes" in text_of(at)
+    for page in ("lab_positions", "lab_forcing", "lab_length"):
+        titles = [c.proto.spec for c in open_page(page, "banana").get("plotly_chart")]
+        assert any("(a summary)" in spec for spec in titles), page
+
+
+def test_decode_says_why_the_later_positions_get_no_weight():
+    at = open_page("decode", "banana")
+    text = text_of(at)
+    assert "one pass over the whole decoding" in text and "one parallel pass" in text
+    assert "(exactly zero)" not in text
