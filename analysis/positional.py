@@ -36,8 +36,25 @@ def rotation_error(n_positions: int, d_model: int, delta: int) -> float:
     return float((shift_by_rotation(pe[:n_positions], delta) - pe[delta:]).abs().max())
 
 
+def reflection_blocks(n: int, d_model: int) -> torch.Tensor:
+    """(d_model/2, 2, 2): for a text of n characters, the map taking each dimension pair of PE(i) to that of
+    PE(n-1-i), the mirrored position. With a = w(n-1): [[-cos a, sin a], [sin a, cos a]], a reflection
+    (determinant -1) that depends on n."""
+    angle = frequencies(d_model) * (n - 1)
+    c, s = torch.cos(angle), torch.sin(angle)
+    return torch.stack([torch.stack([-c, s], -1), torch.stack([s, c], -1)], -2)
+
+
+def reflection_error(n: int, d_model: int) -> float:
+    """Largest |M_n PE(i) - PE(n-1-i)| over the positions 0..n-1 and every dimension (float rounding)."""
+    pe = sinusoidal_encoding(n, d_model).double()                    # (n, d)
+    pairs = pe.view(n, -1, 2)                                         # (n, d/2, 2)
+    mirrored = torch.einsum("kij,pkj->pki", reflection_blocks(n, d_model), pairs).reshape(pe.shape)
+    return float((mirrored - pe.flip(0)).abs().max())
+
+
 def similarity(pe: torch.Tensor) -> torch.Tensor:
-    """(P, P) dot products PE(i)·PE(j): largest on the diagonal, falling with |i - j|."""
+    """(P, P) dot products PE(i)·PE(j): largest on the diagonal; it depends on |i - j| alone, not steadily."""
     return pe @ pe.T
 
 

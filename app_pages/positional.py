@@ -1,5 +1,6 @@
 """Positional encoding: the sinusoid table, what is added to the learner's input, and why sinusoids."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -7,7 +8,9 @@ from analysis.lesson import input_vectors
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, keep_in_range, learner_text
 from transformer.layers import sinusoidal_encoding
-from analysis.positional import offset_distances, rotation_blocks, rotation_error, shift_by_rotation, similarity
+from analysis.positional import (
+    offset_distances, reflection_blocks, reflection_error, rotation_blocks, rotation_error, shift_by_rotation, similarity,
+)
 from viz import encoding_heatmap, norms_bars, offset_distance_chart, rotation_check_chart, similarity_heatmap
 
 st.title("🌊 Positional encoding")
@@ -81,8 +84,10 @@ right.caption("Spread of each line (largest − smallest): " + ", ".join(
 
 st.subheader("PE(pos + δ) is a rotation of PE(pos)")
 st.markdown(
-    "For each pair of dimensions, moving δ positions on is the same 2 × 2 rotation, whatever *pos* is. "
-    "So the model can learn \"look δ positions back\" as one linear map."
+    "For each pair of dimensions, moving δ positions on is the same 2 × 2 rotation, whatever *pos* is. That is "
+    "the original paper's motivation for sinusoids: a model *could* learn \"look δ positions back\" as one linear "
+    "map. Whether this model does is another matter: the embedding is added to the code and LayerNorm comes "
+    "before every attention, so no head sees the pure code."
 )
 st.latex(r"\begin{pmatrix}\sin\omega_i(pos+\delta)\\ \cos\omega_i(pos+\delta)\end{pmatrix} = "
          r"\begin{pmatrix}\cos\omega_i\delta & \sin\omega_i\delta\\ -\sin\omega_i\delta & \cos\omega_i\delta"
@@ -104,3 +109,16 @@ st.plotly_chart(rotation_check_chart(table[pos + delta].numpy(), rotated.numpy()
 error = rotation_error(positions, d_model, delta)
 st.metric("Largest error of the rotation over every position and dimension", f"{error:.1e}",
           help="Float32 rounding; the identity is exact in real numbers.")
+
+st.subheader("What reversing needs: a reflection that depends on n")
+n = len(text)
+mirror = reflection_blocks(n, d_model).numpy()                                   # (d/2, 2, 2)
+other = reflection_blocks(n + 1, d_model).numpy()
+st.markdown(
+    f"Reversing copies source position n−1−i at output step i. For each pair of dimensions, PE(n−1−i) is a fixed "
+    f"2 × 2 map of PE(i), but unlike the shift above it is a **reflection** (determinant "
+    f"{float(np.linalg.det(mirror[0])):.0f}) and it depends on **n**: for your {n} characters and for {n + 1} the "
+    f"first pair's maps differ by up to {float(np.abs(mirror[0] - other[0]).max()):.2f}. So no single map takes "
+    f"every position to its mirror: the model has to know how long the text is. Applying this n's map to every "
+    f"position of your text lands on the mirrored code to within {reflection_error(n, d_model):.1e}."
+)

@@ -88,3 +88,11 @@ def test_decode_says_why_the_later_positions_get_no_weight():
     text = text_of(at)
     assert "one pass over the whole decoding" in text and "one parallel pass" in text
     assert "(exactly zero)" not in text
+
+
+def test_positional_page_shows_the_mirror_needs_the_length():
+    at = open_page("positional", "banana")
+    no_exception(at)
+    text = text_of(at)
+    assert "**reflection** (determinant -1)" in text and "for your 6 characters and for 7" in text
+    assert "the original paper's motivation" in text

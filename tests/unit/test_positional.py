@@ -32,3 +32,14 @@ def test_similarity_peaks_on_the_diagonal():
     assert torch.allclose(sim, sim.T)
     assert torch.allclose(sim.diagonal(), torch.full((30,), 32.0), atol=1e-4)  # |PE|^2 = d_model / 2
     assert torch.all(sim.argmax(dim=1) == torch.arange(30))
+
+
+def test_the_mirror_of_every_position_is_a_reflection_that_depends_on_the_length():
+    import numpy as np
+
+    from analysis.positional import reflection_blocks, reflection_error
+    for n in (1, 5, 24):
+        blocks = reflection_blocks(n, 64).numpy()                     # (32, 2, 2)
+        assert np.allclose(np.linalg.det(blocks), -1)
+        assert reflection_error(n, 64) < 1e-6
+    assert not np.allclose(reflection_blocks(5, 64).numpy(), reflection_blocks(6, 64).numpy())
