@@ -1,4 +1,4 @@
-"""The lessons' numbers about one run: input vectors, mirror shares, and softmax with and without scaling."""
+"""The lessons' numbers: input vectors and mirror shares of a run, and why attention divides by √d_k."""
 
 from __future__ import annotations
 
@@ -26,13 +26,36 @@ def companions(text: str, max_len: int, count: int = 2) -> list[str]:
     return (longer + shorter)[:count]
 
 
-def softmax_with_and_without_scaling(scaled_scores: np.ndarray, d_k: int) -> tuple[np.ndarray, np.ndarray]:
-    """One row of scaled scores (masked = -inf) -> (softmax of QK^T/sqrt(d_k), softmax of raw QK^T)."""
-    scaled = torch.from_numpy(np.asarray(scaled_scores, dtype=np.float64))
-    if not torch.isfinite(scaled).any():  # a padded query: every key masked, so it attends to nothing
-        return np.zeros(scaled.shape), np.zeros(scaled.shape)
-    raw = scaled * math.sqrt(d_k)
-    return torch.softmax(scaled, -1).numpy(), torch.softmax(raw, -1).numpy()
+@dataclass(frozen=True)
+class ScalingSample:
+    """The paper's argument for dividing by √d_k, on random queries and keys with unit-variance components."""
+
+    d_k: int
+    score_std: float           # std of q·k: about √d_k
+    scaled_std: float          # std of q·k/√d_k: about 1
+    top_weight: float          # mean largest softmax weight without the scaling
+    scaled_top_weight: float   # and with it
+    gradient: float            # mean Frobenius norm of the softmax's Jacobian without the scaling (0: no gradient)
+    scaled_gradient: float     # and with it
+    example: np.ndarray        # (n_keys,) one draw's weights without the scaling
+    scaled_example: np.ndarray  # (n_keys,) the same draw's weights with it
+
+
+def scaling_experiment(d_k: int, n_keys: int = 10, draws: int = 2000, seed: int = 0) -> ScalingSample:
+    generator = torch.Generator().manual_seed(seed)
+    q = torch.randn(draws, 1, d_k, generator=generator, dtype=torch.float64)       # (draws, 1, d_k)
+    k = torch.randn(draws, n_keys, d_k, generator=generator, dtype=torch.float64)  # (draws, n_keys, d_k)
+    raw = (q @ k.transpose(1, 2))[:, 0]                                            # (draws, n_keys)
+    scaled = raw / math.sqrt(d_k)
+    weights = {name: torch.softmax(s, -1) for name, s in (("raw", raw), ("scaled", scaled))}
+    jacobian = {name: (torch.diag_embed(p) - p[:, :, None] * p[:, None, :]).flatten(1).norm(dim=1).mean()
+                for name, p in weights.items()}                                     # dp/ds = diag(p) − p pᵀ
+    return ScalingSample(
+        d_k, float(raw.std()), float(scaled.std()),
+        float(weights["raw"].max(-1).values.mean()), float(weights["scaled"].max(-1).values.mean()),
+        float(jacobian["raw"]), float(jacobian["scaled"]),
+        weights["raw"][0].numpy(), weights["scaled"][0].numpy(),
+    )
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,10 @@ import pandas as pd
 import streamlit as st
 
 from analysis.labels import PAD_LABEL, attention_axes
-from analysis.lesson import companions, softmax_with_and_without_scaling
+from analysis.lesson import companions, scaling_experiment
 from explorer.model import batch_runs, checkpoint_or_stop
 from explorer.pickers import pick_head
-from explorer.state import VIEW, keep_in_range, learner_text
+from explorer.state import VIEW, learner_text
 from viz import attention_heatmap, mask_heatmap, panels, scores_heatmap, softmax_comparison
 
 st.title("🎭 Masks")
@@ -84,13 +84,24 @@ st.markdown(
 
 st.subheader("Why divide by √d_k")
 st.markdown(
-    f"With d_k = {run.d_k}, a dot product of two random unit-variance vectors has variance d_k. Without the "
-    "scaling, the scores spread out, softmax saturates onto one key and its gradients vanish."
+    "The original paper's argument: if the components of a query and a key are independent with variance 1, "
+    "their dot product q·k has variance d_k. Without the division the scores spread out as d_k grows, softmax "
+    "puts nearly all its weight on one key, and its gradient (how the weights move when a score moves) "
+    "vanishes. Here on random vectors, not on this model: dividing a trained head's scores by a number would "
+    "only change its temperature."
 )
-keep_in_range("mask_query", 0, len(queries) - 1)
-query = st.slider("Query position", 0, len(queries) - 1, 1, key="mask_query", **VIEW) if len(queries) > 1 else 0
-scaled_probs, raw_probs = softmax_with_and_without_scaling(scores[query], run.d_k)
-st.plotly_chart(softmax_comparison(scaled_probs, raw_probs, keys, run.d_k,
-                                   title=f"Query {query} ('{queries[query]}'): softmax with and without scaling"),
-                key="scaling")
-st.caption(f"Largest weight: {scaled_probs.max():.3f} with scaling, {raw_probs.max():.3f} without.")
+d_k = st.select_slider("d_k", [4, 16, 64, 256, 1024], value=64, key="mask_d_k", **VIEW)
+chosen = scaling_experiment(d_k)
+st.plotly_chart(softmax_comparison(chosen.scaled_example, chosen.example, [f"k{i}" for i in range(10)], d_k,
+                                   title=f"One random query against 10 random keys, d_k = {d_k}"), key="scaling")
+table = [scaling_experiment(size) for size in (4, 16, 64, 256, 1024)]
+st.dataframe(pd.DataFrame({
+    "d_k": [s.d_k for s in table], "√d_k": [s.d_k ** 0.5 for s in table],
+    "std of q·k": [s.score_std for s in table], "std of q·k/√d_k": [s.scaled_std for s in table],
+    "largest weight, raw": [s.top_weight for s in table], "largest weight, scaled": [s.scaled_top_weight for s in table],
+    "gradient size, raw": [s.gradient for s in table], "gradient size, scaled": [s.scaled_gradient for s in table],
+}).round(3), hide_index=True, width="content")
+st.caption(f"Means over 2,000 random draws of one query and 10 keys. At d_k = {d_k}: std of q·k {chosen.score_std:.1f} "
+           f"(√d_k = {d_k ** 0.5:.1f}), the largest weight {chosen.top_weight:.3f} without the scaling and "
+           f"{chosen.scaled_top_weight:.3f} with it; the softmax's gradient {chosen.gradient:.3f} against "
+           f"{chosen.scaled_gradient:.3f}. This model's heads have d_k = {run.d_k}.")

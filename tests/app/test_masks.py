@@ -1,7 +1,7 @@
 import numpy as np
 import torch
 
-from analysis.lesson import companions
+from analysis.lesson import companions, scaling_experiment
 from transformer.data import pad
 from transformer.decoding import greedy_batch
 from transformer.vocab import SOS
@@ -52,9 +52,14 @@ def test_cross_kind_and_batch_row_follow_the_controls(ckpt):
     assert np.allclose(array(figures(at)["scores"]["data"][-1]["z"]).astype(float), expected, atol=1e-6)
 
 
-def test_scaling_comparison_is_sharper_without_the_square_root():
+def test_the_scaling_argument_runs_on_random_vectors_for_the_chosen_d_k():
     at = open_page("masks", "attention")
-    traces = figures(at)["scaling"]["data"]
-    scaled, raw = (array(t["y"]).astype(float) for t in traces)
-    assert np.isclose(scaled.sum(), 1) and np.isclose(raw.sum(), 1)
-    assert raw.max() >= scaled.max()
+    at.select_slider(key="mask_d_k").set_value(256).run()
+    no_exception(at)
+    expected = scaling_experiment(256)
+    scaled, raw = (array(t["y"]).astype(float) for t in figures(at)["scaling"]["data"])
+    assert np.allclose(scaled, expected.scaled_example) and np.allclose(raw, expected.example)
+    table = at.dataframe[-1].value
+    assert list(table["d_k"]) == [4, 16, 64, 256, 1024]
+    assert np.allclose(table["std of q·k"], table["√d_k"], rtol=0.05)
+    assert f"the largest weight {expected.top_weight:.3f} without the scaling" in " ".join(c.value for c in at.caption)

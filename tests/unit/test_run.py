@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from analysis.lesson import companions, input_vectors, mirror_shares, softmax_with_and_without_scaling
+from analysis.lesson import companions, input_vectors, mirror_shares, scaling_experiment
 from analysis.run import TEACHER, Decoding, correct_tokens, make_batch_runs, make_run
 from transformer.decoding import next_token_probs
 from transformer.metrics import mirror_share
@@ -80,11 +80,13 @@ def test_a_shorter_row_reads_padding_after_its_end(bundled):
     assert np.all(weights[..., 2:] == 0)
 
 
-def test_scaling_comparison_and_a_fully_masked_row():
-    scaled, raw = softmax_with_and_without_scaling(np.array([1.0, 0.0, -np.inf]), d_k=16)
-    assert scaled[2] == raw[2] == 0 and raw[0] > scaled[0]
-    zeros = softmax_with_and_without_scaling(np.array([-np.inf, -np.inf]), d_k=16)
-    assert not np.isnan(zeros[0]).any() and zeros[0].sum() == 0
+def test_without_scaling_scores_spread_with_d_k_and_softmax_saturates():
+    small, large = scaling_experiment(4), scaling_experiment(256)
+    assert small.score_std == pytest.approx(2, rel=0.05) and large.score_std == pytest.approx(16, rel=0.05)
+    assert small.scaled_std == pytest.approx(1, rel=0.05) == large.scaled_std
+    assert large.top_weight > 0.9 > small.top_weight and large.gradient < small.gradient / 3
+    assert abs(large.scaled_top_weight - small.scaled_top_weight) < 0.05
+    assert abs(large.scaled_gradient - small.scaled_gradient) < 0.05
 
 
 def test_input_vectors_show_the_sqrt_d_model_scaling(tiny_model):
