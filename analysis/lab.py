@@ -21,7 +21,7 @@ from transformer.model import Transformer
 from transformer.trace import KINDS, Kind
 from transformer.vocab import SOS, Vocab
 
-from .run import Run, correct_tokens
+from .run import TEACHER, Run, correct_tokens, make_run
 
 LONGEST_LAB_INPUT = 48  # the lab reads up to twice the training length: far enough to fail
 IDEAL_PATTERN = {       # what a head would attend to if it did the obvious job for reversing
@@ -121,6 +121,36 @@ def exact_match_by_length(
         texts = [random_string(rng, n) for _ in range(per_length)]
         result[n] = exact_match(model, vocab, texts, max_len=LONGEST_LAB_INPUT).exact_match
     return result
+
+
+@dataclass(frozen=True)
+class FirstFailure:
+    length: int
+    exact: float              # share of strings reversed exactly
+    wrong_at_step_0: float    # share whose first wrong character is the very first one
+    first_wrong: float | None  # median step of the first wrong character, over the strings that went wrong
+    p_step_0: float           # mean p(correct first character), the decoder reading only ⟨s⟩
+
+
+def first_failures(model: Transformer, vocab: Vocab, lengths: list[int], per_length: int,
+                   seed: int = 0) -> list[FirstFailure]:
+    """Where the reversal first goes wrong, for random strings of each length (with the model's own output),
+    and how sure the first step is of the right character."""
+    rng = random.Random(seed)
+    rows = []
+    for n in lengths:
+        firsts, p0, exact = [], [], 0
+        for _ in range(per_length):
+            text = random_string(rng, n)
+            written, want = make_run(model, vocab, text, max_len=LONGEST_LAB_INPUT).output, text[::-1]
+            exact += written == want
+            if written != want:
+                firsts.append(next(i for i in range(len(want) + 1) if i >= len(written) or written[i] != want[i]))
+            taught = make_run(model, vocab, text, TEACHER, max_len=LONGEST_LAB_INPUT)
+            p0.append(float(taught.probability_of(correct_tokens(vocab, text, LONGEST_LAB_INPUT))[0]))
+        rows.append(FirstFailure(n, exact / per_length, sum(f == 0 for f in firsts) / per_length,
+                                 float(np.median(firsts)) if firsts else None, float(np.mean(p0))))
+    return rows
 
 
 # --- Queries and keys ----------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """Lab 5: longer than trained. The model reversed every length it saw; what about the ones it did not?"""
 
+import pandas as pd
 import streamlit as st
 
 from analysis.lab import LONGEST_LAB_INPUT, encode_for_lab
-from explorer.lab_runs import length_curve
+from explorer.lab_runs import failure_table, length_curve
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown, reversal_metric
@@ -27,6 +28,30 @@ st.plotly_chart(length_chart(curve, config.max_len, title="Exact match by input 
 beyond = [n for n in curve if n > config.max_len]
 st.caption(f"Within training: {min(curve[n] for n in curve if n <= config.max_len):.0%} at worst. Beyond it: "
            f"{curve[beyond[0]]:.0%} at length {beyond[0]}, {curve[beyond[-1]]:.0%} at length {beyond[-1]}.")
+
+st.subheader("Where it first goes wrong")
+failures = failure_table()
+st.dataframe(pd.DataFrame({
+    "length": [f.length for f in failures],
+    "reversed exactly": [f.exact for f in failures],
+    "wrong from the first character": [f.wrong_at_step_0 for f in failures],
+    "first wrong step (median)": [f.first_wrong for f in failures],
+    "p(correct first character)": [f.p_step_0 for f in failures],
+}), hide_index=True, width="content", column_config={
+    "reversed exactly": st.column_config.NumberColumn(format="percent"),
+    "wrong from the first character": st.column_config.NumberColumn(format="percent"),
+    "p(correct first character)": st.column_config.NumberColumn(format="%.3f")})
+past = [f for f in failures if f.length > config.max_len]
+if past:
+    at_once = sum(f.wrong_at_step_0 for f in past) / len(past)
+    st.caption(
+        f"10 random strings per length. Past {config.max_len} characters, {at_once:.0%} of the strings go wrong at "
+        f"the very first output character, and the first step gives the right one a mean probability of "
+        f"{min(f.p_step_0 for f in past):.3f}–{max(f.p_step_0 for f in past):.3f}. The failure is not at the far "
+        f"end of the text: step 0 must copy source position n−1, a position the first step never had to find in "
+        f"training (n ≤ {config.max_len}). The mirror depends on the length (*Positional encoding* shows the "
+        "reflection changes with n), so one reading is that the model's sense of where the text ends breaks "
+        "first, and every step after it inherits the wrong start.")
 
 default = " ".join([text] * (config.max_len // max(len(text), 1) + 2))[:config.max_len + 8].strip()
 typed = st.text_input(f"A long text (up to {LONGEST_LAB_INPUT} characters)", value=default, key="long_text",
@@ -55,6 +80,6 @@ for column, word, name in ((left, text, "good"), (right, cleaned.text, "long")):
                                           taught.source, title="Cross-attention, last layer, head average (a summary)",
                                           query_title="decoder position", key_title="source position", height=480),
                         key=f"attention_{name}")
-st.caption("Both maps use the correct reversal as the decoder's input. On the long text, follow the anti-diagonal "
-           f"down: the rows past position {config.max_len} use position codes no head was trained on, and that is "
-           "where the reversal loses its place.")
+st.caption("Both maps use the correct reversal as the decoder's input (each row reads the right prefix). On the "
+           "long text, look at the first row: where step 0 puts its weight, against source position n−1 that it "
+           "should copy.")

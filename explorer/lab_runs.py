@@ -43,6 +43,14 @@ def length_curve(key: str, per_length: int = 20) -> dict[int, float]:
     return lab.exact_match_by_length(ckpt.model, ckpt.vocab, list(range(1, lab.LONGEST_LAB_INPUT + 1)), per_length)
 
 
+@model_run(max_entries=4, show_spinner="Finding where the reversal first goes wrong at each length…")
+def failure_table(key: str, per_length: int = 10) -> list[lab.FirstFailure]:
+    ckpt = checkpoint_for(key)
+    limit = ckpt.model.config.max_len
+    lengths = list(range(max(1, limit - 4), min(limit + 16, lab.LONGEST_LAB_INPUT) + 1, 2))
+    return lab.first_failures(ckpt.model, ckpt.vocab, lengths, per_length)
+
+
 def query_key_map(text: str, kind: str, layer: int, head: int) -> lab.QueryKeyMap:
     return lab.query_key_map(text_run(text), kind, layer, head)
 

@@ -96,3 +96,16 @@ def test_positional_page_shows_the_mirror_needs_the_length():
     text = text_of(at)
     assert "**reflection** (determinant -1)" in text and "for your 6 characters and for 7" in text
     assert "the original paper's motivation" in text
+
+
+def test_longer_than_trained_shows_the_failure_starts_at_the_first_step(ckpt):
+    from analysis import lab
+    at = open_page("lab_length", "hello")
+    no_exception(at)
+    table = at.dataframe[0].value
+    expected = lab.first_failures(ckpt.model, ckpt.vocab, list(table["length"]), 10)
+    assert np.allclose(table["p(correct first character)"], [f.p_step_0 for f in expected])
+    past = table[table["length"] > 24]
+    assert past["wrong from the first character"].mean() > 0.8          # measured: the failure starts at step 0
+    assert (table[table["length"] <= 24]["reversed exactly"] == 1).all()
+    assert "one reading is that the model's sense of where the text ends breaks" in text_of(at)
