@@ -24,10 +24,10 @@ from transformer.vocab import SOS, Vocab
 from .run import TEACHER, Run, correct_tokens, make_run
 
 LONGEST_LAB_INPUT = 48  # the lab reads up to twice the training length: far enough to fail
-IDEAL_PATTERN = {       # what a head would attend to if it did the obvious job for reversing
-    "encoder_self": "itself (the diagonal)",
-    "decoder_self": "the previous position",
-    "cross": "the mirrored source position n−1−i (the anti-diagonal)",
+HYPOTHESES = {  # a guess per kind at what a head would attend to if it did an obvious part of reversing
+    "encoder_self": "itself (the diagonal): a guess that adds nothing the residual stream does not already carry",
+    "decoder_self": "the previous position: a guess",
+    "cross": "the mirrored source position n−1−i (the anti-diagonal): what copying the reversal needs",
 }
 
 
@@ -57,45 +57,48 @@ def ablation_ranking(model: Transformer, vocab: Vocab, texts: list[str]) -> tupl
 
 
 def ideal_keys(kind: Kind, n_queries: int, source_length: int) -> np.ndarray:
-    """(n_queries,) the key each query would pick in the ideal pattern of its kind; -1 where none applies."""
+    """(n_queries,) the key each query would pick under its kind's hypothesis; -1 where none applies (decoder
+    row 0 can only attend to ⟨s⟩, so it matches by force; the end step has no mirrored source)."""
     i = np.arange(n_queries)
     if kind == "encoder_self":
         return i
     if kind == "decoder_self":
-        return np.maximum(i - 1, 0)
-    mirrored = source_length - 1 - i  # cross: output step i copies source n-1-i; the end step has none
+        return np.where(i > 0, i - 1, -1)
+    mirrored = source_length - 1 - i
     return np.where(mirrored >= 0, mirrored, -1)
 
 
 @dataclass(frozen=True)
 class HeadPattern:
     head: Head
-    score: float     # mean weight a query puts on its ideal key, 0..1
-    entropy: float   # mean entropy of a query's row, in nats (0 = all on one key; ln n = spread evenly)
+    score: float       # mean weight a query puts on the key its kind's hypothesis names, 0..1
+    chance: float      # the same for a head spreading its weight evenly: the mean of 1 / (keys the query may see)
+    entropy: float     # mean entropy of a query's row, in nats (0 = all on one key)
+    uniformity: float  # mean entropy / ln(keys the query may see): 1 = spread evenly, 0 = all on one key
 
 
 @torch.inference_mode()
 def pattern_scores(model: Transformer, vocab: Vocab, texts: list[str]) -> list[HeadPattern]:
-    """Every head scored against the ideal pattern of its kind on a sample of words, best first.
-    The decoder reads the correct reversal (teacher forcing), so every word gives full rows."""
-    totals: dict[Head, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # score sum, entropy sum, rows
+    """Every head scored against its kind's hypothesis on a sample of words, best first. The decoder reads the
+    correct reversal (teacher forcing), so every word gives full rows."""
+    totals: dict[Head, np.ndarray] = defaultdict(lambda: np.zeros(5))  # score, chance, entropy, uniformity, rows
     for text in texts:
         src = encode_for_lab(vocab, text)
         tgt = [SOS, *correct_tokens(vocab, text, LONGEST_LAB_INPUT)[:-1]]
         trace = model(torch.tensor([src]), torch.tensor([tgt]), trace=True).trace
         for kind in KINDS:
+            allowed = trace.mask(kind)[0].sum(-1).double().numpy()           # (Tq,) keys each query may see
             for layer, weights in enumerate(trace.stack_attention(kind)):
                 w = weights[0].double().numpy()                            # (H, Tq, Tk)
                 keys = ideal_keys(kind, w.shape[1], len(src))
                 rows = np.flatnonzero(keys >= 0)
                 on_ideal = w[:, rows, keys[rows]]                          # (H, rows)
                 entropy = -(w * np.log(np.where(w > 0, w, 1))).sum(-1)     # (H, Tq)
+                spread = entropy[:, rows] / np.log(np.maximum(allowed[rows], 2))
                 for h in range(w.shape[0]):
-                    t = totals[Head(kind, layer, h)]
-                    t[0] += on_ideal[h].sum()
-                    t[1] += entropy[h, rows].sum()
-                    t[2] += len(rows)
-    patterns = [HeadPattern(head, s / n, e / n) for head, (s, e, n) in totals.items()]
+                    totals[Head(kind, layer, h)] += [on_ideal[h].sum(), (1 / allowed[rows]).sum(),
+                                                     entropy[h, rows].sum(), spread[h].sum(), len(rows)]
+    patterns = [HeadPattern(head, s / n, c / n, e / n, u / n) for head, (s, c, e, u, n) in totals.items()]
     return sorted(patterns, key=lambda p: (-p.score, p.head))
 
 

@@ -1,4 +1,4 @@
-"""Lab 2: which head reverses? Every head scored against its ideal pattern, beside what removing it costs."""
+"""Lab 2: which head reverses? Every head scored against a hypothesis for its kind, beside what removing it costs."""
 
 import pandas as pd
 import streamlit as st
@@ -7,19 +7,21 @@ from scipy.stats import spearmanr
 from explorer.lab_runs import SAMPLE_SIZE, ablation_table, pattern_table
 from explorer.model import checkpoint_or_stop
 from explorer.state import learner_text
-from analysis.lab import IDEAL_PATTERN
+from analysis.lab import HYPOTHESES
 from viz.lab import harm_against_pattern
 
 TOP = 4  # how many heads each ranking calls its best
 
 st.title("🧪 Lab: which head reverses?")
 st.markdown(
-    "Each kind of attention has an obvious job in reversing. A **cross-attention** head that reverses puts step "
-    "i's weight on source position n−1−i: the anti-diagonal. Here every head is scored by the mean weight it "
-    "puts on the key its kind's ideal pattern names, and by its **entropy** (0 nats: all weight on one key). "
-    "Then the score is compared with what switching the head off actually costs."
+    "Is there a head that does the reversing? Each kind of attention gets a **hypothesis** below. Only "
+    "cross-attention's follows from what reversing needs: output step i must copy source position n−1−i. For "
+    "the two self-attentions nobody knows an ideal pattern; the ones below are guesses to test. Every head is "
+    "scored by the mean weight it puts on the key its hypothesis names (beside **chance**, the score of a head "
+    "that spreads its weight evenly), by its **entropy** and its **uniformity** (1: spread evenly). The "
+    "**evidence** is the last column: what switching the head off costs."
 )
-st.table(pd.DataFrame({"attention kind": list(IDEAL_PATTERN), "ideal key for query i": list(IDEAL_PATTERN.values())}))
+st.table(pd.DataFrame({"attention kind": list(HYPOTHESES), "hypothesis: query i attends to": list(HYPOTHESES.values())}))
 
 ckpt = checkpoint_or_stop()
 learner_text(ckpt)
@@ -32,15 +34,21 @@ table = pd.DataFrame({
     "rank by pattern": range(1, len(patterns) + 1),
     "head": [str(p.head) for p in patterns],
     "pattern score": [p.score for p in patterns],
+    "chance": [p.chance for p in patterns],
     "entropy (nats)": [p.entropy for p in patterns],
+    "uniformity": [p.uniformity for p in patterns],
     "exact match lost when off": [drop[p.head] for p in patterns],
     "rank by harm": [harm_rank[p.head] for p in patterns],
 })
 st.dataframe(table, hide_index=True, width="content", column_config={
     "pattern score": st.column_config.ProgressColumn(format="%.3f", min_value=0, max_value=1),
+    "chance": st.column_config.NumberColumn(format="%.3f"),
     "entropy (nats)": st.column_config.NumberColumn(format="%.2f"),
+    "uniformity": st.column_config.NumberColumn(format="%.2f"),
     "exact match lost when off": st.column_config.NumberColumn(format="percent")})
-st.caption(f"Scores are averaged over {SAMPLE_SIZE} held-out words with the correct reversal fed to the decoder.")
+st.caption(f"Scores are averaged over {SAMPLE_SIZE} held-out words with the correct reversal fed to the decoder. "
+           "Decoder row 0 can only attend to ⟨s⟩ and the end step has no mirrored source, so neither is counted. "
+           f"Each exact-match loss carries up to ±{50 / SAMPLE_SIZE ** 0.5:.1f} points of sampling noise.")
 
 st.plotly_chart(harm_against_pattern([str(p.head) for p in patterns], [p.head.kind for p in patterns],
                                      [p.score for p in patterns], [drop[p.head] for p in patterns],
@@ -63,9 +71,23 @@ only_pattern, only_harm = sorted(best_by_pattern - best_by_harm), sorted(best_by
 if only_pattern:
     st.markdown("- **Look right, but the model copes without them:** " + ", ".join(
         f"{h} (score {next(p.score for p in patterns if p.head == h):.2f}, {drop[h]:.1%} lost)" for h in only_pattern)
-        + ". Heads that share a job cover for each other: switch one off and the others still carry the mirror.")
+        + ". One reading: heads that share a job cover for each other, so switching one off leaves the others to "
+          "carry it.")
 if only_harm:
-    st.markdown("- **Needed, but not for the obvious pattern:** " + ", ".join(
+    st.markdown("- **Needed, but not for the hypothesis:** " + ", ".join(
         f"{h} ({drop[h]:.1%} lost, score {next(p.score for p in patterns if p.head == h):.2f})" for h in only_harm)
-        + ". These heads do a job the ideal pattern does not name, such as telling the decoder how far it has "
-          "got, and no other head does it for them.")
+        + ". They do something the hypothesis does not name; this table cannot say what.")
+
+even = [p for p in patterns if p.uniformity >= 0.9]
+st.subheader("Another hypothesis: even heads carry the length")
+if even:
+    costly = max(even, key=lambda p: drop[p.head])
+    st.markdown(
+        f"{len(even)} head(s) spread their weight almost evenly (uniformity at least 0.9), which looks like doing "
+        f"nothing. Yet switching off **{costly.head}** (uniformity {costly.uniformity:.2f}) costs "
+        f"**{drop[costly.head]:.1%}** of exact match. One reading: an even average over the n source positions "
+        "changes with n, so such a head can tell later layers how long the text is, which the mirror position "
+        "n−1−i needs. This page does not test that; it is a hypothesis the numbers allow."
+    )
+else:
+    st.markdown("No head here spreads its weight almost evenly (uniformity at least 0.9).")

@@ -24,7 +24,7 @@ def correct_probability_bars(before: np.ndarray, after: np.ndarray, step_labels:
 
 def harm_against_pattern(names: list[str], kinds: list[str], scores: list[float], drops: list[float],
                          title: str = "") -> go.Figure:
-    """One point per head: how well it matches its ideal pattern (x) against how much removing it hurts (y)."""
+    """One point per head: how well it matches its kind's hypothesis (x) against how much removing it hurts (y)."""
     points = []
     for kind, symbol in (("encoder_self", "circle"), ("decoder_self", "square"), ("cross", "diamond")):
         idx = [i for i, k in enumerate(kinds) if k == kind]
@@ -34,7 +34,7 @@ def harm_against_pattern(names: list[str], kinds: list[str], scores: list[float]
             marker=dict(size=11, symbol=symbol), customdata=[names[i] for i in idx],
             hovertemplate="%{customdata}<br>pattern score %{x:.3f}<br>exact match lost %{y:.1%}<extra></extra>"))
     return figure(points, title, 440, legend=HORIZONTAL_LEGEND,
-                  xaxis=dict(title=dict(text="match with its ideal pattern (mean weight on the ideal key)"),
+                  xaxis=dict(title=dict(text="match with its hypothesis (mean weight on the key it names)"),
                              range=[-0.02, 1.02]),
                   yaxis=dict(title=dict(text="exact match lost when switched off alone"), tickformat=".0%"))
 

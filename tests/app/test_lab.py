@@ -90,12 +90,18 @@ def test_which_head_reverses_ranks_scores_and_says_where_the_rankings_differ(ckp
     assert table["head"].to_list() == [str(p.head) for p in patterns]
     assert np.allclose(table["pattern score"], [p.score for p in patterns])
     assert np.allclose(table["entropy (nats)"], [p.entropy for p in patterns])
+    assert np.allclose(table["chance"], [p.chance for p in patterns])
+    assert np.allclose(table["uniformity"], [p.uniformity for p in patterns])
     rho = spearmanr(table["pattern score"], table["exact match lost when off"]).statistic
     text = " ".join(m.value for m in at.markdown)
     assert f"(Spearman ρ): **{rho:.2f}**" in text
     assert "They **agree**" in text or "They **differ**" in text
     points = figures(at)["agreement"]["data"]
     assert sum(len(p["x"]) for p in points) == 24
+    even = table[table["uniformity"] >= 0.9]
+    costly = even.loc[even["exact match lost when off"].idxmax()]
+    assert f"Yet switching off **{costly['head']}**" in text and "it is a hypothesis the numbers allow" in text
+    assert "obvious job" not in text and "the ideal pattern names" not in text
 
 
 @pytest.mark.parametrize("mode, sides", [("zero", ["source", "target"]), ("shuffle", ["source"]),

@@ -17,7 +17,7 @@ from transformer.vocab import SOS, InputTooLongError
 
 def test_ideal_keys_of_each_kind():
     assert lab.ideal_keys("encoder_self", 4, 4).tolist() == [0, 1, 2, 3]
-    assert lab.ideal_keys("decoder_self", 4, 3).tolist() == [0, 0, 1, 2]
+    assert lab.ideal_keys("decoder_self", 4, 3).tolist() == [-1, 0, 1, 2]  # row 0 sees only ⟨s⟩: not counted
     assert lab.ideal_keys("cross", 4, 3).tolist() == [2, 1, 0, -1]  # the end step has no mirrored source
 
 
@@ -110,3 +110,13 @@ def test_queries_and_keys_give_back_the_scores(bundled):
     assert qk.query_xy.shape == (7, 2) and qk.key_xy.shape == (6, 2)
     assert 0 < qk.explained[1] <= qk.explained[0] < 1
     assert np.allclose(qk.weights, run.trace["cross", 1][0])
+
+
+def test_chance_and_uniformity_are_those_of_an_even_head(bundled):
+    """chance = mean 1/(keys a counted query may see); uniformity = entropy / ln(those keys)."""
+    patterns = {p.head: p for p in lab.pattern_scores(bundled.model, bundled.vocab, ["level"])}
+    assert patterns[Head("cross", 1, 0)].chance == pytest.approx(1 / 5)
+    assert patterns[Head("encoder_self", 0, 0)].chance == pytest.approx(1 / 5)
+    assert patterns[Head("decoder_self", 0, 0)].chance == pytest.approx(np.mean([1 / k for k in range(2, 7)]))
+    assert all(0 <= p.uniformity <= 1 + 1e-9 for p in patterns.values())
+    assert patterns[Head("cross", 1, 0)].uniformity < patterns[Head("encoder_self", 0, 0)].uniformity
