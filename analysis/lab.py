@@ -160,16 +160,31 @@ def first_failures(model: Transformer, vocab: Vocab, lengths: list[int], per_len
 
 @dataclass(frozen=True)
 class QueryKeyMap:
-    query_xy: np.ndarray        # (Tq, 2) each query position, projected
-    key_xy: np.ndarray          # (Tk, 2) each key position, projected into the same plane
-    explained: np.ndarray       # (2,) share of the variance each axis keeps
-    weights: np.ndarray         # (Tq, Tk) the head's attention, for reference
+    query_xy: np.ndarray        # (Tq, 2) each query, projected (an arrow from the origin)
+    key_xy: np.ndarray          # (Tk, 2) each key minus the mean key, projected into the same plane
+    explained: np.ndarray       # (2,) share of the centred keys' variance each axis keeps
+    weights: np.ndarray         # (Tq, Tk) the head's attention
+    scores: np.ndarray          # (Tq, Tk) q·k/√d_k, −inf where masked
+    picture_top: np.ndarray     # (Tq,) the key with the largest dot product in the plane
+    agreement: float            # share of queries whose top key in the plane is the key they attend to most
 
 
 def query_key_map(run: Run, kind: Kind, layer: int, head: int) -> QueryKeyMap:
-    """One head's query and key vectors of a run, projected together to 2D with PCA."""
+    """One head's queries and keys of a run in one plane. Only the keys are centred: subtracting the mean key
+    changes every score of a query by the same amount, so its softmax is unchanged; centring the queries
+    would not be. The plane is the keys' two principal directions (PCA)."""
     q = run.trace.attention(kind, layer, "queries")[head].astype(np.float64)   # (Tq, d_k)
     k = run.trace.attention(kind, layer, "keys")[head].astype(np.float64)      # (Tk, d_k)
-    pca = PCA(n_components=2, random_state=0).fit(np.concatenate([q, k]))
-    return QueryKeyMap(pca.transform(q), pca.transform(k), pca.explained_variance_ratio_,
-                       run.trace[kind, layer][head])
+    scores = run.trace.attention(kind, layer, "scores")[head]                   # (Tq, Tk)
+    weights = run.trace[kind, layer][head]
+    centred = k - k.mean(0)
+    pca = PCA(n_components=min(2, len(k)), random_state=0).fit(centred)
+    axes = np.zeros((2, q.shape[1]))
+    axes[: len(pca.components_)] = pca.components_                             # one key: a single axis
+    query_xy, key_xy = q @ axes.T, centred @ axes.T                              # (Tq, 2), (Tk, 2)
+    in_plane = np.where(np.isfinite(scores), query_xy @ key_xy.T, -np.inf)      # (Tq, Tk)
+    picture_top = in_plane.argmax(-1)
+    explained = np.zeros(2)
+    explained[: len(pca.explained_variance_ratio_)] = np.nan_to_num(pca.explained_variance_ratio_)
+    return QueryKeyMap(query_xy, key_xy, explained, weights, scores, picture_top,
+                       float(np.mean(picture_top == weights.argmax(-1))))

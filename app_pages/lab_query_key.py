@@ -7,14 +7,16 @@ from explorer.lab_runs import query_key_map
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
 from explorer.state import learner_text
-from viz import attention_heatmap
+from viz import scores_heatmap
 from viz.lab import query_key_scatter
 
 st.title("🧪 Lab: queries and keys")
 st.markdown(
-    "A head scores query i against key j by the dot product q_i · k_j. Here one head's query vectors (circles) "
-    "and key vectors (squares) are projected together onto the plane that keeps most of their variance (PCA), "
-    "coloured by position. A grey line joins each query to the key it attends to most."
+    "A head scores query i against key j by the dot product q_i · k_j (divided by √d_k): not by how close they "
+    "are. Here one head's queries are **arrows** from the origin and its keys are **squares**, in the plane of "
+    "the keys' two main directions (PCA), coloured by position. Only the keys are centred (their mean taken "
+    "away): that lowers every score of a query by the same amount, so its softmax does not change. A query's "
+    "score with a key is then, in the plane, the length of the arrow times the key's reach along it."
 )
 
 ckpt = checkpoint_or_stop()
@@ -26,9 +28,13 @@ kind, layer, head = pick_head(config, "qk_")
 queries, keys, _, _ = attention_axes(kind, run.source, run.decoder_in)
 qk = query_key_map(text, kind, layer, head)
 left, right = st.columns([3, 2])
-left.plotly_chart(query_key_scatter(qk.query_xy, qk.key_xy, queries, keys, qk.weights, qk.explained,
+left.plotly_chart(query_key_scatter(qk.query_xy, qk.key_xy, queries, keys, qk.explained,
                                     title=f"{KIND_SHORT[kind]}-attention, layer {layer}, head {head}"), key="plane")
-right.plotly_chart(attention_heatmap(qk.weights, queries, keys, title="Its attention",
-                                     query_title="query position", key_title="key position"), key="weights")
-st.caption(f"The two axes keep {qk.explained.sum():.0%} of the variance of the {run.d_k}-dimensional vectors, so "
-           "nearby is a hint, not a proof: the score is a dot product, which the full vectors decide.")
+right.plotly_chart(scores_heatmap(qk.scores, queries, keys, title="Its scores q·k/√d_k (all dimensions)"),
+                   key="scores")
+st.caption(
+    f"The plane keeps {qk.explained.sum():.0%} of the variance of the centred {run.d_k}-dimensional keys. For "
+    f"{qk.agreement:.0%} of the queries, the key with the largest dot product in the plane is the key the head "
+    "attends to most; for the others, the dimensions the plane leaves out decide. The picture is a hint; the "
+    "scores on the right are the answer."
+)

@@ -55,14 +55,13 @@ def length_curve(by_length: dict[int, float], trained_up_to: int, title: str = "
 
 
 def query_key_scatter(query_xy: np.ndarray, key_xy: np.ndarray, query_labels: list[str], key_labels: list[str],
-                      weights: np.ndarray, explained: np.ndarray, title: str = "") -> go.Figure:
-    """Queries (circles) and keys (squares) in one PCA plane, coloured by position; a grey line joins each
-    query to the key it attends to most."""
-    weights = np.asarray(weights)
-    links_x, links_y = [], []
-    for i, j in enumerate(weights.argmax(-1)):
-        links_x += [query_xy[i, 0], key_xy[j, 0], None]
-        links_y += [query_xy[i, 1], key_xy[j, 1], None]
+                      explained: np.ndarray, title: str = "") -> go.Figure:
+    """Queries as arrows from the origin (circles at their tips) and centred keys (squares) in one plane,
+    coloured by position: a score is the dot product of an arrow with a key, not their distance."""
+    arrows_x, arrows_y = [], []
+    for x, y in query_xy:
+        arrows_x += [0.0, x, None]
+        arrows_y += [0.0, y, None]
     n = max(len(query_labels), len(key_labels))
 
     def points(xy, labels, name, symbol, hover):
@@ -72,11 +71,13 @@ def query_key_scatter(query_xy: np.ndarray, key_xy: np.ndarray, query_labels: li
                                 cmin=0, cmax=n - 1, line=dict(width=1, color="#111827")),
                     hovertemplate=hover + " %{text}<extra></extra>")
     data = [
-        dict(type="scatter", mode="lines", x=links_x, y=links_y, name="query → its strongest key",
+        dict(type="scatter", mode="lines", x=arrows_x, y=arrows_y, name="query arrows",
              line=dict(color="#9ca3af", width=1), hoverinfo="skip"),
         points(query_xy, query_labels, "queries", "circle", "query"),
         points(key_xy, key_labels, "keys", "square", "key"),
     ]
     return figure(data, title, 520, legend=HORIZONTAL_LEGEND,
-                  xaxis=dict(title=dict(text=f"PCA 1 ({explained[0]:.0%} of the variance)"), zeroline=False),
-                  yaxis=dict(title=dict(text=f"PCA 2 ({explained[1]:.0%})"), zeroline=False, scaleanchor="x"))
+                  xaxis=dict(title=dict(text=f"keys' direction 1 ({explained[0]:.0%} of their variance)"),
+                             zeroline=True),
+                  yaxis=dict(title=dict(text=f"keys' direction 2 ({explained[1]:.0%})"), zeroline=True,
+                             scaleanchor="x"))

@@ -110,6 +110,18 @@ def test_queries_and_keys_give_back_the_scores(bundled):
     assert qk.query_xy.shape == (7, 2) and qk.key_xy.shape == (6, 2)
     assert 0 < qk.explained[1] <= qk.explained[0] < 1
     assert np.allclose(qk.weights, run.trace["cross", 1][0])
+    assert np.allclose(qk.key_xy.mean(0), 0, atol=1e-9)                  # the keys are centred, the queries not
+    in_plane = qk.query_xy @ qk.key_xy.T
+    assert qk.agreement == pytest.approx(np.mean(in_plane.argmax(-1) == qk.weights.argmax(-1)))
+
+
+def test_centring_the_keys_leaves_every_softmax_unchanged(bundled):
+    run = make_run(bundled.model, bundled.vocab, "banana")
+    q, k = run.trace.attention("cross", 1, "queries")[2], run.trace.attention("cross", 1, "keys")[2]
+    d_k = q.shape[-1]
+    plain = torch.softmax(torch.tensor(q @ k.T) / math.sqrt(d_k), -1)
+    centred = torch.softmax(torch.tensor(q @ (k - k.mean(0)).T) / math.sqrt(d_k), -1)
+    assert torch.allclose(plain, centred, atol=1e-5)
 
 
 def test_chance_and_uniformity_are_those_of_an_even_head(bundled):
