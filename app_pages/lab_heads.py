@@ -68,11 +68,14 @@ st.markdown(
     + (f" ({', '.join(map(str, sorted(both)))})." if both else ".")
 )
 only_pattern, only_harm = sorted(best_by_pattern - best_by_harm), sorted(best_by_harm - best_by_pattern)
+noise = 50 / SAMPLE_SIZE ** 0.5  # points: one standard error at 50 %
 if only_pattern:
-    st.markdown("- **Look right, but the model copes without them:** " + ", ".join(
+    coped = all(drop[h] * 100 < 2 * noise for h in only_pattern)
+    st.markdown(("- **Look right, but the model copes without any one of them:** " if coped else
+                 "- **Look right, but others cost more when switched off:** ") + ", ".join(
         f"{h} (score {next(p.score for p in patterns if p.head == h):.2f}, {drop[h]:.1%} lost)" for h in only_pattern)
-        + ". One reading: heads that share a job cover for each other, so switching one off leaves the others to "
-          "carry it.")
+        + (". One reading: heads that share a job cover for each other." if coped else
+           ". Each of these is still needed; looking right ranks them first, removing them does not."))
 if only_harm:
     st.markdown("- **Needed, but not for the hypothesis:** " + ", ".join(
         f"{h} ({drop[h]:.1%} lost, score {next(p.score for p in patterns if p.head == h):.2f})" for h in only_harm)

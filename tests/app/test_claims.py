@@ -109,3 +109,12 @@ def test_longer_than_trained_shows_the_failure_starts_at_the_first_step(ckpt):
     assert past["wrong from the first character"].mean() > 0.8          # measured: the failure starts at step 0
     assert (table[table["length"] <= 24]["reversed exactly"] == 1).all()
     assert "one reading is that the model's sense of where the text ends breaks" in text_of(at)
+
+
+def test_heads_that_cost_a_lot_are_not_said_to_be_spared():
+    at = open_page("lab_heads", "hello")
+    text = text_of(at)
+    table = at.dataframe[0].value
+    top = table.sort_values("rank by pattern").head(4)
+    if (top["exact match lost when off"] * 100 >= 2 * 50 / 200 ** 0.5).any():
+        assert "copes without" not in text
