@@ -4,13 +4,16 @@ shared model, never a change to it."""
 
 from __future__ import annotations
 
-from analysis import lab
+from analysis import lab, mechanism
+from transformer.data import sample_strings
 from transformer.evaluate import held_out_strings
+from transformer.intervention import Head
 from transformer.metrics import exact_match
 
 from .model import checkpoint_for, intervention, model_run, text_run
 
 SAMPLE_SIZE = 200   # held-out words behind every exact-match figure of the lab
+PROBE_SEED = 5      # the held-out words a length probe is fitted on (it is scored on the lab's sample)
 
 
 def held_out_sample(max_len: int) -> list[str]:
@@ -54,3 +57,12 @@ def failure_table(key: str, per_length: int = 10) -> list[lab.FirstFailure]:
 def query_key_map(text: str, kind: str, layer: int, head: int) -> lab.QueryKeyMap:
     return lab.query_key_map(text_run(text), kind, layer, head)
 
+
+
+@model_run(max_entries=4, show_spinner="Fitting linear probes for the length on 600 held-out words…")
+def length_probe(key: str, heads_off: tuple[tuple[str, int, int], ...]) -> mechanism.LengthProbe:
+    ckpt = checkpoint_for(key)
+    limit = ckpt.model.config.max_len
+    test = held_out_sample(limit)
+    train = [t for t in sample_strings(600, PROBE_SEED, limit, held_out=True) if t not in set(test)]
+    return mechanism.length_probe(ckpt.model, ckpt.vocab, train, test, [Head(*h) for h in heads_off])

@@ -27,6 +27,7 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
                     {"force_step": 2, "force_token": "q"}),
     "lab_length": ({"text": "level", "long_text": "abcdefghijklmnopqrstuvwxyzab"},
                    {"long_text": "abcdefghijklmnopqrstuvwxyzab"}),
+    "how_it_reverses": ({"text": "level"}, {"text": "level"}),
     "lab_query_key": ({"text": "level", "qk_kind": "Encoder self", "qk_layer": "0", "qk_head": "3"},
                       {"qk_kind": "encoder_self", "qk_layer": 0, "qk_head": 3}),
 }

@@ -1,0 +1,49 @@
+"""How it reverses: every number on the page against the model, on the bundled model and a learner's own."""
+
+import numpy as np
+
+from analysis import mechanism
+from transformer.data import sample_strings
+from transformer.evaluate import held_out_strings
+from transformer.intervention import Head
+
+from .helpers import no_exception, open_page, own_model_state
+
+
+def text_of(at) -> str:
+    return " ".join([m.value for m in at.markdown] + [c.value for c in at.caption])
+
+
+def test_the_length_is_unreadable_in_the_input_readable_after_attention_and_lost_with_the_even_heads(ckpt):
+    at = open_page("how_it_reverses", "banana")
+    no_exception(at)
+    intact, off = at.dataframe[0].value, at.dataframe[1].value
+    assert intact.loc["input (embedding + position code)"].max() < 0.1
+    assert intact.loc["encoder output (memory)"].min() > 0.9
+    assert off.loc["encoder output (memory)"].max() < 0.5
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Exact match, every head working"] == "100.0%"
+    assert float(metrics["With the 8 even encoder heads off"].rstrip("%")) < 5
+    text = text_of(at)
+    assert "fall together, which supports the reading above. It does not prove it" in text
+    # the same probes fitted here, apart from the page: its table and its reading of the learner's text
+    heads = [Head("encoder_self", layer, h) for layer in range(2) for h in range(4)]
+    test = held_out_strings(200, 24)
+    train = [t for t in sample_strings(600, 5, 24, held_out=True) if t not in set(test)]
+    probe = mechanism.length_probe(ckpt.model, ckpt.vocab, train, test, heads)
+    assert np.allclose(intact.to_numpy(), probe.r2, atol=1e-3) and np.allclose(off.to_numpy(), probe.r2_off, atol=1e-3)
+    guess = mechanism.read_length(ckpt.model, ckpt.vocab, probe, "banana", 5, 0)
+    assert f"says n ≈ **{guess:.1f}** (it is 6)" in text
+    assert "the model writes **bqglja** instead of **ananab**" in text
+    assert "1/n = 17%" in text
+
+
+def test_the_page_runs_on_a_learners_own_small_model():
+    from explorer.live_training import LiveSettings, LiveTraining
+    run = LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=30, max_len=6))
+    run.run()
+    at = open_page("how_it_reverses", "abc", state=own_model_state(run.result, "Your model"))
+    no_exception(at)
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["position 0", "position 1", "position 2", "position 4"]
+    assert len(table) == 4      # input, after layer 0's attention, after layer 0, encoder output
