@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from scipy.stats import spearmanr
 from sklearn.decomposition import PCA
 
 from transformer.data import random_string
@@ -100,6 +101,17 @@ def pattern_scores(model: Transformer, vocab: Vocab, texts: list[str]) -> list[H
                                                      entropy[h, rows].sum(), spread[h].sum(), len(rows)]
     patterns = [HeadPattern(head, s / n, c / n, e / n, u / n) for head, (s, c, e, u, n) in totals.items()]
     return sorted(patterns, key=lambda p: (-p.score, p.head))
+
+
+def rank_agreement(patterns: list[HeadPattern], drop: dict[Head, float]) -> dict[Kind, float | None]:
+    """Per attention kind, the Spearman ρ between hypothesis score and exact match lost (None if undefined)."""
+    out = {}
+    for kind in KINDS:
+        mine = [p for p in patterns if p.head.kind == kind]
+        scores, harms = [p.score for p in mine], [drop[p.head] for p in mine]
+        defined = len(mine) > 2 and len(set(scores)) > 1 and len(set(harms)) > 1
+        out[kind] = float(spearmanr(scores, harms).statistic) if defined else None
+    return out
 
 
 # --- Teacher forcing against free running ---------------------------------------------------------

@@ -2,8 +2,9 @@
 
 import pandas as pd
 import streamlit as st
-from scipy.stats import spearmanr
 
+from analysis.lab import rank_agreement
+from analysis.labels import KIND_SHORT
 from analysis.lesson import mirror_shares
 from analysis.mechanism import read_length
 from explorer.lab_runs import SAMPLE_SIZE, ablation_table, failure_table, length_probe, pattern_table
@@ -44,7 +45,8 @@ st.markdown(
     "A **linear probe** is a small regression fitted to read one thing from the model's numbers. Here one probe "
     "per row and column reads n from the encoder's residual stream at one source position; its R² on held-out "
     "words (1: reads n exactly, 0: no better than guessing the average length) says how much of the length a "
-    "linear read-out finds there."
+    "linear read-out finds there. Below 0 it does worse than guessing the average, as when a stream has moved "
+    "away from what the probe was fitted on."
 )
 table = pd.DataFrame(probe.r2, index=probe.streams, columns=[f"position {p}" for p in probe.positions])
 st.dataframe(table.round(3), width="content")
@@ -52,11 +54,14 @@ first, last = probe.r2[0].max(), probe.r2[-1].min()
 st.caption(f"Probes fitted on about 600 held-out words, scored on {SAMPLE_SIZE} others. In the input the best R² "
            f"is {first:.2f}; in the encoder output the worst is {last:.2f}.")
 if even:
+    every = len(even) == config.n_encoder_layers * config.n_heads
     st.markdown(
-        f"The encoder's self-attention heads spread their weight almost evenly over the text ({len(even)} heads "
-        f"with uniformity at least {EVEN} on *Which head reverses?*). An even average over n positions changes "
-        "with n: one reading is that these heads are where the length comes from. Switch them off and apply "
-        "the same probes:"
+        f"The input holds no length; the first attention layer puts it in. {len(even)} encoder self-attention "
+        f"head(s) spread their weight almost evenly over the text (uniformity at least {EVEN} on *Which head "
+        "reverses?*), and an even average over n positions changes with n. Switch them off and apply the same "
+        "probes:"
+        + (" here that is **every** encoder head, the encoder's only way for a position to see the others, so the "
+           "length has no other way in." if every else "")
     )
     off = pd.DataFrame(probe.r2_off, index=probe.streams, columns=[f"position {p}" for p in probe.positions])
     st.dataframe(off.round(3), width="content")
@@ -68,11 +73,16 @@ if even:
                  delta=f"{probe.exact_off - probe.exact:+.1%}", delta_color="normal")
     r2_fell = probe.r2_off[-1].mean() < probe.r2[-1].mean() - 0.5
     exact_fell = probe.exact_off < probe.exact - 0.5
-    verdict = ("The probe's R² in the encoder output and the exact match fall together, which supports the reading "
-               "above. It does not prove it: switching a head off removes everything it does, not only the length."
-               if r2_fell and exact_fell else
-               "The probe's R² and the exact match do not both fall by half or more, so this model does not support "
-               "the reading above as clearly.")
+    if r2_fell and exact_fell:
+        verdict = ("The probe's R² in the encoder output and the exact match fall together: the length enters "
+                   "through these heads, and the model needs it. "
+                   + ("That follows from the architecture once every encoder head is off; it does not show that "
+                      "their evenness is what carries the length." if every else
+                      "It does not prove the even weights carry it: switching a head off removes everything it "
+                      "does."))
+    else:
+        verdict = ("The probe's R² and the exact match do not both fall by half or more, so this model does not "
+                   "support the reading above as clearly.")
     st.markdown(
         f"For your text, the probe reading the encoder output at position 0 says n ≈ **{guess:.1f}** (it is {n}); "
         f"with those heads off it says **{guess_off:.1f}**. " + verdict
@@ -97,16 +107,16 @@ st.markdown(
 st.header("4 · Looking right is not being needed")
 base, effects = ablation_table()
 drop = {e.head: e.drop for e in effects}
-scores, harms = [p.score for p in patterns], [drop[p.head] for p in patterns]
-rho = spearmanr(scores, harms).statistic if len(set(scores)) > 1 and len(set(harms)) > 1 else None
+by_kind = rank_agreement(patterns, drop)
 costliest = effects[0]
 costly_score = next(p.score for p in patterns if p.head == costliest.head)
 st.markdown(
     "An attention map shows where a head looks, not whether the model needs what it finds there "
     "(attention is not explanation). "
-    "Over every head, the rank correlation between matching a hypothesis and "
-    "what switching the head off costs is "
-    + (f"**ρ = {rho:.2f}**. " if rho is not None else "not defined here. ")
+    "Within each kind of attention, the rank correlation between matching its hypothesis and what switching "
+    "the head off costs is "
+    + ", ".join(f"{KIND_SHORT[k].lower()} **ρ = {r:.2f}**" if r is not None else f"{KIND_SHORT[k].lower()} undefined"
+                for k, r in by_kind.items()) + ". "
     + f"The costliest head, **{costliest.head}** ({costliest.drop:.1%} of exact match lost), scores "
     f"{costly_score:.2f} against its hypothesis. Switching heads off is the evidence; the maps are where to look."
 )

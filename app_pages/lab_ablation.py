@@ -81,6 +81,8 @@ st.dataframe(table, hide_index=True, width="content", column_config={
 free = sum(e.drop == 0 for e in effects)
 st.caption(f"With every head working: {base:.1%} exact match on the same {SAMPLE_SIZE} held-out words. The worst "
            f"single loss is **{effects[0].head}** ({effects[0].drop:.1%} lost). "
-           f"{free} head(s) lose nothing on these words, which bounds their cost below about "
-           f"{300 / SAMPLE_SIZE:.1f} points (95 %, the rule of three), not at zero. Any other figure here carries "
-           f"up to ±{50 / SAMPLE_SIZE ** 0.5:.1f} points of sampling noise (one standard error at 50 %).")
+           + (f"{free} head(s) break no word of these, which bounds their cost below about {300 / SAMPLE_SIZE:.1f} "
+              "points (95 %, the rule of three), not at zero. " if base == 1.0 else
+              f"{free} head(s) lose nothing on balance here (words broken and words fixed may cancel). ")
+           + f"Any other figure here carries up to ±{50 / SAMPLE_SIZE ** 0.5:.1f} points of sampling noise "
+           "(one standard error at 50 %).")

@@ -7,7 +7,8 @@ from scipy.stats import spearmanr
 from explorer.lab_runs import SAMPLE_SIZE, ablation_table, pattern_table
 from explorer.model import checkpoint_or_stop
 from explorer.state import learner_text
-from analysis.lab import HYPOTHESES
+from analysis.lab import HYPOTHESES, rank_agreement
+from analysis.labels import KIND_SHORT
 from viz.lab import harm_against_pattern
 
 TOP = 4  # how many heads each ranking calls its best
@@ -59,6 +60,7 @@ rho = spearmanr(scores, harms).statistic if len(set(scores)) > 1 and len(set(har
 best_by_pattern = {p.head for p in patterns[:TOP]}
 best_by_harm = {e.head for e in effects[:TOP]}
 both = best_by_pattern & best_by_harm
+by_kind = rank_agreement(patterns, drop)
 st.subheader("Do the two rankings agree?")
 st.markdown(
     (f"Rank correlation between pattern score and harm (Spearman ρ): **{rho:.2f}** over {len(patterns)} heads. "
@@ -66,6 +68,9 @@ st.markdown(
     + ("They **agree**: " if len(both) >= TOP // 2 else "They **differ**: ")
     + f"of the top {TOP} by pattern and the top {TOP} by harm, {len(both)} are the same head"
     + (f" ({', '.join(map(str, sorted(both)))})." if both else ".")
+    + " The kinds are scored against different hypotheses with different chance levels, so within each kind: "
+    + ", ".join(f"{KIND_SHORT[k].lower()} ρ = {r:.2f}" if r is not None else f"{KIND_SHORT[k].lower()} undefined"
+                for k, r in by_kind.items()) + "."
 )
 only_pattern, only_harm = sorted(best_by_pattern - best_by_harm), sorted(best_by_harm - best_by_pattern)
 noise = 50 / SAMPLE_SIZE ** 0.5  # points: one standard error at 50 %
@@ -81,16 +86,18 @@ if only_harm:
         f"{h} ({drop[h]:.1%} lost, score {next(p.score for p in patterns if p.head == h):.2f})" for h in only_harm)
         + ". They do something the hypothesis does not name; this table cannot say what.")
 
-even = [p for p in patterns if p.uniformity >= 0.9]
+even = [p for p in patterns if p.uniformity >= 0.9 and p.head.kind != "decoder_self"]  # heads that read the source
 st.subheader("Another hypothesis: even heads carry the length")
 if even:
     costly = max(even, key=lambda p: drop[p.head])
     st.markdown(
-        f"{len(even)} head(s) spread their weight almost evenly (uniformity at least 0.9), which looks like doing "
-        f"nothing. Yet switching off **{costly.head}** (uniformity {costly.uniformity:.2f}) costs "
-        f"**{drop[costly.head]:.1%}** of exact match. One reading: an even average over the n source positions "
-        "changes with n, so such a head can tell later layers how long the text is, which the mirror position "
-        "n−1−i needs. This page does not test that; it is a hypothesis the numbers allow."
+        f"{len(even)} encoder or cross head(s) spread their weight almost evenly over the source (uniformity at "
+        f"least 0.9), which looks like doing nothing. Yet switching off **{costly.head}** (uniformity "
+        f"{costly.uniformity:.2f}) costs **{drop[costly.head]:.1%}** of exact match. One reading: an even average "
+        "over the n source positions changes with n, so such a head can tell later layers how long the text is, "
+        "which the mirror position n−1−i needs. *How it reverses* probes for the length; this table does not. "
+        "(An even decoder self-attention head averages over what has been written so far instead, which could "
+        "tell the decoder how many steps it has taken.)"
     )
 else:
-    st.markdown("No head here spreads its weight almost evenly (uniformity at least 0.9).")
+    st.markdown("No encoder or cross head here spreads its weight almost evenly (uniformity at least 0.9).")

@@ -24,7 +24,7 @@ ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
 config = ckpt.model.config
 target_only = sample_exact_match("zero", ("target",), 0)
-st.caption(f"This model does not count: with the codes zeroed in the decoder alone, it reverses "
+st.caption(f"This model cannot do without its target codes: with the codes zeroed in the decoder alone, it reverses "
            f"{target_only:.1%} of {SAMPLE_SIZE} held-out words. It learnt to rely on the target codes too.")
 
 a, b, c = st.columns([1, 2, 1])

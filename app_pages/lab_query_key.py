@@ -15,7 +15,7 @@ st.markdown(
     "A head scores query i against key j by the dot product q_i · k_j (divided by √d_k): not by how close they "
     "are. Here one head's queries are **arrows** from the origin and its keys are **squares**, in the plane of "
     "the keys' two main directions (PCA), coloured by position. Only the keys are centred (their mean taken "
-    "away): that lowers every score of a query by the same amount, so its softmax does not change. A query's "
+    "away): that shifts every score of a query by the same amount, so its softmax does not change. A query's "
     "score with a key is then, in the plane, the length of the arrow times the key's reach along it."
 )
 

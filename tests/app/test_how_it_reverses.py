@@ -25,7 +25,7 @@ def test_the_length_is_unreadable_in_the_input_readable_after_attention_and_lost
     assert metrics["Exact match, every head working"] == "100.0%"
     assert float(metrics["With the 8 even encoder heads off"].rstrip("%")) < 5
     text = text_of(at)
-    assert "fall together, which supports the reading above. It does not prove it" in text
+    assert "fall together: the length enters through these heads" in text and "**every** encoder head" in text
     # the same probes fitted here, apart from the page: its table and its reading of the learner's text
     heads = [Head("encoder_self", layer, h) for layer in range(2) for h in range(4)]
     test = held_out_strings(200, 24)
