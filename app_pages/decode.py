@@ -116,12 +116,16 @@ st.plotly_chart(attention_heatmap(cross, heads, run.source, title=f"Cross-attent
 self_row = run.trace["decoder_self", layer][:, t]          # (H, n_steps); columns after t are the future
 keys = run.decoder_in
 future = float(self_row[:, t + 1:].max()) if t + 1 < n_steps else 0.0
+taught = text_run(text, teacher=True).trace.stack_attention("decoder_self")   # (L, H, T, T), the correct prefix fed
+taught_future = float(np.triu(taught, k=1).max())
 st.markdown(
     f"**Decoder self-attention under the causal mask** — position {t} may look at positions 0..{t} only. While "
     "generating, the later tokens do not exist yet; this page reads every step from one pass over the whole "
     f"decoding, and the mask is why row {t} of that pass is exactly what step {t} computed alone. Its largest "
     f"weight on a later position, over all heads: **{future:.1f}**. In training the same mask lets every position "
-    "of a word learn in one parallel pass (teacher forcing), none reading the answer after it."
+    "of a word learn in one parallel pass (teacher forcing), none reading the answer after it: in that pass over "
+    f"your text, the largest weight any position puts on a later one, over every layer and head, is "
+    f"**{taught_future:.1f}**."
 )
 st.plotly_chart(attention_heatmap(self_row, heads, keys, title=f"Decoder self-attention at step {t}, layer {layer}, "
                                 f"every head (head {head} outlined)", key_title="decoder position", query_title="",

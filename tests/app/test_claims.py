@@ -118,3 +118,17 @@ def test_heads_that_cost_a_lot_are_not_said_to_be_spared():
     top = table.sort_values("rank by pattern").head(4)
     if (top["exact match lost when off"] * 100 >= 2 * 50 / 200 ** 0.5).any():
         assert "copes without" not in text
+
+
+def test_decode_shows_the_mask_in_the_teacher_forced_pass(ckpt):
+    import torch
+
+    from transformer.vocab import SOS
+    at = open_page("decode", "banana")
+    src = ckpt.vocab.encode("banana", 24)
+    with torch.inference_mode():
+        trace = ckpt.model(torch.tensor([src]), torch.tensor([[SOS, *ckpt.vocab.encode("ananab", 24)]]),
+                           trace=True).trace
+    above = float(np.triu(trace.stack_attention("decoder_self").numpy(), k=1).max())
+    assert above == 0.0
+    assert f"over every layer and head, is **{above:.1f}**" in text_of(at)
