@@ -32,7 +32,7 @@ pages = {
         st.Page("app_pages/how_it_reverses.py", title="How it reverses", icon="🧩", url_path="how-it-reverses"),
     ],
 }
-page = st.navigation(pages)
+page = st.navigation(pages, expanded=True)  # every page listed: a collapsed list hid three lab pages
 
 
 def sidebar() -> None:
