@@ -25,6 +25,7 @@ from transformer.vocab import SOS, Vocab
 from .run import TEACHER, Run, correct_tokens, make_run
 
 LONGEST_LAB_INPUT = 48  # the lab reads up to twice the training length: far enough to fail
+EVEN_UNIFORMITY = 0.9  # from this uniformity on, a head counts as spreading its weight evenly
 HYPOTHESES = {  # a guess per kind at what a head would attend to if it did an obvious part of reversing
     "encoder_self": "itself (the diagonal): a guess that adds nothing the residual stream does not already carry",
     "decoder_self": "the previous position: a guess",
@@ -103,15 +104,16 @@ def pattern_scores(model: Transformer, vocab: Vocab, texts: list[str]) -> list[H
     return sorted(patterns, key=lambda p: (-p.score, p.head))
 
 
+def rank_correlation(patterns: list[HeadPattern], drop: dict[Head, float]) -> float | None:
+    """Spearman ρ between hypothesis score and exact match lost over these heads (None where undefined)."""
+    scores, harms = [p.score for p in patterns], [drop[p.head] for p in patterns]
+    defined = len(patterns) > 2 and len(set(scores)) > 1 and len(set(harms)) > 1
+    return float(spearmanr(scores, harms).statistic) if defined else None
+
+
 def rank_agreement(patterns: list[HeadPattern], drop: dict[Head, float]) -> dict[Kind, float | None]:
-    """Per attention kind, the Spearman ρ between hypothesis score and exact match lost (None if undefined)."""
-    out = {}
-    for kind in KINDS:
-        mine = [p for p in patterns if p.head.kind == kind]
-        scores, harms = [p.score for p in mine], [drop[p.head] for p in mine]
-        defined = len(mine) > 2 and len(set(scores)) > 1 and len(set(harms)) > 1
-        out[kind] = float(spearmanr(scores, harms).statistic) if defined else None
-    return out
+    """Per attention kind, rank_correlation of its heads: the kinds are scored against different hypotheses."""
+    return {kind: rank_correlation([p for p in patterns if p.head.kind == kind], drop) for kind in KINDS}
 
 
 # --- Teacher forcing against free running ---------------------------------------------------------

@@ -17,6 +17,7 @@ from transformer.data import pad
 from transformer.intervention import NO_INTERVENTION, Head, Intervention
 from transformer.metrics import exact_match
 from transformer.model import Transformer
+from transformer.trace import Trace
 from transformer.vocab import SOS, Vocab
 
 
@@ -37,6 +38,7 @@ def encoder_streams(model: Transformer) -> list[Stream]:
 @dataclass(frozen=True)
 class LengthProbe:
     streams: list[str]           # (R,) names of the residual streams probed
+    paths: list[str]             # (R,) their trace keys
     positions: list[int]         # (P,) source positions probed
     r2: np.ndarray               # (R, P) held-out R² of the probe reading n there
     r2_off: np.ndarray           # (R, P) the same probes with the heads switched off
@@ -83,15 +85,12 @@ def length_probe(model: Transformer, vocab: Vocab, train: list[str], test: list[
             r2[r, c] = probe.score(intact[path][kept, p], n_test[kept])
             r2_off[r, c] = probe.score(broken[path][kept, p], n_test[kept])
             probes[(r, p)] = probe
-    return LengthProbe([s.name for s in streams], positions, r2, r2_off, list(heads_off),
+    return LengthProbe([s.name for s in streams], paths, positions, r2, r2_off, list(heads_off),
                        exact_match(model, vocab, test).exact_match, exact_match(model, vocab, test, edit).exact_match,
                        probes)
 
 
-def read_length(model: Transformer, vocab: Vocab, probe: LengthProbe, text: str, stream: int, position: int,
-                heads_off: bool = False) -> float:
-    """What the probe at (stream, position) reads as the length of one text."""
-    edit = Intervention(ablated=frozenset(probe.heads_off)) if heads_off else NO_INTERVENTION
-    path = encoder_streams(model)[stream].path
-    x = _activations(model, vocab, [text], [path], edit)[path][:, position]   # (1, d_model)
-    return float(probe.probes[(stream, position)].predict(x)[0])
+def read_length(probe: LengthProbe, stream: int, position: int, trace: Trace) -> float:
+    """What the probe at (stream, position) reads as the length of one text, from the trace of its run."""
+    x = trace[probe.paths[stream]][position]                                    # (d_model,)
+    return float(probe.probes[(stream, position)].predict(x[None])[0])

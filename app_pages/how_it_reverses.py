@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from analysis.lab import rank_agreement
+from analysis.lab import EVEN_UNIFORMITY, rank_agreement
 from analysis.labels import KIND_SHORT
 from analysis.lesson import mirror_shares
 from analysis.mechanism import read_length
@@ -12,7 +12,6 @@ from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import learner_text
 from explorer.text import escape_markdown, visible
 
-EVEN = 0.9  # uniformity from which a head counts as spreading its weight evenly
 
 st.title("🧩 How this model reverses")
 st.markdown(
@@ -23,7 +22,7 @@ st.markdown(
 
 ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
-model, vocab, config = ckpt.model, ckpt.vocab, ckpt.model.config
+config = ckpt.model.config
 n = len(text)
 run = text_run(text)
 
@@ -39,8 +38,9 @@ st.markdown(
 
 st.header("2 · Where the length comes from")
 patterns = pattern_table()
-even = [p.head for p in patterns if p.head.kind == "encoder_self" and p.uniformity >= EVEN]
-probe = length_probe(tuple((h.kind, h.layer, h.head) for h in even))
+even = [p.head for p in patterns if p.head.kind == "encoder_self" and p.uniformity >= EVEN_UNIFORMITY]
+even_keys = tuple((h.kind, h.layer, h.head) for h in even)
+probe = length_probe(even_keys)
 st.markdown(
     "A **linear probe** is a small regression fitted to read one thing from the model's numbers. Here one probe "
     "per row and column reads n from the encoder's residual stream at one source position; its R² on held-out "
@@ -57,7 +57,7 @@ if even:
     every = len(even) == config.n_encoder_layers * config.n_heads
     st.markdown(
         f"The input holds no length; the first attention layer puts it in. {len(even)} encoder self-attention "
-        f"head(s) spread their weight almost evenly over the text (uniformity at least {EVEN} on *Which head "
+        f"head(s) spread their weight almost evenly over the text (uniformity at least {EVEN_UNIFORMITY} on *Which head "
         "reverses?*), and an even average over n positions changes with n. Switch them off and apply the same "
         "probes:"
         + (" here that is **every** encoder head, the encoder's only way for a position to see the others, so the "
@@ -65,8 +65,9 @@ if even:
     )
     off = pd.DataFrame(probe.r2_off, index=probe.streams, columns=[f"position {p}" for p in probe.positions])
     st.dataframe(off.round(3), width="content")
-    guess, guess_off = (read_length(model, vocab, probe, text, len(probe.streams) - 1, 0, heads_off=flag)
-                        for flag in (False, True))
+    memory = len(probe.streams) - 1                                   # the encoder output, read at position 0
+    guess = read_length(probe, memory, 0, run.trace)
+    guess_off = read_length(probe, memory, 0, text_run(text, teacher=True, ablated=even_keys).trace)
     left, right = st.columns(2)
     left.metric("Exact match, every head working", f"{probe.exact:.1%}")
     right.metric(f"With the {len(even)} even encoder heads off", f"{probe.exact_off:.1%}",
@@ -88,7 +89,7 @@ if even:
         f"with those heads off it says **{guess_off:.1f}**. " + verdict
     )
 else:
-    st.info(f"No encoder head of this model spreads its weight evenly (uniformity at least {EVEN}), so there is "
+    st.info(f"No encoder head of this model spreads its weight evenly (uniformity at least {EVEN_UNIFORMITY}), so there is "
             "no candidate to switch off here.", icon="ℹ️")
 
 st.header("3 · The cross heads copy from the mirrored position")

@@ -6,7 +6,7 @@ import streamlit as st
 
 from analysis.labels import EOS_LABEL, KIND_SHORT, attention_axes
 from analysis.run import correct_tokens
-from explorer.lab_runs import SAMPLE_SIZE, ablation_table
+from explorer.lab_runs import NOISE_POINTS, RULE_OF_THREE_POINTS, SAMPLE_SIZE, ablation_table
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
 from explorer.state import VIEW, learner_text
@@ -81,8 +81,8 @@ st.dataframe(table, hide_index=True, width="content", column_config={
 free = sum(e.drop == 0 for e in effects)
 st.caption(f"With every head working: {base:.1%} exact match on the same {SAMPLE_SIZE} held-out words. The worst "
            f"single loss is **{effects[0].head}** ({effects[0].drop:.1%} lost). "
-           + (f"{free} head(s) break no word of these, which bounds their cost below about {300 / SAMPLE_SIZE:.1f} "
+           + (f"{free} head(s) break no word of these, which bounds their cost below about {RULE_OF_THREE_POINTS:.1f} "
               "points (95 %, the rule of three), not at zero. " if base == 1.0 else
               f"{free} head(s) lose nothing on balance here (words broken and words fixed may cancel). ")
-           + f"Any other figure here carries up to ±{50 / SAMPLE_SIZE ** 0.5:.1f} points of sampling noise "
+           + f"Any other figure here carries up to ±{NOISE_POINTS:.1f} points of sampling noise "
            "(one standard error at 50 %).")

@@ -2,12 +2,11 @@
 
 import pandas as pd
 import streamlit as st
-from scipy.stats import spearmanr
 
-from explorer.lab_runs import SAMPLE_SIZE, ablation_table, pattern_table
+from explorer.lab_runs import NOISE_POINTS, SAMPLE_SIZE, ablation_table, pattern_table
 from explorer.model import checkpoint_or_stop
 from explorer.state import learner_text
-from analysis.lab import HYPOTHESES, rank_agreement
+from analysis.lab import EVEN_UNIFORMITY, HYPOTHESES, rank_agreement, rank_correlation
 from analysis.labels import KIND_SHORT
 from viz.lab import harm_against_pattern
 
@@ -49,14 +48,14 @@ st.dataframe(table, hide_index=True, width="content", column_config={
     "exact match lost when off": st.column_config.NumberColumn(format="percent")})
 st.caption(f"Scores are averaged over {SAMPLE_SIZE} held-out words with the correct reversal fed to the decoder. "
            "Decoder row 0 can only attend to ⟨s⟩ and the end step has no mirrored source, so neither is counted. "
-           f"Each exact-match loss carries up to ±{50 / SAMPLE_SIZE ** 0.5:.1f} points of sampling noise.")
+           f"Each exact-match loss carries up to ±{NOISE_POINTS:.1f} points of sampling noise.")
 
 st.plotly_chart(harm_against_pattern([str(p.head) for p in patterns], [p.head.kind for p in patterns],
                                      [p.score for p in patterns], [drop[p.head] for p in patterns],
                                      title="Does looking right mean being needed?"), key="agreement")
 
 scores, harms = [p.score for p in patterns], [drop[p.head] for p in patterns]
-rho = spearmanr(scores, harms).statistic if len(set(scores)) > 1 and len(set(harms)) > 1 else None
+rho = rank_correlation(patterns, drop)
 best_by_pattern = {p.head for p in patterns[:TOP]}
 best_by_harm = {e.head for e in effects[:TOP]}
 both = best_by_pattern & best_by_harm
@@ -73,9 +72,8 @@ st.markdown(
                 for k, r in by_kind.items()) + "."
 )
 only_pattern, only_harm = sorted(best_by_pattern - best_by_harm), sorted(best_by_harm - best_by_pattern)
-noise = 50 / SAMPLE_SIZE ** 0.5  # points: one standard error at 50 %
 if only_pattern:
-    coped = all(drop[h] * 100 < 2 * noise for h in only_pattern)
+    coped = all(drop[h] * 100 < 2 * NOISE_POINTS for h in only_pattern)
     st.markdown(("- **Look right, but the model copes without any one of them:** " if coped else
                  "- **Look right, but others cost more when switched off:** ") + ", ".join(
         f"{h} (score {next(p.score for p in patterns if p.head == h):.2f}, {drop[h]:.1%} lost)" for h in only_pattern)
@@ -86,13 +84,13 @@ if only_harm:
         f"{h} ({drop[h]:.1%} lost, score {next(p.score for p in patterns if p.head == h):.2f})" for h in only_harm)
         + ". They do something the hypothesis does not name; this table cannot say what.")
 
-even = [p for p in patterns if p.uniformity >= 0.9 and p.head.kind != "decoder_self"]  # heads that read the source
+even = [p for p in patterns if p.uniformity >= EVEN_UNIFORMITY and p.head.kind != "decoder_self"]  # heads that read the source
 st.subheader("Another hypothesis: even heads carry the length")
 if even:
     costly = max(even, key=lambda p: drop[p.head])
     st.markdown(
         f"{len(even)} encoder or cross head(s) spread their weight almost evenly over the source (uniformity at "
-        f"least 0.9), which looks like doing nothing. Yet switching off **{costly.head}** (uniformity "
+        f"least {EVEN_UNIFORMITY}), which looks like doing nothing. Yet switching off **{costly.head}** (uniformity "
         f"{costly.uniformity:.2f}) costs **{drop[costly.head]:.1%}** of exact match. One reading: an even average "
         "over the n source positions changes with n, so such a head can tell later layers how long the text is, "
         "which the mirror position n−1−i needs. *How it reverses* probes for the length; this table does not. "
@@ -100,4 +98,4 @@ if even:
         "tell the decoder how many steps it has taken.)"
     )
 else:
-    st.markdown("No encoder or cross head here spreads its weight almost evenly (uniformity at least 0.9).")
+    st.markdown(f"No encoder or cross head here spreads its weight almost evenly (uniformity at least {EVEN_UNIFORMITY}).")

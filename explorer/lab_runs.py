@@ -13,6 +13,8 @@ from transformer.metrics import exact_match
 from .model import checkpoint_for, intervention, model_run, text_run
 
 SAMPLE_SIZE = 200   # held-out words behind every exact-match figure of the lab
+NOISE_POINTS = 50 / SAMPLE_SIZE ** 0.5  # sampling noise of an exact-match figure: one standard error at 50 %
+RULE_OF_THREE_POINTS = 300 / SAMPLE_SIZE  # 95 % bound on a loss when no word of the sample broke
 PROBE_SEED = 5      # the held-out words a length probe is fitted on (it is scored on the lab's sample)
 
 

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .trace import Recorder
+from .trace import Recorder, child_of
 
 
 # --- Input: token embeddings and sinusoidal positions -------------------------------------------
@@ -180,10 +180,6 @@ class Residual(nn.Module):
 
 # --- Encoder and decoder layers ------------------------------------------------------------------
 
-def _child(record: Recorder | None, name: str) -> Recorder | None:
-    return None if record is None else record.child(name)
-
-
 class EncoderLayer(nn.Module):
     """Self-attention over the source, then the feed-forward network, each inside a residual."""
 
@@ -196,11 +192,11 @@ class EncoderLayer(nn.Module):
 
     def forward(self, x: torch.Tensor, src_mask: torch.Tensor, record: Recorder | None = None,
                 gate: torch.Tensor | None = None) -> torch.Tensor:
-        attend = _child(record, "self_attention")
+        attend = child_of(record, "self_attention")
         x = self.attention_residual(x, lambda h: self.self_attention(h, h, src_mask, attend, gate),
-                                    _child(record, "attention_residual"))
-        x = self.feed_forward_residual(x, lambda h: self.feed_forward(h, _child(record, "feed_forward")),
-                                       _child(record, "feed_forward_residual"))
+                                    child_of(record, "attention_residual"))
+        x = self.feed_forward_residual(x, lambda h: self.feed_forward(h, child_of(record, "feed_forward")),
+                                       child_of(record, "feed_forward_residual"))
         return x  # (B, S, d_model)
 
 
@@ -226,11 +222,11 @@ class DecoderLayer(nn.Module):
         self_gate: torch.Tensor | None = None,   # (H,) head gates of the two attentions, see MultiHeadAttention
         cross_gate: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        attend, cross = _child(record, "self_attention"), _child(record, "cross_attention")
+        attend, cross = child_of(record, "self_attention"), child_of(record, "cross_attention")
         y = self.self_residual(y, lambda h: self.self_attention(h, h, tgt_mask, attend, self_gate),
-                               _child(record, "self_residual"))
+                               child_of(record, "self_residual"))
         y = self.cross_residual(y, lambda h: self.cross_attention(h, memory, src_mask, cross, cross_gate),
-                                _child(record, "cross_residual"))
-        y = self.feed_forward_residual(y, lambda h: self.feed_forward(h, _child(record, "feed_forward")),
-                                       _child(record, "feed_forward_residual"))
+                                child_of(record, "cross_residual"))
+        y = self.feed_forward_residual(y, lambda h: self.feed_forward(h, child_of(record, "feed_forward")),
+                                       child_of(record, "feed_forward_residual"))
         return y  # (B, T, d_model)

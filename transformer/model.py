@@ -11,7 +11,7 @@ from .config import ModelConfig
 from .intervention import NO_INTERVENTION, Intervention
 from .layers import DecoderLayer, EncoderLayer, PositionalEncoding, TokenEmbedding
 from .masks import decoder_mask, padding_mask
-from .trace import Recorder, Trace
+from .trace import Recorder, Trace, child_of
 
 
 class ModelOutput(NamedTuple):
@@ -75,7 +75,7 @@ class Transformer(nn.Module):
         src_mask = padding_mask(src, self.config.pad_id)  # (B, 1, 1, S)
         x = self._input(src, "source", edit, record)
         for i, layer in enumerate(self.encoder_layers):
-            x = layer(x, src_mask, None if record is None else record.child(f"encoder_layers.{i}"),
+            x = layer(x, src_mask, child_of(record, f"encoder_layers.{i}"),
                       edit.head_gate("encoder_self", i, self.config.n_heads))
         memory = self.encoder_norm(x)
         if record is not None:
@@ -90,7 +90,7 @@ class Transformer(nn.Module):
         h = self.config.n_heads
         for i, layer in enumerate(self.decoder_layers):
             y = layer(y, encoded.memory, encoded.src_mask, tgt_mask,
-                      None if record is None else record.child(f"decoder_layers.{i}"),
+                      child_of(record, f"decoder_layers.{i}"),
                       edit.head_gate("decoder_self", i, h), edit.head_gate("cross", i, h))
         final = self.decoder_norm(y)
         logits = self.generator(final)  # (B, T, vocab)

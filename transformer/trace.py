@@ -66,6 +66,11 @@ class Recorder:
         self.store[f"{self.path}.{name}" if self.path else name] = value.detach()
 
 
+def child_of(record: Recorder | None, name: str) -> Recorder | None:
+    """The recorder of a submodule, or None on the untraced fast path."""
+    return None if record is None else record.child(name)
+
+
 class Trace(Mapping):
     """Activations by path, as torch tensors (from the model) or numpy arrays (from `row`)."""
 

@@ -1,11 +1,13 @@
 """How it reverses: every number on the page against the model, on the bundled model and a learner's own."""
 
 import numpy as np
+import torch
 
 from analysis import mechanism
 from transformer.data import sample_strings
 from transformer.evaluate import held_out_strings
 from transformer.intervention import Head
+from transformer.vocab import SOS
 
 from .helpers import no_exception, open_page, own_model_state
 
@@ -32,7 +34,9 @@ def test_the_length_is_unreadable_in_the_input_readable_after_attention_and_lost
     train = [t for t in sample_strings(600, 5, 24, held_out=True) if t not in set(test)]
     probe = mechanism.length_probe(ckpt.model, ckpt.vocab, train, test, heads)
     assert np.allclose(intact.to_numpy(), probe.r2, atol=1e-3) and np.allclose(off.to_numpy(), probe.r2_off, atol=1e-3)
-    guess = mechanism.read_length(ckpt.model, ckpt.vocab, probe, "banana", 5, 0)
+    with torch.inference_mode():
+        trace = ckpt.model(torch.tensor([ckpt.vocab.encode("banana", 24)]), torch.tensor([[SOS]]), trace=True).trace
+    guess = float(probe.probes[(5, 0)].predict(trace["encoder_norm.output"][0, :1].numpy())[0])
     assert f"says n ≈ **{guess:.1f}** (it is 6)" in text
     assert "the model writes **bqglja** instead of **ananab**" in text
     assert "1/n = 17%" in text
