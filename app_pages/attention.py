@@ -4,13 +4,16 @@ import functools
 
 import streamlit as st
 
-from explorer.exports import matrix_csv, trace_json
-from analysis.labels import KIND_NAMES, attention_axes
+from analysis.inside import value_weighted
+from analysis.labels import KIND_NAMES, KIND_SHORT, attention_axes
 from analysis.lesson import mirror_shares
+from explorer.exports import matrix_csv, trace_json
+from explorer.links import page_link
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
 from explorer.state import learner_text
-from viz import attention_grid, attention_side_by_side
+from viz import attention_grid, attention_heatmap, attention_side_by_side, panels
+from viz.inside import influence_heatmap
 
 EXPLAIN = {
     "encoder_self": "Each source character (row, the query) looks at every source character (column, the key). "
@@ -69,6 +72,24 @@ if kind == "cross":
     hits = mirror_shares(run, layer)
     st.markdown("Share of output characters whose largest cross-attention weight falls on the mirrored source "
                 f"position n−1−i, layer {layer}: " + ", ".join(f"head {h}: **{s:.0%}**" for h, s in enumerate(hits)))
+
+st.subheader("Weight is not influence")
+influence = value_weighted(ckpt.model, run.trace, kind, layer)[head]   # (Tq, Tk) ‖w_ij v_j W_O^h‖
+st.plotly_chart(panels([
+    attention_heatmap(matrix, rows, cols, f"Head {head}'s weights w_ij", row_title, col_title, show_values=False),
+    influence_heatmap(influence, rows, cols, "What each key sends: ‖w_ij v_j W_O^h‖", "", col_title),
+], gap=0.2, same_height=True), key="influence")
+real = masked.sum(axis=1) < matrix.shape[1]
+differ = int((matrix.argmax(1) != influence.argmax(1))[real].sum())
+st.markdown(
+    "A head's output is the weighted sum of its keys' values, mixed by W^O. A large weight on a key whose value "
+    "vector is short moves the output little, so the weights alone do not say what a head passes on. Right: the "
+    "length of what each key actually sends (Kobayashi et al., 2020). "
+    f"In this head, the key with the largest weight is not the key that sends the most in **{differ} of "
+    f"{int(real.sum())}** rows."
+)
+page_link("app_pages/inside_head.py", "Follow one weight of this head, number by number: Inside one head", "🔬",
+          {"inside_kind": KIND_SHORT[kind], "inside_layer": str(layer), "inside_head": str(head)})
 
 c1, c2 = st.columns(2)  # built only when clicked: a 24-character trace is ~0.5 MB of JSON
 c1.download_button("Download this matrix (CSV)", functools.partial(matrix_csv, matrix, rows, cols),

@@ -8,10 +8,9 @@ from analysis.labels import EOS_LABEL, KIND_SHORT, attention_axes
 from analysis.run import correct_tokens
 from explorer.lab_runs import NOISE_POINTS, RULE_OF_THREE_POINTS, SAMPLE_SIZE, ablation_table
 from explorer.model import checkpoint_or_stop, text_run
-from explorer.pickers import pick_head
-from explorer.state import VIEW, learner_text
+from explorer.pickers import head_names, pick_head, pick_switched_off
+from explorer.state import learner_text
 from explorer.text import reversal_metric, visible
-from transformer.intervention import every_head
 from viz import attention_side_by_side
 from viz.lab import correct_probability_bars
 
@@ -24,8 +23,7 @@ st.markdown(
 ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
 config = ckpt.model.config
-n_layers = config.layers_per_kind
-heads = {str(h): (h.kind, h.layer, h.head) for h in every_head(n_layers, config.n_heads)}
+heads = head_names(config)
 PRESETS = {
     (f"the {config.n_heads} cross heads of the last layer" if config.n_heads > 1 else "the cross head of the last layer"):
         [n for n in heads if n.startswith(f"cross L{config.n_decoder_layers - 1}")],
@@ -37,9 +35,7 @@ st.caption("Try:")
 for column, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
     column.button(name, key=f"preset_{name}", width="stretch",
                   on_click=lambda p=preset: st.session_state.update(ablated=p))
-chosen = st.multiselect("Heads to switch off", list(heads), key="ablated", placeholder="Choose heads, e.g. cross L1 H0",
-                        help="Named as attention kind, layer L, head H.", **VIEW)
-ablated = tuple(heads[name] for name in chosen)
+ablated = pick_switched_off(config)
 
 before, after = text_run(text), text_run(text, ablated=ablated)                     # the model's own decoding
 taught, taught_after = text_run(text, teacher=True), text_run(text, teacher=True, ablated=ablated)

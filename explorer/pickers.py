@@ -8,6 +8,7 @@ import streamlit as st
 
 from analysis.labels import KIND_SHORT
 from transformer.config import ModelConfig
+from transformer.intervention import every_head
 from transformer.trace import KINDS, Kind
 
 from .state import VIEW
@@ -36,3 +37,17 @@ def pick_head(config: ModelConfig, prefix: str = "", kinds: Sequence[Kind] = KIN
                                  key=f"{prefix}layer", **VIEW)
     head = columns[1].selectbox("Head", range(config.n_heads), key=f"{prefix}head", **VIEW) if heads else 0
     return Picked(kind, layer, head)
+
+
+def head_names(config: ModelConfig) -> dict[str, tuple[Kind, int, int]]:
+    """Every head by the name a learner picks it by ('cross L1 H0'), as plain values for the run caches."""
+    return {str(h): (h.kind, h.layer, h.head) for h in every_head(config.layers_per_kind, config.n_heads)}
+
+
+def pick_switched_off(config: ModelConfig, label: str = "Heads to switch off") -> tuple[tuple[Kind, int, int], ...]:
+    """The heads switched off, one choice for every page that offers it (kept in the URL as `ablated`), so
+    the lab's experiment follows the learner to the pages that look inside it."""
+    heads = head_names(config)
+    chosen = st.multiselect(label, list(heads), key="ablated", placeholder="Choose heads, e.g. cross L1 H0",
+                            help="Named as attention kind, layer L, head H.", **VIEW)
+    return tuple(heads[name] for name in chosen)

@@ -1,0 +1,265 @@
+"""Inside one head: every number behind one attention weight, on the learner's own text, checked against the
+model's own computation."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from analysis.inside import TOLERANCE, AttentionAt, inside_head, logit_lens, residual_norms, value_weighted
+from analysis.labels import KIND_NAMES, attention_axes, token_label
+from analysis.run import correct_tokens
+from explorer.model import checkpoint_or_stop, intervention, text_run
+from explorer.pickers import pick_head, pick_switched_off
+from explorer.state import VIEW, keep_in_range, learner_text
+from explorer.text import visible
+from viz import panels
+from viz.inside import (influence_heatmap, logit_lens_heatmap, product_bars, residual_bars, softmax_row,
+                        vector_strips, weighted_values, weights_with_cell)
+
+MOST = "the one it attends to most"   # the key picker's default, a label that does not depend on the text
+
+st.title("🔬 Inside one head")
+st.markdown(
+    "Pick one attention weight (one cell of one head's matrix) and follow every number that makes it, on your "
+    "own text: the residual stream at the query's position, its LayerNorm, the query, key and value vectors, "
+    "their dot product, the scaling, the mask, the softmax, the weighted values, and what the rest of the layer "
+    "does with the result. Each number is worked out here again from the model's weights, in double precision, "
+    "and set beside the number the model itself computed."
+)
+
+ckpt = checkpoint_or_stop()
+text = learner_text(ckpt)
+model, config, vocab = ckpt.model, ckpt.model.config, ckpt.vocab
+
+kind, layer, head = pick_head(config, "inside_")   # the Attention page's link fills it with its own choice
+with st.expander("Heads switched off (the lab's experiment, shared with *Switch heads off*)"):
+    ablated = pick_switched_off(config)
+run = text_run(text, ablated=ablated)
+rows, cols, row_title, col_title = attention_axes(kind, run.source, run.decoder_in, run.decoder_out)
+keep_in_range("inside_query", 0, len(rows) - 1)
+if not isinstance(st.session_state.get("inside_key", MOST), str) and st.session_state["inside_key"] >= len(cols):
+    st.session_state["inside_key"] = MOST       # a key kept from a longer text or another kind
+query_col, key_col = st.columns(2)
+i = query_col.slider(f"Query: {row_title.removesuffix(' (query)')} i", 0, len(rows) - 1, 0, key="inside_query",
+                     **VIEW) if len(rows) > 1 else 0
+picked = key_col.selectbox(f"Key: {col_title.removesuffix(' (key)')} j", [MOST, *range(len(cols))], key="inside_key",
+                           format_func=lambda k: k if isinstance(k, str) else f"position {k}", **VIEW)
+j = int(run.trace[kind, layer][head][i].argmax()) if picked == MOST else int(picked)
+edit = intervention(ablated)
+inside = inside_head(model, run.trace, kind, layer, head, i, j, edit)
+at = inside.attention
+h, d_k = head, inside.d_k
+weight = at.weights.derived[h, j]
+
+st.markdown(f"**{KIND_NAMES[kind]}, layer {layer}, head {head}** · query {i} `{rows[i]}` → key {j} `{cols[j]}`")
+m1, m2, m3 = st.columns(3)
+m1.metric(f"Weight w[{i}, {j}]", f"{weight:.4f}")
+m2.metric("Largest difference from the model", f"{inside.largest_difference:.1e}",
+          delta="matches the model" if inside.largest_difference <= TOLERANCE else "does not match the model",
+          delta_color="normal" if inside.largest_difference <= TOLERANCE else "inverse", delta_arrow="off",
+          help=f"Over the {sum(c.derived.size for c in inside.checks):,} numbers derived below; within "
+               f"{TOLERANCE:g} counts as a match (the model computes in float32).")
+m3.metric("Run", visible(text) + " → " + (visible(run.output) or "(nothing)"))
+if ablated:
+    st.info(f"{len(ablated)} head(s) switched off: " + ", ".join(f"{k} L{l} H{x}" for k, l, x in ablated)
+            + ". Every number below is from that run.", icon="✂️")
+
+influence = value_weighted(model, run.trace, kind, layer, edit)[head]        # (Tq, Tk)
+st.plotly_chart(panels([
+    weights_with_cell(run.trace[kind, layer][head], rows, cols, (i, j), title=f"Head {head}'s weights (cell outlined)",
+                      query_title=row_title, key_title=col_title),
+    influence_heatmap(influence, rows, cols, title="What each key sends: ‖w_ij v_j W_O^h‖", query_title="",
+                      key_title=col_title, highlight=(i, j)),
+], gap=0.2, same_height=True), key="overview")
+st.caption("Left, the weights; right, the size of what each key actually sends into the query's output through "
+           "this head (the weight times the length of the key's value after W^O). A large weight on a key whose "
+           "value is short moves little.")
+
+# --- 1. The stream and its LayerNorm -----------------------------------------------------------------
+st.subheader("1 · The query's residual stream, and what the attention reads from it")
+where = {"encoder_self": "the input vectors (embedding + position)" if layer == 0 else
+         f"the output of encoder layer {layer - 1}",
+         "decoder_self": "the input vectors (embedding + position)" if layer == 0 else
+         f"the output of decoder layer {layer - 1}",
+         "cross": f"the stream after decoder layer {layer}'s self-attention"}[kind]
+if inside.pre_norm:
+    st.latex(r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta")
+    st.markdown(
+        f"x_{i} is the residual stream at position {i} as it enters this sublayer: {where}. This model is "
+        f"**pre-norm**, so the attention reads LN(x_{i}): here μ = **{at.mean:.4f}**, √(σ² + ε) = "
+        f"**{at.spread:.4f}**, then the learned γ and β. ‖x_{i}‖ = {np.linalg.norm(at.stream):.2f}, "
+        f"‖LN(x_{i})‖ = {np.linalg.norm(at.normed.derived):.2f}."
+    )
+else:
+    st.markdown(f"x_{i} is the residual stream at position {i} as it enters this sublayer: {where}. This model is "
+                "**post-norm**: the attention reads x itself, and LayerNorm comes after the residual add.")
+st.plotly_chart(vector_strips([at.stream, at.normed.derived], [f"x_{i}", f"LN(x_{i})" if inside.pre_norm else
+                                                                 f"x_{i} (read as is)"],
+                              title=f"Position {i}: {config.d_model} numbers each"), key="stream")
+if kind == "cross":
+    st.info("In cross-attention the keys and values do not come from this stream: they come from the "
+            "**encoder's final output** (the memory, after the encoder's last LayerNorm), the same "
+            f"{len(cols)} vectors for every decoder layer and step.", icon="↔️")
+
+# --- 2. q, k, v --------------------------------------------------------------------------------------
+st.subheader("2 · Query, key and value of head " + str(head))
+source = "m_j" if kind == "cross" else r"\mathrm{LN}(x_j)"
+st.latex(rf"q_i = \mathrm{{LN}}(x_i)\,W_Q^{{({h})}} + b_Q^{{({h})}},\quad k_j = {source}\,W_K^{{({h})}} + b_K^{{({h})}},"
+         rf"\quad v_j = {source}\,W_V^{{({h})}} + b_V^{{({h})}}")
+st.caption(("m_j is the encoder's output at source position j. " if kind == "cross" else "")
+           + f"Shapes: (1 × {config.d_model}) · ({config.d_model} × {d_k}) + (1 × {d_k}) → 1 × {d_k}. Head {h} owns "
+           f"columns {h * d_k}–{(h + 1) * d_k - 1} of W_Q, W_K and W_V (d_k = d_model / heads = {config.d_model} / "
+           f"{config.n_heads} = {d_k}).")
+st.plotly_chart(vector_strips([at.queries.derived[h], at.keys.derived[h, j], at.values.derived[h, j]],
+                              [f"q_{i}", f"k_{j}", f"v_{j}"], show_values=True,
+                              title=f"{d_k} numbers each"), key="qkv")
+
+# --- 3. The score ---------------------------------------------------------------------------------------
+st.subheader("3 · The score: q·k term by term, ÷ √d_k, and the mask")
+traced_score = at.scores.traced[h, j]
+allowed = bool(at.allowed[j])
+st.plotly_chart(product_bars(inside.products, title=f"q_{i}[d] × k_{j}[d] for each of the {d_k} dimensions"),
+                key="products")
+scaled = inside.dot / np.sqrt(d_k)
+st.latex(rf"s_{{{i},{j}}} = \frac{{q_{{{i}}}\cdot k_{{{j}}}}}{{\sqrt{{d_k}}}} = \frac{{{inside.dot:.4f}}}{{\sqrt{{{d_k}}}}} = "
+         rf"{scaled:.4f}" + ("" if allowed else r" \;\to\; -\infty \text{ (masked)}"))
+st.markdown(
+    f"The {d_k} terms add up to q·k = **{inside.dot:.4f}** (largest term {inside.products.max():.3f}, smallest "
+    f"{inside.products.min():.3f}); divided by √{d_k} = {np.sqrt(d_k):.0f} it is **{scaled:.4f}**. "
+    + (f"Key {j} may be attended to, so the mask adds 0. The model's own score: {traced_score:.4f}."
+       if allowed else f"Key {j} is masked (a later decoder position), so its score becomes −∞, and the model's own "
+       f"score is {traced_score}.")
+)
+
+# --- 4. Softmax over the row ------------------------------------------------------------------------------
+st.subheader("4 · Softmax over the whole row")
+st.latex(r"w_{ij} = \frac{e^{s_{ij}}}{\sum_{k} e^{s_{ik}}}")
+row_scores, row_weights = at.scores.derived[h], at.weights.derived[h]
+st.plotly_chart(softmax_row(row_weights, at.allowed, cols, j, title=f"Row {i} of head {head}: every key's weight "
+                            f"(key {j} dark)"), key="softmax")
+finite = row_scores[at.allowed]
+exps = np.where(at.allowed, np.exp(row_scores - finite.max()), 0.0)
+table = pd.DataFrame({"key": [f"{k}:{c}" for k, c in enumerate(cols)], "score s": row_scores,
+                      "e^(s − max s)": exps, "weight (here)": row_weights, "weight (the model)": at.weights.traced[h]})
+st.dataframe(table, hide_index=True, width="content", column_config={
+    c: st.column_config.NumberColumn(format="%.5f") for c in ("score s", "e^(s − max s)", "weight (here)",
+                                                              "weight (the model)")})
+st.caption(f"Subtracting the largest score before e^ changes no weight and keeps the numbers small. The weights "
+           f"sum to {row_weights.sum():.6f}; w[{i}, {j}] = {weight:.5f}, the model's {at.weights.traced[h, j]:.5f}."
+           + (f" The {int((~at.allowed).sum())} masked keys have score −∞ and weight exactly 0."
+              if not at.allowed.all() else ""))
+
+# --- 5. The head's output ------------------------------------------------------------------------------------
+st.subheader("5 · The head's output: the weighted values")
+st.latex(rf"\mathrm{{head}}_{h}(i) = \sum_j w_{{ij}}\, v_j")
+weighted = row_weights[:, None] * at.values.derived[h]                      # (Tk, d_k)
+sizes = np.linalg.norm(weighted, axis=1)
+order = np.argsort(-sizes)[:3]
+st.plotly_chart(weighted_values(weighted, at.heads.derived[h], cols, j,
+                                title=f"w_{i}j · v_j for every key j, and their sum (key {j} outlined)"),
+                key="weighted")
+st.markdown("The keys that contribute most to this output, by the length of w·v: "
+            + ", ".join(f"key {k} `{cols[k]}` ({sizes[k]:.3f}, weight {row_weights[k]:.3f})" for k in order)
+            + f". The sum has length {np.linalg.norm(at.heads.derived[h]):.3f}.")
+if inside.switched_off:
+    st.warning(f"Head {head} is **switched off** in this run: it computes its weights and output as usual (above), "
+               "then its output is multiplied by 0 before the heads are concatenated, so none of it reaches W^O "
+               "(its block below is zero). The other heads, and every later layer, read a stream without it.",
+               icon="✂️")
+
+# --- 6. Concat, W^O, residual ------------------------------------------------------------------------------
+st.subheader("6 · Every head side by side, W^O, and the residual add")
+st.latex(r"\mathrm{MHA}(i) = \mathrm{Concat}(\mathrm{head}_0(i), \dots, \mathrm{head}_{H-1}(i))\,W^O + b_O,"
+         r"\qquad x_i' = " + (r"x_i + \mathrm{MHA}(i)" if inside.pre_norm else r"\mathrm{LN}(x_i + \mathrm{MHA}(i))"))
+off = [x for x in range(config.n_heads) if not at.gate[x]]
+st.plotly_chart(vector_strips([at.concat.derived, at.output.derived, at.stream, at.residual.derived],
+                              ["Concat(heads)", "after W^O", f"x_{i}", f"x_{i}' (stream after)"],
+                              title=f"{config.d_model} numbers each; head {head} fills dimensions "
+                                    f"{h * d_k}–{(h + 1) * d_k - 1} of the concatenation"), key="concat")
+st.markdown(
+    f"The {config.n_heads} head outputs ({d_k} numbers each) are laid side by side into {config.d_model} numbers"
+    + (f" (switched off: head {', '.join(map(str, off))}, all zeros)" if off else "")
+    + f"; W^O ({config.d_model} × {config.d_model}) mixes them. What the sublayer adds has length "
+    f"**{np.linalg.norm(at.output.derived):.2f}**, against ‖x_{i}‖ = {np.linalg.norm(at.stream):.2f}; the stream "
+    f"after it has length {np.linalg.norm(at.residual.derived):.2f}."
+)
+
+# --- 7. The rest of the layer -----------------------------------------------------------------------------
+st.subheader(f"7 · The rest of layer {layer} at position {i}, and where it goes next")
+for block in inside.rest:
+    if isinstance(block, AttentionAt):
+        top = block.weights.derived.argmax(-1)
+        st.markdown(
+            f"**Cross-attention** (the next sublayer) reads LN of that stream and the encoder's output: its heads' "
+            "largest weights at this position fall on source positions "
+            + ", ".join(f"{top[x]} (head {x})" for x in range(config.n_heads))
+            + f". It adds a vector of length {np.linalg.norm(block.output.derived):.2f}."
+        )
+    else:
+        active = int((block.hidden.derived > 0).sum())
+        st.markdown(f"**Feed-forward**, on this position alone: {active} of its {block.hidden.derived.size} hidden "
+                    f"units are above 0 after the ReLU; it adds a vector of length "
+                    f"{np.linalg.norm(block.output.derived):.2f}.")
+        st.latex(r"\mathrm{FFN}(x) = \max(0,\, x W_1 + b_1)\, W_2 + b_2")
+        st.plotly_chart(vector_strips([block.hidden.derived], ["ReLU(x W₁ + b₁)"],
+                                      title=f"The hidden layer at position {i} ({block.hidden.derived.size} units)",
+                                      column_title="hidden unit"), key="hidden")
+stop = inside.next_stop
+st.markdown(f"Then {stop.description}.")
+if stop.logits is not None:
+    logits = stop.logits.derived
+    best = np.argsort(-logits)[:3]
+    probs = np.exp(logits - logits.max())
+    probs /= probs.sum()
+    st.markdown("At this position the generator's top scores: " + ", ".join(
+        f"`{token_label(vocab, int(t))}` ({logits[t]:.2f}, p = {probs[t]:.3f})" for t in best)
+        + f"; the model wrote `{run.decoder_out[i]}` at step {i}.")
+
+# --- Every check --------------------------------------------------------------------------------------
+st.subheader("Every number, checked against the model")
+checks = inside.checks
+st.dataframe(pd.DataFrame({
+    "quantity": [f"{c.name}" for c in checks],
+    "shape": [" × ".join(map(str, c.shape)) for c in checks],
+    "largest |here − model|": [c.difference for c in checks],
+}), hide_index=True, width="content", height=36 * (len(checks) + 1) + 2,
+    column_config={"largest |here − model|": st.column_config.NumberColumn(format="%.1e")})
+st.caption(f"Worked out here in float64 from the trained weights, starting from the residual stream the model "
+           f"recorded; the model computes in float32, so differences near 1e-6 are rounding. Largest: "
+           f"**{inside.largest_difference:.1e}** (a match is at most {TOLERANCE:g}).")
+
+# --- The residual stream -----------------------------------------------------------------------------------
+stack = "encoder" if kind == "encoder_self" else "decoder"
+st.subheader(f"What each block writes into the residual stream ({stack}, position {i})")
+norms = residual_norms(run.trace, stack, i)
+st.plotly_chart(residual_bars([r.step for r in norms], [r.added for r in norms], [r.stream for r in norms]),
+                key="residual")
+largest = max(norms[1:], key=lambda r: r.added)
+st.caption(("Every sublayer adds its output to the stream, so the stream is the sum of the input vectors and "
+            "everything each block wrote. " if inside.pre_norm else
+            "Every sublayer adds its output to the stream, and this post-norm model then normalises the sum. ")
+           + f"At this position the largest addition is from the {largest.step} "
+           f"(length {largest.added:.2f}); the stream ends at length {norms[-1].stream:.2f}. "
+           + ("The norms are of the stream before the final LayerNorm." if inside.pre_norm else
+              "This model is post-norm, so each stream norm is measured after that block's LayerNorm."))
+
+# --- Logit lens ---------------------------------------------------------------------------------------
+st.subheader("Logit lens: what the decoder would write if it stopped after each layer")
+correct = correct_tokens(vocab, text, config.max_len)
+lens = logit_lens(model, run.trace, correct)
+steps = [token_label(vocab, t) for t in correct][: lens.top_ids.shape[1]]
+steps += ["(after the end)"] * (lens.top_ids.shape[1] - len(steps))
+st.plotly_chart(logit_lens_heatmap(lens.correct_p, [[token_label(vocab, int(t)) for t in row] for row in lens.top_ids],
+                                   steps, title="p(correct next token); the token the lens would pick in each cell"),
+                key="lens")
+by_layer = np.nanmean(lens.correct_p, axis=1)
+reading = (" One reading: the earlier layers alone do not yet say which character comes next; the last layer does."
+           if by_layer[0] < 0.5 <= by_layer[-1] else "")
+st.caption(
+    ("The decoder's final LayerNorm and the generator applied to each decoder layer's output, at every step of "
+     "this run (as if the layers after it were skipped). " if inside.pre_norm else
+     "The generator applied to each decoder layer's output, at every step of this run. ")
+    + "Mean p(correct) per layer: " + ", ".join(f"after layer {x}: **{p:.3f}**" for x, p in enumerate(by_layer))
+    + f". After the last layer it is the model's own output (largest difference {lens.last_difference:.1e})."
+    + reading
+)
