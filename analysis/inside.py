@@ -21,7 +21,10 @@ from transformer.intervention import NO_INTERVENTION, Intervention
 from transformer.model import Transformer
 from transformer.trace import Kind, Trace, attention_path
 
-TOLERANCE = 1e-5  # derived and traced values must agree to this (float32 model, float64 arithmetic here)
+# Derived and traced values agree to this, relative to the size of the numbers compared where that is above 1:
+# the model runs in float32, whose rounding grows with the number (a score of 41 is 3.8e-6 from its float32
+# neighbours), and the softmax passes a score's rounding on to the weights and the outputs after them.
+TOLERANCE = 1e-5
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,19 @@ class Checked:
         derived, traced = np.asarray(self.derived, float), np.asarray(self.traced, float)
         both_masked = np.isneginf(derived) & np.isneginf(traced)
         with np.errstate(invalid="ignore"):                       # −∞ − (−∞) is NaN, and masked out here
-            gap = np.abs(np.where(both_masked, 0.0, derived - traced))
-        return float(np.nan_to_num(gap, nan=np.inf).max(initial=0.0))
+            gap = np.nan_to_num(np.abs(np.where(both_masked, 0.0, derived - traced)), nan=np.inf)
+        return float(gap.max(initial=0.0))
+
+    @property
+    def size(self) -> float:
+        """The largest finite number compared, in absolute value."""
+        traced = np.abs(np.asarray(self.traced, float))
+        return float(traced[np.isfinite(traced)].max(initial=0.0))
+
+    @property
+    def scaled_difference(self) -> float:
+        """The largest difference over the size of the numbers compared where that is above 1 (else absolute)."""
+        return self.difference / max(1.0, self.size)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -285,7 +299,8 @@ class InsideHead:
 
     @property
     def largest_difference(self) -> float:
-        return max(c.difference for c in self.checks)
+        """Over every check, relative to the number's size above 1 (see TOLERANCE)."""
+        return max(c.scaled_difference for c in self.checks)
 
 
 def inside_head(model: Transformer, trace: Trace, kind: Kind, layer: int, head: int, query: int, key: int,

@@ -57,8 +57,9 @@ m1.metric(f"Weight w[{i}, {j}]", f"{weight:.4f}")
 m2.metric("Largest difference from the model", f"{inside.largest_difference:.1e}",
           delta="matches the model" if inside.largest_difference <= TOLERANCE else "does not match the model",
           delta_color="normal" if inside.largest_difference <= TOLERANCE else "inverse", delta_arrow="off",
-          help=f"Over the {sum(c.derived.size for c in inside.checks):,} numbers derived below; within "
-               f"{TOLERANCE:g} counts as a match (the model computes in float32).")
+          help=f"Over the {sum(c.derived.size for c in inside.checks):,} numbers derived below, each quantity's "
+               f"largest difference divided by the size of its numbers where that is above 1; up to {TOLERANCE:g} "
+               "counts as a match (the model computes in float32, whose rounding grows with the number).")
 m3.metric("Run", visible(text) + " → " + (visible(run.output) or "(nothing)"))
 if ablated:
     st.info(f"{len(ablated)} head(s) switched off: " + ", ".join(f"{k} L{l} H{x}" for k, l, x in ablated)
@@ -222,10 +223,15 @@ st.dataframe(pd.DataFrame({
     "quantity": [f"{c.name}" for c in checks],
     "shape": [" × ".join(map(str, c.shape)) for c in checks],
     "largest |here − model|": [c.difference for c in checks],
+    "largest number": [c.size for c in checks],
+    "difference ÷ size": [c.scaled_difference for c in checks],
 }), hide_index=True, width="content", height=36 * (len(checks) + 1) + 2,
-    column_config={"largest |here − model|": st.column_config.NumberColumn(format="%.1e")})
-st.caption(f"Worked out here in float64 from the trained weights, starting from the residual stream the model "
-           f"recorded; the model computes in float32, so differences near 1e-6 are rounding. Largest: "
+    column_config={"largest |here − model|": st.column_config.NumberColumn(format="%.1e"),
+                   "largest number": st.column_config.NumberColumn(format="%.2f"),
+                   "difference ÷ size": st.column_config.NumberColumn(format="%.1e")})
+st.caption("Worked out here in float64 from the trained weights, starting from the residual stream the model "
+           "recorded. The model computes in float32, whose rounding grows with the size of a number, so each "
+           "difference is also divided by the size of the numbers it compares (where that is above 1). Largest: "
            f"**{inside.largest_difference:.1e}** (a match is at most {TOLERANCE:g}).")
 
 # --- The residual stream -----------------------------------------------------------------------------------

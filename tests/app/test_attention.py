@@ -1,3 +1,5 @@
+from urllib.parse import parse_qs
+
 import numpy as np
 import pytest
 import torch
@@ -26,7 +28,7 @@ def test_every_kind_draws_grid_and_one_head_beside_the_average_from_the_model_tr
     at.selectbox(key="head").set_value(3).run()
     no_exception(at)
     charts = figures(at)
-    assert set(charts) == {"grid", "detail"}
+    assert set(charts) == {"grid", "detail", "influence"}
     trace = model_trace(ckpt, "level")
     weights = trace[kind, 0][0].numpy()                          # (H, Tq, Tk)
     assert np.allclose(array(charts["detail"]["data"][0]["z"]).astype(float), weights[3], atol=1e-6)
@@ -84,3 +86,36 @@ def test_bad_query_parameters_fall_back_to_defaults():
     at = open_app({"text": "level", "kind": "sideways", "layer": "9", "head": "x"}, "attention")
     no_exception(at)
     assert (at.session_state["kind"], at.session_state["layer"], at.session_state["head"]) == ("cross", 1, 0)
+
+
+@pytest.mark.parametrize("kind", ["encoder_self", "decoder_self", "cross"])
+def test_weight_beside_what_each_key_sends_and_how_often_they_disagree(ckpt, kind):
+    at = open_page("attention", "banana", state={"kind": kind, "layer": 1, "head": 2})
+    no_exception(at)
+    panels = figures(at)["influence"]["data"]
+    trace = model_trace(ckpt, "banana")
+    weights = trace[kind, 1][0, 2].numpy()                                          # (Tq, Tk)
+    values = trace.attention(kind, 1, "values")[0, 2].numpy()                       # (Tk, d_k)
+    module = (ckpt.model.encoder_layers[1].self_attention if kind == "encoder_self" else
+              ckpt.model.decoder_layers[1].self_attention if kind == "decoder_self" else
+              ckpt.model.decoder_layers[1].cross_attention)
+    d_k = values.shape[1]
+    w_o = module.w_o.weight.detach().numpy()[:, 2 * d_k:3 * d_k]                   # (d_model, d_k): head 2's block
+    sent = weights * np.linalg.norm(values @ w_o.T, axis=1)[None, :]
+    assert np.allclose(array(panels[0]["z"]).astype(float), weights, atol=1e-6)
+    assert np.allclose(array(panels[1]["z"]).astype(float), sent, atol=1e-4)
+    differ = int((weights.argmax(1) != sent.argmax(1)).sum())
+    text = " ".join(m.value for m in at.markdown)
+    assert f"sends the most in **{differ} of {len(weights)}** rows" in text
+
+
+def test_the_link_to_inside_one_head_carries_this_head():
+    at = open_app({"text": "level", "kind": "Decoder self", "layer": "0", "head": "3"}, "attention")
+    no_exception(at)
+    link = at.get("page_link")[0].proto
+    assert link.page == "inside-one-head"
+    query = {k: v[0] for k, v in parse_qs(link.query_string).items()}
+    assert query == {"inside_kind": "Decoder self", "inside_layer": "0", "inside_head": "3"}
+    inside = open_app({"text": "level", **query}, "inside_head")                   # the link followed
+    no_exception(inside)
+    assert "Decoder self-attention, layer 0, head 3" in inside.markdown[1].value
