@@ -18,7 +18,7 @@ pages = {
         st.Page("app_pages/home.py", title="Home", icon="🏠", default=True),
         st.Page("app_pages/decode.py", title="Decode step by step", icon="⏯️", url_path="decode"),
         st.Page("app_pages/attention.py", title="Attention", icon="🔍", url_path="attention"),
-        st.Page("app_pages/inside_head.py", title="Inside one head", icon="🔬", url_path="inside-one-head"),
+        st.Page("app_pages/inside_one_head.py", title="Inside one head", icon="🔬", url_path="inside-one-head"),
         st.Page("app_pages/positional.py", title="Positional encoding", icon="🌊", url_path="positional"),
         st.Page("app_pages/masks.py", title="Masks", icon="🎭", url_path="masks"),
         st.Page("app_pages/training.py", title="Training", icon="📈", url_path="training"),

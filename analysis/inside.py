@@ -294,8 +294,15 @@ class InsideHead:
 
     @property
     def checks(self) -> list[Checked]:
-        extra = [c for c in (self.next_stop.final, self.next_stop.logits) if c is not None]
-        return [*self.attention.checks, *(c for block in self.rest for c in block.checks), *extra]
+        return [check for _, check in self.checks_by_block]
+
+    @property
+    def checks_by_block(self) -> list[tuple[str, Checked]]:
+        """Every check, with the sublayer (or the stack's end) it belongs to."""
+        blocks = [self.attention, *self.rest]
+        ends = [c for c in (self.next_stop.final, self.next_stop.logits) if c is not None]
+        return ([(block.sublayer.title, check) for block in blocks for check in block.checks]
+                + [("end of the stack", check) for check in ends])
 
     @property
     def largest_difference(self) -> float:

@@ -88,7 +88,7 @@ st.markdown(
     f"In this head, the key with the largest weight is not the key that sends the most in **{differ} of "
     f"{int(real.sum())}** rows."
 )
-page_link("app_pages/inside_head.py", "Follow one weight of this head, number by number: Inside one head", "🔬",
+page_link("app_pages/inside_one_head.py", "Follow one weight of this head, number by number: Inside one head", "🔬",
           {"inside_kind": KIND_SHORT[kind], "inside_layer": str(layer), "inside_head": str(head)})
 
 c1, c2 = st.columns(2)  # built only when clicked: a 24-character trace is ~0.5 MB of JSON

@@ -23,8 +23,8 @@ from tests.e2e.harness import (
 )
 
 PAGES = {"home": "", **{path: path for path in (
-    "decode", "attention", "positional", "masks", "training", "lab-ablation", "lab-heads", "lab-positions",
-    "lab-forcing", "lab-length", "lab-query-key", "how-it-reverses")}}
+    "decode", "attention", "inside-one-head", "positional", "masks", "training", "lab-ablation", "lab-heads",
+    "lab-positions", "lab-forcing", "lab-length", "lab-query-key", "how-it-reverses")}}
 
 
 def random_word(rng: random.Random, length: int) -> str:

@@ -30,7 +30,7 @@ from .browser_latency import PAGES as PAGE_PATHS
 from .browser_latency import random_word
 from .protocol_session import ProtocolSession
 
-PAGES = list(PAGE_PATHS.values())  # url paths of all 12 pages, "" for home
+PAGES = list(PAGE_PATHS.values())  # url paths of every page, "" for home
 TIMEOUT_MS = 120_000
 
 

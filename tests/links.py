@@ -9,7 +9,7 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
                 "step_head": 2}),
     "attention": ({"text": "level", "kind": "Decoder self", "layer": "0", "head": "1"},
                   {"kind": "decoder_self", "layer": 0, "head": 1}),
-    "inside_head": ({"text": "level", "inside_kind": "Decoder self", "inside_layer": "0", "inside_head": "1",
+    "inside_one_head": ({"text": "level", "inside_kind": "Decoder self", "inside_layer": "0", "inside_head": "1",
                      "inside_query": "2", "inside_key": "position 1", "ablated": ["cross L1 H0"]},
                     {"inside_kind": "decoder_self", "inside_layer": 0, "inside_head": 1, "inside_query": 2,
                      "inside_key": 1, "ablated": ["cross L1 H0"]}),

@@ -116,6 +116,6 @@ def test_the_link_to_inside_one_head_carries_this_head():
     assert link.page == "inside-one-head"
     query = {k: v[0] for k, v in parse_qs(link.query_string).items()}
     assert query == {"inside_kind": "Decoder self", "inside_layer": "0", "inside_head": "3"}
-    inside = open_app({"text": "level", **query}, "inside_head")                   # the link followed
+    inside = open_app({"text": "level", **query}, "inside_one_head")                   # the link followed
     no_exception(inside)
     assert "Decoder self-attention, layer 0, head 3" in inside.markdown[1].value

@@ -12,12 +12,13 @@ from playwright.sync_api import expect
 from tests.links import LINKS
 
 from .conftest import screenshot
-from .harness import load, settle, type_text, wait_for_charts
+from .harness import CHART_DATA, load, settle, type_text, typed_array, wait_for_charts
 
 PAGES = {  # url path -> (sidebar label, charts expected)
     "": ("Home", 0),
     "decode": ("Decode step by step", 4),
-    "attention": ("Attention", 2),
+    "attention": ("Attention", 3),
+    "inside-one-head": ("Inside one head", 10),
     "positional": ("Positional encoding", 7),
     "masks": ("Masks", 3),
     "training": ("Training", 2),
@@ -90,6 +91,44 @@ def test_a_copied_link_opens_the_same_view_in_a_fresh_context(server, browser):
     expect(fresh.get_by_test_id("stMain").get_by_text("Decoder self-attention", exact=False).first).to_be_visible()
     assert fresh.locator("[data-testid='stSidebarNav']").count() == 1  # the router ran, not a bare page
     context.close()
+
+
+def weight_on_attention_page(page, server, text, layer, head, query, key) -> float:
+    """The weight of one cell of a cross head, read from the Attention page's large view as the browser has it."""
+    load(page, f"{server}/attention?text={text}&kind=Cross&layer={layer}&head={head}")
+    wait_for_charts(page, 3)
+    return float(typed_array(page.evaluate(CHART_DATA, [1, 0, "z"]))[query][key])
+
+
+def test_inside_one_head_walks_from_the_attention_page_to_one_cell_and_back(server, page):
+    load(page, f"{server}/attention?text=banana&kind=Cross&layer=1&head=1")
+    page.get_by_test_id("stMain").get_by_role("link", name=re.compile("Inside one head")).click()
+    settle(page)
+    wait_for_charts(page, 10)
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("Cross-attention, layer 1, head 1", exact=False)).to_be_visible()
+    slider = main.get_by_role("slider")                          # the query: step 2
+    slider.focus()
+    for _ in range(2):
+        slider.press("ArrowRight")
+        settle(page)
+    main.get_by_role("combobox", name=re.compile("Key")).click()   # the key: source position 4
+    page.get_by_role("option", name="position 4", exact=True).click()
+    settle(page)
+    weight = main.get_by_test_id("stMetricValue").first
+    expect(weight).not_to_have_text("")
+    first = float(weight.inner_text())
+    main.get_by_role("combobox", name=re.compile("Head")).click()  # another head, same cell
+    page.get_by_role("option", name="3", exact=True).click()
+    settle(page)
+    expect(main.get_by_text("Cross-attention, layer 1, head 3", exact=False)).to_be_visible()
+    second = float(weight.inner_text())
+    assert "inside_query=2" in page.url and "inside_key=position+4" in page.url and "inside_head=3" in page.url
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert float(main.get_by_test_id("stMetricValue").nth(1).inner_text()) <= 1e-5
+    assert first == pytest.approx(weight_on_attention_page(page, server, "banana", 1, 1, 2, 4), abs=5e-5)
+    assert second == pytest.approx(weight_on_attention_page(page, server, "banana", 1, 3, 2, 4), abs=5e-5)
+    assert first != second
 
 
 @pytest.mark.parametrize("name", list(LINKS))

@@ -60,7 +60,7 @@ m2.metric("Largest difference from the model", f"{inside.largest_difference:.1e}
           help=f"Over the {sum(c.derived.size for c in inside.checks):,} numbers derived below, each quantity's "
                f"largest difference divided by the size of its numbers where that is above 1; up to {TOLERANCE:g} "
                "counts as a match (the model computes in float32, whose rounding grows with the number).")
-m3.metric("Run", visible(text) + " → " + (visible(run.output) or "(nothing)"))
+m3.metric(f"Score s[{i}, {j}]", "masked (−∞)" if not at.allowed[j] else f"{at.scores.derived[h, j]:.4f}")
 if ablated:
     st.info(f"{len(ablated)} head(s) switched off: " + ", ".join(f"{k} L{l} H{x}" for k, l, x in ablated)
             + ". Every number below is from that run.", icon="✂️")
@@ -157,7 +157,7 @@ weighted = row_weights[:, None] * at.values.derived[h]                      # (T
 sizes = np.linalg.norm(weighted, axis=1)
 order = np.argsort(-sizes)[:3]
 st.plotly_chart(weighted_values(weighted, at.heads.derived[h], cols, j,
-                                title=f"w_{i}j · v_j for every key j, and their sum (key {j} outlined)"),
+                                title=f"w[{i}, j] · v_j for every key j, and their sum (key {j} outlined)"),
                 key="weighted")
 st.markdown("The keys that contribute most to this output, by the length of w·v: "
             + ", ".join(f"key {k} `{cols[k]}` ({sizes[k]:.3f}, weight {row_weights[k]:.3f})" for k in order)
@@ -165,7 +165,8 @@ st.markdown("The keys that contribute most to this output, by the length of w·v
 if inside.switched_off:
     st.warning(f"Head {head} is **switched off** in this run: it computes its weights and output as usual (above), "
                "then its output is multiplied by 0 before the heads are concatenated, so none of it reaches W^O "
-               "(its block below is zero). The other heads, and every later layer, read a stream without it.",
+               "(its block below is zero). The other heads of this layer are computed beside it and do not change; "
+               "every later sublayer reads a stream without it.",
                icon="✂️")
 
 # --- 6. Concat, W^O, residual ------------------------------------------------------------------------------
@@ -191,7 +192,8 @@ for block in inside.rest:
     if isinstance(block, AttentionAt):
         top = block.weights.derived.argmax(-1)
         st.markdown(
-            f"**Cross-attention** (the next sublayer) reads LN of that stream and the encoder's output: its heads' "
+            f"**Cross-attention** (the next sublayer) reads {'LN of ' if inside.pre_norm else ''}that stream and the "
+            "encoder's output: its heads' "
             "largest weights at this position fall on source positions "
             + ", ".join(f"{top[x]} (head {x})" for x in range(config.n_heads))
             + f". It adds a vector of length {np.linalg.norm(block.output.derived):.2f}."
@@ -218,14 +220,15 @@ if stop.logits is not None:
 
 # --- Every check --------------------------------------------------------------------------------------
 st.subheader("Every number, checked against the model")
-checks = inside.checks
+blocks, checks = zip(*inside.checks_by_block)
 st.dataframe(pd.DataFrame({
-    "quantity": [f"{c.name}" for c in checks],
+    "sublayer": blocks,
+    "quantity": [c.name for c in checks],
     "shape": [" × ".join(map(str, c.shape)) for c in checks],
     "largest |here − model|": [c.difference for c in checks],
     "largest number": [c.size for c in checks],
     "difference ÷ size": [c.scaled_difference for c in checks],
-}), hide_index=True, width="content", height=36 * (len(checks) + 1) + 2,
+}), hide_index=True, width="content", height=35 * (len(checks) + 1) + 3,
     column_config={"largest |here − model|": st.column_config.NumberColumn(format="%.1e"),
                    "largest number": st.column_config.NumberColumn(format="%.2f"),
                    "difference ÷ size": st.column_config.NumberColumn(format="%.1e")})

@@ -37,7 +37,7 @@ def y(chart, trace=0):
 
 @pytest.mark.parametrize("kind,layer,head,query,key,before,residual,ffn", CELLS, ids=[c[0] for c in CELLS])
 def test_every_number_on_the_page_is_the_models_own(ckpt, kind, layer, head, query, key, before, residual, ffn):
-    at = open_page("inside_head", "banana", state=state(kind, layer, head, query, key))
+    at = open_page("inside_one_head", "banana", state=state(kind, layer, head, query, key))
     no_exception(at)
     charts = figures(at)
     run = make_run(ckpt.model, ckpt.vocab, "banana")
@@ -84,7 +84,7 @@ def test_every_number_on_the_page_is_the_models_own(ckpt, kind, layer, head, que
 
 
 def test_the_key_defaults_to_the_one_the_query_attends_to_most(ckpt):
-    at = open_page("inside_head", "banana", state={"inside_kind": "cross", "inside_query": 1})
+    at = open_page("inside_one_head", "banana", state={"inside_kind": "cross", "inside_query": 1})
     no_exception(at)
     assert at.selectbox(key="inside_key").value == "the one it attends to most"
     row = make_run(ckpt.model, ckpt.vocab, "banana").trace["cross", 1][0][1]
@@ -94,7 +94,7 @@ def test_the_key_defaults_to_the_one_the_query_attends_to_most(ckpt):
 
 
 def test_a_switched_off_head_is_computed_shown_as_zero_and_said_why(ckpt):
-    at = open_page("inside_head", "banana", state=state("cross", 1, 0, 2, 3, ablated=["cross L1 H0"]))
+    at = open_page("inside_one_head", "banana", state=state("cross", 1, 0, 2, 3, ablated=["cross L1 H0"]))
     no_exception(at)
     charts = figures(at)
     edit = Intervention(frozenset({Head("cross", 1, 0)}))
@@ -113,7 +113,7 @@ def test_the_page_runs_on_a_learners_own_small_model():
     from explorer.live_training import LiveSettings, LiveTraining
     run = LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=30, max_len=6))
     run.run()
-    at = open_page("inside_head", "abc", state={**own_model_state(run.result, "Your model"), "inside_kind": "cross",
+    at = open_page("inside_one_head", "abc", state={**own_model_state(run.result, "Your model"), "inside_kind": "cross",
                                                 "inside_head": 1})
     no_exception(at)
     assert float(at.metric[1].value) <= TOLERANCE
