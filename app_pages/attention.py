@@ -12,7 +12,7 @@ from explorer.links import page_link
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
 from explorer.state import learner_text
-from viz import attention_grid, attention_heatmap, attention_side_by_side, panels
+from viz import attention_grid, attention_side_by_side
 from viz.inside import influence_heatmap
 
 EXPLAIN = {
@@ -75,16 +75,14 @@ if kind == "cross":
 
 st.subheader("Weight is not influence")
 influence = value_weighted(ckpt.model, run.trace, kind, layer)[head]   # (Tq, Tk) ‖w_ij v_j W_O^h‖
-st.plotly_chart(panels([
-    attention_heatmap(matrix, rows, cols, f"Head {head}'s weights w_ij", row_title, col_title, show_values=False),
-    influence_heatmap(influence, rows, cols, "What each key sends: ‖w_ij v_j W_O^h‖", "", col_title),
-], gap=0.2, same_height=True), key="influence")
+st.plotly_chart(influence_heatmap(influence, rows, cols, f"Head {head}: what each key sends, ‖w_ij v_j W_O^h‖",
+                                  row_title, col_title), key="influence")
 real = masked.sum(axis=1) < matrix.shape[1]
 differ = int((matrix.argmax(1) != influence.argmax(1))[real].sum())
 st.markdown(
     "A head's output is the weighted sum of its keys' values, mixed by W^O. A large weight on a key whose value "
-    "vector is short moves the output little, so the weights alone do not say what a head passes on. Right: the "
-    "length of what each key actually sends (Kobayashi et al., 2020). "
+    "vector is short moves the output little, so the weights alone do not say what a head passes on. Here, beside "
+    "the weights above: the length of what each key actually sends (Kobayashi et al., 2020). "
     f"In this head, the key with the largest weight is not the key that sends the most in **{differ} of "
     f"{int(real.sum())}** rows."
 )

@@ -11,10 +11,8 @@ from analysis.run import correct_tokens
 from explorer.model import checkpoint_or_stop, intervention, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import VIEW, keep_in_range, learner_text
-from explorer.text import visible
-from viz import panels
-from viz.inside import (influence_heatmap, logit_lens_heatmap, product_bars, residual_bars, softmax_row,
-                        vector_strips, weighted_values, weights_with_cell)
+from viz.inside import logit_lens_heatmap, weights_with_cell
+from viz.strips import vector_rows
 
 MOST = "the one it attends to most"   # the key picker's default, a label that does not depend on the text
 
@@ -65,16 +63,9 @@ if ablated:
     st.info(f"{len(ablated)} head(s) switched off: " + ", ".join(f"{k} L{l} H{x}" for k, l, x in ablated)
             + ". Every number below is from that run.", icon="✂️")
 
-influence = value_weighted(model, run.trace, kind, layer, edit)[head]        # (Tq, Tk)
-st.plotly_chart(panels([
-    weights_with_cell(run.trace[kind, layer][head], rows, cols, (i, j), title=f"Head {head}'s weights (cell outlined)",
-                      query_title=row_title, key_title=col_title),
-    influence_heatmap(influence, rows, cols, title="What each key sends: ‖w_ij v_j W_O^h‖", query_title="",
-                      key_title=col_title, highlight=(i, j)),
-], gap=0.2, same_height=True), key="overview")
-st.caption("Left, the weights; right, the size of what each key actually sends into the query's output through "
-           "this head (the weight times the length of the key's value after W^O). A large weight on a key whose "
-           "value is short moves little.")
+st.plotly_chart(weights_with_cell(run.trace[kind, layer][head], rows, cols, (i, j),
+                                  title=f"Head {head}'s weights (the chosen cell outlined)", query_title=row_title,
+                                  key_title=col_title), key="overview")
 
 # --- 1. The stream and its LayerNorm -----------------------------------------------------------------
 st.subheader("1 · The query's residual stream, and what the attention reads from it")
@@ -94,16 +85,15 @@ if inside.pre_norm:
 else:
     st.markdown(f"x_{i} is the residual stream at position {i} as it enters this sublayer: {where}. This model is "
                 "**post-norm**: the attention reads x itself, and LayerNorm comes after the residual add.")
-st.plotly_chart(vector_strips([at.stream, at.normed.derived], [f"x_{i}", f"LN(x_{i})" if inside.pre_norm else
-                                                                 f"x_{i} (read as is)"],
-                              title=f"Position {i}: {config.d_model} numbers each"), key="stream")
+st.html(vector_rows([at.stream, at.normed.derived], [f"x_{i}", f"LN(x_{i})" if inside.pre_norm else f"x_{i} (read as is)"],
+                    title=f"Position {i}: {config.d_model} numbers each"))
 if kind == "cross":
     st.info("In cross-attention the keys and values do not come from this stream: they come from the "
             "**encoder's final output** (the memory, after the encoder's last LayerNorm), the same "
             f"{len(cols)} vectors for every decoder layer and step.", icon="↔️")
 
 # --- 2. q, k, v --------------------------------------------------------------------------------------
-st.subheader("2 · Query, key and value of head " + str(head))
+st.subheader(f"2 · Query, key and value of head {head}, and the score")
 source = "m_j" if kind == "cross" else r"\mathrm{LN}(x_j)"
 st.latex(rf"q_i = \mathrm{{LN}}(x_i)\,W_Q^{{({h})}} + b_Q^{{({h})}},\quad k_j = {source}\,W_K^{{({h})}} + b_K^{{({h})}},"
          rf"\quad v_j = {source}\,W_V^{{({h})}} + b_V^{{({h})}}")
@@ -111,20 +101,17 @@ st.caption(("m_j is the encoder's output at source position j. " if kind == "cro
            + f"Shapes: (1 × {config.d_model}) · ({config.d_model} × {d_k}) + (1 × {d_k}) → 1 × {d_k}. Head {h} owns "
            f"columns {h * d_k}–{(h + 1) * d_k - 1} of W_Q, W_K and W_V (d_k = d_model / heads = {config.d_model} / "
            f"{config.n_heads} = {d_k}).")
-st.plotly_chart(vector_strips([at.queries.derived[h], at.keys.derived[h, j], at.values.derived[h, j]],
-                              [f"q_{i}", f"k_{j}", f"v_{j}"], show_values=True,
-                              title=f"{d_k} numbers each"), key="qkv")
-
-# --- 3. The score ---------------------------------------------------------------------------------------
-st.subheader("3 · The score: q·k term by term, ÷ √d_k, and the mask")
+st.html(vector_rows([at.queries.derived[h], at.keys.derived[h, j], at.values.derived[h, j], inside.products],
+                    [f"q_{i}", f"k_{j}", f"v_{j}", f"q_{i}[d] × k_{j}[d]"], ruled=3,
+                    title=f"{d_k} numbers each; the last row is q·k term by term"))
 traced_score = at.scores.traced[h, j]
 allowed = bool(at.allowed[j])
-st.plotly_chart(product_bars(inside.products, title=f"q_{i}[d] × k_{j}[d] for each of the {d_k} dimensions"),
-                key="products")
 scaled = inside.dot / np.sqrt(d_k)
 st.latex(rf"s_{{{i},{j}}} = \frac{{q_{{{i}}}\cdot k_{{{j}}}}}{{\sqrt{{d_k}}}} = \frac{{{inside.dot:.4f}}}{{\sqrt{{{d_k}}}}} = "
          rf"{scaled:.4f}" + ("" if allowed else r" \;\to\; -\infty \text{ (masked)}"))
 st.markdown(
+    f"The score multiplies q and k dimension by dimension (the last row), adds the {d_k} terms, divides by √d_k "
+    "and applies the mask. "
     f"The {d_k} terms add up to q·k = **{inside.dot:.4f}** (largest term {inside.products.max():.3f}, smallest "
     f"{inside.products.min():.3f}); divided by √{d_k} = {np.sqrt(d_k):.0f} it is **{scaled:.4f}**. "
     + (f"Key {j} may be attended to, so the mask adds 0. The model's own score: {traced_score:.4f}."
@@ -133,32 +120,38 @@ st.markdown(
 )
 
 # --- 4. Softmax over the row ------------------------------------------------------------------------------
-st.subheader("4 · Softmax over the whole row")
+st.subheader("3 · Softmax over the whole row")
 st.latex(r"w_{ij} = \frac{e^{s_{ij}}}{\sum_{k} e^{s_{ik}}}")
 row_scores, row_weights = at.scores.derived[h], at.weights.derived[h]
-st.plotly_chart(softmax_row(row_weights, at.allowed, cols, j, title=f"Row {i} of head {head}: every key's weight "
-                            f"(key {j} dark)"), key="softmax")
 finite = row_scores[at.allowed]
 exps = np.where(at.allowed, np.exp(row_scores - finite.max()), 0.0)
-table = pd.DataFrame({"key": [f"{k}:{c}" for k, c in enumerate(cols)], "score s": row_scores,
-                      "e^(s − max s)": exps, "weight (here)": row_weights, "weight (the model)": at.weights.traced[h]})
-st.dataframe(table, hide_index=True, width="content", column_config={
-    c: st.column_config.NumberColumn(format="%.5f") for c in ("score s", "e^(s − max s)", "weight (here)",
-                                                              "weight (the model)")})
+sends = value_weighted(model, run.trace, kind, layer, edit)[head, i]               # (Tk,) ‖w_ij v_j W_O^h‖
+table = pd.DataFrame({"key": [f"{k}:{c}" + (" ◀" if k == j else "") for k, c in enumerate(cols)],
+                      "score s": [f"{x:.5f}" if ok else "−∞ (masked)" for x, ok in zip(row_scores, at.allowed)],
+                      "e^(s − max s)": exps, "weight (here)": row_weights,
+                      "weight (the model)": at.weights.traced[h], "sends ‖w·v·W_O‖": sends})
+st.dataframe(table, hide_index=True, width="content", height=min(35 * (len(cols) + 1) + 3, 600), column_config={
+    **{c: st.column_config.NumberColumn(format="%.5f") for c in ("e^(s − max s)", "weight (the model)")},
+    "weight (here)": st.column_config.ProgressColumn(format="%.5f", min_value=0.0, max_value=1.0),
+    "sends ‖w·v·W_O‖": st.column_config.ProgressColumn(format="%.3f", min_value=0.0,
+                                                       max_value=float(max(sends.max(), 1e-9)))})
 st.caption(f"Subtracting the largest score before e^ changes no weight and keeps the numbers small. The weights "
            f"sum to {row_weights.sum():.6f}; w[{i}, {j}] = {weight:.5f}, the model's {at.weights.traced[h, j]:.5f}."
            + (f" The {int((~at.allowed).sum())} masked keys have score −∞ and weight exactly 0."
-              if not at.allowed.all() else ""))
+              if not at.allowed.all() else "")
+           + " The last column is the size of what each key actually sends into the output through this head "
+           "(its weight times the length of its value after W^O): a large weight on a key whose value is short "
+           "moves little.")
 
 # --- 5. The head's output ------------------------------------------------------------------------------------
-st.subheader("5 · The head's output: the weighted values")
+st.subheader("4 · The head's output: the weighted values")
 st.latex(rf"\mathrm{{head}}_{h}(i) = \sum_j w_{{ij}}\, v_j")
 weighted = row_weights[:, None] * at.values.derived[h]                      # (Tk, d_k)
 sizes = np.linalg.norm(weighted, axis=1)
 order = np.argsort(-sizes)[:3]
-st.plotly_chart(weighted_values(weighted, at.heads.derived[h], cols, j,
-                                title=f"w[{i}, j] · v_j for every key j, and their sum (key {j} outlined)"),
-                key="weighted")
+st.html(vector_rows([*weighted, at.heads.derived[h]], [*(f"{k}:{c}" for k, c in enumerate(cols)), "= head output"],
+                    title=f"w[{i}, j] · v_j for every key j, and their sum (key {j} outlined)",
+                    show_values=len(cols) <= 12, outlined=j, ruled=len(cols)))
 st.markdown("The keys that contribute most to this output, by the length of w·v: "
             + ", ".join(f"key {k} `{cols[k]}` ({sizes[k]:.3f}, weight {row_weights[k]:.3f})" for k in order)
             + f". The sum has length {np.linalg.norm(at.heads.derived[h]):.3f}.")
@@ -170,14 +163,14 @@ if inside.switched_off:
                icon="✂️")
 
 # --- 6. Concat, W^O, residual ------------------------------------------------------------------------------
-st.subheader("6 · Every head side by side, W^O, and the residual add")
+st.subheader("5 · Every head side by side, W^O, and the residual add")
 st.latex(r"\mathrm{MHA}(i) = \mathrm{Concat}(\mathrm{head}_0(i), \dots, \mathrm{head}_{H-1}(i))\,W^O + b_O,"
          r"\qquad x_i' = " + (r"x_i + \mathrm{MHA}(i)" if inside.pre_norm else r"\mathrm{LN}(x_i + \mathrm{MHA}(i))"))
 off = [x for x in range(config.n_heads) if not at.gate[x]]
-st.plotly_chart(vector_strips([at.concat.derived, at.output.derived, at.stream, at.residual.derived],
-                              ["Concat(heads)", "after W^O", f"x_{i}", f"x_{i}' (stream after)"],
-                              title=f"{config.d_model} numbers each; head {head} fills dimensions "
-                                    f"{h * d_k}–{(h + 1) * d_k - 1} of the concatenation"), key="concat")
+st.html(vector_rows([at.concat.derived, at.output.derived, at.stream, at.residual.derived],
+                    ["Concat(heads)", "after W^O", f"x_{i}", f"x_{i}' (stream after)"],
+                    title=f"{config.d_model} numbers each; head {head} fills dimensions {h * d_k}–{(h + 1) * d_k - 1} "
+                          "of the concatenation"))
 st.markdown(
     f"The {config.n_heads} head outputs ({d_k} numbers each) are laid side by side into {config.d_model} numbers"
     + (f" (switched off: head {', '.join(map(str, off))}, all zeros)" if off else "")
@@ -187,7 +180,7 @@ st.markdown(
 )
 
 # --- 7. The rest of the layer -----------------------------------------------------------------------------
-st.subheader(f"7 · The rest of layer {layer} at position {i}, and where it goes next")
+st.subheader(f"6 · The rest of layer {layer} at position {i}, and where it goes next")
 for block in inside.rest:
     if isinstance(block, AttentionAt):
         top = block.weights.derived.argmax(-1)
@@ -204,9 +197,6 @@ for block in inside.rest:
                     f"units are above 0 after the ReLU; it adds a vector of length "
                     f"{np.linalg.norm(block.output.derived):.2f}.")
         st.latex(r"\mathrm{FFN}(x) = \max(0,\, x W_1 + b_1)\, W_2 + b_2")
-        st.plotly_chart(vector_strips([block.hidden.derived], ["ReLU(x W₁ + b₁)"],
-                                      title=f"The hidden layer at position {i} ({block.hidden.derived.size} units)",
-                                      column_title="hidden unit"), key="hidden")
 stop = inside.next_stop
 st.markdown(f"Then {stop.description}.")
 if stop.logits is not None:
@@ -241,8 +231,12 @@ st.caption("Worked out here in float64 from the trained weights, starting from t
 stack = "encoder" if kind == "encoder_self" else "decoder"
 st.subheader(f"What each block writes into the residual stream ({stack}, position {i})")
 norms = residual_norms(run.trace, stack, i)
-st.plotly_chart(residual_bars([r.step for r in norms], [r.added for r in norms], [r.stream for r in norms]),
-                key="residual")
+top = max(r.stream for r in norms)
+st.dataframe(pd.DataFrame({"block": [r.step for r in norms], "‖what it added‖": [r.added for r in norms],
+                           "‖stream after it‖": [r.stream for r in norms]}),
+             hide_index=True, width="content", height=35 * (len(norms) + 1) + 3, column_config={
+                 c: st.column_config.ProgressColumn(format="%.2f", min_value=0.0, max_value=top)
+                 for c in ("‖what it added‖", "‖stream after it‖")})
 largest = max(norms[1:], key=lambda r: r.added)
 st.caption(("Every sublayer adds its output to the stream, so the stream is the sum of the input vectors and "
             "everything each block wrote. " if inside.pre_norm else

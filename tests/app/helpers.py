@@ -76,3 +76,24 @@ def no_exception(at: AppTest) -> None:
 def metric_values(at: AppTest) -> list[str]:
     """The value of every st.metric on the page, in page order (column by column)."""
     return [m.value for m in at.metric]
+
+
+def html_rows(element) -> dict[str, np.ndarray]:
+    """The rows of a viz.strips table drawn with st.html, by name, read back from each cell's data-value."""
+    from html.parser import HTMLParser
+
+    rows: dict[str, list[float]] = {}
+
+    class Cells(HTMLParser):
+        row: str | None = None
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if tag == "tr" and "data-row" in attrs:
+                self.row = attrs["data-row"]
+                rows[self.row] = []
+            elif tag == "td" and "data-value" in attrs:
+                rows[self.row].append(float(attrs["data-value"]))
+
+    Cells().feed(element.proto.body)
+    return {name: np.array(values) for name, values in rows.items()}

@@ -102,8 +102,7 @@ def test_weight_beside_what_each_key_sends_and_how_often_they_disagree(ckpt, kin
     d_k = values.shape[1]
     w_o = module.w_o.weight.detach().numpy()[:, 2 * d_k:3 * d_k]                   # (d_model, d_k): head 2's block
     sent = weights * np.linalg.norm(values @ w_o.T, axis=1)[None, :]
-    assert np.allclose(array(panels[0]["z"]).astype(float), weights, atol=1e-6)
-    assert np.allclose(array(panels[1]["z"]).astype(float), sent, atol=1e-4)
+    assert np.allclose(array(panels[0]["z"]).astype(float), sent, atol=1e-4)
     differ = int((weights.argmax(1) != sent.argmax(1)).sum())
     text = " ".join(m.value for m in at.markdown)
     assert f"sends the most in **{differ} of {len(weights)}** rows" in text

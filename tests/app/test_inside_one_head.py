@@ -9,7 +9,7 @@ from analysis.run import correct_tokens, make_run
 from transformer.intervention import Head, Intervention
 from transformer.trace import attention_path
 
-from .helpers import array, figures, no_exception, open_page, own_model_state
+from .helpers import array, figures, html_rows, no_exception, open_page, own_model_state
 
 # kind, layer, head, query, key, the stream it reads, its residual block, its feed-forward
 CELLS = [
@@ -31,10 +31,6 @@ def z(chart, trace=0):
     return array(chart["data"][trace]["z"]).astype(float)
 
 
-def y(chart, trace=0):
-    return array(chart["data"][trace]["y"]).astype(float)
-
-
 @pytest.mark.parametrize("kind,layer,head,query,key,before,residual,ffn", CELLS, ids=[c[0] for c in CELLS])
 def test_every_number_on_the_page_is_the_models_own(ckpt, kind, layer, head, query, key, before, residual, ffn):
     at = open_page("inside_one_head", "banana", state=state(kind, layer, head, query, key))
@@ -44,29 +40,31 @@ def test_every_number_on_the_page_is_the_models_own(ckpt, kind, layer, head, que
     t, path, close = run.trace, attention_path(kind, layer), dict(atol=1e-5)
 
     assert np.allclose(z(charts["overview"]), t[kind, layer][head], **close)              # the head's weights
-    stream = z(charts["stream"])
+    stream, qkv, weighted, concat = (list(html_rows(e).values()) for e in at.get("html"))
     assert np.allclose(stream[0], t[before][query], **close)                               # x_i
     assert np.allclose(stream[1], t[f"{residual}.sublayer_input"][query], **close)         # LN(x_i)
-    q, k, v = z(charts["qkv"])
+    q, k, v, products = qkv
     assert np.allclose(q, t[f"{path}.queries"][head, query], **close)
     assert np.allclose(k, t[f"{path}.keys"][head, key], **close)
     assert np.allclose(v, t[f"{path}.values"][head, key], **close)
-    products = y(charts["products"])
     assert np.allclose(products, q * k, **close)
     assert products.sum() / np.sqrt(len(q)) == pytest.approx(t[f"{path}.scores"][head, query, key], abs=1e-4)
     row = t[f"{path}.weights"][head, query]
-    assert np.allclose(y(charts["softmax"]), row, **close)
-    table = at.dataframe[0].value
+    table = at.dataframe[0].value                                                          # the softmax row
+    assert np.allclose(table["weight (here)"], row, **close)
     assert np.allclose(table["weight (the model)"], row, atol=1e-7)
-    weighted = z(charts["weighted"])
+    scores = [-np.inf if s.startswith("−∞") else float(s) for s in table["score s"]]
+    assert np.allclose(scores, t[f"{path}.scores"][head, query], atol=1e-4)
+    weighted = np.stack(weighted)
     assert np.allclose(weighted[:-1], row[:, None] * t[f"{path}.values"][head], **close)
     assert np.allclose(weighted[-1], t[f"{path}.heads"][head, query], **close)             # their sum
-    concat, out, x, after = z(charts["concat"])
+    concat, out, x, after = concat
     assert np.allclose(concat, t[f"{path}.concat"][query], **close)
     assert np.allclose(out, t[f"{path}.output"][query], **close)
     assert np.allclose(x, t[before][query], **close)
     assert np.allclose(after, t[f"{residual}.output"][query], **close)
-    assert np.allclose(z(charts["hidden"])[0], t[f"{ffn}.hidden"][query], **close)
+    active = int((t[f"{ffn}.hidden"][query] > 0).sum())
+    assert any(f"{active} of its 256 hidden units are above 0" in m.value for m in at.markdown)
     assert at.metric[0].value == f"{row[key]:.4f}"
 
     checks = at.dataframe[1].value
@@ -77,7 +75,10 @@ def test_every_number_on_the_page_is_the_models_own(ckpt, kind, layer, head, que
 
     stack = "encoder" if kind == "encoder_self" else "decoder"
     final = f"{stack}_layers.1.feed_forward_residual.output"
-    assert y(charts["residual"], 1)[-1] == pytest.approx(np.linalg.norm(t[final][query]), rel=1e-5)
+    norms = at.dataframe[2].value
+    assert norms["‖stream after it‖"].iloc[-1] == pytest.approx(np.linalg.norm(t[final][query]), rel=1e-5)
+    last_ffn = f"{stack}_layers.1.feed_forward.output"
+    assert norms["‖what it added‖"].iloc[-1] == pytest.approx(np.linalg.norm(t[last_ffn][query]), rel=1e-5)
     lens = z(charts["lens"])                                                               # (layers, steps)
     correct = correct_tokens(ckpt.vocab, "banana", 24)
     assert np.allclose(lens[-1], run.probs[np.arange(len(correct)), correct], atol=1e-5)
@@ -96,15 +97,14 @@ def test_the_key_defaults_to_the_one_the_query_attends_to_most(ckpt):
 def test_a_switched_off_head_is_computed_shown_as_zero_and_said_why(ckpt):
     at = open_page("inside_one_head", "banana", state=state("cross", 1, 0, 2, 3, ablated=["cross L1 H0"]))
     no_exception(at)
-    charts = figures(at)
+    _, _, weighted, concat = (list(html_rows(e).values()) for e in at.get("html"))
     edit = Intervention(frozenset({Head("cross", 1, 0)}))
     run = make_run(ckpt.model, ckpt.vocab, "banana", edit=edit)
     d_k = ckpt.model.config.d_k
-    concat = z(charts["concat"])[0]
-    assert np.all(concat[:d_k] == 0) and np.abs(concat[d_k:]).max() > 0.1
-    assert np.abs(z(charts["weighted"])[-1]).max() > 0.1                    # the head still computes its output
-    assert np.all(z(charts["overview"], 1) == 0)                            # and sends nothing
-    assert np.allclose(z(charts["concat"])[3], run.trace["decoder_layers.1.cross_residual.output"][2], atol=1e-5)
+    assert np.all(concat[0][:d_k] == 0) and np.abs(concat[0][d_k:]).max() > 0.1
+    assert np.abs(weighted[-1]).max() > 0.1                                 # the head still computes its output
+    assert np.all(at.dataframe[0].value["sends ‖w·v·W_O‖"] == 0)            # and sends nothing
+    assert np.allclose(concat[3], run.trace["decoder_layers.1.cross_residual.output"][2], atol=1e-5)
     assert any("switched off" in w.value for w in at.warning)
     assert float(at.metric[1].value) <= TOLERANCE
 
@@ -117,5 +117,5 @@ def test_the_page_runs_on_a_learners_own_small_model():
                                                 "inside_head": 1})
     no_exception(at)
     assert float(at.metric[1].value) <= TOLERANCE
-    assert len(z(figures(at)["qkv"])[0]) == 8                                # d_k = 16 / 2
+    assert len(list(html_rows(at.get("html")[1]).values())[0]) == 8         # d_k = 16 / 2
     assert z(figures(at)["lens"]).shape[0] == 1                              # one decoder layer

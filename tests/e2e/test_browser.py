@@ -18,7 +18,7 @@ PAGES = {  # url path -> (sidebar label, charts expected)
     "": ("Home", 0),
     "decode": ("Decode step by step", 4),
     "attention": ("Attention", 3),
-    "inside-one-head": ("Inside one head", 10),
+    "inside-one-head": ("Inside one head", 2),
     "positional": ("Positional encoding", 7),
     "masks": ("Masks", 3),
     "training": ("Training", 2),
@@ -104,7 +104,7 @@ def test_inside_one_head_walks_from_the_attention_page_to_one_cell_and_back(serv
     load(page, f"{server}/attention?text=banana&kind=Cross&layer=1&head=1")
     page.get_by_test_id("stMain").get_by_role("link", name=re.compile("Inside one head")).click()
     settle(page)
-    wait_for_charts(page, 10)
+    wait_for_charts(page, 2)
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Cross-attention, layer 1, head 1", exact=False)).to_be_visible()
     slider = main.get_by_role("slider")                          # the query: step 2

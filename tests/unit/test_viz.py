@@ -37,3 +37,14 @@ def test_mask_cells_are_labelled_only_while_the_word_fits_in_them():
     narrow = mask_heatmap(np.ones((3, 24), dtype=bool), list("abc"), [str(i) for i in range(24)])
     wide = mask_heatmap(np.ones((3, 8), dtype=bool), list("abc"), [str(i) for i in range(8)])
     assert narrow.data[0].texttemplate is None and wide.data[0].texttemplate == "%{text}"
+
+
+def test_vector_rows_colour_by_sign_keep_every_value_and_escape_names():
+    from viz.strips import colour, vector_rows
+    assert colour(0.0, 2.0) == "rgb(247,247,247)"                     # white at zero
+    assert colour(-2.0, 2.0) == "rgb(178,24,43)" and colour(5.0, 2.0) == "rgb(33,102,172)"  # full red, full blue
+    table = vector_rows([np.array([-1.5, 0.25]), np.array([2.0, 0.0])], ["<q>", "k"], outlined=1, ruled=1)
+    assert table.count("<td ") == 4
+    assert 'data-value="-1.5"' in table and 'data-value="0.25"' in table and ">-1.50<" in table
+    assert "<q>" not in table and "&lt;q&gt;" in table
+    assert "outline:3px" in table and table.count("border-top:2px") == 3   # the ruled row: its name and two cells
