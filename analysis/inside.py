@@ -229,7 +229,7 @@ def attention_at(model: Transformer, trace: Trace, kind: Kind, layer: int, query
     output = linear(concat, attention.w_o)
     return AttentionAt(
         sublayer, x, mean, spread, normed, key_rows,
-        Checked("queries q = LN(x) W_Q + b_Q", q, trace[f"{path}.queries"][:, query]),
+        Checked("queries q = … W_Q + b_Q", q, trace[f"{path}.queries"][:, query]),
         Checked("keys k = … W_K + b_K", k, trace[f"{path}.keys"]),
         Checked("values v = … W_V + b_V", v, trace[f"{path}.values"]),
         allowed,
@@ -334,12 +334,15 @@ def _next_stop(model: Transformer, trace: Trace, stack: str, layer: int, positio
     if layer + 1 < n_layers:
         return NextStop(f"{stack} layer {layer + 1} reads it as its residual stream at position {position}")
     norm = model.encoder_norm if stack == "encoder" else model.decoder_norm
-    final = layer_norm(out, norm)[0] if isinstance(norm, nn.LayerNorm) else out
+    normed = isinstance(norm, nn.LayerNorm)                       # pre-norm stacks end with one; post-norm do not
+    final = layer_norm(out, norm)[0] if normed else out
     if stack == "encoder":
-        return NextStop("the encoder's final LayerNorm makes it the memory that every cross-attention reads",
+        return NextStop(("the encoder's final LayerNorm makes it" if normed else "it is")
+                        + " the memory that every cross-attention reads",
                         Checked("encoder output (memory)", final, trace["encoder_norm.output"][position]))
     logits = final @ _array(model.generator.weight).T
-    return NextStop("the decoder's final LayerNorm, then the generator, make it the scores of the next token",
+    return NextStop(("the decoder's final LayerNorm, then the generator, make it" if normed else
+                     "the generator makes it") + " the scores of the next token",
                     Checked("decoder output", final, trace["decoder_norm.output"][position]),
                     Checked("logits (generator)", logits, trace["generator.logits"][position]))
 

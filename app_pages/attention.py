@@ -80,11 +80,12 @@ st.plotly_chart(influence_heatmap(influence, rows, cols, f"Head {head}: what eac
 real = masked.sum(axis=1) < matrix.shape[1]
 differ = int((matrix.argmax(1) != influence.argmax(1))[real].sum())
 st.markdown(
-    "A head's output is the weighted sum of its keys' values, mixed by W^O. A large weight on a key whose value "
-    "vector is short moves the output little, so the weights alone do not say what a head passes on. Here, beside "
+    "A head's output is the weighted sum of its keys' values, mixed by W^O. A large weight on a key whose value, "
+    "after W^O, is short moves the output little, so the weights alone do not say what a head passes on. Here, beside "
     "the weights above: the length of what each key actually sends (Kobayashi et al., 2020). "
     f"In this head, the key with the largest weight is not the key that sends the most in **{differ} of "
-    f"{int(real.sum())}** rows."
+    f"{int(real.sum())}** rows. This length is itself one measure: it does not show how the keys' vectors add up "
+    "or cancel, nor what later layers do with them."
 )
 page_link("app_pages/inside_one_head.py", "Follow one weight of this head, number by number: Inside one head", "🔬",
           {"inside_kind": KIND_SHORT[kind], "inside_layer": str(layer), "inside_head": str(head)})

@@ -21,8 +21,9 @@ st.markdown(
     "Pick one attention weight (one cell of one head's matrix) and follow every number that makes it, on your "
     "own text: the residual stream at the query's position, its LayerNorm, the query, key and value vectors, "
     "their dot product, the scaling, the mask, the softmax, the weighted values, and what the rest of the layer "
-    "does with the result. Each number is worked out here again from the model's weights, in double precision, "
-    "and set beside the number the model itself computed."
+    "does with the result. Starting from the residual stream the model recorded at this layer (and, for "
+    "cross-attention, the encoder's output), each number is worked out here again from the model's weights, in "
+    "double precision, and set beside the number the model itself computed."
 )
 
 ckpt = checkpoint_or_stop()
@@ -41,7 +42,9 @@ query_col, key_col = st.columns(2)
 i = query_col.slider(f"Query: {row_title.removesuffix(' (query)')} i", 0, len(rows) - 1, 0, key="inside_query",
                      **VIEW) if len(rows) > 1 else 0
 picked = key_col.selectbox(f"Key: {col_title.removesuffix(' (key)')} j", [MOST, *range(len(cols))], key="inside_key",
-                           format_func=lambda k: k if isinstance(k, str) else f"position {k}", **VIEW)
+                           format_func=lambda k: k if isinstance(k, str) else f"position {k}", **VIEW,
+                           help="Positions, as on the axes of the chart below; the table in step 3 names each one's "
+                                "character.")
 j = int(run.trace[kind, layer][head][i].argmax()) if picked == MOST else int(picked)
 edit = intervention(ablated)
 inside = inside_head(model, run.trace, kind, layer, head, i, j, edit)
@@ -69,9 +72,10 @@ st.plotly_chart(weights_with_cell(run.trace[kind, layer][head], rows, cols, (i, 
 
 # --- 1. The stream and its LayerNorm -----------------------------------------------------------------
 st.subheader("1 · The query's residual stream, and what the attention reads from it")
-where = {"encoder_self": "the input vectors (embedding + position)" if layer == 0 else
+inputs = f"the input vectors (each embedding × √d_model = {config.d_model ** 0.5:g}, plus its positional code)"
+where = {"encoder_self": inputs if layer == 0 else
          f"the output of encoder layer {layer - 1}",
-         "decoder_self": "the input vectors (embedding + position)" if layer == 0 else
+         "decoder_self": inputs if layer == 0 else
          f"the output of decoder layer {layer - 1}",
          "cross": f"the stream after decoder layer {layer}'s self-attention"}[kind]
 if inside.pre_norm:
@@ -89,18 +93,21 @@ st.html(vector_rows([at.stream, at.normed.derived], [f"x_{i}", f"LN(x_{i})" if i
                     title=f"Position {i}: {config.d_model} numbers each"))
 if kind == "cross":
     st.info("In cross-attention the keys and values do not come from this stream: they come from the "
-            "**encoder's final output** (the memory, after the encoder's last LayerNorm), the same "
-            f"{len(cols)} vectors for every decoder layer and step.", icon="↔️")
+            "**encoder's final output** (the memory"
+            + (", after the encoder's final LayerNorm" if inside.pre_norm else "")
+            + f"), the same {len(cols)} vector{'s' if len(cols) > 1 else ''} for every decoder layer and step.",
+            icon="↔️")
 
 # --- 2. q, k, v --------------------------------------------------------------------------------------
 st.subheader(f"2 · Query, key and value of head {head}, and the score")
-source = "m_j" if kind == "cross" else r"\mathrm{LN}(x_j)"
-st.latex(rf"q_i = \mathrm{{LN}}(x_i)\,W_Q^{{({h})}} + b_Q^{{({h})}},\quad k_j = {source}\,W_K^{{({h})}} + b_K^{{({h})}},"
+source = "m_j" if kind == "cross" else (r"\mathrm{LN}(x_j)" if inside.pre_norm else "x_j")
+reads = r"\mathrm{LN}(x_i)" if inside.pre_norm else "x_i"
+st.latex(rf"q_i = {reads}\,W_Q^{{({h})}} + b_Q^{{({h})}},\quad k_j = {source}\,W_K^{{({h})}} + b_K^{{({h})}},"
          rf"\quad v_j = {source}\,W_V^{{({h})}} + b_V^{{({h})}}")
 st.caption(("m_j is the encoder's output at source position j. " if kind == "cross" else "")
            + f"Shapes: (1 × {config.d_model}) · ({config.d_model} × {d_k}) + (1 × {d_k}) → 1 × {d_k}. Head {h} owns "
            f"columns {h * d_k}–{(h + 1) * d_k - 1} of W_Q, W_K and W_V (d_k = d_model / heads = {config.d_model} / "
-           f"{config.n_heads} = {d_k}).")
+           f"{config.n_heads} = {d_k}; in the code's nn.Linear weights, which are stored transposed, these are rows).")
 st.html(vector_rows([at.queries.derived[h], at.keys.derived[h, j], at.values.derived[h, j], inside.products],
                     [f"q_{i}", f"k_{j}", f"v_{j}", f"q_{i}[d] × k_{j}[d]"], ruled=3,
                     title=f"{d_k} numbers each; the last row is q·k term by term"))
@@ -111,17 +118,18 @@ st.latex(rf"s_{{{i},{j}}} = \frac{{q_{{{i}}}\cdot k_{{{j}}}}}{{\sqrt{{d_k}}}} = 
          rf"{scaled:.4f}" + ("" if allowed else r" \;\to\; -\infty \text{ (masked)}"))
 st.markdown(
     f"The score multiplies q and k dimension by dimension (the last row), adds the {d_k} terms, divides by √d_k "
-    "and applies the mask. "
+    "and applies the mask. A sum of d_k terms spreads out like √d_k, so the division keeps scores near the same "
+    "size whatever d_k is, and the softmax from putting all its weight on one key (the Masks page measures it). "
     f"The {d_k} terms add up to q·k = **{inside.dot:.4f}** (largest term {inside.products.max():.3f}, smallest "
-    f"{inside.products.min():.3f}); divided by √{d_k} = {np.sqrt(d_k):.0f} it is **{scaled:.4f}**. "
+    f"{inside.products.min():.3f}); divided by √{d_k} = {np.sqrt(d_k):.4g} it is **{scaled:.4f}**. "
     + (f"Key {j} may be attended to, so the mask adds 0. The model's own score: {traced_score:.4f}."
        if allowed else f"Key {j} is masked (a later decoder position), so its score becomes −∞, and the model's own "
-       f"score is {traced_score}.")
+       "score is −∞ too.")
 )
 
 # --- 4. Softmax over the row ------------------------------------------------------------------------------
 st.subheader("3 · Softmax over the whole row")
-st.latex(r"w_{ij} = \frac{e^{s_{ij}}}{\sum_{k} e^{s_{ik}}}")
+st.latex(r"w_{ij} = \frac{e^{s_{ij}}}{\sum_{j'} e^{s_{ij'}}}")
 row_scores, row_weights = at.scores.derived[h], at.weights.derived[h]
 finite = row_scores[at.allowed]
 exps = np.where(at.allowed, np.exp(row_scores - finite.max()), 0.0)
@@ -139,24 +147,27 @@ st.caption(f"Subtracting the largest score before e^ changes no weight and keeps
            f"sum to {row_weights.sum():.6f}; w[{i}, {j}] = {weight:.5f}, the model's {at.weights.traced[h, j]:.5f}."
            + (f" The {int((~at.allowed).sum())} masked keys have score −∞ and weight exactly 0."
               if not at.allowed.all() else "")
-           + " The last column is the size of what each key actually sends into the output through this head "
-           "(its weight times the length of its value after W^O): a large weight on a key whose value is short "
-           "moves little.")
+           + " The last column is the size of what each key actually sends into the layer's output through this "
+           "head, ‖w_ij v_j W_O^h‖ (step 5 defines W_O^h): a large weight on a key whose value, after W^O, is short "
+           "moves little."
+           + (" It is all 0 here: this head is switched off." if inside.switched_off else ""))
 
 # --- 5. The head's output ------------------------------------------------------------------------------------
 st.subheader("4 · The head's output: the weighted values")
 st.latex(rf"\mathrm{{head}}_{h}(i) = \sum_j w_{{ij}}\, v_j")
 weighted = row_weights[:, None] * at.values.derived[h]                      # (Tk, d_k)
 sizes = np.linalg.norm(weighted, axis=1)
-order = np.argsort(-sizes)[:3]
+order = [k for k in np.argsort(-sizes) if at.allowed[k]][:3]
 st.html(vector_rows([*weighted, at.heads.derived[h]], [*(f"{k}:{c}" for k, c in enumerate(cols)), "= head output"],
                     title=f"w[{i}, j] · v_j for every key j, and their sum (key {j} outlined)",
                     show_values=len(cols) <= 12, outlined=j, ruled=len(cols)))
-st.markdown("The keys that contribute most to this output, by the length of w·v: "
+st.markdown("The keys that contribute most to this head's output, by the length of w·v (before W^O; the table's "
+            "last column measures it after): "
             + ", ".join(f"key {k} `{cols[k]}` ({sizes[k]:.3f}, weight {row_weights[k]:.3f})" for k in order)
             + f". The sum has length {np.linalg.norm(at.heads.derived[h]):.3f}.")
 if inside.switched_off:
-    st.warning(f"Head {head} is **switched off** in this run: it computes its weights and output as usual (above), "
+    st.warning(f"Head {head} is **switched off** in this run: within the run it computes its weights and output as "
+               "usual (above; the decoder reads what this run wrote, which may differ from the model's usual output), "
                "then its output is multiplied by 0 before the heads are concatenated, so none of it reaches W^O "
                "(its block below is zero). The other heads of this layer are computed beside it and do not change; "
                "every later sublayer reads a stream without it.",
@@ -164,7 +175,8 @@ if inside.switched_off:
 
 # --- 6. Concat, W^O, residual ------------------------------------------------------------------------------
 st.subheader("5 · Every head side by side, W^O, and the residual add")
-st.latex(r"\mathrm{MHA}(i) = \mathrm{Concat}(\mathrm{head}_0(i), \dots, \mathrm{head}_{H-1}(i))\,W^O + b_O,"
+st.latex(r"\mathrm{MHA}(i) = \mathrm{Concat}(\mathrm{head}_0(i), \dots, \mathrm{head}_{H-1}(i))\,W^O + b_O"
+         r" = \sum_h \mathrm{head}_h(i)\,W_O^h + b_O,"
          r"\qquad x_i' = " + (r"x_i + \mathrm{MHA}(i)" if inside.pre_norm else r"\mathrm{LN}(x_i + \mathrm{MHA}(i))"))
 off = [x for x in range(config.n_heads) if not at.gate[x]]
 st.html(vector_rows([at.concat.derived, at.output.derived, at.stream, at.residual.derived],
@@ -174,7 +186,9 @@ st.html(vector_rows([at.concat.derived, at.output.derived, at.stream, at.residua
 st.markdown(
     f"The {config.n_heads} head outputs ({d_k} numbers each) are laid side by side into {config.d_model} numbers"
     + (f" (switched off: head {', '.join(map(str, off))}, all zeros)" if off else "")
-    + f"; W^O ({config.d_model} × {config.d_model}) mixes them. What the sublayer adds has length "
+    + f"; W^O ({config.d_model} × {config.d_model}) mixes them. Head h's {d_k} numbers meet only rows "
+    f"h·{d_k} to h·{d_k} + {d_k - 1} of W^O, a block called W_O^h, so the output is a sum of one term per head. "
+    "What the sublayer adds has length "
     f"**{np.linalg.norm(at.output.derived):.2f}**, against ‖x_{i}‖ = {np.linalg.norm(at.stream):.2f}; the stream "
     f"after it has length {np.linalg.norm(at.residual.derived):.2f}."
 )
@@ -255,14 +269,19 @@ steps += ["(after the end)"] * (lens.top_ids.shape[1] - len(steps))
 st.plotly_chart(logit_lens_heatmap(lens.correct_p, [[token_label(vocab, int(t)) for t in row] for row in lens.top_ids],
                                    steps, title="p(correct next token); the token the lens would pick in each cell"),
                 key="lens")
-by_layer = np.nanmean(lens.correct_p, axis=1)
-reading = (" One reading: the earlier layers alone do not yet say which character comes next; the last layer does."
-           if by_layer[0] < 0.5 <= by_layer[-1] else "")
+n_characters = min(len(text), lens.correct_p.shape[1])
+by_layer = lens.correct_p[:, :n_characters].mean(axis=1)                  # (N,) over the character steps
+end = lens.correct_p[:, n_characters] if n_characters < lens.correct_p.shape[1] else None   # the ⟨/s⟩ step
+reading = (" One reading: the layers before the last do not yet say which character comes next; the last one does."
+           if (by_layer[:-1] < 0.5).all() and by_layer[-1] >= 0.5 else "")
 st.caption(
     ("The decoder's final LayerNorm and the generator applied to each decoder layer's output, at every step of "
      "this run (as if the layers after it were skipped). " if inside.pre_norm else
-     "The generator applied to each decoder layer's output, at every step of this run. ")
-    + "Mean p(correct) per layer: " + ", ".join(f"after layer {x}: **{p:.3f}**" for x, p in enumerate(by_layer))
+     "The generator applied to each decoder layer's output, at every step of this run (this post-norm model has "
+     "no final LayerNorm). ")
+    + f"Mean p(correct) over the {n_characters} character step(s): "
+    + ", ".join(f"after layer {x}: **{p:.3f}**" for x, p in enumerate(by_layer))
+    + ("" if end is None else "; at the end step (⟨/s⟩): " + ", ".join(f"{p:.3f}" for p in end))
     + f". After the last layer it is the model's own output (largest difference {lens.last_difference:.1e})."
     + reading
 )

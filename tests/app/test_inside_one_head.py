@@ -119,3 +119,24 @@ def test_the_page_runs_on_a_learners_own_small_model():
     assert float(at.metric[1].value) <= TOLERANCE
     assert len(list(html_rows(at.get("html")[1]).values())[0]) == 8         # d_k = 16 / 2
     assert z(figures(at)["lens"]).shape[0] == 1                              # one decoder layer
+
+
+def test_a_post_norm_model_is_described_as_it_computes(bundled):
+    """No LayerNorm before the attention and none at the end of the stack: the equations and sentences say so."""
+    import torch
+
+    from transformer.checkpoint import Checkpoint
+    from transformer.config import ModelConfig
+    from transformer.model import Transformer
+    torch.manual_seed(0)
+    model = Transformer(ModelConfig(d_model=64, n_heads=8, n_encoder_layers=1, n_decoder_layers=1, d_ff=32,
+                                    norm="post")).eval().requires_grad_(False)
+    own = Checkpoint(model, bundled.vocab, {})
+    at = open_page("inside_one_head", "abc", state={**own_model_state(own, "Post-norm"), "inside_kind": "cross"})
+    no_exception(at)
+    equations = " ".join(e.value for e in at.latex)
+    assert r"q_i = x_i\,W_Q" in equations and r"\mathrm{LN}(x_i)\,W_Q" not in equations
+    text = " ".join(m.value for m in at.markdown)
+    assert "**post-norm**" in text and "divided by √8 = 2.828" in text
+    assert "the generator makes it the scores of the next token" in text and "final LayerNorm" not in text
+    assert float(at.metric[1].value) <= TOLERANCE
