@@ -5,15 +5,21 @@
 
 import streamlit as st
 
+from explorer.charts import PROJECTOR_CSS, PROJECTOR_KEY, projector_on
+from explorer.glossary import glossary_popover
 from explorer.model import checkpoint_or_stop, script_gate, text_run
 from explorer.own_models import CHOICE, LOST_KEY, SERVER_MODEL, apply_choice, forget_released, own_models
-from explorer.state import checked_text, text_box
+from explorer.state import VIEW, checked_text, text_box
 from explorer.text import escape_markdown, visible
 from explorer.widget_guard import REFUSED_KEY
 
 st.set_page_config(page_title="Attention explorer", page_icon="🔁", layout="wide")
 
 pages = {
+    "Lesson": [
+        st.Page("app_pages/lesson.py", title="Lesson", icon="🎓", url_path="lesson"),
+        st.Page("app_pages/glossary.py", title="Glossary", icon="📖", url_path="glossary"),
+    ],
     "Explore": [
         st.Page("app_pages/home.py", title="Home", icon="🏠", default=True),
         st.Page("app_pages/decode.py", title="Decode step by step", icon="⏯️", url_path="decode"),
@@ -37,7 +43,7 @@ page = st.navigation(pages, expanded=True)  # every page listed: a collapsed lis
 
 
 def sidebar() -> None:
-    """The text box, the model's answer and the model card, on every page."""
+    """The text box, the model's answer, the page's terms, projector mode and the model card, on every page."""
     with st.sidebar:
         text_box()
         if st.session_state.pop(REFUSED_KEY, None):
@@ -58,6 +64,11 @@ def sidebar() -> None:
         if problem is None:
             st.caption("The model writes")
             st.markdown(f"#### {visible(text_run(cleaned.text).output) or '(nothing)'}")  # the pages' own run
+        glossary_popover(page.title)
+        st.toggle("Projector mode", key=PROJECTOR_KEY, **VIEW,
+                  help="Large type, thick lines and a colour scale safe for colour-blind viewers, on every chart.")
+        if projector_on():
+            st.html(PROJECTOR_CSS)
         config, metrics = ckpt.model.config, ckpt.metrics
         with st.container(border=True):
             st.markdown("**Model card**")

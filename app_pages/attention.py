@@ -7,6 +7,7 @@ import streamlit as st
 from analysis.inside import value_weighted
 from analysis.labels import KIND_NAMES, KIND_SHORT, attention_axes
 from analysis.lesson import mirror_shares
+from explorer.charts import show_chart
 from explorer.exports import matrix_csv, trace_json
 from explorer.links import page_link
 from explorer.model import checkpoint_or_stop, text_run
@@ -50,11 +51,11 @@ st.info(EXPLAIN[kind])
 st.caption(f"Input **{text}** → output **{run.output or '(nothing)'}**")
 
 st.subheader(f"Every layer and head: {KIND_NAMES[kind].lower()}")
-st.plotly_chart(attention_grid(weights, rows, cols), key="grid")
+show_chart(attention_grid(weights, rows, cols), key="grid")
 
 matrix = weights[layer, head]                        # (Tq, Tk)
 mean = weights[layer].mean(axis=0)                   # (Tq, Tk) head average
-st.plotly_chart(attention_side_by_side(
+show_chart(attention_side_by_side(
     [matrix, mean], [f"head {head}", f"average of {n_heads} heads (a summary)"], rows, cols,
     title=f"Layer {layer}, head {head} (left) and the average of its {n_heads} heads (right)",
     query_title=row_title, key_title=col_title), key="detail")
@@ -75,8 +76,8 @@ if kind == "cross":
 
 st.subheader("Weight is not influence")
 influence = value_weighted(ckpt.model, run.trace, kind, layer)[head]   # (Tq, Tk) ‖w_ij v_j W_O^h‖
-st.plotly_chart(influence_heatmap(influence, rows, cols, f"Head {head}: what each key sends, ‖w_ij v_j W_O^h‖",
-                                  row_title, col_title), key="influence")
+show_chart(influence_heatmap(influence, rows, cols, f"Head {head}: what each key sends, ‖w_ij v_j W_O^h‖",
+                             row_title, col_title), key="influence")
 real = masked.sum(axis=1) < matrix.shape[1]
 differ = int((matrix.argmax(1) != influence.argmax(1))[real].sum())
 st.markdown(

@@ -6,6 +6,7 @@ import streamlit as st
 import torch
 
 from analysis.labels import SOS_LABEL, token_label
+from explorer.charts import chart_in, show_chart
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
 from explorer.state import VIEW, keep_in_range, learner_text
@@ -50,8 +51,10 @@ def move(to: int) -> None:
 current = st.session_state.get("step", 0)
 buttons = st.columns([1, 1, 1, 1, 3])
 buttons[0].button("⏮ First", on_click=move, args=(0,), width="stretch")
-buttons[1].button("◀ Previous", on_click=move, args=(current - 1,), disabled=current == 0, width="stretch")
-buttons[2].button("Next ▶", on_click=move, args=(current + 1,), disabled=current == n_steps - 1, width="stretch")
+buttons[1].button("◀ Previous", on_click=move, args=(current - 1,), disabled=current == 0, width="stretch",
+                 shortcut="Left", help="Previous step (← key)")
+buttons[2].button("Next ▶", on_click=move, args=(current + 1,), disabled=current == n_steps - 1, width="stretch",
+                 shortcut="Right", help="Next step (→ key)")
 buttons[3].button("Last ⏭", on_click=move, args=(n_steps - 1,), width="stretch")
 if n_steps > 1:
     st.slider("Step t", 0, n_steps - 1, 0, key="step", **VIEW)
@@ -74,8 +77,8 @@ table_col.dataframe(
     pd.DataFrame({"token": [labels[i] for i in order], "probability": probs[order]}),
     hide_index=True, column_config={"probability": st.column_config.NumberColumn(format="%.4f")},
 )
-chart_col.plotly_chart(probability_bars(probs, labels, 10, chosen=run.chosen_ids[t],
-                                        title=f"Next-token distribution at step {t}"), key="probs")
+chart_in(chart_col, probability_bars(probs, labels, 10, chosen=run.chosen_ids[t],
+                                     title=f"Next-token distribution at step {t}"), key="probs")
 
 st.subheader("The same step at different temperatures")
 logits = torch.tensor(run.logits[t])
@@ -83,7 +86,7 @@ temperatures = (1.0, 3.0, 5.0, 10.0)
 by_temperature = {temp: next_token_probs(logits, temp, None).numpy() for temp in temperatures}
 entropy = {temp: float(-(p[p > 0] * np.log(p[p > 0])).sum()) for temp, p in by_temperature.items()}
 best, second = torch.topk(logits, 2).values.tolist()
-st.plotly_chart(temperature_bars(by_temperature, labels), key="temperatures")
+show_chart(temperature_bars(by_temperature, labels), key="temperatures")
 st.caption(
     f"Dividing the scores by T before softmax: T below 1 sharpens, T above 1 flattens. At this step the top score "
     f"leads the next by {best - second:.1f}"
@@ -109,9 +112,9 @@ st.markdown(
     + (f"; reversing means step {t} should copy source position n−1−t = {target}." if 0 <= target < source_n else
        "; this is the step that ends the output.")
 )
-st.plotly_chart(attention_heatmap(cross, heads, run.source, title=f"Cross-attention at step {t}, layer {layer}, "
-                                f"every head (head {head} outlined)", key_title="source position", query_title="",
-                                highlight_row=head), key="cross")
+show_chart(attention_heatmap(cross, heads, run.source, title=f"Cross-attention at step {t}, layer {layer}, "
+                           f"every head (head {head} outlined)", key_title="source position", query_title="",
+                           highlight_row=head), key="cross")
 
 self_row = run.trace["decoder_self", layer][:, t]          # (H, n_steps); columns after t are the future
 keys = run.decoder_in
@@ -127,6 +130,6 @@ st.markdown(
     f"your text, the largest weight any position puts on a later one, over every layer and head, is "
     f"**{taught_future:.1f}**."
 )
-st.plotly_chart(attention_heatmap(self_row, heads, keys, title=f"Decoder self-attention at step {t}, layer {layer}, "
-                                f"every head (head {head} outlined)", key_title="decoder position", query_title="",
-                                highlight_row=head), key="self")
+show_chart(attention_heatmap(self_row, heads, keys, title=f"Decoder self-attention at step {t}, layer {layer}, "
+                           f"every head (head {head} outlined)", key_title="decoder position", query_title="",
+                           highlight_row=head), key="self")

@@ -8,6 +8,7 @@ import streamlit as st
 from analysis.inside import TOLERANCE, AttentionAt, inside_head, logit_lens, residual_norms, value_weighted
 from analysis.labels import KIND_NAMES, attention_axes, token_label
 from analysis.run import correct_tokens
+from explorer.charts import show_chart
 from explorer.model import checkpoint_or_stop, intervention, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import VIEW, keep_in_range, learner_text
@@ -66,9 +67,9 @@ if ablated:
     st.info(f"{len(ablated)} head(s) switched off: " + ", ".join(f"{k} L{l} H{x}" for k, l, x in ablated)
             + ". Every number below is from that run.", icon="✂️")
 
-st.plotly_chart(weights_with_cell(run.trace[kind, layer][head], rows, cols, (i, j),
-                                  title=f"Head {head}'s weights (the chosen cell outlined)", query_title=row_title,
-                                  key_title=col_title), key="overview")
+show_chart(weights_with_cell(run.trace[kind, layer][head], rows, cols, (i, j),
+                             title=f"Head {head}'s weights (the chosen cell outlined)", query_title=row_title,
+                             key_title=col_title), key="overview")
 
 # --- 1. The stream and its LayerNorm -----------------------------------------------------------------
 st.subheader("1 · The query's residual stream, and what the attention reads from it")
@@ -266,9 +267,9 @@ correct = correct_tokens(vocab, text, config.max_len)
 lens = logit_lens(model, run.trace, correct)
 steps = [token_label(vocab, t) for t in correct][: lens.top_ids.shape[1]]
 steps += ["(after the end)"] * (lens.top_ids.shape[1] - len(steps))
-st.plotly_chart(logit_lens_heatmap(lens.correct_p, [[token_label(vocab, int(t)) for t in row] for row in lens.top_ids],
-                                   steps, title="p(correct next token); the token the lens would pick in each cell"),
-                key="lens")
+show_chart(logit_lens_heatmap(lens.correct_p, [[token_label(vocab, int(t)) for t in row] for row in lens.top_ids],
+                              steps, title="p(correct next token); the token the lens would pick in each cell"),
+           key="lens")
 n_characters = min(len(text), lens.correct_p.shape[1])
 by_layer = lens.correct_p[:, :n_characters].mean(axis=1)                  # (N,) over the character steps
 end = lens.correct_p[:, n_characters] if n_characters < lens.correct_p.shape[1] else None   # the ⟨/s⟩ step

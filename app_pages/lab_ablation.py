@@ -6,6 +6,7 @@ import streamlit as st
 
 from analysis.labels import EOS_LABEL, KIND_SHORT, attention_axes
 from analysis.run import correct_tokens
+from explorer.charts import show_chart
 from explorer.lab_runs import NOISE_POINTS, RULE_OF_THREE_POINTS, SAMPLE_SIZE, ablation_table
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import head_names, pick_head, pick_switched_off
@@ -46,9 +47,9 @@ left.metric("Every head working", visible(before.output))
 reversal_metric(right, f"{len(ablated)} head(s) off", after.output, text)
 
 steps = [*text[::-1], EOS_LABEL]
-st.plotly_chart(correct_probability_bars(p_before, p_after, [visible(s) for s in steps],
-                                         title="Probability of the correct next character at each step"),
-                key="probabilities")
+show_chart(correct_probability_bars(p_before, p_after, [visible(s) for s in steps],
+                                    title="Probability of the correct next character at each step"),
+           key="probabilities")
 st.caption(f"Each step reads the correct prefix (teacher forcing), so both bars answer the same question. Mean: "
            f"{p_before.mean():.3f} unchanged, {p_after.mean():.3f} changed.")
 
@@ -56,9 +57,9 @@ st.subheader("The attention that changed")
 kind, layer, head = pick_head(config, "lab_")
 rows, cols, _, _ = attention_axes(kind, taught.source, taught.decoder_in)
 was, now = taught.trace[kind, layer][head], taught_after.trace[kind, layer][head]   # (Tq, Tk), correct prefix fed
-st.plotly_chart(attention_side_by_side([was, now], ["every head working", "with your heads off"], rows, cols,
-                                       title=f"{KIND_SHORT[kind]}-attention, layer {layer}, head {head}"),
-                key="changed")
+show_chart(attention_side_by_side([was, now], ["every head working", "with your heads off"], rows, cols,
+                                  title=f"{KIND_SHORT[kind]}-attention, layer {layer}, head {head}"),
+           key="changed")
 change = np.abs(now - was)
 st.caption(f"Largest change of any weight: **{change.max():.3f}**; mean change {change.mean():.4f}. A head that is "
            "switched off still computes its pattern; what changes is everything that reads its output later.")

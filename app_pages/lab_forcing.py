@@ -5,6 +5,7 @@ import streamlit as st
 
 from analysis.lab import first_divergence
 from analysis.labels import token_label
+from explorer.charts import chart_in
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown as escape, visible
@@ -73,9 +74,9 @@ if forced:
 else:
     right.info("Force a token above, and its map appears here beside this one.", icon="👈")
 for column, run, name, key in shown:
-    column.plotly_chart(attention_heatmap(run.trace["cross", layer].mean(0), run.decoder_in, run.source,
-                                          title=f"{name}: cross-attention, layer {layer}, head average (a summary)",
-                                          query_title="decoder position (reads)", key_title="source position",
-                                          height=min(520, 34 * len(run.decoder_in) + 120)), key=key)
+    chart_in(column, attention_heatmap(run.trace["cross", layer].mean(0), run.decoder_in, run.source,
+                                       title=f"{name}: cross-attention, layer {layer}, head average (a summary)",
+                                       query_title="decoder position (reads)", key_title="source position",
+                                       height=min(520, 34 * len(run.decoder_in) + 120)), key=key)
 st.caption("Each row is one free-running step. After a forced token, look at the rows below it: does the model "
            "keep its place on the source, or lose it?")

@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from explorer.charts import show_chart
 from explorer.lab_runs import NOISE_POINTS, SAMPLE_SIZE, ablation_table, pattern_table
 from explorer.model import checkpoint_or_stop
 from explorer.state import learner_text
@@ -50,9 +51,9 @@ st.caption(f"Scores are averaged over {SAMPLE_SIZE} held-out words with the corr
            "Decoder row 0 can only attend to ⟨s⟩ and the end step has no mirrored source, so neither is counted. "
            f"Each exact-match loss carries up to ±{NOISE_POINTS:.1f} points of sampling noise.")
 
-st.plotly_chart(harm_against_pattern([str(p.head) for p in patterns], [p.head.kind for p in patterns],
-                                     [p.score for p in patterns], [drop[p.head] for p in patterns],
-                                     title="Does looking right mean being needed?"), key="agreement")
+show_chart(harm_against_pattern([str(p.head) for p in patterns], [p.head.kind for p in patterns],
+                                [p.score for p in patterns], [drop[p.head] for p in patterns],
+                                title="Does looking right mean being needed?"), key="agreement")
 
 scores, harms = [p.score for p in patterns], [drop[p.head] for p in patterns]
 rho = rank_correlation(patterns, drop)

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.lab import LONGEST_LAB_INPUT, encode_for_lab
+from explorer.charts import chart_in, show_chart
 from explorer.lab_runs import failure_table, length_curve
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, learner_text
@@ -23,8 +24,8 @@ st.markdown(
 )
 
 curve = length_curve()
-st.plotly_chart(length_chart(curve, config.max_len, title="Exact match by input length (20 random strings each)"),
-                key="curve")
+show_chart(length_chart(curve, config.max_len, title="Exact match by input length (20 random strings each)"),
+           key="curve")
 beyond = [n for n in curve if n > config.max_len]
 st.caption(f"Within training: {min(curve[n] for n in curve if n <= config.max_len):.0%} at worst. Beyond it: "
            f"{curve[beyond[0]]:.0%} at length {beyond[0]}, {curve[beyond[-1]]:.0%} at length {beyond[-1]}.")
@@ -76,10 +77,10 @@ last = config.n_decoder_layers - 1
 for column, word, name in ((left, text, "good"), (right, cleaned.text, "long")):
     own, taught = runs(word)
     reversal_metric(column, f"{len(word)} characters", own.output, word, "exact reversal", "not the reversal")
-    column.plotly_chart(attention_heatmap(taught.trace["cross", last].mean(0), taught.decoder_in,
-                                          taught.source, title="Cross-attention, last layer, head average (a summary)",
-                                          query_title="decoder position", key_title="source position", height=480),
-                        key=f"attention_{name}")
+    chart_in(column, attention_heatmap(taught.trace["cross", last].mean(0), taught.decoder_in,
+                                       taught.source, title="Cross-attention, last layer, head average (a summary)",
+                                       query_title="decoder position", key_title="source position", height=480),
+                     key=f"attention_{name}")
 st.caption("Both maps use the correct reversal as the decoder's input (each row reads the right prefix). On the "
            "long text, look at the first row: where step 0 puts its weight, against source position n−1 that it "
            "should copy.")

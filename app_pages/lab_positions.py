@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from explorer.charts import show_chart
 from explorer.lab_runs import SAMPLE_SIZE, sample_exact_match
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
@@ -49,7 +50,7 @@ right.metric(f"Exact match on {SAMPLE_SIZE} held-out words ", f"{lost:.1%}", del
              delta_color="normal")
 
 _, layer, _ = pick_head(config, "pe_", kinds=("cross",), layer_label="Cross-attention layer", heads=False)
-st.plotly_chart(attention_side_by_side(
+show_chart(attention_side_by_side(
     [taught.trace["cross", layer].mean(0), taught_after.trace["cross", layer].mean(0)],
     ["with positions", f"positions {MODES[mode].lower()}"], taught.decoder_in, taught.source,
     title=f"Cross-attention, layer {layer}, average of the {config.n_heads} heads (a summary)",

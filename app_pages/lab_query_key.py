@@ -3,6 +3,7 @@
 import streamlit as st
 
 from analysis.labels import KIND_SHORT, attention_axes
+from explorer.charts import chart_in
 from explorer.lab_runs import query_key_map
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
@@ -28,10 +29,10 @@ kind, layer, head = pick_head(config, "qk_")
 queries, keys, _, _ = attention_axes(kind, run.source, run.decoder_in)
 qk = query_key_map(text, kind, layer, head)
 left, right = st.columns([3, 2])
-left.plotly_chart(query_key_scatter(qk.query_xy, qk.key_xy, queries, keys, qk.explained,
-                                    title=f"{KIND_SHORT[kind]}-attention, layer {layer}, head {head}"), key="plane")
-right.plotly_chart(scores_heatmap(qk.scores, queries, keys, title="Its scores q·k/√d_k (all dimensions)"),
-                   key="scores")
+chart_in(left, query_key_scatter(qk.query_xy, qk.key_xy, queries, keys, qk.explained,
+                                 title=f"{KIND_SHORT[kind]}-attention, layer {layer}, head {head}"), key="plane")
+chart_in(right, scores_heatmap(qk.scores, queries, keys, title="Its scores q·k/√d_k (all dimensions)"),
+                key="scores")
 st.caption(
     f"The plane keeps {qk.explained.sum():.0%} of the variance of the centred {run.d_k}-dimensional keys. For "
     f"{qk.agreement:.0%} of the queries, the key with the largest dot product in the plane is the key the head "

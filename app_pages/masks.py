@@ -6,6 +6,7 @@ import streamlit as st
 
 from analysis.labels import PAD_LABEL, attention_axes
 from analysis.lesson import companions, scaling_experiment
+from explorer.charts import show_chart
 from explorer.model import batch_runs, checkpoint_or_stop
 from explorer.pickers import pick_head
 from explorer.state import VIEW, learner_text
@@ -32,12 +33,12 @@ st.dataframe(pd.DataFrame([run.source for run in batch], index=row_names), width
 src_mask = np.stack([run.trace["masks.source"][0, 0] for run in batch])   # (B, S) True = real token
 t_len = len(batch[0].decoder_in)
 causal = np.tril(np.ones((t_len, t_len), dtype=bool))
-st.plotly_chart(panels([
+show_chart(panels([
     mask_heatmap(src_mask, row_names,
-                 [str(i) for i in range(src_mask.shape[1])], title="Padding mask of the source batch",
-                 row_title="batch row", col_title="source position"),
+            [str(i) for i in range(src_mask.shape[1])], title="Padding mask of the source batch",
+            row_title="batch row", col_title="source position"),
     mask_heatmap(causal, list(map(str, range(t_len))), list(map(str, range(t_len))),
-                 title="Causal mask (the same for every row)"),
+            title="Causal mask (the same for every row)"),
 ]), key="masks")
 
 st.subheader("One attention, step by step")
@@ -57,7 +58,7 @@ mask_used = {"encoder_self": "padding of the source", "decoder_self": "causal AN
              "cross": "padding of the source"}[kind]
 st.caption(f"Mask used here: **{mask_used}**. The grey cells on the left are exactly the masked ones; on the right "
            "they receive weight 0.")
-st.plotly_chart(panels([
+show_chart(panels([
     scores_heatmap(scores, queries, keys, title=f"1 · Masked scores QKᵀ/√d_k, row {row} (grey: −∞)"),
     attention_heatmap(weights, queries, keys, title="2 · After softmax"),
 ], gap=0.2, same_height=True), key="scores")  # room for the scores' colour bar between the panels
@@ -92,8 +93,8 @@ st.markdown(
 )
 d_k = st.select_slider("d_k", [4, 16, 64, 256, 1024], value=64, key="mask_d_k", **VIEW)
 chosen = scaling_experiment(d_k)
-st.plotly_chart(softmax_comparison(chosen.scaled_example, chosen.example, [f"k{i}" for i in range(10)], d_k,
-                                   title=f"One random query against 10 random keys, d_k = {d_k}"), key="scaling")
+show_chart(softmax_comparison(chosen.scaled_example, chosen.example, [f"k{i}" for i in range(10)], d_k,
+                              title=f"One random query against 10 random keys, d_k = {d_k}"), key="scaling")
 table = [scaling_experiment(size) for size in (4, 16, 64, 256, 1024)]
 st.dataframe(pd.DataFrame({
     "d_k": [s.d_k for s in table], "√d_k": [s.d_k ** 0.5 for s in table],

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.lesson import input_vectors
+from explorer.charts import chart_in, show_chart
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, keep_in_range, learner_text
 from transformer.layers import sinusoidal_encoding
@@ -29,15 +30,15 @@ config = ckpt.model.config
 d_model, positions = config.d_model, config.max_len + 1
 
 st.subheader(f"The table this model uses: {positions} positions × {d_model} dimensions")
-st.plotly_chart(encoding_heatmap(sinusoidal_encoding(positions, d_model).numpy(),
-                                 title=f"PE for d_model = {d_model}"), key="pe_model")
+show_chart(encoding_heatmap(sinusoidal_encoding(positions, d_model).numpy(),
+                            title=f"PE for d_model = {d_model}"), key="pe_model")
 
 st.subheader("Any size you like")
 a, b = st.columns(2)
 custom_d = a.select_slider("d_model", [8, 16, 32, 64, 128, 256, 512], value=128, key="pe_d_model", **VIEW)
 custom_len = b.slider("Positions", 8, 256, 100, 4, key="pe_positions", **VIEW)
-st.plotly_chart(encoding_heatmap(sinusoidal_encoding(custom_len, custom_d).numpy(),
-                                 title=f"PE for d_model = {custom_d}, {custom_len} positions"), key="pe_custom")
+show_chart(encoding_heatmap(sinusoidal_encoding(custom_len, custom_d).numpy(),
+                            title=f"PE for d_model = {custom_d}, {custom_len} positions"), key="pe_custom")
 
 st.subheader("What is added to your input")
 run = text_run(text)
@@ -51,11 +52,11 @@ st.markdown(
     f"{vectors.embedding_norm.min():.1f}–{vectors.embedding_norm.max():.1f} against the code's "
     f"{vectors.position_norm.max():.1f}. Unscaled, the code would be the larger."
 )
-st.plotly_chart(encoding_heatmap(vectors.positions, title="The position codes added to your characters",
-                                 row_labels=run.source, row_title="source position"), key="pe_input")
-st.plotly_chart(norms_bars(run.source, vectors.embedding_norm, vectors.raw_embedding_norm,
-                           vectors.position_norm, title="Embedding norm beside positional-encoding norm"),
-                key="norms")
+show_chart(encoding_heatmap(vectors.positions, title="The position codes added to your characters",
+                            row_labels=run.source, row_title="source position"), key="pe_input")
+show_chart(norms_bars(run.source, vectors.embedding_norm, vectors.raw_embedding_norm,
+                      vectors.position_norm, title="Embedding norm beside positional-encoding norm"),
+           key="norms")
 st.dataframe(pd.DataFrame({
     "character": run.source,
     "‖embedding‖": vectors.raw_embedding_norm,
@@ -76,9 +77,9 @@ st.markdown(
        f"PE(0)·PE({rise}) = {from_zero[rise]:.1f}." if from_zero[rise] > from_zero[low] else ".")
 )
 left, right = st.columns(2)
-left.plotly_chart(similarity_heatmap(similarity(pe[:positions]).numpy(), title="PE · PEᵀ"), key="similarity")
+chart_in(left, similarity_heatmap(similarity(pe[:positions]).numpy(), title="PE · PEᵀ"), key="similarity")
 distances = {delta: offset_distances(pe, delta).numpy() for delta in (1, 3, 8)}
-right.plotly_chart(offset_distance_chart(distances, title="‖PE(pos+δ) − PE(pos)‖ for every pos"), key="distances")
+chart_in(right, offset_distance_chart(distances, title="‖PE(pos+δ) − PE(pos)‖ for every pos"), key="distances")
 right.caption("Spread of each line (largest − smallest): " + ", ".join(
     f"δ = {delta}: {float(d.max() - d.min()):.1e}" for delta, d in distances.items()))
 
@@ -103,9 +104,9 @@ st.dataframe(pd.DataFrame(
       "−sin ωδ": blocks[i, 1, 0]} for i in shown]).round(5), hide_index=True, width="content")
 table = sinusoidal_encoding(positions + 20, d_model)
 rotated = shift_by_rotation(table[pos:pos + 1], delta)[0]
-st.plotly_chart(rotation_check_chart(table[pos + delta].numpy(), rotated.numpy(), pos, delta,
-                                     title=f"Rotating PE({pos}) by δ = {delta} lands on PE({pos + delta})"),
-                key="rotation")
+show_chart(rotation_check_chart(table[pos + delta].numpy(), rotated.numpy(), pos, delta,
+                                title=f"Rotating PE({pos}) by δ = {delta} lands on PE({pos + delta})"),
+           key="rotation")
 error = rotation_error(positions, d_model, delta)
 st.metric("Largest error of the rotation over every position and dimension", f"{error:.1e}",
           help="Float32 rounding; the identity is exact in real numbers.")

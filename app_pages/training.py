@@ -8,6 +8,7 @@ import streamlit as st
 
 from explorer import live_runs
 from analysis.labels import reads_writes
+from explorer.charts import show_chart
 from explorer.model import checkpoint_or_stop, snapshot_run, snapshots
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown, reversal_metric
@@ -55,10 +56,10 @@ if saved:
                   "cross-attention weight falls on source position n−1−i. A head looking at a random source "
                   f"position would score about 1/n: {1 / len(text):.0%} for a word as long as yours.")
     curve = ckpt.metrics.get("curve") or saved
-    st.plotly_chart(learning_curves(curve, step, title="The whole run, this snapshot marked"), key="curves")
-    st.plotly_chart(attention_grid(run.trace.stack_attention("cross"), reads_writes(run.decoder_in, run.decoder_out),
-                                   run.source,
-                                   title=f"Cross-attention of every layer and head after {step:,} steps"), key="grid")
+    show_chart(learning_curves(curve, step, title="The whole run, this snapshot marked"), key="curves")
+    show_chart(attention_grid(run.trace.stack_attention("cross"), reads_writes(run.decoder_in, run.decoder_out),
+                              run.source,
+                              title=f"Cross-attention of every layer and head after {step:,} steps"), key="grid")
     first = next((s for s in saved if s.get("alignment", 0) >= 0.9), None)
     st.caption("Rows: what each decoder position reads → what it writes; columns: your source characters. "
                + (f"The anti-diagonal is there by step {first['step']:,} ({first['fraction']:.0%} of the run): the "
@@ -98,7 +99,7 @@ if live is not None:
         m1.metric("Training loss", f"{p.loss[-1][1]:.3f}" if p.loss else "–")
         m2.metric("Held-out exact match", f"{last_match:.0%}")
         m3.metric("Steps per second", f"{p.step / p.seconds:.0f}" if p.seconds else "–")
-        st.plotly_chart(live_curves(p.loss, p.exact_match, p.steps), key="live_curves")
+        show_chart(live_curves(p.loss, p.exact_match, p.steps), key="live_curves")
         if not p.done:
             st.button("Stop training", on_click=live_runs.stop, key="live_stop")
         elif p.status == "failed":

@@ -2,7 +2,9 @@
 (session state) each should give. Shared by the AppTest and the browser tests of links."""
 
 LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
-    "home": ({"text": "level"}, {"text": "level"}),
+    "home": ({"text": "level", "projector": "true"}, {"text": "level", "projector": True}),
+    "lesson": ({"text": "level", "lesson_step": "4"}, {"lesson_step": 4}),
+    "glossary": ({"text": "level"}, {"text": "level"}),
     "decode": ({"text": "level", "mode": "sample", "temperature": "2.5", "top_k": "5", "seed": "7", "step": "3",
                 "step_layer": "0", "step_head": "2"},
                {"mode": "sample", "temperature": 2.5, "top_k": 5, "seed": 7, "step": 3, "step_layer": 0,

@@ -71,3 +71,44 @@ def panels(figures: list[go.Figure], title: str = "", gap: float = 0.1, same_hei
         headings.append(dict(text=spec["layout"].get("title", {}).get("text", ""), x=left, y=0.94, xref="paper",
                              yref="paper", xanchor="left", yanchor="bottom", showarrow=False))
     return figure(data, title, tallest + 40, annotations=headings, shapes=shapes, **axes)
+
+
+# --- Projector mode -------------------------------------------------------------------------------------
+
+PROJECTOR_SEQUENTIAL = "Cividis"   # 0..max scales: blue-to-yellow, designed to read the same with colour blindness
+PROJECTOR_FONT = 22
+PROJECTOR_LINE = 4
+# Light tints wash out on a projector: each becomes an Okabe-Ito colour (safe for colour-blind viewers).
+PROJECTOR_COLOURS = {"#93c5fd": "#0072b2", "#fbbf24": "#e69f00", "#f59e0b": "#d55e00", "#1d4ed8": "#0072b2",
+                     "#dc2626": "#d55e00", "#b91c1c": "#d55e00", "#e5e7eb": "#bdbdbd", "#d1d5db": "#999999"}
+
+
+def projector_figure(fig: go.Figure) -> go.Figure:
+    """A copy of the figure for a projector: large type, thick lines, and every sequential colour scale (one that
+    starts at 0: weights, probabilities, masks) replaced by PROJECTOR_SEQUENTIAL, reversed so 0 stays light.
+    Diverging scales (RdBu, for values of either sign) are already safe for colour-blind viewers and stay."""
+    spec = fig.to_plotly_json()
+    for trace in spec["data"]:
+        if "colorscale" in trace and trace.get("zmid") is None and (trace.get("zmin") or 0) >= 0:
+            trace["colorscale"], trace["reversescale"] = PROJECTOR_SEQUENTIAL, True
+        if "line" in trace:
+            trace["line"] = {**trace["line"], "width": max(PROJECTOR_LINE, trace["line"].get("width") or 0)}
+        if trace.get("type") == "scatter":
+            trace["marker"] = {**trace.get("marker", {}), "size": 10}
+        marker = trace.get("marker", {})
+        if "color" in marker:
+            colour = marker["color"]
+            marker["color"] = ([PROJECTOR_COLOURS.get(c, c) for c in colour] if isinstance(colour, (list, tuple))
+                               else PROJECTOR_COLOURS.get(colour, colour))
+        if trace.get("texttemplate"):
+            trace["textfont"] = {**trace.get("textfont", {}), "size": PROJECTOR_FONT - 4}
+    layout = spec["layout"]
+    layout["font"] = {**layout.get("font", {}), "size": PROJECTOR_FONT}
+    for shape in layout.get("shapes", []):
+        shape["line"] = {**shape.get("line", {}), "width": max(PROJECTOR_LINE + 1, shape.get("line", {}).get("width", 0))}
+    for name, axis in list(layout.items()):
+        if name.startswith(("xaxis", "yaxis")):
+            layout[name] = {**axis, "tickfont": {**axis.get("tickfont", {}), "size": PROJECTOR_FONT - 4}}
+    if layout.get("height"):
+        layout["height"] = int(layout["height"] * 1.25)
+    return go.Figure(spec)

@@ -9,7 +9,7 @@ from explorer.model import BUNDLED_CHECKPOINT, CHECKPOINT_ENV
 
 from .helpers import figures, no_exception, open_page
 
-PAGES = ["home", "decode", "attention", "inside_one_head", "positional", "masks", "training", "lab_ablation", "lab_heads", "lab_positions",
+PAGES = ["lesson", "home", "decode", "attention", "inside_one_head", "positional", "masks", "training", "lab_ablation", "lab_heads", "lab_positions",
          "lab_forcing", "lab_length", "lab_query_key", "how_it_reverses"]
 BAD = {
     "": "empty",

@@ -16,6 +16,8 @@ from .harness import CHART_DATA, load, settle, type_text, typed_array, wait_for_
 
 PAGES = {  # url path -> (sidebar label, charts expected)
     "": ("Home", 0),
+    "lesson": ("Lesson", 0),
+    "glossary": ("Glossary", 0),
     "decode": ("Decode step by step", 4),
     "attention": ("Attention", 3),
     "inside-one-head": ("Inside one head", 2),

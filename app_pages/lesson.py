@@ -1,0 +1,65 @@
+"""Lesson: a guided tour in ten steps, each with a question the model answers, asked before the reveal."""
+
+import functools
+
+import streamlit as st
+
+from explorer import tour
+from explorer.model import checkpoint_or_stop, current_model_key
+from explorer.own_models import is_own
+from explorer.state import VIEW, learner_text
+from explorer.text import escape_markdown
+from teaching.sheet import sheet_html, sheet_markdown
+from teaching.tour import STEPS
+
+st.title("🎓 Lesson: how a Transformer reverses your text")
+st.markdown(
+    "Ten steps, from characters to the mechanism, each on the text in the sidebar. Every step asks you to "
+    "**predict first**; the model's own numbers then say whether you were right. Use **←** and **→** to move "
+    "between steps. Teachers: each step has its own link (copy the address bar), and the sheet at the bottom "
+    "has the questions, the model's answers and timings for a 50-minute class."
+)
+
+ckpt = checkpoint_or_stop()
+text = learner_text(ckpt)
+config = ckpt.model.config
+last = len(STEPS)
+
+
+def go(to: int) -> None:
+    st.session_state[tour.STEP_KEY] = max(1, min(last, to))
+
+
+current = int(st.session_state.get(tour.STEP_KEY, 1))
+back, middle, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
+back.button("Previous", icon=":material/arrow_back:", shortcut="Left", on_click=go, args=(current - 1,),
+            disabled=current == 1, width="stretch", help="Previous step (← key)")
+forward.button("Next", icon=":material/arrow_forward:", icon_position="right", shortcut="Right", on_click=go,
+               args=(current + 1,), disabled=current == last, width="stretch", help="Next step (→ key)")
+number = middle.slider("Step", 1, last, 1, key=tour.STEP_KEY, **VIEW)
+step = STEPS[number - 1]
+
+st.subheader(f"Step {step.number} of {last} · {step.title}")
+st.markdown(f"**Goal.** {step.goal}")
+tour.show_before(step, text)
+st.caption(f"**Look for:** {step.look_for}")
+
+question = tour.question(step.number, text)
+if question is None:
+    st.info("This model has no training snapshots (your own models keep none), so this step has no question; "
+            "switch to the bundled model in the sidebar to see its training.", icon="ℹ️")
+else:
+    tour.ask(question, step, text)
+
+st.divider()
+model = ("your own model" if is_own(current_model_key()) else "the bundled model") + (
+    f" ({config.n_encoder_layers} + {config.n_decoder_layers} layers, {config.n_heads} heads, d_model {config.d_model})")
+every_question = functools.partial(tour.all_questions, text)
+left, right = st.columns(2)
+left.download_button("Teacher's sheet (Markdown)", lambda: sheet_markdown(text, model, every_question()),
+                     file_name=f"lesson_{text.replace(' ', '_')}.md", mime="text/markdown", on_click="ignore",
+                     width="stretch")
+right.download_button("Teacher's sheet (printable HTML)", lambda: sheet_html(text, model, every_question()),
+                      file_name=f"lesson_{text.replace(' ', '_')}.html", mime="text/html", on_click="ignore",
+                      width="stretch")
+st.caption(escape_markdown(f"The sheet holds every step's question and the answer {model} gives on '{text}'."))

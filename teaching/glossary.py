@@ -1,0 +1,89 @@
+"""Every technical term the pages use, in one or two sentences, and which terms each page uses."""
+
+from __future__ import annotations
+
+GLOSSARY: dict[str, str] = {
+    "token": "The unit the model reads and writes: here one character (a-z or a space), or one of the special "
+             "symbols ⟨s⟩ (start), ⟨/s⟩ (end) and · (padding). Each has an id, its row in the embedding table.",
+    "embedding": "The learned vector of d_model numbers that stands for a token. The model multiplies it by "
+                 "√d_model before adding the positional code.",
+    "d_model": "The width of every vector inside the model: embeddings, positional codes and the residual stream.",
+    "positional encoding": "A fixed vector per position, sines and cosines of different frequencies, added to the "
+                           "embedding so the model can tell positions apart: attention alone ignores order.",
+    "encoder": "The stack that reads the whole source text at once and turns each character into a vector that "
+               "also carries what the other characters say.",
+    "decoder": "The stack that writes the output one token at a time, reading the start symbol, what it has "
+               "written so far, and (through cross-attention) the encoder's output.",
+    "residual stream": "The vector each position carries through a stack. Every sublayer reads it and adds its "
+                       "own output back to it, so it is the sum of the input and everything written since.",
+    "LayerNorm": "Rescales a vector to mean 0 and spread 1, then applies a learned gain γ and shift β. The bundled "
+                 "model applies it to each sublayer's input (pre-norm) and once at the end of each stack.",
+    "attention head": "One attention computation with its own query, key and value projections. A layer runs "
+                      "several heads side by side and mixes their outputs with W^O.",
+    "query": "What a position is looking for: its vector times W_Q. Its dot product with every key scores the "
+             "keys.",
+    "key": "What a position offers to be found by: its vector times W_K.",
+    "value": "What a position passes on when it is attended to: its vector times W_V. A head's output is the "
+             "weighted sum of the values.",
+    "score": "q · k / √d_k for one query and one key, before the softmax; −∞ where a mask hides the key.",
+    "d_k": "The length of each head's queries, keys and values: d_model divided by the number of heads.",
+    "softmax": "Turns a row of scores into weights that are positive and sum to 1: e^score divided by the sum "
+               "of e^score over the row.",
+    "attention weight": "How much one query takes from one key's value, after the softmax. A row of weights sums "
+                        "to 1; a masked key gets exactly 0.",
+    "W^O": "The output projection of multi-head attention: it mixes the heads' concatenated outputs back into "
+           "d_model numbers.",
+    "self-attention": "Attention where queries, keys and values all come from the same sequence (the source in the "
+                      "encoder, the output so far in the decoder).",
+    "cross-attention": "Attention where the queries come from the decoder and the keys and values from the "
+                       "encoder's output: how each output step reads the source.",
+    "mask": "A table of which keys each query may see. Masked scores become −∞, so their weights are exactly 0.",
+    "padding mask": "Hides the padding symbols added so that texts of different lengths fit in one batch.",
+    "causal mask": "Hides every later position from a decoder position, so in training no position can read the "
+                   "answer it is learning to write.",
+    "feed-forward network": "Two linear layers with a ReLU between them, applied to each position on its own after "
+                            "the attention.",
+    "logit": "The generator's raw score for one token of the vocabulary; softmax turns a step's logits into "
+             "next-token probabilities.",
+    "generator": "The last linear layer: it turns the decoder's output vector into one logit per token. In the "
+                 "bundled model it shares its weights with the embeddings (weight tying).",
+    "greedy decoding": "Writing the most probable token at every step.",
+    "temperature": "Dividing the logits by T before the softmax: below 1 sharpens the distribution, above 1 "
+                   "flattens it; used when sampling.",
+    "teacher forcing": "In training, the decoder reads the correct previous tokens rather than its own guesses, so "
+                       "every position learns in one parallel pass.",
+    "exact match": "The share of texts whose whole output is exactly right; a text with one wrong character "
+                   "counts as wrong.",
+    "ablation": "Switching a head off (its output set to zero) to measure what the model loses without it.",
+    "loss": "Cross-entropy: −log of the probability the model gave the correct next token, averaged over steps. "
+            "A uniform guess over the vocabulary scores ln(vocabulary size).",
+    "logit lens": "Applying the final LayerNorm and the generator to an earlier layer's output, to see what the "
+                  "model would write if it stopped there.",
+    "linear probe": "A linear regression trained to read one quantity (here the text's length) from the residual "
+                    "stream: if it succeeds on held-out words, the quantity is there, linearly.",
+}
+
+TERMS_BY_PAGE: dict[str, tuple[str, ...]] = {
+    "Lesson": ("token", "embedding", "positional encoding", "attention head", "query", "key", "value", "d_k",
+               "softmax", "causal mask", "cross-attention", "teacher forcing", "ablation", "exact match"),
+    "Home": ("encoder", "decoder", "embedding", "residual stream", "LayerNorm", "feed-forward network",
+             "generator", "exact match"),
+    "Decode step by step": ("decoder", "token", "logit", "softmax", "greedy decoding", "temperature",
+                            "cross-attention", "causal mask"),
+    "Attention": ("attention head", "query", "key", "value", "attention weight", "self-attention",
+                  "cross-attention", "W^O"),
+    "Inside one head": ("residual stream", "LayerNorm", "query", "key", "value", "score", "d_k", "softmax",
+                        "attention weight", "W^O", "feed-forward network", "logit", "logit lens"),
+    "Positional encoding": ("embedding", "d_model", "positional encoding"),
+    "Masks": ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"),
+    "Training": ("loss", "exact match", "teacher forcing", "cross-attention"),
+    "Switch heads off": ("ablation", "attention head", "exact match", "teacher forcing"),
+    "Which head reverses?": ("attention head", "ablation", "cross-attention", "self-attention"),
+    "No positions": ("positional encoding", "exact match"),
+    "Teacher forcing": ("teacher forcing", "greedy decoding", "cross-attention"),
+    "Longer than trained": ("exact match", "positional encoding"),
+    "Queries and keys": ("query", "key", "score", "softmax"),
+    "How it reverses": ("residual stream", "linear probe", "ablation", "exact match", "cross-attention"),
+    "Glossary": (),
+}
+assert all(t in GLOSSARY for terms in TERMS_BY_PAGE.values() for t in terms)

@@ -1,0 +1,65 @@
+"""The teacher's sheet: the tour's steps, questions, the model's answers and the timings, as Markdown and as a
+printable HTML page."""
+
+from __future__ import annotations
+
+import html
+
+from .questions import Question
+from .tour import INTRODUCTION_MINUTES, STEPS, WRAP_UP_MINUTES
+
+
+def _schedule() -> list[tuple[int, int, str]]:
+    """(start minute, end minute, what) for a 50-minute class."""
+    rows, t = [(0, INTRODUCTION_MINUTES, "Introduction: type the class's text in the sidebar, read the reversal")], \
+        INTRODUCTION_MINUTES
+    for step in STEPS:
+        rows.append((t, t + step.minutes, f"Step {step.number}: {step.title}"))
+        t += step.minutes
+    rows.append((t, t + WRAP_UP_MINUTES, "Wrap-up: what surprised the class; the Glossary page"))
+    return rows
+
+
+def sheet_markdown(text: str, model: str, questions: list[Question | None]) -> str:
+    lines = [f"# Attention explorer: a 50-minute lesson on '{text}'", "",
+             f"Model: {model}. Every expected answer below was read from this model on this text; another text or "
+             "model can give other answers (open the app's Lesson page to see them).", "", "## Timing", "",
+             "| minutes | what |", "|---|---|"]
+    lines += [f"| {a}–{b} | {what} |" for a, b, what in _schedule()]
+    for step, question in zip(STEPS, questions):
+        lines += ["", f"## Step {step.number} · {step.title} ({step.minutes} min)", "",
+                  f"**Goal.** {step.goal}", "", f"**Look for.** {step.look_for} (page: {step.page_title})", ""]
+        if question is None:
+            lines += ["No question here for this model (it has no training snapshots).", ""]
+            continue
+        lines += [f"**Ask first.** {question.prompt}", ""]
+        lines += [f"- {option}" + (" **← expected**" if question.grade(option) else "") for option in question.options]
+        lines += ["", f"**Hint after a wrong answer.** {question.hint}", "", f"**Why.** {question.why}"]
+    return "\n".join(lines) + "\n"
+
+
+def sheet_html(text: str, model: str, questions: list[Question | None]) -> str:
+    e = html.escape
+    parts = [f"<h1>Attention explorer: a 50-minute lesson on ‘{e(text)}’</h1>",
+             f"<p>Model: {e(model)}. Every expected answer below was read from this model on this text; another "
+             "text or model can give other answers.</p>", "<h2>Timing</h2><table><tr><th>minutes</th><th>what</th>"
+             "</tr>" + "".join(f"<tr><td>{a}–{b}</td><td>{e(what)}</td></tr>" for a, b, what in _schedule())
+             + "</table>"]
+    for step, question in zip(STEPS, questions):
+        parts.append(f'<section><h2>Step {step.number} · {e(step.title)} <small>({step.minutes} min)</small></h2>'
+                     f"<p><b>Goal.</b> {e(step.goal)}</p><p><b>Look for.</b> {e(step.look_for)} "
+                     f"(page: {e(step.page_title)})</p>")
+        if question is None:
+            parts.append("<p>No question here for this model (it has no training snapshots).</p></section>")
+            continue
+        options = "".join(f"<li class='expected'>{e(o)} ← expected</li>" if question.grade(o) else f"<li>{e(o)}</li>"
+                          for o in question.options)
+        parts.append(f"<p><b>Ask first.</b> {e(question.prompt)}</p><ul>{options}</ul>"
+                     f"<p><b>Hint after a wrong answer.</b> {e(question.hint)}</p>"
+                     f"<p><b>Why.</b> {e(question.why)}</p></section>")
+    style = ("body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;line-height:1.45}"
+             "table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 8px;text-align:left}"
+             ".expected{font-weight:700}section{break-inside:avoid;border-top:1px solid #ccc;margin-top:1rem}"
+             "@media print{body{margin:0;font-size:11pt}}")
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Lesson on {e(text)}</title>"
+            f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")
