@@ -44,21 +44,21 @@ n_steps = len(run.chosen_ids)
 keep_in_range("step", 0, n_steps - 1)
 
 
-def move(to: int) -> None:
-    st.session_state["step"] = max(0, min(n_steps - 1, to))
+def move(to: int | None = None, by: int = 0) -> None:
+    """To a step, or by some steps from the one shown when clicked (a link's step is only known once the
+    slider has read the URL, so the buttons must not bake in the step of the run that drew them)."""
+    at = st.session_state.get("step", 0) if to is None else to
+    st.session_state["step"] = max(0, min(n_steps - 1, at + by))
 
 
-current = st.session_state.get("step", 0)
-buttons = st.columns([1, 1, 1, 1, 3])
+buttons = st.columns([1, 1, 1, 1, 3])             # drawn above the slider, filled in once it has a value
+t = st.slider("Step t", 0, n_steps - 1, 0, key="step", **VIEW) if n_steps > 1 else 0
 buttons[0].button("⏮ First", on_click=move, args=(0,), width="stretch")
-buttons[1].button("◀ Previous", on_click=move, args=(current - 1,), disabled=current == 0, width="stretch",
-                 shortcut="Left", help="Previous step (← key)")
-buttons[2].button("Next ▶", on_click=move, args=(current + 1,), disabled=current == n_steps - 1, width="stretch",
-                 shortcut="Right", help="Next step (→ key)")
+buttons[1].button("◀ Previous", on_click=move, kwargs={"by": -1}, disabled=t == 0, width="stretch",
+                  shortcut="Left", help="Previous step (← key)")
+buttons[2].button("Next ▶", on_click=move, kwargs={"by": 1}, disabled=t == n_steps - 1, width="stretch",
+                  shortcut="Right", help="Next step (→ key)")
 buttons[3].button("Last ⏭", on_click=move, args=(n_steps - 1,), width="stretch")
-if n_steps > 1:
-    st.slider("Step t", 0, n_steps - 1, 0, key="step", **VIEW)
-t = st.session_state.get("step", 0)
 
 probs = run.probs[t]
 chosen = run.decoder_out[t]

@@ -26,17 +26,17 @@ config = ckpt.model.config
 last = len(STEPS)
 
 
-def go(to: int) -> None:
-    st.session_state[tour.STEP_KEY] = max(1, min(last, to))
+def go(by: int) -> None:
+    """Move from the step shown when the key is pressed (the slider has read the URL by then)."""
+    st.session_state[tour.STEP_KEY] = max(1, min(last, int(st.session_state.get(tour.STEP_KEY, 1)) + by))
 
 
-current = int(st.session_state.get(tour.STEP_KEY, 1))
 back, middle, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
-back.button("Previous", icon=":material/arrow_back:", shortcut="Left", on_click=go, args=(current - 1,),
-            disabled=current == 1, width="stretch", help="Previous step (← key)")
-forward.button("Next", icon=":material/arrow_forward:", icon_position="right", shortcut="Right", on_click=go,
-               args=(current + 1,), disabled=current == last, width="stretch", help="Next step (→ key)")
 number = middle.slider("Step", 1, last, 1, key=tour.STEP_KEY, **VIEW)
+back.button("Previous", icon=":material/arrow_back:", shortcut="Left", on_click=go, args=(-1,),
+            disabled=number == 1, width="stretch", help="Previous step (← key)")
+forward.button("Next", icon=":material/arrow_forward:", icon_position="right", shortcut="Right", on_click=go,
+               args=(1,), disabled=number == last, width="stretch", help="Next step (→ key)")
 step = STEPS[number - 1]
 
 st.subheader(f"Step {step.number} of {last} · {step.title}")

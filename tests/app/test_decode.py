@@ -122,3 +122,16 @@ def test_a_step_beyond_the_text_is_brought_back_in_range():
     no_exception(at)
     assert at.session_state["step"] == 2
     assert metric(at, "Chosen token") == "⟨/s⟩"
+
+
+def test_previous_and_next_move_from_the_step_a_link_opened():
+    """A link's step is read by the slider; the buttons (and their ← → keys) must move from it, not from 0."""
+    from .test_entrypoint import open_app
+    at = open_app({"text": "level", "step": "3"}, "decode")
+    previous, following = at.button[1], at.button[2]
+    assert (previous.proto.shortcut, following.proto.shortcut) == ("left", "right")
+    previous.click().run()
+    assert at.session_state["step"] == 2
+    at.button[2].click().run()
+    at.button[2].click().run()
+    assert at.session_state["step"] == 4

@@ -1,0 +1,128 @@
+"""The Lesson page: every step asks first and grades each option against the model in use; a wrong answer gets
+a hint and the answer on request; the step is in the URL; the keys and the teacher's sheet are there."""
+
+import numpy as np
+import pytest
+
+from analysis.lab import ablation_ranking
+from analysis.lesson import mirror_shares
+from analysis.run import make_run
+from explorer.lab_runs import held_out_sample
+from teaching.tour import STEPS
+from transformer.checkpoint import load_snapshot, snapshot_index
+from transformer.intervention import Intervention, every_head
+
+from .helpers import no_exception, open_page, own_model_state
+from .test_entrypoint import open_app
+from ..conftest import BUNDLED
+
+TEXT = "banana"
+
+
+def answer_widget(at, step):
+    widgets = [w for w in [*at.radio, *at.pills] if str(w.key).startswith(f"lesson_answer_{step}_")]
+    assert len(widgets) == 1
+    return widgets[0]
+
+
+def graded_right(at, step) -> set[str]:
+    """Every option the page calls right, found by checking each one."""
+    right = set()
+    for option in answer_widget(at, step).options:
+        widget = answer_widget(at, step)
+        widget.set_value(option).run()
+        at.button(key=f"{widget.key}_check").click().run()
+        no_exception(at)
+        if any(s.value.startswith("Right") for s in at.success):
+            right.add(option)
+        else:
+            assert any("Not quite" in w.value for w in at.warning), option       # a wrong pick gets a hint
+    return right
+
+
+def expected(ckpt, step: int) -> set[str]:
+    """The right answer worked out here from the model, independently of the page."""
+    model, vocab = ckpt.model, ckpt.vocab
+    run = make_run(model, vocab, TEXT)
+    if step == 5:
+        return {run.decoder_out[2]}
+    if step == 6:
+        head = int(np.argmax(mirror_shares(run, 1)))
+        i = int(run.trace["cross", 1][head, 3].argmax())
+        return {f"{i}: {run.source[i]}"}
+    if step == 7:
+        steps = [e["step"] for e in snapshot_index(BUNDLED)]
+        first = next((s for s in steps if make_run(load_snapshot(BUNDLED, s), vocab, TEXT).output == TEXT[::-1]), None)
+        return {f"step {first:,}" if first is not None else "never"}
+    if step == 9:
+        _, effects = ablation_ranking(model, vocab, held_out_sample(model.config.max_len))
+        worst = max(e.drop for e in effects)
+        kinds = {"encoder_self": "Encoder self", "decoder_self": "Decoder self", "cross": "Cross"}
+        return {f"{kinds[e.head.kind]} L{e.head.layer} H{e.head.head}" for e in effects if e.drop == worst}
+    if step == 10:
+        off = Intervention(frozenset(h for h in every_head(model.config.layers_per_kind, model.config.n_heads)
+                                     if h.kind == "encoder_self"))
+        reverses = make_run(model, vocab, TEXT, edit=off).output == TEXT[::-1]
+        return {"yes, the exact reversal" if reverses else "no, something else"}
+    raise AssertionError(step)
+
+
+@pytest.mark.parametrize("step", [5, 6, 7, 9, 10], ids=["token", "position", "snapshot", "head", "choice"])
+def test_each_kind_of_question_calls_right_exactly_the_models_answer(ckpt, step):
+    at = open_page("lesson", TEXT, state={"lesson_step": step})
+    no_exception(at)
+    assert at.subheader[0].value.startswith(f"Step {step} of {len(STEPS)}")
+    assert graded_right(at, step) == expected(ckpt, step)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 4, 8])
+def test_the_other_steps_ask_grade_and_reveal(step):
+    at = open_page("lesson", TEXT, state={"lesson_step": step})
+    no_exception(at)
+    assert len(graded_right(at, step)) >= 1
+
+
+def test_a_wrong_answer_gets_a_hint_then_the_answer_on_request_with_the_reveal():
+    at = open_page("lesson", TEXT, state={"lesson_step": 6})
+    widget = answer_widget(at, 6)
+    widget.set_value(widget.options[0]).run()                      # source position 0: not what step 3 reads
+    at.button(key=f"{widget.key}_check").click().run()
+    assert any(w.value.startswith("Not quite") and "n − 1 − i" in w.value for w in at.warning)
+    assert not at.get("plotly_chart")                              # nothing revealed yet
+    at.button(key=f"{widget.key}_show").click().run()
+    assert any("The model" in i.value and "answer" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == 1                        # the cross-attention, revealed
+
+
+def test_a_learners_own_model_gets_its_own_answers():
+    from explorer.live_training import LiveSettings, LiveTraining
+    live = LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=30, max_len=6))
+    live.run()
+    own = live.result
+    state = own_model_state(own, "Your model")
+    at = open_page("lesson", "abc", state={**state, "lesson_step": 5})
+    no_exception(at)
+    run = make_run(own.model, own.vocab, "abc")
+    assert graded_right(at, 5) == {run.decoder_out[min(2, len(run.decoder_out) - 1)]}
+    at = open_page("lesson", "abc", state={**state, "lesson_step": 7})
+    assert any("no training snapshots" in i.value for i in at.info)       # said, not a dead end
+    assert at.button[1].label == "Next" and not at.button[1].disabled     # the tour goes on
+
+
+def test_the_step_is_in_the_link_and_the_arrow_keys_move_it():
+    at = open_app({"text": "level", "lesson_step": "4"}, "lesson")
+    no_exception(at)
+    assert at.subheader[0].value == "Step 4 of 10 · Masks"
+    back, forward = at.button[0], at.button[1]
+    assert (back.proto.shortcut, forward.proto.shortcut) == ("left", "right")
+    forward.click().run()
+    assert at.subheader[0].value.startswith("Step 5 of 10")
+    at.button[0].click().run()
+    at.button[0].click().run()
+    assert at.subheader[0].value.startswith("Step 3 of 10")
+
+
+def test_the_teachers_sheet_is_offered_in_two_formats():
+    at = open_page("lesson", TEXT)
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["Teacher's sheet (Markdown)", "Teacher's sheet (printable HTML)"]
