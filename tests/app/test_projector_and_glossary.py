@@ -1,0 +1,62 @@
+"""Projector mode reaches every chart of every page; the glossary is on every page and in one list."""
+
+import plotly.graph_objects as go
+import pytest
+
+from teaching.glossary import GLOSSARY, TERMS_BY_PAGE
+from viz.style import FONT_SIZE, PROJECTOR_FONT, PROJECTOR_SEQUENTIAL
+
+from .helpers import figures, no_exception, open_page
+from .test_entrypoint import open_app
+
+CIVIDIS = [list(c) for c in go.Heatmap(colorscale=PROJECTOR_SEQUENTIAL).colorscale]
+CHART_PAGES = ["decode", "attention", "inside_one_head", "positional", "masks", "training", "lab_ablation",
+               "lab_heads", "lab_positions", "lab_forcing", "lab_length", "lab_query_key"]
+
+
+def sequential(trace: dict) -> bool:
+    return "colorscale" in trace and trace.get("zmid") is None and (trace.get("zmin") or 0) >= 0
+
+
+@pytest.mark.parametrize("page", CHART_PAGES)
+def test_projector_mode_restyles_every_chart_of_the_page(page):
+    plain, projected = (figures(open_page(page, "level", state={"projector": on})) for on in (False, True))
+    assert plain and set(plain) == set(projected)
+    for key, figure in projected.items():
+        assert figure["layout"]["font"]["size"] == PROJECTOR_FONT, key
+        assert plain[key]["layout"]["font"]["size"] == FONT_SIZE, key
+        for trace in figure["data"]:
+            if sequential(trace):
+                assert [list(c) for c in trace["colorscale"]] == CIVIDIS, key
+                assert trace.get("reversescale") is True, key
+            if "line" in trace and trace["type"] == "scatter":
+                assert trace["line"]["width"] >= 4, key
+
+
+def test_the_sidebar_switch_turns_projector_mode_on_for_the_session_and_the_link():
+    at = open_app({"text": "level", "projector": "true"}, "attention")
+    no_exception(at)
+    assert at.session_state["projector"] is True
+    assert all(f["layout"]["font"]["size"] == PROJECTOR_FONT for f in figures(at).values())
+    assert any("font-size: 125%" in h.proto.body for h in at.get("html"))        # larger type everywhere
+
+
+def test_each_page_lists_its_own_terms_in_the_sidebar():
+    at = open_app({"text": "level"}, "masks")
+    popover = [p for p in at.sidebar.get("popover")]
+    assert len(popover) == 1 and "Terms on this page (6)" in popover[0].proto.popover.label
+    text = " ".join(m.value for m in popover[0].markdown)
+    for term in TERMS_BY_PAGE["Masks"]:
+        assert f"**{term}** — {GLOSSARY[term]}" in text
+
+
+def test_the_glossary_page_lists_every_term_and_finds_one():
+    at = open_page("glossary", None)
+    no_exception(at)
+    shown = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert len(shown) == len(GLOSSARY)
+    at.text_input(key="glossary_find").set_value("causal").run()
+    found = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert any(v.startswith("**causal mask**") for v in found) and len(found) < len(GLOSSARY)
+    at.text_input(key="glossary_find").set_value("zzzz").run()
+    assert any("No term matches" in i.value for i in at.info)
