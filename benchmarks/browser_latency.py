@@ -1,10 +1,12 @@
 """Latency as a learner feels it, in headless Chromium against a real `streamlit run app.py`.
 
-    python -m benchmarks.browser_latency [--repeats 10] [--cold-starts 5]
+    python -m benchmarks.browser_latency [--repeats 10] [--cold-starts 5] [--pages home,lesson-3,...]
 
 - cold start: from launching `streamlit run app.py` to the home page drawn with the reversal on screen;
 - interaction: from typing a new word (fill + Enter) to the page settled with every chart drawn, per page,
   for words of 5 and of 24 characters. Every word is new, so the model runs each time (no cached result).
+- the lesson's steps (lesson-1 … lesson-10): the same, and the → key from the step before (on a new word
+  of 24 characters, so the step's numbers are computed, not cached).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from tests.e2e.harness import (
 
 PAGES = {"home": "", **{path: path for path in (
     "decode", "attention", "inside-one-head", "positional", "masks", "training", "lab-ablation", "lab-heads",
-    "lab-positions", "lab-forcing", "lab-length", "lab-query-key", "how-it-reverses")}}
+    "lab-positions", "lab-forcing", "lab-length", "lab-query-key", "how-it-reverses", "lesson", "glossary")}}
+TOUR = {f"lesson-{n}": f"lesson?lesson_step={n}" for n in range(1, 11)}
 
 
 def random_word(rng: random.Random, length: int) -> str:
@@ -68,11 +71,28 @@ def interaction_times(page, url: str, length: int, repeats: int, rng: random.Ran
     return times
 
 
+def step_key_times(page, base: str, step: int, repeats: int, rng: random.Random) -> list[float]:
+    """Seconds from pressing → on step − 1 to step `step` settled with its charts drawn, each on a new word."""
+    times = []
+    for _ in range(repeats):
+        page.goto(f"{base}/lesson?lesson_step={step - 1}&text={random_word(rng, 24)}")
+        page.wait_for_selector(SETTLED, timeout=120_000)
+        page.wait_for_function(ALL_CHARTS_DRAWN)
+        start = time.perf_counter()
+        page.keyboard.press("ArrowRight")
+        # location.href, not page.url: Playwright learns of a history.replaceState only at the next navigation
+        page.wait_for_function("n => new URL(location.href).searchParams.get('lesson_step') === String(n)", arg=step)
+        page.wait_for_selector(SETTLED, timeout=120_000)
+        page.wait_for_function(ALL_CHARTS_DRAWN)
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--cold-starts", type=int, default=5)
-    parser.add_argument("--pages", default=",".join(PAGES), help="comma-separated subset of the pages")
+    parser.add_argument("--pages", default=",".join([*PAGES, *TOUR]), help="comma-separated subset of the pages")
     args = parser.parse_args()
     rng = random.Random(0)
     with sync_playwright() as p:
@@ -97,6 +117,16 @@ def main() -> None:
                 short = statistics.median(interaction_times(page, url, 5, args.repeats, rng))
                 long = statistics.median(interaction_times(page, url, 24, args.repeats, rng))
                 print(f"{name:<14} {short:>8.3f} {long:>9.3f} {long / short:>6.2f}")
+            for name, path in TOUR.items():
+                if name not in args.pages.split(","):
+                    continue
+                url = f"http://127.0.0.1:{port}/{path}"
+                short = statistics.median(interaction_times(page, url, 5, args.repeats, rng))
+                long = statistics.median(interaction_times(page, url, 24, args.repeats, rng))
+                step = int(name.split("-")[1])
+                key = (f"{statistics.median(step_key_times(page, f'http://127.0.0.1:{port}', step, args.repeats, rng)):>7.3f}"
+                       if step > 1 else f"{'':>7}")
+                print(f"{name:<14} {short:>8.3f} {long:>9.3f} {long / short:>6.2f}   → key {key}")
         finally:
             stop_server(process)
         browser.close()

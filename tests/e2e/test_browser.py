@@ -161,3 +161,54 @@ def test_markup_in_the_input_is_shown_literally_and_runs_nothing(server, page, t
     assert page.locator("[data-testid='stMain'] b, [data-testid='stMain'] strong").filter(has_text="bold").count() == 0
     assert dialogs == []
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_step_link_opens_elsewhere(
+        server, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    load(page, f"{server}/lesson?text=banana", timeout=120_000)
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("Step 1 of 10", exact=False)).to_be_visible()
+    for number in range(2, 11):                                   # → alone, from the first step to the last
+        page.keyboard.press("ArrowRight")
+        expect(main.get_by_text(f"Step {number} of 10", exact=False)).to_be_visible(timeout=120_000)
+        settle(page)
+        assert f"lesson_step={number}" in page.evaluate("location.href")   # page.url lags history.replaceState
+    for number in (9, 8, 7, 6):                                   # ← back to the cross-attention step
+        page.keyboard.press("ArrowLeft")
+        expect(main.get_by_text(f"Step {number} of 10", exact=False)).to_be_visible(timeout=60_000)
+        settle(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    main.get_by_role("radio", name="0: b", exact=True).click()    # wrong: step 3 reads source position 2
+    settle(page)
+    main.get_by_role("button", name="Check my answer").click()
+    settle(page)
+    expect(page.get_by_test_id("stAlertContentWarning")).to_contain_text("Not quite")
+    main.get_by_role("radio", name="2: n", exact=True).click()
+    settle(page)
+    main.get_by_role("button", name="Check my answer").click()
+    settle(page)
+    expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("Right: 2: n")
+    wait_for_charts(page, 1)                                      # the cross-attention, revealed
+    link = page.evaluate("location.href")
+    context.close()
+    other = browser.new_context(viewport={"width": 1400, "height": 1000})
+    fresh = other.new_page()
+    load(fresh, link)
+    expect(fresh.get_by_test_id("stMain").get_by_text("Step 6 of 10 · Cross-attention")).to_be_visible()
+    assert fresh.get_by_role("textbox", name="Your text").input_value() == "banana"
+    assert fresh.get_by_test_id("stAlertContentSuccess").count() == 0  # the answer is not in the link
+    other.close()
+
+
+def test_the_arrow_keys_step_the_decoding_from_a_links_step(server, page):
+    load(page, f"{server}/decode?text=attention&step=3")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('step') === '2'")
+    settle(page)
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+        settle(page)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('step') === '5'")
+    expect(page.get_by_test_id("stMetricValue").nth(2)).to_have_text("noitne")  # steps 0-5 written
