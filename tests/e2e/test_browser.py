@@ -170,6 +170,7 @@ def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_s
     load(page, f"{server}/lesson?text=banana", timeout=120_000)
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Step 1 of 10", exact=False)).to_be_visible()
+    expect(main.get_by_role("button", name=re.compile("Next"))).to_be_enabled()     # its key is listened for
     for number in range(2, 11):                                   # → alone, from the first step to the last
         page.keyboard.press("ArrowRight")
         expect(main.get_by_text(f"Step {number} of 10", exact=False)).to_be_visible(timeout=120_000)
@@ -204,6 +205,7 @@ def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_s
 
 def test_the_arrow_keys_step_the_decoding_from_a_links_step(server, page):
     load(page, f"{server}/decode?text=attention&step=3")
+    expect(page.get_by_role("button", name=re.compile("Previous"))).to_be_enabled()   # its key is listened for
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => new URL(location.href).searchParams.get('step') === '2'")
     settle(page)
