@@ -78,6 +78,8 @@ def step_key_times(page, base: str, step: int, repeats: int, rng: random.Random)
         page.goto(f"{base}/lesson?lesson_step={step - 1}&text={random_word(rng, 24)}")
         page.wait_for_selector(SETTLED, timeout=120_000)
         page.wait_for_function(ALL_CHARTS_DRAWN)
+        page.get_by_role("button", name="Next").wait_for()          # the key's button is on the page
+        time.sleep(0.5)                                             # a learner reads before pressing
         start = time.perf_counter()
         page.keyboard.press("ArrowRight")
         # location.href, not page.url: Playwright learns of a history.replaceState only at the next navigation

@@ -37,7 +37,7 @@ def _decode_step(text: str) -> int:
 
 
 def _mask_step(text: str) -> int:
-    return min(3, len(text_run(text).decoder_in) - 1)
+    return min(3, len(text) - 1)        # a position with a later one after it (the pass reads n + 1)
 
 
 def _cross_step(text: str) -> int:
@@ -66,11 +66,11 @@ def question(step: int, text: str) -> Question | None:
     if step == 1:
         return q.embedding_question(run)
     if step == 2:
-        return q.positions_question(text, text_run(text, positions="shuffle", sides=("source",)))
+        return q.positions_question(text, run, text_run(text, positions="shuffle", sides=("source",)))
     if step == 3:
         return q.scaling_question(run, 0, 0, 0)
     if step == 4:
-        return q.mask_question(run, 0, 0, _mask_step(text))
+        return q.mask_question(text_run(text, teacher=True), 0, 0, _mask_step(text))
     if step == 5:
         return q.decode_question(run, _decode_step(text))
     if step == 6:
@@ -141,8 +141,9 @@ def show_before(step: Step, text: str) -> None:
         show_chart(attention_heatmap(run.trace["encoder_self", 0][0], rows, cols, title="Encoder layer 0, head 0 "
                                      "(row 0 outlined)", highlight_row=0), key="lesson_head")
     elif n == 4:
-        t = len(run.decoder_in)
-        show_chart(mask_heatmap(np.tril(np.ones((t, t), dtype=bool)), run.decoder_in, run.decoder_in,
+        taught = text_run(text, teacher=True)                  # the whole reversal read at once, as in training
+        t = len(taught.decoder_in)
+        show_chart(mask_heatmap(np.tril(np.ones((t, t), dtype=bool)), taught.decoder_in, taught.decoder_in,
                                 title="The causal mask of the decoder (dark: may attend)"), key="lesson_mask")
     elif n == 5:
         t = _decode_step(text)
@@ -173,8 +174,8 @@ def show_after(step: Step, text: str, question: Question) -> None:
                                       title="Row 0 with the division by √d_k (as trained) and without"),
                    key="lesson_scaling")
     elif n == 4:
-        t = _mask_step(text)
-        show_chart(attention_heatmap(run.trace["decoder_self", 0][0], run.decoder_in, run.decoder_in,
+        t, taught = _mask_step(text), text_run(text, teacher=True)
+        show_chart(attention_heatmap(taught.trace["decoder_self", 0][0], taught.decoder_in, taught.decoder_in,
                                      title=f"Decoder self-attention, layer 0, head 0 (row {t} outlined)",
                                      highlight_row=t), key="lesson_self")
     elif n == 5:

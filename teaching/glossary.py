@@ -64,8 +64,9 @@ GLOSSARY: dict[str, str] = {
 }
 
 TERMS_BY_PAGE: dict[str, tuple[str, ...]] = {
-    "Lesson": ("token", "embedding", "positional encoding", "attention head", "query", "key", "value", "d_k",
-               "softmax", "causal mask", "cross-attention", "teacher forcing", "ablation", "exact match"),
+    "Lesson": ("token", "embedding", "d_model", "positional encoding", "encoder", "decoder", "attention head",
+               "query", "key", "value", "score", "d_k", "softmax", "mask", "causal mask", "self-attention",
+               "cross-attention", "logit", "greedy decoding", "teacher forcing", "ablation", "exact match"),
     "Home": ("encoder", "decoder", "embedding", "residual stream", "LayerNorm", "feed-forward network",
              "generator", "exact match"),
     "Decode step by step": ("decoder", "token", "logit", "softmax", "greedy decoding", "temperature",

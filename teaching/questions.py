@@ -69,7 +69,7 @@ def embedding_question(run: Run) -> Question:
         f"√d_model) and the positional code of position 0. Which is longer?",
         options, frozenset({answer}),
         f"Every positional code has the same length, √(d_model / 2) = {math.sqrt(d_model / 2):.2f}; the embedding "
-        f"is multiplied by √d_model = {math.sqrt(d_model):g} so that it is not drowned.",
+        f"is multiplied by √d_model = {math.sqrt(d_model):g} before the code is added.",
         f"‖embedding × √d_model‖ = {embedding:.2f} and ‖PE(0)‖ = {code:.2f} (ratio {ratio:.2f}).",
     )
 
@@ -81,14 +81,15 @@ def _still_reverses(text: str, changed: Run, prompt: str, hint: str, why: str) -
                     f"{why} it writes '{changed.output}'.")
 
 
-def positions_question(text: str, shuffled: Run) -> Question:
+def positions_question(text: str, normal: Run, shuffled: Run) -> Question:
     """Shuffle the source's positional codes: does the model still reverse the text?"""
+    moved = int((np.abs(shuffled.trace["src_positions.rows"] - normal.trace["src_positions.rows"]).max(-1) > 0).sum())
     return _still_reverses(
         text, shuffled,
-        "Shuffle the positional codes of the source (each character gets another position's code). Will the "
-        "model still write the exact reversal?",
-        "Without its own code, how could the model tell which character came last?",
-        "With the codes shuffled")
+        "Shuffle the positional codes of the source: the same codes, handed out in a random order. Will the model "
+        "still write the exact reversal?",
+        "Did the shuffle move any code here? Where it did, how could the model tell which character came last?",
+        f"The shuffle moved {moved} of the {len(text)} codes; with them shuffled")
 
 
 def scaling_question(run: Run, layer: int, head: int, query: int) -> Question:
@@ -106,28 +107,29 @@ def scaling_question(run: Run, layer: int, head: int, query: int) -> Question:
         f"√d_k = {math.sqrt(run.d_k):g} before the softmax. Without that division, would the row's largest "
         "weight be larger, about the same, or smaller?",
         options, frozenset({answer}),
-        "Dividing every score by the same number spreads the softmax out; leaving it out sharpens it.",
+        f"Without the division every score is √d_k = {math.sqrt(run.d_k):g} times bigger, and so is every gap "
+        "between two scores. What does the softmax do with wider gaps? (With a single key there is nothing to "
+        "share.)",
         f"Its largest weight is {scaled:.3f}; without the division it would be {unscaled:.3f}.",
     )
 
 
 def mask_question(run: Run, layer: int, head: int, step: int) -> Question:
-    """In row `step` of decoder self-attention, where does the head put its largest weight?"""
+    """How much weight does row `step` of decoder self-attention give the positions after it?"""
     row = run.trace["decoder_self", layer][head, step]                      # (T,)
-    options = tuple(_position(i, label) for i, label in enumerate(run.decoder_in))
-    best = float(row.max())
-    right = frozenset(options[i] for i in range(step + 1) if row[i] >= best - 1e-6)
-    later = {options[i]: f"Position {i} comes after {step}: the causal mask hides it, its weight is exactly 0."
-             for i in range(step + 1, len(options))}
+    later = float(row[step + 1:].max())
+    options = ("exactly 0", "a little (above 0, below 0.01)", "0.01 or more")
+    answer = options[0] if later == 0 else options[1] if later < 0.01 else options[2]
     return Question(
-        "position",
-        f"Decoder self-attention, layer {layer}, head {head}: at position {step} the decoder has read "
-        f"{' '.join(run.decoder_in[:step + 1])}. Which position gets its largest weight?",
-        options, right,
-        f"Position {step} may look at positions 0 to {step} only; among them, which one is it likely to need?",
-        f"Row {step}'s weights: " + ", ".join(f"{options[i]} {row[i]:.2f}" for i in range(step + 1))
-        + f"; every later position gets {float(row[step + 1:].max()) if step + 1 < len(row) else 0.0:.1f}.",
-        later,
+        "choice",
+        f"Decoder self-attention, layer {layer}, head {head}, in the pass that reads your text's whole reversal "
+        f"at once: position {step} has read {' '.join(run.decoder_in[:step + 1])}. How much weight does it give "
+        f"the positions after it ({', '.join(run.decoder_in[step + 1:])})?",
+        options, frozenset({answer}),
+        "Look at the mask above: which cells of row " + str(step) + " are hidden, and what does a hidden score "
+        "become before the softmax?",
+        f"Its weights on positions 0 to {step}: " + ", ".join(f"{w:.2f}" for w in row[:step + 1])
+        + f"; the largest on a later position: {later:.1f}.",
     )
 
 
@@ -153,11 +155,12 @@ def cross_question(run: Run, layer: int, head: int, step: int) -> Question:
     n = len(run.source)
     return Question(
         "position",
-        f"Cross-attention, layer {layer}, head {head}: output step {step} writes '{run.decoder_out[step]}'. "
-        "Which source letter does it read most?",
+        f"Cross-attention, layer {layer}, head {head} (of this layer's heads, the one that looks at the mirrored "
+        f"position most often on your text): output step {step} writes '{run.decoder_out[step]}'. Which source "
+        "position does it read most?",
         options, frozenset(options[i] for i in range(n) if row[i] >= best - 1e-6),
-        f"To reverse, step i needs source position n − 1 − i; here n = {n}. Repeated letters: the position "
-        "matters, not the letter.",
+        f"To reverse, step i must copy the letter at source position n − 1 − i (here n = {n}). Repeated letters: "
+        "the position matters, not the letter.",
         f"Its largest weight, {best:.2f}, falls on source position {int(row.argmax())}"
         + (f" (n − 1 − {step} = {n - 1 - step})." if 0 <= n - 1 - step < n else "."),
     )
@@ -166,15 +169,18 @@ def cross_question(run: Run, layer: int, head: int, step: int) -> Question:
 def snapshot_question(text: str, outputs: list[tuple[int, str]]) -> Question:
     """At which training snapshot does the model first reverse the text? `outputs`: (step, output), in order."""
     options = (*(f"step {s:,}" for s, _ in outputs), "never")
-    first = next((f"step {s:,}" for s, out in outputs if out == text[::-1]), "never")
+    index = next((i for i, (_, out) in enumerate(outputs) if out == text[::-1]), len(outputs))
+    earlier = {o: "Later: at that point it does not yet write your text reversed." for o in options[:index]}
+    later = {o: "Earlier: by then it had already reversed your text." for o in options[index + 1:]}
     return Question(
         "snapshot",
         f"The model was saved at {len(outputs)} points of its training. At which one does it first reverse "
         f"'{text}' exactly?",
-        options, frozenset({first}),
-        "Early on it writes the commonest letters; reversing needs the cross-attention's anti-diagonal, which "
-        "forms later.",
-        "Its output at each snapshot: " + ", ".join(f"step {s:,}: '{out}'" for s, out in outputs) + ".",
+        options, frozenset({options[index]}),
+        "Think of how much training a model of this size needs before every character lands in its place.",
+        "Its output at each snapshot: " + ", ".join(f"step {s:,}: '{out}'" if out else f"step {s:,}: (nothing)"
+                                                     for s, out in outputs) + ".",
+        {**earlier, **later},
     )
 
 
@@ -188,7 +194,8 @@ def forcing_question(forced: Run, token: str) -> Question:
         "will it write at step 1?",
         options, frozenset({written}),
         "Step 1 reads ⟨s⟩ and the forced character, but its cross-attention still looks at the source.",
-        f"With '{token}' forced, step 1 writes '{written}' (probability {float(forced.probs[1].max()):.3f})"
+        f"With '{token}' forced, step 1 writes '{written}' (probability {float(forced.probs[1].max()):.3f}); "
+        f"the whole output: '{forced.output}'."
         if len(forced.decoder_out) > 1 else f"With '{token}' forced, the decoding ends.",
     )
 
@@ -199,10 +206,11 @@ def ablation_question(effects: list[HeadEffect], sample_size: int) -> Question:
     worst = max(e.drop for e in effects)
     return Question(
         "head",
-        f"Switch off one head at a time. Which one costs the most exact match on {sample_size} held-out words?",
+        f"Switch off one head at a time. Which one costs the most exact match on {sample_size} held-out random "
+        "strings?",
         names, frozenset(_head_name(e.head) for e in effects if e.drop >= worst - 1e-9),
-        "The clearest pattern is not always the head most needed: a head's output is read by every layer after "
-        "it, so an early head that later layers rely on can break more than one that reads the source.",
+        "A head's output is read by every layer after it, so a layer-0 head that later layers rely on can break "
+        "more than the head that looks most like the mirror.",
         "Exact match lost: " + ", ".join(f"{_head_name(e.head)} {e.drop:.1%}"
                                          for e in sorted(effects, key=lambda e: -e.drop)[:4]) + ".",
     )
@@ -214,8 +222,8 @@ def encoder_off_question(text: str, ablated: Run) -> Question:
         text, ablated,
         "Switch off every encoder self-attention head (the encoder still sees each character and its position). "
         "Will the model still reverse your text?",
-        "To write the last character first, the decoder must know how long the text is; where could that come "
-        "from, if no source position looks at the others?",
+        "With these heads off, no source position sees any other: each character's vector knows only itself and "
+        "its position. Is that enough to write the whole text backwards?",
         "With every encoder head off")
 
 

@@ -19,7 +19,7 @@ class Step:
 STEPS: tuple[Step, ...] = (
     Step(1, "Tokens and embeddings",
          "Each character becomes a token id, then a vector of d_model numbers the model learned.",
-         "The token ids of your text, and how long each scaled embedding is beside its positional code.",
+         "The token id of each character; after you answer, how long each scaled embedding is beside its code.",
          "app_pages/positional.py", "Positional encoding", 4),
     Step(2, "Positional encoding",
          "Attention alone ignores order, so each position adds its own fixed code of sines and cosines.",
@@ -32,7 +32,8 @@ STEPS: tuple[Step, ...] = (
          "app_pages/inside_one_head.py", "Inside one head", 5),
     Step(4, "Masks",
          "The causal mask stops a decoder position from reading the positions after it.",
-         "The decoder's self-attention: everything above the diagonal is exactly 0.",
+         "The mask: a row is one decoder position, dark cells are the positions it may read, light ones are "
+         "hidden; after you answer, the weights themselves.",
          "app_pages/masks.py", "Masks", 4),
     Step(5, "The decoder, step by step",
          "The decoder writes one token at a time, reading the start symbol and what it has written so far.",
@@ -45,21 +46,22 @@ STEPS: tuple[Step, ...] = (
          "app_pages/attention.py", "Attention", 5),
     Step(7, "Training: from blur to anti-diagonal",
          "The same model, saved during training, goes from uniform attention and wrong letters to the reversal.",
-         "The output at each snapshot, and when the anti-diagonal appears.",
+         "After you answer: what the model wrote for your text at each snapshot (the Training page shows its "
+         "cross-attention forming the anti-diagonal).",
          "app_pages/training.py", "Training", 4),
-    Step(8, "Teacher forcing",
+    Step(8, "Its own tokens, or the right ones (teacher forcing)",
          "In training the decoder reads the correct prefix; generating, it reads its own, and one wrong token "
          "changes what it reads next.",
          "What the decoder writes after a token it did not choose.",
          "app_pages/lab_forcing.py", "Teacher forcing", 4),
     Step(9, "Switching heads off",
-         "Switching a head off and measuring what breaks is evidence of what the head does; a pattern alone is "
-         "not.",
+         "Switching a head off and measuring what breaks is evidence of whether the model needs it; a pattern "
+         "alone is not.",
          "The exact match lost when each head alone is off.",
          "app_pages/lab_ablation.py", "Switch heads off", 5),
     Step(10, "How the model reverses",
-         "To write the last character first the model needs the length of the text, and the encoder's attention "
-         "is where it gets it.",
+         "Without encoder self-attention this model almost never reverses exactly; one reading, tested on How it "
+         "reverses, is that this is where it learns the text's length, which it needs to start at the end.",
          "What the model writes with every encoder head switched off.",
          "app_pages/how_it_reverses.py", "How it reverses", 4),
 )

@@ -28,6 +28,7 @@ def early(bundled):
 def runs(model, vocab, text=TEXT):
     return {
         "greedy": make_run(model, vocab, text),
+        "taught": make_run(model, vocab, text, Decoding(teacher=True)),
         "shuffled": make_run(model, vocab, text, edit=Intervention(positions="shuffle", sides=frozenset({"source"}))),
         "forced": make_run(model, vocab, text, Decoding(forced=((0, vocab.encode("z", 1)[0]),))),
         "encoder_off": make_run(model, vocab, text, edit=Intervention(frozenset(
@@ -39,9 +40,9 @@ def questions(model, vocab, text=TEXT):
     r = runs(model, vocab, text)
     return {
         "embedding": q.embedding_question(r["greedy"]),
-        "positions": q.positions_question(text, r["shuffled"]),
+        "positions": q.positions_question(text, r["greedy"], r["shuffled"]),
         "scaling": q.scaling_question(r["greedy"], 0, 0, 0),
-        "mask": q.mask_question(r["greedy"], 0, 0, 3),
+        "mask": q.mask_question(r["taught"], 0, 0, 3),
         "decode": q.decode_question(r["greedy"], 1),
         "cross": q.cross_question(r["greedy"], 1, 0, 3),
         "forcing": q.forcing_question(r["forced"], "z"),
@@ -69,10 +70,18 @@ def test_every_kind_of_question_grades_its_answer_right_and_every_other_option_w
                                      for e in effects if e.drop == max(x.drop for x in effects)}
 
 
-def test_a_masked_position_gets_its_own_hint(bundled):
+def test_a_wrong_snapshot_gets_told_earlier_or_later():
+    question = q.snapshot_question("ab", [(50, ""), (500, "ba"), (5000, "ba")])
+    assert question.answer == "step 500"
+    assert question.hint_for("step 50").startswith("Later") and question.hint_for("never").startswith("Earlier")
+    assert question.hint_for("step 5,000").startswith("Earlier")
+
+
+def test_the_mask_question_is_answered_by_the_weights_on_later_positions(bundled):
     question = questions(bundled.model, bundled.vocab)["mask"]
-    later = question.options[5]
-    assert not question.grade(later) and "causal mask hides it" in question.hint_for(later)
+    assert question.answer == "exactly 0"                            # the causal mask, as the model applies it
+    later = make_run(bundled.model, bundled.vocab, TEXT, Decoding(teacher=True)).trace["decoder_self", 0][0, 3, 4:]
+    assert later.max() == 0.0
 
 
 @pytest.mark.parametrize("which", ["bundled", "early"])
@@ -84,10 +93,11 @@ def test_each_answer_is_read_from_the_model_in_use(bundled, early, which):
     greedy = r["greedy"]
     assert got["decode"].answer == greedy.decoder_out[1]
     assert got["cross"].answer == f"{int(greedy.trace['cross', 1][0, 3].argmax())}: {greedy.source[int(greedy.trace['cross', 1][0, 3].argmax())]}"
-    assert got["mask"].answer.startswith(f"{int(greedy.trace['decoder_self', 0][0, 3, :4].argmax())}:")
     assert got["forcing"].answer == r["forced"].decoder_out[1]
     assert got["encoder_off"].answer.startswith("yes" if r["encoder_off"].output == TEXT[::-1] else "no")
     assert got["positions"].answer.startswith("yes" if r["shuffled"].output == TEXT[::-1] else "no")
+    moved = int((r["shuffled"].trace["src_positions.rows"] != r["greedy"].trace["src_positions.rows"]).any(-1).sum())
+    assert f"moved {moved} of the {len(TEXT)} codes" in got["positions"].why
     embedding = np.linalg.norm(greedy.trace["src_embed.output"][0])
     code = np.linalg.norm(greedy.trace["src_positions.rows"][0])
     assert (got["embedding"].answer == "the scaled embedding") == (embedding > 1.1 * code)
