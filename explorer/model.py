@@ -18,6 +18,7 @@ import torch
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis.run import Decoding, Run, make_batch_runs, make_run
+from transformer.decoding import generate
 from transformer.checkpoint import Checkpoint, CheckpointError, load, load_snapshot, snapshot_index
 from transformer.intervention import SIDES, Head, Intervention
 
@@ -163,3 +164,15 @@ def snapshot_run(text: str, step: int) -> Run:
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _snapshot_run(directory: str, text: str, step: int) -> Run:
     return make_run(_snapshot(directory, step), _load(directory).vocab, text)
+
+
+def snapshot_output(text: str, step: int) -> str:
+    """What a snapshot writes for the text, without a trace (the lesson asks nine of them per word)."""
+    return _snapshot_output(str(server_checkpoint_dir()), text, step)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def _snapshot_output(directory: str, text: str, step: int) -> str:
+    vocab = _load(directory).vocab
+    model = _snapshot(directory, step)
+    return vocab.decode(generate(model, vocab.encode(text, model.config.max_len)))

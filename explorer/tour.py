@@ -20,7 +20,7 @@ from transformer.intervention import every_head
 from .charts import show_chart
 from .lab_runs import SAMPLE_SIZE, ablation_table
 from .links import page_link
-from .model import checkpoint_or_stop, snapshot_run, snapshots, text_run
+from .model import checkpoint_or_stop, snapshot_output, snapshots, text_run
 from .text import escape_markdown, visible
 from viz import attention_heatmap, encoding_heatmap, mask_heatmap, norms_bars, probability_bars, softmax_comparison
 
@@ -77,7 +77,7 @@ def question(step: int, text: str) -> Question | None:
         return q.cross_question(run, _last_decoder_layer(), _cross_head(text), _cross_step(text))
     if step == 7:
         steps = [s["step"] for s in snapshots()]
-        return q.snapshot_question(text, [(s, snapshot_run(text, s).output) for s in steps]) if steps else None
+        return q.snapshot_question(text, [(s, snapshot_output(text, s)) for s in steps]) if steps else None
     if step == 8:
         token = _forced_token(text)
         return q.forcing_question(text_run(text, forced=((0, vocab.encode(token, 1)[0]),)), token)
@@ -191,7 +191,7 @@ def show_after(step: Step, text: str, question: Question) -> None:
                                      f"head {head} (step {t} outlined)", row_title, col_title, highlight_row=t),
                    key="lesson_cross")
     elif n == 7:
-        outputs = [(s["step"], snapshot_run(text, s["step"]).output) for s in snapshots()]
+        outputs = [(s["step"], snapshot_output(text, s["step"])) for s in snapshots()]
         st.dataframe(pd.DataFrame({"training step": [s for s, _ in outputs],
                                    "it writes": [visible(o) or "(nothing)" for _, o in outputs],
                                    "the reversal?": [o == text[::-1] for _, o in outputs]}), hide_index=True,
