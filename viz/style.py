@@ -104,8 +104,9 @@ def projector_figure(fig: go.Figure) -> go.Figure:
             trace["textfont"] = {**trace.get("textfont", {}), "size": PROJECTOR_FONT - 4}
     layout = spec["layout"]
     layout["font"] = {**layout.get("font", {}), "size": PROJECTOR_FONT}
-    for shape in layout.get("shapes", []):
-        shape["line"] = {**shape.get("line", {}), "width": max(PROJECTOR_LINE + 1, shape.get("line", {}).get("width", 0))}
+    for shape in layout.get("shapes", []):           # outlines: thicker, and vermillion, which stands out on both
+        line = shape.get("line", {})                  # ends of Cividis (the amber outline vanished on its yellow)
+        shape["line"] = {**line, "width": max(PROJECTOR_LINE + 1, line.get("width", 0)), "color": "#d55e00"}
     for name, axis in list(layout.items()):
         if name.startswith(("xaxis", "yaxis")):
             layout[name] = {**axis, "tickfont": {**axis.get("tickfont", {}), "size": PROJECTOR_FONT - 4}}
