@@ -45,7 +45,8 @@ STEPS: tuple[Step, ...] = (
          "The anti-diagonal: the first output step reads the last source letter.",
          "app_pages/attention.py", "Attention", 5),
     Step(7, "Training: from blur to anti-diagonal",
-         "The same model, saved during training, goes from uniform attention and wrong letters to the reversal.",
+         "The same model, saved during training, goes from wrong letters to the reversal while its cross-attention "
+         "sharpens from a blur into the anti-diagonal (the Training page shows both).",
          "After you answer: what the model wrote for your text at each snapshot (the Training page shows its "
          "cross-attention forming the anti-diagonal).",
          "app_pages/training.py", "Training", 4),
