@@ -1,4 +1,5 @@
-"""The word-reversal task: random strings, their reversals, and a held-out split no training batch touches.
+"""The tasks (reverse, copy, sort the characters), random strings, and a held-out split no training batch
+touches.
 
 Which side of the split a string belongs to is decided by a hash of the string itself, so the two
 sides are disjoint by construction: the training sampler discards every held-out string it draws.
@@ -28,6 +29,38 @@ def reverse(text: str) -> str:
     return text[::-1]
 
 
+def copy(text: str) -> str:
+    return text
+
+
+def sort_characters(text: str) -> str:
+    """The characters in ascending order of their code: spaces (code 32) come before every letter."""
+    return "".join(sorted(text))
+
+
+TASKS = {"reverse": reverse, "copy": copy, "sort": sort_characters}
+
+
+def target(text: str, task: str = "reverse") -> str:
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}: one of {', '.join(TASKS)}")
+    return TASKS[task](text)
+
+
+def source_positions(text: str, task: str = "reverse") -> list[int]:
+    """For each output character, the source position it is taken from: the pattern a task's cross-attention
+    would follow (reverse: the anti-diagonal; copy: the diagonal; sort: the i-th smallest character, equal
+    ones in their source order)."""
+    n = len(text)
+    if task == "reverse":
+        return [n - 1 - i for i in range(n)]
+    if task == "copy":
+        return list(range(n))
+    if task == "sort":
+        return sorted(range(n), key=lambda i: (text[i], i))
+    raise ValueError(f"unknown task {task!r}: one of {', '.join(TASKS)}")
+
+
 def random_string(rng: random.Random, length: int, space_rate: float = 1 / 27) -> str:
     """Letters and single spaces, never a space at either end or two in a row."""
     chars = []
@@ -55,8 +88,8 @@ def sample_strings(n: int, seed: int, max_len: int, held_out: bool, min_len: int
 
 class Batch(NamedTuple):
     src: torch.Tensor      # (B, S) characters, PAD after the end
-    tgt_in: torch.Tensor   # (B, T) SOS + reversal, the decoder's input (the target shifted right)
-    tgt_out: torch.Tensor  # (B, T) reversal + EOS, what each position must predict; PAD is not scored
+    tgt_in: torch.Tensor   # (B, T) SOS + target, the decoder's input (the target shifted right)
+    tgt_out: torch.Tensor  # (B, T) target + EOS, what each position must predict; PAD is not scored
 
 
 def pad(rows: list[list[int]], length: int | None = None) -> torch.Tensor:
@@ -64,7 +97,7 @@ def pad(rows: list[list[int]], length: int | None = None) -> torch.Tensor:
     return torch.tensor([r + [PAD] * (length - len(r)) for r in rows], dtype=torch.long)
 
 
-def make_batch(texts: list[str], vocab: Vocab, max_len: int) -> Batch:
+def make_batch(texts: list[str], vocab: Vocab, max_len: int, task: str = "reverse") -> Batch:
     src = [vocab.encode(t, max_len) for t in texts]
-    rev = [ids[::-1] for ids in src]
-    return Batch(pad(src), pad([[SOS] + r for r in rev]), pad([r + [EOS] for r in rev]))
+    out = [vocab.encode(target(t, task), max_len) for t in texts]
+    return Batch(pad(src), pad([[SOS] + o for o in out]), pad([o + [EOS] for o in out]))

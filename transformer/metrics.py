@@ -1,7 +1,8 @@
 """The two measures of a reversal model, each defined once: evaluation, training's curves, the lab and the
 pages all call these.
 
-exact match: the share of whole words written exactly reversed (padding is never counted).
+exact match: the share of whole words whose output is exactly the task's target (reversal by default; padding is
+never counted).
 mirror share: the share of output steps i whose largest cross-attention weight falls on source
 position n-1-i, the mirrored position a reversal copies from.
 """
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .data import pad
+from .data import pad, target
 from .decoding import greedy_batch
 from .intervention import NO_INTERVENTION, Intervention
 from .model import Transformer
@@ -22,13 +23,13 @@ from .vocab import SOS, Vocab
 
 @dataclass(frozen=True)
 class ExactMatch:
-    exact_match: float               # share of words reversed exactly
+    exact_match: float               # share of words whose whole output is the task's target
     n: int
     per_length: dict[str, float]     # input length (as text, as JSON keeps it) -> share
 
 
 def exact_match(model: Transformer, vocab: Vocab, texts: list[str], edit: Intervention = NO_INTERVENTION,
-                max_len: int | None = None) -> ExactMatch:
+                max_len: int | None = None, task: str = "reverse") -> ExactMatch:
     """Greedy decoding of every text, under an intervention if given. With shuffled positions the words are
     batched by length, so padding never changes which position codes the shuffle hands out."""
     limit = model.config.max_len if max_len is None else max_len
@@ -40,7 +41,7 @@ def exact_match(model: Transformer, vocab: Vocab, texts: list[str], edit: Interv
         outputs = greedy_batch(model, [vocab.encode(t, limit) for t in group], edit=edit)
         for text, out in zip(group, outputs):
             total[len(text)] += 1
-            right[len(text)] += vocab.decode(out) == text[::-1]
+            right[len(text)] += vocab.decode(out) == target(text, task)
     return ExactMatch(sum(right.values()) / max(len(texts), 1), len(texts),
                       {str(n): right[n] / total[n] for n in sorted(total)})
 

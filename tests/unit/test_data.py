@@ -1,5 +1,7 @@
 import random
 
+import pytest
+
 from transformer.data import is_held_out, make_batch, random_string, sample_strings
 from transformer.vocab import EOS, PAD, SOS, Vocab
 
@@ -29,3 +31,25 @@ def test_batch_is_source_then_target_shifted_right():
     assert batch.tgt_in.tolist()[0] == [SOS] + v.encode("cba", 24)
     assert batch.tgt_out.tolist()[0] == v.encode("cba", 24) + [EOS]
     assert batch.tgt_out.tolist()[1] == v.encode("z", 24) + [EOS, PAD, PAD]
+
+
+def test_each_task_has_its_target_and_the_source_position_each_output_character_comes_from():
+    from transformer.data import source_positions, target
+    text = "b a ab"
+    assert target(text) == "ba a b" and target(text, "copy") == text
+    assert target(text, "sort") == "  aabb"                       # spaces sort before every letter
+    for task in ("reverse", "copy", "sort"):
+        positions = source_positions(text, task)
+        assert "".join(text[p] for p in positions) == target(text, task)
+        assert sorted(positions) == list(range(len(text)))        # each source character used once
+    assert source_positions(text, "sort")[:2] == [1, 3]           # equal characters keep their source order
+    with pytest.raises(ValueError, match="unknown task"):
+        target(text, "shuffle")
+
+
+def test_a_batch_holds_the_tasks_target_shifted_right_for_the_decoder():
+    from transformer.data import make_batch
+    vocab = Vocab()
+    batch = make_batch(["cab"], vocab, 8, task="sort")
+    assert vocab.decode(batch.tgt_out[0].tolist()) == "abc"
+    assert batch.tgt_in[0, 0].item() == SOS and vocab.decode(batch.tgt_in[0, 1:].tolist()) == "abc"
