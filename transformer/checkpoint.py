@@ -59,13 +59,16 @@ class Checkpoint:
     model: Transformer
     vocab: Vocab
     metrics: dict = field(default_factory=dict)
+    task: str = "reverse"                        # what it was trained for, from config.json
 
 
-def save(model: Transformer, vocab: Vocab, directory: str | Path, metrics: dict | None = None) -> None:
+def save(model: Transformer, vocab: Vocab, directory: str | Path, metrics: dict | None = None,
+         task: str = "reverse") -> None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     save_model(model, str(directory / WEIGHTS))  # shared (tied) tensors are stored once
-    config = {"model": model.config.to_dict(), "vocab": {"specials": list(SPECIALS), "characters": vocab.characters}}
+    config = {"model": model.config.to_dict(), "vocab": {"specials": list(SPECIALS), "characters": vocab.characters},
+              "task": task}
     (directory / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
     (directory / METRICS).write_text(json.dumps(metrics or {}, indent=2) + "\n")
 
@@ -82,7 +85,7 @@ def _read_file(path: Path, limit: int) -> bytes:
 
 
 def _checked_config(data: bytes, where: str):
-    """config.json's bytes -> (ModelConfig, Vocab), refused before any tensor is made."""
+    """config.json's bytes -> (ModelConfig, Vocab, task), refused before any tensor is made."""
     try:
         parsed = parse(ConfigFile, data)
     except SchemaError as err:
@@ -93,7 +96,7 @@ def _checked_config(data: bytes, where: str):
         raise CheckpointTooLargeError(
             f"{where}: these sizes make a model of {parameters:,} parameters; this app builds at most "
             f"{MAX_PARAMETERS:,}")
-    return config, Vocab(parsed.vocab.characters)
+    return config, Vocab(parsed.vocab.characters), parsed.task
 
 
 def _checked_metrics(data: bytes, where: str) -> dict:
@@ -152,11 +155,11 @@ def from_files(files: dict[str, bytes], where: Callable[[str], str]) -> Checkpoi
     """The one door every checkpoint comes through, from a folder or a zip: config.json is checked first, the
     model is built only from checked sizes, then the weights and metrics are checked. `where(name)` names a
     file in messages."""
-    config, vocab = _checked_config(files[CONFIG], where(CONFIG))
+    config, vocab, task = _checked_config(files[CONFIG], where(CONFIG))
     metrics = _checked_metrics(files[METRICS], where(METRICS))
     model = Transformer(config)
     _load_weights(model, files[WEIGHTS], where(WEIGHTS))
-    return Checkpoint(model.eval().requires_grad_(False), vocab, metrics)
+    return Checkpoint(model.eval().requires_grad_(False), vocab, metrics, task)
 
 
 def load(directory: str | Path) -> Checkpoint:
@@ -204,7 +207,7 @@ def load_snapshot(directory: str | Path, step: int) -> Transformer:
     directory = Path(directory)
     if step not in {e["step"] for e in snapshot_index(directory)}:
         raise MissingCheckpointFileError(f"{directory / SNAPSHOTS}: no snapshot at step {step}")
-    config, _ = _checked_config(_read_file(directory / CONFIG, MAX_CONFIG_BYTES), str(directory / CONFIG))
+    config, _, _ = _checked_config(_read_file(directory / CONFIG, MAX_CONFIG_BYTES), str(directory / CONFIG))
     model = Transformer(config)
     path = directory / SNAPSHOTS / snapshot_file(step)
     _load_weights(model, _read_file(path, MAX_WEIGHTS_BYTES), str(path))

@@ -79,6 +79,7 @@ class VocabSection(_Strict):
 class ConfigFile(_Strict):
     model: ModelSection
     vocab: VocabSection
+    task: Literal["reverse", "copy", "sort"] = "reverse"   # what it was trained for (absent in older files: reverse)
 
     @model_validator(mode="after")
     def _vocab_fits_model(self) -> "ConfigFile":

@@ -139,3 +139,21 @@ def test_without_memfd_the_weights_load_from_a_temporary_file_that_is_gone_after
     loaded = checkpoint.load(BUNDLED)
     assert loaded.model.generator.weight is loaded.model.src_embed.lookup.weight   # still tied
     assert list(tmp_path.iterdir()) == []
+
+
+def test_config_json_names_the_task_and_an_older_file_without_one_is_reversal(tmp_path, tiny_model):
+    import json
+
+    from transformer.checkpoint import CorruptCheckpointError, load, save
+    from transformer.vocab import Vocab
+    save(tiny_model, Vocab(), tmp_path / "sorter", task="sort")
+    assert json.loads((tmp_path / "sorter" / "config.json").read_text())["task"] == "sort"
+    assert load(tmp_path / "sorter").task == "sort"
+    config = json.loads((tmp_path / "sorter" / "config.json").read_text())
+    del config["task"]
+    (tmp_path / "sorter" / "config.json").write_text(json.dumps(config))
+    assert load(tmp_path / "sorter").task == "reverse"
+    config["task"] = "shuffle"
+    (tmp_path / "sorter" / "config.json").write_text(json.dumps(config))
+    with pytest.raises(CorruptCheckpointError, match="task"):
+        load(tmp_path / "sorter")
