@@ -12,7 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .checkpoint import CheckpointError, load
-from .data import sample_strings
+from .data import TASKS, sample_strings
 from .metrics import exact_match
 from .vocab import InputError, Vocab
 
@@ -44,11 +44,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=10_000, help="held-out strings to score (default 10000)")
     parser.add_argument("--words", type=Path, help="score the words of this file instead (one per line)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--task", choices=list(TASKS), help="the task to score (refused unless it is the one the "
+                                                             "checkpoint was trained for)")
     args = parser.parse_args(argv)
     try:
         ckpt = load(args.checkpoint)
     except CheckpointError as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    if args.task and args.task != ckpt.task:
+        print(f"error: {args.checkpoint} was trained to {ckpt.task} (its config.json says so); it is not scored "
+              f"on {args.task}", file=sys.stderr)
         return 2
     model, vocab = ckpt.model, ckpt.vocab
     skipped: list[str] = []
@@ -59,12 +65,13 @@ def main(argv: list[str] | None = None) -> int:
         texts, skipped = read_words(args.words, vocab, model.config.max_len)
     else:
         texts = held_out_strings(args.n, model.config.max_len)
-    report = asdict(exact_match(model, vocab, texts)) if texts else {"exact_match": 0.0, "n": 0, "per_length": {}}
-    report["skipped"] = len(skipped)
+    report = (asdict(exact_match(model, vocab, texts, task=ckpt.task)) if texts else
+              {"exact_match": 0.0, "n": 0, "per_length": {}})
+    report["skipped"], report["task"] = len(skipped), ckpt.task
     if args.json:
         print(json.dumps(report))
         return 0
-    print(f"exact match {report['exact_match']:.4%} on {report['n']} words ({len(skipped)} skipped)")
+    print(f"task {ckpt.task}: exact match {report['exact_match']:.4%} on {report['n']} words ({len(skipped)} skipped)")
     for length, value in report["per_length"].items():
         print(f"  length {length:>3}: {value:.4%}")
     if skipped:

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from . import checkpoint
 from .config import ModelConfig
-from .data import Batch, make_batch, sample_strings, string_stream
+from .data import TASKS, Batch, make_batch, sample_strings, string_stream
 from .evaluate import held_out_strings
 from .metrics import cross_attention_alignment, exact_match
 from .model import Transformer
@@ -60,7 +60,7 @@ def training_step(model: Transformer, optimizer: torch.optim.Optimizer, schedule
 
 def fit(model: Transformer, vocab: Vocab, stream: Iterator[str], *, steps: int, lr: float, warmup: int,
         batch_size: int, clip: float = 1.0, on_step: Callable[[int, torch.Tensor, torch.Tensor, Batch], None],
-        keep_going: Callable[[], bool] = lambda: True) -> int:
+        keep_going: Callable[[], bool] = lambda: True, task: str = "reverse") -> int:
     """The one training loop, for the command line and the app's live runs: AdamW, linear warm-up then
     cosine decay, cross-entropy on real tokens, clipped gradients. After each step, on_step(step, loss,
     logits, batch) records what its caller wants; keep_going() is asked before each step. Returns the
@@ -71,7 +71,7 @@ def fit(model: Transformer, vocab: Vocab, stream: Iterator[str], *, steps: int, 
     for step in range(1, steps + 1):
         if not keep_going():
             break
-        batch = make_batch(list(itertools.islice(stream, batch_size)), vocab, model.config.max_len)
+        batch = make_batch(list(itertools.islice(stream, batch_size)), vocab, model.config.max_len, task)
         loss, logits = training_step(model, optimizer, schedule, batch, clip)
         done = step
         on_step(step, loss, logits, batch)
@@ -82,18 +82,18 @@ class Watch:
     """What the learning curves and snapshots record: held-out loss, exact match, and how many output
     steps of the last decoder layer's best head put their largest cross-attention weight on the mirror."""
 
-    def __init__(self, vocab: Vocab, validation: list[str], loss_n: int) -> None:
-        self.vocab, self.validation = vocab, validation
+    def __init__(self, vocab: Vocab, validation: list[str], loss_n: int, task: str = "reverse") -> None:
+        self.vocab, self.validation, self.task = vocab, validation, task
         self.loss_batch = validation[:loss_n]
 
     @torch.inference_mode()
     def measure(self, model: Transformer, n: int | None = None) -> dict:
         texts = self.validation[:n]
-        batch = make_batch(self.loss_batch, self.vocab, model.config.max_len)
+        batch = make_batch(self.loss_batch, self.vocab, model.config.max_len, self.task)
         logits = model(batch.src, batch.tgt_in).logits                        # (B, T, vocab)
         loss = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=PAD)
         alignment = cross_attention_alignment(model, self.vocab, texts)[f"layer_{model.config.n_decoder_layers - 1}"]
-        return {"loss": round(loss.item(), 5), "exact_match": exact_match(model, self.vocab, texts).exact_match,
+        return {"loss": round(loss.item(), 5), "exact_match": exact_match(model, self.vocab, texts, task=self.task).exact_match,
                 "alignment": max(alignment)}
 
 
@@ -101,6 +101,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     d = ModelConfig()
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, required=True, help="checkpoint directory to write")
+    p.add_argument("--task", choices=list(TASKS), default="reverse", help="what the model learns to write")
     p.add_argument("--steps", type=int, default=5000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch-size", type=int, default=256)
@@ -137,7 +138,7 @@ def train(args: argparse.Namespace) -> dict:
     stream = string_stream(args.seed, config.max_len, held_out=False)
     validation = sample_strings(args.eval_n, VALIDATION_SEED, config.max_len, held_out=True)
     history = []
-    watch = Watch(vocab, validation, args.curve_n)
+    watch = Watch(vocab, validation, args.curve_n, args.task)
     snapshot_steps = sorted({round(float(f) * args.steps) for f in args.snapshots.split(",") if f.strip()})
     snapshots, curve = [], []
     recording = [0.0]  # seconds spent recording, kept out of the training time
@@ -167,21 +168,21 @@ def train(args: argparse.Namespace) -> dict:
         bar.set_postfix(loss=f"{loss.item():.4f}", tok_acc=f"{token_accuracy.item():.4f}")
         if step == 1 or step % args.eval_every == 0 or step == args.steps:
             model.eval()
-            em = exact_match(model, vocab, validation).exact_match
+            em = exact_match(model, vocab, validation, task=args.task).exact_match
             history.append({"step": step, "loss": round(loss.item(), 5), "exact_match": em,
                             "seconds": round(time.perf_counter() - start, 1)})
             bar.write(f"step {step}: loss {loss.item():.4f}, held-out exact match {em:.4f}")
         record(step)
 
     fit(model, vocab, stream, steps=args.steps, lr=args.lr, warmup=args.warmup, batch_size=args.batch_size,
-        clip=args.clip, on_step=after_step)
+        clip=args.clip, on_step=after_step, task=args.task)
     bar.close()
     train_seconds = time.perf_counter() - start - recording[0]
     model.eval()
     test = held_out_strings(args.final_n, config.max_len)
-    report = exact_match(model, vocab, test)
+    report = exact_match(model, vocab, test, task=args.task)
     metrics = {
-        "task": "word reversal: random strings of a-z and single spaces, lengths 1 to max_len",
+        "task": f"{args.task}: random strings of a-z and single spaces, lengths 1 to max_len",
         "steps": args.steps,
         "batch_size": args.batch_size,
         "seed": args.seed,
@@ -197,7 +198,7 @@ def train(args: argparse.Namespace) -> dict:
         "curve": curve,
         "command": "python -m transformer.train " + " ".join(sys.argv[1:]),
     }
-    checkpoint.save(model, vocab, args.out, metrics)
+    checkpoint.save(model, vocab, args.out, metrics, task=args.task)
     if snapshots:
         checkpoint.write_snapshot_index(args.out, snapshots)
     return metrics

@@ -108,3 +108,18 @@ def test_missing_and_corrupt_snapshots_are_named(tmp_path):
     (out / "snapshots" / "index.json").write_text('{"snapshots": [{"step": "zero"}]}')
     with pytest.raises(checkpoint.CorruptCheckpointError, match="index.json"):
         checkpoint.snapshot_index(out)
+
+
+def test_training_takes_the_task_and_evaluate_never_scores_a_checkpoint_on_another(tmp_path, capsys):
+    out = tmp_path / "copier"
+    args = train.parse_args(["--out", str(out), "--task", "copy", "--steps", "120", "--d-model", "16", "--d-ff", "32",
+                             "--max-len", "4", "--eval-every", "60", "--eval-n", "50", "--final-n", "200",
+                             "--batch-size", "64", "--warmup", "10", "--snapshots", "", "--quiet"])
+    metrics = train.train(args)
+    assert checkpoint.load(out).task == "copy" and metrics["task"].startswith("copy:")
+    capsys.readouterr()                                             # what training printed
+    assert evaluate.main([str(out), "--n", "200", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["task"] == "copy" and report["exact_match"] == pytest.approx(metrics["held_out"]["exact_match"])
+    assert evaluate.main([str(out), "--n", "20", "--task", "reverse"]) == 2
+    assert "was trained to copy" in capsys.readouterr().err
