@@ -112,23 +112,16 @@ def main() -> None:
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             print(f"typing a new word to the page settled with all charts drawn; medians of {args.repeats} (s)")
             print(f"{'page':<14} {'5 chars':>8} {'24 chars':>9} {'24/5':>6}")
-            for name, path in PAGES.items():
+            base = f"http://127.0.0.1:{port}"
+            for name, path in {**PAGES, **TOUR}.items():
                 if name not in args.pages.split(","):
                     continue
-                url = f"http://127.0.0.1:{port}/{path}"
-                short = statistics.median(interaction_times(page, url, 5, args.repeats, rng))
-                long = statistics.median(interaction_times(page, url, 24, args.repeats, rng))
-                print(f"{name:<14} {short:>8.3f} {long:>9.3f} {long / short:>6.2f}")
-            for name, path in TOUR.items():
-                if name not in args.pages.split(","):
-                    continue
-                url = f"http://127.0.0.1:{port}/{path}"
-                short = statistics.median(interaction_times(page, url, 5, args.repeats, rng))
-                long = statistics.median(interaction_times(page, url, 24, args.repeats, rng))
-                step = int(name.split("-")[1])
-                key = (f"{statistics.median(step_key_times(page, f'http://127.0.0.1:{port}', step, args.repeats, rng)):>7.3f}"
-                       if step > 1 else f"{'':>7}")
-                print(f"{name:<14} {short:>8.3f} {long:>9.3f} {long / short:>6.2f}   → key {key}")
+                short = statistics.median(interaction_times(page, f"{base}/{path}", 5, args.repeats, rng))
+                long = statistics.median(interaction_times(page, f"{base}/{path}", 24, args.repeats, rng))
+                step = int(name.split("-")[1]) if name in TOUR else 1
+                key = (f"   → key {statistics.median(step_key_times(page, base, step, args.repeats, rng)):>7.3f}"
+                       if step > 1 else "")
+                print(f"{name:<14} {short:>8.3f} {long:>9.3f} {long / short:>6.2f}{key}")
         finally:
             stop_server(process)
         browser.close()
