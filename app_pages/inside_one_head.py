@@ -12,7 +12,8 @@ from explorer.charts import show_chart
 from explorer.model import checkpoint_or_stop, intervention, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import VIEW, keep_in_range, learner_text
-from viz.inside import logit_lens_heatmap, weights_with_cell
+from viz import attention_heatmap
+from viz.inside import logit_lens_heatmap
 from viz.strips import vector_rows
 
 MOST = "the one it attends to most"   # the key picker's default, a label that does not depend on the text
@@ -67,9 +68,9 @@ if ablated:
     st.info(f"{len(ablated)} head(s) switched off: " + ", ".join(f"{k} L{l} H{x}" for k, l, x in ablated)
             + ". Every number below is from that run.", icon="✂️")
 
-show_chart(weights_with_cell(run.trace[kind, layer][head], rows, cols, (i, j),
-                             title=f"Head {head}'s weights (the chosen cell outlined)", query_title=row_title,
-                             key_title=col_title), key="overview")
+show_chart(attention_heatmap(run.trace[kind, layer][head], rows, cols, f"Head {head}'s weights (the chosen cell "
+                             "outlined)", row_title, col_title, show_values=False, show_scale=True,
+                             highlight_cell=(i, j)), key="overview")
 
 # --- 1. The stream and its LayerNorm -----------------------------------------------------------------
 st.subheader("1 · The query's residual stream, and what the attention reads from it")

@@ -23,16 +23,20 @@ def attention_heatmap(
     weights: np.ndarray, query_labels: list[str], key_labels: list[str], title: str = "",
     query_title: str = "query position", key_title: str = "key position", show_values: bool | None = None,
     height: int | None = None, highlight_row: int | None = None, show_scale: bool | None = None,
+    highlight_cell: tuple[int, int] | None = None,
 ) -> go.Figure:
-    """(Tq, Tk) weights -> one heatmap with hover on every cell; `highlight_row` outlines one query's row."""
+    """(Tq, Tk) weights -> one heatmap with hover on every cell; `highlight_row` outlines one query's row,
+    `highlight_cell` one (query, key) cell."""
     if show_values is None:  # numbers in the cells only while the cells are wide enough to hold them
         show_values = weights.shape[1] <= 12 and weights.shape[0] * weights.shape[1] <= 120
     trace = _heatmap(weights, query_labels, key_labels, show_values, zmin=0, zmax=1, colorscale=ATTENTION_SCALE,
                      colorbar=dict(title=dict(text="weight")),
                      showscale=weights.shape[0] > 2 if show_scale is None else show_scale)
-    outline = [] if highlight_row is None else [dict(
-        type="rect", xref="x", yref="y", x0=-0.5, x1=weights.shape[1] - 0.5, y0=highlight_row - 0.5,
-        y1=highlight_row + 0.5, line=dict(color="#f59e0b", width=3))]
+    boxes = [] if highlight_row is None else [(highlight_row, -0.5, weights.shape[1] - 0.5)]
+    if highlight_cell is not None:
+        boxes.append((highlight_cell[0], highlight_cell[1] - 0.5, highlight_cell[1] + 0.5))
+    outline = [dict(type="rect", xref="x", yref="y", x0=x0, x1=x1, y0=row - 0.5, y1=row + 0.5,
+                    line=dict(color="#f59e0b", width=3)) for row, x0, x1 in boxes]
     return figure(
         [trace], title, height or max(260, 34 * len(query_labels) + 120), shapes=outline,
         xaxis=token_axis(key_labels, key_title, categorical=True, side="bottom"),
