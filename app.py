@@ -7,8 +7,12 @@ import streamlit as st
 
 from explorer.charts import PROJECTOR_CSS, PROJECTOR_KEY, projector_on
 from explorer.glossary import glossary_popover
-from explorer.model import checkpoint_or_stop, script_gate, text_run
-from explorer.own_models import CHOICE, LOST_KEY, SERVER_MODEL, apply_choice, forget_released, own_models
+from analysis.tasks import words as task_words
+from explorer.model import TASK_KEY, checkpoint_or_stop, pointed_checkpoint, script_gate, text_run
+from explorer.own_models import (
+    CHOICE, LOST_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released, own_models,
+)
+from transformer.data import TASKS
 from explorer.state import VIEW, checked_text, text_box
 from explorer.text import escape_markdown, visible
 from explorer.widget_guard import REFUSED_KEY
@@ -28,10 +32,11 @@ pages = {
         st.Page("app_pages/positional.py", title="Positional encoding", icon="🌊", url_path="positional"),
         st.Page("app_pages/masks.py", title="Masks", icon="🎭", url_path="masks"),
         st.Page("app_pages/training.py", title="Training", icon="📈", url_path="training"),
+        st.Page("app_pages/compare_tasks.py", title="Compare tasks", icon="⚖️", url_path="compare-tasks"),
     ],
     "Lab: change it and see": [
         st.Page("app_pages/lab_ablation.py", title="Switch heads off", icon="✂️", url_path="lab-ablation"),
-        st.Page("app_pages/lab_heads.py", title="Which head reverses?", icon="🏅", url_path="lab-heads"),
+        st.Page("app_pages/lab_heads.py", title="Which head does the work?", icon="🏅", url_path="lab-heads"),
         st.Page("app_pages/lab_positions.py", title="No positions", icon="🔀", url_path="lab-positions"),
         st.Page("app_pages/lab_forcing.py", title="Teacher forcing", icon="🧑‍🏫", url_path="lab-forcing"),
         st.Page("app_pages/lab_length.py", title="Longer than trained", icon="📏", url_path="lab-length"),
@@ -42,6 +47,18 @@ pages = {
 page = st.navigation(pages, expanded=True)  # every page listed: a collapsed list hid three lab pages
 
 
+def task_selector() -> None:
+    """Which bundled model every page shows: the reverser, the copier or the sorter (in the URL as ?task=)."""
+    pointed = pointed_checkpoint()
+    if pointed is not None:
+        st.caption(escape_markdown(f"This server shows one checkpoint: {pointed.name}."))
+        return
+    st.segmented_control("Task", list(TASKS), key=TASK_KEY, default="reverse", required=True, **VIEW,
+                         format_func=lambda task: task_words(task).label, on_change=back_to_bundled,
+                         help="Three models with the same architecture, each trained for one task. Every page "
+                              "shows the chosen one.")
+
+
 def sidebar() -> None:
     """The text box, the model's answer, the page's terms, projector mode and the model card, on every page."""
     with st.sidebar:
@@ -49,6 +66,7 @@ def sidebar() -> None:
         if st.session_state.pop(REFUSED_KEY, None):
             st.warning("Some values your browser sent could not be used (a number that is not finite, or a value "
                        "of the wrong kind), so those controls kept their previous values.", icon="ℹ️")
+        task_selector()
         forget_released()
         lost = st.session_state.pop(LOST_KEY, None)
         if lost:
@@ -75,7 +93,7 @@ def sidebar() -> None:
             n_parameters = ckpt.model.n_parameters()
             held_out = metrics.get("held_out", {})
             st.markdown(
-                f"- task: reverse the text\n"
+                f"- task: {task_words(ckpt.task).verb}\n"
                 f"- {n_parameters:,} parameters ({n_parameters * 4 / 1024:,.0f} KiB of float32 weights)\n"
                 f"- {config.n_encoder_layers} encoder + {config.n_decoder_layers} decoder layers, "
                 f"{config.n_heads} heads, d_model {config.d_model}\n"

@@ -15,7 +15,7 @@ import torch
 from scipy.stats import spearmanr
 from sklearn.decomposition import PCA
 
-from transformer.data import random_string
+from transformer.data import expected_grid, random_string, target
 from transformer.intervention import Head, Intervention, every_head
 from transformer.metrics import exact_match
 from transformer.model import Transformer
@@ -24,18 +24,22 @@ from transformer.vocab import SOS, Vocab
 
 from .run import TEACHER, Run, correct_tokens, make_run
 
-LONGEST_LAB_INPUT = 48  # the lab reads up to twice the training length: far enough to fail
 EVEN_UNIFORMITY = 0.9  # from this uniformity on, a head counts as spreading its weight evenly
-HYPOTHESES = {  # a guess per kind at what a head would attend to if it did an obvious part of reversing
+HYPOTHESES = {  # a guess per kind at what a head would attend to if it did an obvious part of the task
     "encoder_self": "itself (the diagonal): a guess that adds nothing the residual stream does not already carry",
     "decoder_self": "the previous position: a guess",
-    "cross": "the mirrored source position n−1−i (the anti-diagonal): what copying the reversal needs",
+    "cross": "the source position the task copies from ({pattern}): what writing the output needs",
 }
 
 
-def encode_for_lab(vocab: Vocab, text: str) -> list[int]:
+def lab_limit(model: Transformer) -> int:
+    """The lab reads up to twice the length the model was trained on: far enough to fail."""
+    return min(2 * model.config.max_len, model.config.max_positions)
+
+
+def encode_for_lab(vocab: Vocab, text: str, limit: int) -> list[int]:
     """Like vocab.encode, with the lab's longer limit (raises InputTooLongError beyond it)."""
-    return vocab.encode(text, LONGEST_LAB_INPUT)
+    return vocab.encode(text, limit)
 
 
 # --- Whole-sample measurements -------------------------------------------------------------------
@@ -47,27 +51,27 @@ class HeadEffect:
     drop: float          # exact match with every head minus this
 
 
-def ablation_ranking(model: Transformer, vocab: Vocab, texts: list[str]) -> tuple[float, list[HeadEffect]]:
+def ablation_ranking(model: Transformer, vocab: Vocab, texts: list[str],
+                     task: str = "reverse") -> tuple[float, list[HeadEffect]]:
     """Exact match with every head, and each head switched off alone, ranked by how much it hurts."""
-    base = exact_match(model, vocab, texts, max_len=LONGEST_LAB_INPUT).exact_match
+    base = exact_match(model, vocab, texts, task=task).exact_match
     effects = []
     for head in every_head(model.config.layers_per_kind, model.config.n_heads):
         edit = Intervention(ablated=frozenset({head}))
-        without = exact_match(model, vocab, texts, edit, LONGEST_LAB_INPUT).exact_match
+        without = exact_match(model, vocab, texts, edit, task=task).exact_match
         effects.append(HeadEffect(head, without, base - without))
     return base, sorted(effects, key=lambda e: (-e.drop, e.head))
 
 
-def ideal_keys(kind: Kind, n_queries: int, source_length: int) -> np.ndarray:
-    """(n_queries,) the key each query would pick under its kind's hypothesis; -1 where none applies (decoder
-    row 0 can only attend to ⟨s⟩, so it matches by force; the end step has no mirrored source)."""
-    i = np.arange(n_queries)
+def ideal_keys(kind: Kind, n_queries: int, text: str, task: str = "reverse") -> np.ndarray:
+    """(n_queries, n_keys) bool: the keys each query would attend to under its kind's hypothesis; a row with
+    none is not scored (decoder row 0 can only attend to ⟨s⟩, so it matches by force; the end step copies
+    nothing). Cross-attention's keys come from the task (data.expected_keys: for sort, any equal character)."""
     if kind == "encoder_self":
-        return i
+        return np.eye(n_queries, dtype=bool)
     if kind == "decoder_self":
-        return np.where(i > 0, i - 1, -1)
-    mirrored = source_length - 1 - i
-    return np.where(mirrored >= 0, mirrored, -1)
+        return np.eye(n_queries, k=-1, dtype=bool)
+    return expected_grid([text], task, n_queries, len(text))[0].numpy()
 
 
 @dataclass(frozen=True)
@@ -80,25 +84,26 @@ class HeadPattern:
 
 
 @torch.inference_mode()
-def pattern_scores(model: Transformer, vocab: Vocab, texts: list[str]) -> list[HeadPattern]:
+def pattern_scores(model: Transformer, vocab: Vocab, texts: list[str], task: str = "reverse") -> list[HeadPattern]:
     """Every head scored against its kind's hypothesis on a sample of words, best first. The decoder reads the
-    correct reversal (teacher forcing), so every word gives full rows."""
+    task's correct output (teacher forcing), so every word gives full rows."""
     totals: dict[Head, np.ndarray] = defaultdict(lambda: np.zeros(5))  # score, chance, entropy, uniformity, rows
+    limit = lab_limit(model)
     for text in texts:
-        src = encode_for_lab(vocab, text)
-        tgt = [SOS, *correct_tokens(vocab, text, LONGEST_LAB_INPUT)[:-1]]
+        src = encode_for_lab(vocab, text, limit)
+        tgt = [SOS, *correct_tokens(vocab, text, limit, task)[:-1]]
         trace = model(torch.tensor([src]), torch.tensor([tgt]), trace=True).trace
         for kind in KINDS:
             allowed = trace.mask(kind)[0].sum(-1).double().numpy()           # (Tq,) keys each query may see
             for layer, weights in enumerate(trace.stack_attention(kind)):
                 w = weights[0].double().numpy()                            # (H, Tq, Tk)
-                keys = ideal_keys(kind, w.shape[1], len(src))
-                rows = np.flatnonzero(keys >= 0)
-                on_ideal = w[:, rows, keys[rows]]                          # (H, rows)
+                ideal = ideal_keys(kind, w.shape[1], text, task)          # (Tq, Tk)
+                rows = np.flatnonzero(ideal.any(-1))
+                on_ideal = (w * ideal)[:, rows].sum(-1)                    # (H, rows) weight on the ideal keys
                 entropy = -(w * np.log(np.where(w > 0, w, 1))).sum(-1)     # (H, Tq)
                 spread = entropy[:, rows] / np.log(np.maximum(allowed[rows], 2))
                 for h in range(w.shape[0]):
-                    totals[Head(kind, layer, h)] += [on_ideal[h].sum(), (1 / allowed[rows]).sum(),
+                    totals[Head(kind, layer, h)] += [on_ideal[h].sum(), (ideal[rows].sum(-1) / allowed[rows]).sum(),
                                                      entropy[h, rows].sum(), spread[h].sum(), len(rows)]
     patterns = [HeadPattern(head, s / n, c / n, e / n, u / n) for head, (s, c, e, u, n) in totals.items()]
     return sorted(patterns, key=lambda p: (-p.score, p.head))
@@ -127,44 +132,46 @@ def first_divergence(teacher: Run, free: Run) -> int | None:
 # --- Beyond the training length ------------------------------------------------------------------
 
 def exact_match_by_length(
-    model: Transformer, vocab: Vocab, lengths: list[int], per_length: int, seed: int = 0,
+    model: Transformer, vocab: Vocab, lengths: list[int], per_length: int, seed: int = 0, task: str = "reverse",
 ) -> dict[int, float]:
     """Exact match of random strings of each length, including lengths the model never trained on."""
     rng = random.Random(seed)
+    limit = lab_limit(model)
     result = {}
     for n in lengths:
-        if not 1 <= n <= LONGEST_LAB_INPUT:
-            raise ValueError(f"length {n} is outside 1..{LONGEST_LAB_INPUT}")
+        if not 1 <= n <= limit:
+            raise ValueError(f"length {n} is outside 1..{limit}")
         texts = [random_string(rng, n) for _ in range(per_length)]
-        result[n] = exact_match(model, vocab, texts, max_len=LONGEST_LAB_INPUT).exact_match
+        result[n] = exact_match(model, vocab, texts, max_len=limit, task=task).exact_match
     return result
 
 
 @dataclass(frozen=True)
 class FirstFailure:
     length: int
-    exact: float              # share of strings reversed exactly
+    exact: float              # share of strings whose whole output is the task's target
     wrong_at_step_0: float    # share whose first wrong character is the very first one
     first_wrong: float | None  # median step of the first wrong character, over the strings that went wrong
     p_step_0: float           # mean p(correct first character), the decoder reading only ⟨s⟩
 
 
 def first_failures(model: Transformer, vocab: Vocab, lengths: list[int], per_length: int,
-                   seed: int = 0) -> list[FirstFailure]:
-    """Where the reversal first goes wrong, for random strings of each length (with the model's own output),
+                   seed: int = 0, task: str = "reverse") -> list[FirstFailure]:
+    """Where the output first goes wrong, for random strings of each length (with the model's own output),
     and how sure the first step is of the right character."""
     rng = random.Random(seed)
+    limit = lab_limit(model)
     rows = []
     for n in lengths:
         firsts, p0, exact = [], [], 0
         for _ in range(per_length):
             text = random_string(rng, n)
-            written, want = make_run(model, vocab, text, max_len=LONGEST_LAB_INPUT).output, text[::-1]
+            written, want = make_run(model, vocab, text, max_len=limit, task=task).output, target(text, task)
             exact += written == want
             if written != want:
                 firsts.append(next(i for i in range(len(want) + 1) if i >= len(written) or written[i] != want[i]))
-            taught = make_run(model, vocab, text, TEACHER, max_len=LONGEST_LAB_INPUT)
-            p0.append(float(taught.probability_of(correct_tokens(vocab, text, LONGEST_LAB_INPUT))[0]))
+            taught = make_run(model, vocab, text, TEACHER, max_len=limit, task=task)
+            p0.append(float(taught.probability_of(correct_tokens(vocab, text, limit, task))[0]))
         rows.append(FirstFailure(n, exact / per_length, sum(f == 0 for f in firsts) / per_length,
                                  float(np.median(firsts)) if firsts else None, float(np.mean(p0))))
     return rows

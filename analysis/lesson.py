@@ -1,4 +1,4 @@
-"""The lessons' numbers: input vectors and mirror shares of a run, and why attention divides by √d_k."""
+"""The lessons' numbers: input vectors and pattern shares of a run, and why attention divides by √d_k."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from transformer.metrics import mirror_share
+from transformer.metrics import pattern_share
 from transformer.trace import read_only
 
 from .run import Run
@@ -81,8 +81,9 @@ def input_vectors(run: Run) -> InputVectors:
     )
 
 
-def mirror_shares(run: Run, layer: int) -> np.ndarray:
+def pattern_shares(run: Run, layer: int) -> np.ndarray:
     """(H,) per head of one decoder layer: the share of this run's output steps whose largest
-    cross-attention weight falls on the mirrored source position n-1-i (transformer.metrics.mirror_share)."""
+    cross-attention weight falls on the source position its task copies from (transformer.metrics.pattern_share;
+    for reversal, the mirrored position n-1-i)."""
     cross = torch.tensor(run.trace["cross", layer])[None]                    # (1, H, T, S)
-    return mirror_share(cross, torch.tensor([len(run.source_ids)])).numpy()
+    return pattern_share(cross, [run.text], run.task).numpy()

@@ -1,7 +1,7 @@
 """One run: a text through the model once, with everything a page draws from it.
 
 The decoder input is decided first (the model's own greedy or sampled tokens, a learner's forced token,
-or the correct reversal fed in), then one traced pass reads it. Because of the causal mask, row t of
+or the task's correct output fed in), then one traced pass reads it. Because of the causal mask, row t of
 that pass is exactly what decoding step t saw, so the steps need no pass of their own.
 """
 
@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from transformer import decoding
-from transformer.data import pad
+from transformer.data import pad, target
 from transformer.decoding import greedy_batch, next_token_probs
 from transformer.intervention import NO_INTERVENTION, Intervention
 from transformer.model import Transformer
@@ -31,7 +31,7 @@ class Decoding:
     top_k: int | None = None
     seed: int = 0
     forced: tuple[tuple[int, int], ...] = ()  # (step, token) fed onward instead of the model's choice
-    teacher: bool = False                     # feed the correct reversal instead (teacher forcing)
+    teacher: bool = False                     # feed the task's correct output instead (teacher forcing)
 
 
 GREEDY = Decoding()
@@ -54,6 +54,12 @@ class Run:
     probs: np.ndarray              # (T, V) the distribution each choice was drawn from (temperature, top-k applied)
     trace: Trace                   # every activation of the pass, numpy, batch dimension removed
     d_k: int
+    task: str = "reverse"          # what the model was trained to write (data.TASKS)
+
+    @property
+    def target(self) -> str:
+        """What the task asks for: the text reversed, copied or sorted."""
+        return target(self.text, self.task)
 
     @property
     def decoder_in_ids(self) -> list[int]:
@@ -64,19 +70,19 @@ class Run:
         return self.probs[np.arange(len(token_ids)), token_ids]
 
 
-def correct_tokens(vocab: Vocab, text: str, max_len: int) -> list[int]:
-    """The reversal, then EOS: what every step should write."""
-    return [*vocab.encode(text[::-1], max_len), EOS]
+def correct_tokens(vocab: Vocab, text: str, max_len: int, task: str = "reverse") -> list[int]:
+    """The task's target (the reversal, the copy, the sorted text), then EOS: what every step should write."""
+    return [*vocab.encode_output(target(text, task), max_len), EOS]
 
 
 @torch.inference_mode()
 def make_run(model: Transformer, vocab: Vocab, text: str, how: Decoding = GREEDY,
-             edit: Intervention = NO_INTERVENTION, max_len: int | None = None) -> Run:
+             edit: Intervention = NO_INTERVENTION, max_len: int | None = None, task: str = "reverse") -> Run:
     """`max_len` lets a lab read beyond the model's own limit (vocab.encode still refuses longer texts)."""
     limit = model.config.max_len if max_len is None else max_len
     src = vocab.encode(text, limit)
     if how.teacher:
-        fed = correct_tokens(vocab, text, limit)
+        fed = correct_tokens(vocab, text, limit, task)
         chosen = None
     else:
         decided = decoding.decide(model, src, how.temperature, how.top_k, how.seed, edit, dict(how.forced))
@@ -86,11 +92,11 @@ def make_run(model: Transformer, vocab: Vocab, text: str, how: Decoding = GREEDY
     if chosen is None:
         chosen = logits.argmax(-1).tolist()
     return _record(vocab, text, src, fed, chosen, logits, next_token_probs(logits, how.temperature, how.top_k),
-                   trace.row(0), model.config.d_k)
+                   trace.row(0), model.config.d_k, task)
 
 
 @torch.inference_mode()
-def make_batch_runs(model: Transformer, vocab: Vocab, texts: list[str]) -> list[Run]:
+def make_batch_runs(model: Transformer, vocab: Vocab, texts: list[str], task: str = "reverse") -> list[Run]:
     """Greedy runs of several texts from one padded pass: each run keeps the batch's padded width, so its
     masks show the padding."""
     sources = [vocab.encode(t, model.config.max_len) for t in texts]
@@ -105,12 +111,12 @@ def make_batch_runs(model: Transformer, vocab: Vocab, texts: list[str]) -> list[
         fed = [*tgt[b, 1:].tolist(), EOS if ended else PAD]
         row = logits[b]                            # (T, V)
         runs.append(_record(vocab, text, src[b].tolist(), fed, row.argmax(-1).tolist(), row,
-                            torch.softmax(row, -1), trace.row(b), model.config.d_k))
+                            torch.softmax(row, -1), trace.row(b), model.config.d_k, task))
     return runs
 
 
 def _record(vocab: Vocab, text: str, src: list[int], fed: list[int], chosen: list[int], logits: torch.Tensor,
-            probs: torch.Tensor, trace: Trace, d_k: int) -> Run:
+            probs: torch.Tensor, trace: Trace, d_k: int, task: str) -> Run:
     return Run(
         text=text,
         source_ids=tuple(src),
@@ -124,4 +130,5 @@ def _record(vocab: Vocab, text: str, src: list[int], fed: list[int], chosen: lis
         probs=read_only(probs.numpy().copy()),
         trace=trace,
         d_k=d_k,
+        task=task,
     )

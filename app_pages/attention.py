@@ -6,7 +6,8 @@ import streamlit as st
 
 from analysis.inside import value_weighted
 from analysis.labels import KIND_NAMES, KIND_SHORT, attention_axes
-from analysis.lesson import mirror_shares
+from analysis.lesson import pattern_shares
+from analysis.tasks import words
 from explorer.charts import show_chart
 from explorer.exports import matrix_csv, trace_json
 from explorer.links import page_link
@@ -22,9 +23,15 @@ EXPLAIN = {
     "decoder_self": "Each decoder position (row) looks at the positions up to itself (columns). The causal mask "
                     "hides the future, so everything above the diagonal is exactly 0.",
     "cross": "Queries come from the decoder, keys and values from the encoder's output: rows are target "
-             "positions (labelled *what it reads → what it writes*), columns are source positions. To reverse, "
-             "the position that writes the i-th output character should look at source position n−1−i: "
-             "an anti-diagonal.",
+             "positions (labelled *what it reads → what it writes*), columns are source positions. {task}",
+}
+CROSS_PATTERN = {
+    "reverse": "To reverse, the position that writes the i-th output character should look at source position "
+               "n−1−i: an anti-diagonal.",
+    "copy": "To copy, the position that writes the i-th output character should look at source position i: "
+            "the diagonal.",
+    "sort": "To sort, the position that writes the i-th output character should look at wherever the i-th "
+            "smallest character stands: a pattern set by the letters, not by their positions.",
 }
 
 st.title("🔍 Attention")
@@ -47,7 +54,7 @@ weights = run.trace.stack_attention(kind)            # (L, H, Tq, Tk)
 n_heads = weights.shape[1]
 rows, cols, row_title, col_title = attention_axes(kind, run.source, run.decoder_in, run.decoder_out)
 
-st.info(EXPLAIN[kind])
+st.info(EXPLAIN[kind].format(task=CROSS_PATTERN[ckpt.task]))
 st.caption(f"Input **{text}** → output **{run.output or '(nothing)'}**")
 
 st.subheader(f"Every layer and head: {KIND_NAMES[kind].lower()}")
@@ -70,9 +77,11 @@ st.markdown(
        if masked.any() else "No entry is masked in this kind of attention.")
 )
 if kind == "cross":
-    hits = mirror_shares(run, layer)
-    st.markdown("Share of output characters whose largest cross-attention weight falls on the mirrored source "
-                f"position n−1−i, layer {layer}: " + ", ".join(f"head {h}: **{s:.0%}**" for h, s in enumerate(hits)))
+    hits = pattern_shares(run, layer)
+    pattern = words(ckpt.task)
+    st.markdown(f"Share of output characters whose largest cross-attention weight falls on {pattern.pattern} "
+                f"({pattern.short_rule}{', or an equal character' if ckpt.task == 'sort' else ''}), layer {layer}: "
+                + ", ".join(f"head {h}: **{s:.0%}**" for h, s in enumerate(hits)))
 
 st.subheader("Weight is not influence")
 influence = value_weighted(ckpt.model, run.trace, kind, layer)[head]   # (Tq, Tk) ‖w_ij v_j W_O^h‖

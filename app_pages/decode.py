@@ -6,6 +6,7 @@ import streamlit as st
 import torch
 
 from analysis.labels import SOS_LABEL, token_label
+from analysis.tasks import expected_source
 from explorer.charts import chart_in, show_chart
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
@@ -102,15 +103,15 @@ _, layer, head = pick_head(config, "step_", kinds=("cross",), layer_label="Decod
 
 heads = [f"head {h}" for h in range(config.n_heads)]
 cross = run.trace["cross", layer][:, t]                  # (H, S): step t's row; the causal mask makes it step t's own
-source_n = len(run.source)
-target = source_n - 1 - t
+target = expected_source(text, ckpt.task, t)
 peak = int(cross[head].argmax())
 st.markdown(
     f"**Cross-attention** — the query comes from the decoder's position {t}, keys and values from the encoder's "
     f"output over the source. Head {head} puts its largest weight ({cross[head].max():.3f}) on source position "
     f"**{peak}** ('{run.source[peak]}')"
-    + (f"; reversing means step {t} should copy source position n−1−t = {target}." if 0 <= target < source_n else
-       "; this is the step that ends the output.")
+    + (f"; to {ckpt.task}, step {t} copies source position **{target}** ('{run.source[target]}')"
+       + (" or an equal character" if ckpt.task == "sort" else "") + "."
+       if target is not None else "; this is the step that ends the output.")
 )
 show_chart(attention_heatmap(cross, heads, run.source, title=f"Cross-attention at step {t}, layer {layer}, "
                            f"every head (head {head} outlined)", key_title="source position", query_title="",

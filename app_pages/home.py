@@ -1,7 +1,8 @@
-"""Home: the reversal at once, and the model's architecture with its real sizes."""
+"""Home: the model's answer at once, and its architecture with its real sizes."""
 
 import streamlit as st
 
+from analysis.tasks import words
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import TEXT_KEY, learner_text
 from explorer.text import visible
@@ -9,13 +10,16 @@ from viz.architecture import architecture_dot
 
 EXAMPLES = ("hello", "banana", "level", "attention", "teacher forcing")
 
+ckpt = checkpoint_or_stop()
+task = words(ckpt.task)
 st.title("🔁 Attention explorer")
 st.markdown(
-    "A small encoder-decoder Transformer, trained to **reverse text**, shows on your own text the numbers behind "
+    f"A small encoder-decoder Transformer, trained to **{task.verb}**, shows on your own text the numbers behind "
     "its answer: the next-token probabilities of every step, the positional codes, the masks, and the attention "
     "weights of every layer and head. "
     "Type in the sidebar; every page follows your text. The encoder reads the whole source at once; "
-    "the decoder then writes the reversal one character at a time, each step reading its own output so far."
+    f"the decoder then writes {task.output} one character at a time, each step reading its own output so far. "
+    "The sidebar's *Task* switches between three models of the same architecture, trained to reverse, copy or sort."
 )
 
 st.caption("Try one:")
@@ -23,15 +27,14 @@ for column, example in zip(st.columns(len(EXAMPLES)), EXAMPLES):
     column.button(example, key=f"example_{example}", on_click=lambda e=example: st.session_state.update({TEXT_KEY: e}),
                   width="stretch")
 
-ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
 run = text_run(text)
 
 left, right = st.columns(2)
 left.metric("You typed", visible(text))
 right.metric("The model writes", visible(run.output) or "(nothing)",
-             delta="correct reversal" if run.output == text[::-1] else "not the exact reversal",
-             delta_color="normal" if run.output == text[::-1] else "inverse")
+             delta=f"correct: {task.output}" if run.output == run.target else f"not exactly {task.output}",
+             delta_color="normal" if run.output == run.target else "inverse")
 st.caption(f"{len(run.chosen_ids)} decoding steps: {len(run.output)} characters, then the end symbol ⟨/s⟩. "
            "See them one by one on *Decode step by step*.")
 

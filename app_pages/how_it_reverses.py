@@ -5,15 +5,16 @@ import streamlit as st
 
 from analysis.lab import EVEN_UNIFORMITY, rank_agreement
 from analysis.labels import KIND_SHORT
-from analysis.lesson import mirror_shares
+from analysis.lesson import pattern_shares
 from analysis.mechanism import read_length
 from explorer.lab_runs import SAMPLE_SIZE, ablation_table, failure_table, length_probe, pattern_table
-from explorer.model import checkpoint_or_stop, text_run
+from explorer.model import checkpoint_or_stop, reversal_only, text_run
 from explorer.state import learner_text
 from explorer.text import escape_markdown, visible
 
 
 st.title("🧩 How this model reverses")
+reversal_only("This page")
 st.markdown(
     "What does this model actually do to reverse your text? Each step below is a piece of evidence measured "
     "on the model, not a story about Transformers in general. Where the evidence only fits an explanation "
@@ -58,7 +59,7 @@ if even:
     st.markdown(
         f"The input holds no length; the first attention layer puts it in. {len(even)} encoder self-attention "
         f"head(s) spread their weight almost evenly over the text (uniformity at least {EVEN_UNIFORMITY} on *Which head "
-        "reverses?*), and an even average over n positions changes with n. Switch them off and apply the same "
+        "does the work?*), and an even average over n positions changes with n. Switch them off and apply the same "
         "probes:"
         + (" here that is **every** encoder head, the encoder's only way for a position to see the others, so the "
            "length has no other way in." if every else "")
@@ -94,7 +95,7 @@ else:
 
 st.header("3 · The cross heads copy from the mirrored position")
 last_layer = config.n_decoder_layers - 1
-shares = mirror_shares(run, last_layer)
+shares = pattern_shares(run, last_layer)
 cross_off = tuple(("cross", last_layer, h) for h in range(config.n_heads))
 broken = text_run(text, ablated=cross_off)
 st.markdown(

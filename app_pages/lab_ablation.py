@@ -5,23 +5,24 @@ import pandas as pd
 import streamlit as st
 
 from analysis.labels import EOS_LABEL, KIND_SHORT, attention_axes
+from analysis.tasks import words
 from analysis.run import correct_tokens
 from explorer.charts import show_chart
 from explorer.lab_runs import NOISE_POINTS, RULE_OF_THREE_POINTS, SAMPLE_SIZE, ablation_table
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import head_names, pick_head, pick_switched_off
 from explorer.state import learner_text
-from explorer.text import reversal_metric, visible
+from explorer.text import answer_metric, visible
 from viz import attention_side_by_side
 from viz.lab import correct_probability_bars
 
+ckpt = checkpoint_or_stop()
 st.title("🧪 Lab: switch heads off")
 st.markdown(
     "Pick any heads and switch them off: their output is set to zero before W^O mixes the heads, while "
-    "everything else stays as trained. Does the model still reverse your text? Which heads does it need?"
+    f"everything else stays as trained. Can the model still {words(ckpt.task).verb}? Which heads does it need?"
 )
 
-ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
 config = ckpt.model.config
 heads = head_names(config)
@@ -40,13 +41,13 @@ ablated = pick_switched_off(config)
 
 before, after = text_run(text), text_run(text, ablated=ablated)                     # the model's own decoding
 taught, taught_after = text_run(text, teacher=True), text_run(text, teacher=True, ablated=ablated)
-correct = correct_tokens(ckpt.vocab, text, config.max_len)
+correct = correct_tokens(ckpt.vocab, text, config.max_len, ckpt.task)
 p_before, p_after = taught.probability_of(correct), taught_after.probability_of(correct)   # (n + 1,) each
 left, right = st.columns(2)
 left.metric("Every head working", visible(before.output))
-reversal_metric(right, f"{len(ablated)} head(s) off", after.output, text)
+answer_metric(right, f"{len(ablated)} head(s) off", after)
 
-steps = [*text[::-1], EOS_LABEL]
+steps = [*before.target, EOS_LABEL]
 show_chart(correct_probability_bars(p_before, p_after, [visible(s) for s in steps],
                                     title="Probability of the correct next character at each step"),
            key="probabilities")

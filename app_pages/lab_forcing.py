@@ -62,7 +62,7 @@ if diverged is None:
 else:
     st.error(f"The two modes part at **step {diverged}**: from there on the decoder reads a prefix it was never "
              f"trained on (rows in red). Free running wrote **{escape(visible(free_text))}** instead of "
-             f"**{escape(visible(text[::-1]))}**.", icon="🔀")
+             f"**{escape(visible(free.target))}**.", icon="🔀")
 
 st.subheader("Where the later steps looked")
 unforced = text_run(text)

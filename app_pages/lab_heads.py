@@ -1,4 +1,5 @@
-"""Lab 2: which head reverses? Every head scored against a hypothesis for its kind, beside what removing it costs."""
+"""Lab 2: which head does the task? Every head scored against a hypothesis for its kind, beside what removing it
+costs."""
 
 import pandas as pd
 import streamlit as st
@@ -9,22 +10,25 @@ from explorer.model import checkpoint_or_stop
 from explorer.state import learner_text
 from analysis.lab import EVEN_UNIFORMITY, HYPOTHESES, rank_agreement, rank_correlation
 from analysis.labels import KIND_SHORT
+from analysis.tasks import words
 from viz.lab import harm_against_pattern
 
 TOP = 4  # how many heads each ranking calls its best
 
-st.title("🧪 Lab: which head reverses?")
+ckpt = checkpoint_or_stop()
+task = words(ckpt.task)
+st.title(f"🧪 Lab: which head does the work?")
 st.markdown(
-    "Is there a head that does the reversing? Each kind of attention gets a **hypothesis** below. Only "
-    "cross-attention's follows from what reversing needs: output step i must copy source position n−1−i. For "
+    f"Is there a head that does the work of the task ({task.verb})? Each kind of attention gets a **hypothesis** "
+    f"below. Only cross-attention's follows from what the task needs: {task.rule}. For "
     "the two self-attentions nobody knows an ideal pattern; the ones below are guesses to test. Every head is "
     "scored by the mean weight it puts on the key its hypothesis names (beside **chance**, the score of a head "
     "that spreads its weight evenly), by its **entropy** and its **uniformity** (1: spread evenly). The "
     "**evidence** is the last column: what switching the head off costs."
 )
-st.table(pd.DataFrame({"attention kind": list(HYPOTHESES), "hypothesis: query i attends to": list(HYPOTHESES.values())}))
+hypotheses = [h.format(pattern=task.pattern) for h in HYPOTHESES.values()]
+st.table(pd.DataFrame({"attention kind": list(HYPOTHESES), "hypothesis: query i attends to": hypotheses}))
 
-ckpt = checkpoint_or_stop()
 learner_text(ckpt)
 patterns = pattern_table()
 base, effects = ablation_table()
@@ -47,8 +51,10 @@ st.dataframe(table, hide_index=True, width="content", column_config={
     "entropy (nats)": st.column_config.NumberColumn(format="%.2f"),
     "uniformity": st.column_config.NumberColumn(format="%.2f"),
     "exact match lost when off": st.column_config.NumberColumn(format="percent")})
-st.caption(f"Scores are averaged over {SAMPLE_SIZE} held-out words with the correct reversal fed to the decoder. "
-           "Decoder row 0 can only attend to ⟨s⟩ and the end step has no mirrored source, so neither is counted. "
+st.caption(f"Scores are averaged over {SAMPLE_SIZE} held-out words with {task.output}, correct, fed to the decoder. "
+           "Decoder row 0 can only attend to ⟨s⟩ and the end step copies nothing, so neither is counted. "
+           + ("For sort, weight on any source position holding the right character counts. " if ckpt.task == "sort"
+              else "") +
            f"Each exact-match loss carries up to ±{NOISE_POINTS:.1f} points of sampling noise.")
 
 show_chart(harm_against_pattern([str(p.head) for p in patterns], [p.head.kind for p in patterns],
@@ -94,7 +100,8 @@ if even:
         f"least {EVEN_UNIFORMITY}), which looks like doing nothing. Yet switching off **{costly.head}** (uniformity "
         f"{costly.uniformity:.2f}) costs **{drop[costly.head]:.1%}** of exact match. One reading: an even average "
         "over the n source positions changes with n, so such a head can tell later layers how long the text is, "
-        "which the mirror position n−1−i needs. *How it reverses* probes for the length; this table does not. "
+        + ("which the mirror position n−1−i needs. *How it reverses* probes for the length; this table does not. "
+           if ckpt.task == "reverse" else "which knowing when to stop needs; this table does not test it. ") +
         "(An even decoder self-attention head averages over what has been written so far instead, which could "
         "tell the decoder how many steps it has taken.)"
     )

@@ -1,14 +1,15 @@
-"""Lab 5: longer than trained. The model reversed every length it saw; what about the ones it did not?"""
+"""Lab 5: longer than trained. The model does its task at every length it saw; what about the ones it did not?"""
 
 import pandas as pd
 import streamlit as st
 
-from analysis.lab import LONGEST_LAB_INPUT, encode_for_lab
+from analysis.lab import encode_for_lab, lab_limit
+from analysis.tasks import expected_source, words
 from explorer.charts import chart_in, show_chart
 from explorer.lab_runs import failure_table, length_curve
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, learner_text
-from explorer.text import escape_markdown, reversal_metric
+from explorer.text import escape_markdown, answer_metric
 from transformer.vocab import InputError
 from viz import attention_heatmap
 from viz.lab import length_curve as length_chart
@@ -17,10 +18,12 @@ st.title("🧪 Lab: longer than trained")
 ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
 config = ckpt.model.config
+longest = lab_limit(ckpt.model)
+task = words(ckpt.task)
 st.markdown(
     f"Every training word had 1 to {config.max_len} characters. The sinusoidal table has codes for "
     f"{config.max_positions} positions, so nothing stops a longer input, but the model has never seen what "
-    f"those codes mean. Here inputs may go up to {LONGEST_LAB_INPUT} characters."
+    f"those codes mean. Here inputs may go up to {longest} characters, twice the trained length."
 )
 
 curve = length_curve()
@@ -34,41 +37,43 @@ st.subheader("Where it first goes wrong")
 failures = failure_table()
 st.dataframe(pd.DataFrame({
     "length": [f.length for f in failures],
-    "reversed exactly": [f.exact for f in failures],
+    "exactly right": [f.exact for f in failures],
     "wrong from the first character": [f.wrong_at_step_0 for f in failures],
     "first wrong step (median)": [f.first_wrong for f in failures],
     "p(correct first character)": [f.p_step_0 for f in failures],
 }), hide_index=True, width="content", column_config={
-    "reversed exactly": st.column_config.NumberColumn(format="percent"),
+    "exactly right": st.column_config.NumberColumn(format="percent"),
     "wrong from the first character": st.column_config.NumberColumn(format="percent"),
     "p(correct first character)": st.column_config.NumberColumn(format="%.3f")})
 past = [f for f in failures if f.length > config.max_len]
 if past:
     at_once = sum(f.wrong_at_step_0 for f in past) / len(past)
-    st.caption(
-        f"10 random strings per length. Past {config.max_len} characters, {at_once:.0%} of the strings go wrong at "
-        f"the very first output character, and the first step gives the right one a mean probability of "
-        f"{min(f.p_step_0 for f in past):.3f}–{max(f.p_step_0 for f in past):.3f}. The failure is not at the far "
-        f"end of the text: step 0 must copy source position n−1, a position the first step never had to find in "
-        f"training (n ≤ {config.max_len}). The mirror depends on the length (*Positional encoding* shows the "
-        "reflection changes with n), so one reading is that the model's sense of where the text ends breaks "
-        "first, and every step after it inherits the wrong start.")
+    summary = (f"10 random strings per length. Past {config.max_len} characters, {at_once:.0%} of the strings go "
+               f"wrong at the very first output character, and the first step gives the right one a mean probability "
+               f"of {min(f.p_step_0 for f in past):.3f}–{max(f.p_step_0 for f in past):.3f}.")
+    if ckpt.task == "reverse" and at_once >= 0.5:
+        summary += (
+            " The failure is not at the far end of the text: step 0 must copy source position n−1, a position the "
+            f"first step never had to find in training (n ≤ {config.max_len}). The mirror depends on the length "
+            "(*Positional encoding* shows the reflection changes with n), so one reading is that the model's sense "
+            "of where the text ends breaks first, and every step after it inherits the wrong start.")
+    st.caption(summary)
 
 default = " ".join([text] * (config.max_len // max(len(text), 1) + 2))[:config.max_len + 8].strip()
-typed = st.text_input(f"A long text (up to {LONGEST_LAB_INPUT} characters)", value=default, key="long_text",
-                      max_chars=LONGEST_LAB_INPUT * 2, **VIEW)
+typed = st.text_input(f"A long text (up to {longest} characters)", value=default, key="long_text",
+                      max_chars=longest * 2, **VIEW)
 cleaned = ckpt.vocab.clean(typed)
 try:
-    encode_for_lab(ckpt.vocab, cleaned.text)
+    encode_for_lab(ckpt.vocab, cleaned.text, longest)
 except InputError as err:
     st.error(escape_markdown(str(err)), icon="✋")
     st.stop()
 
 
 def runs(word: str):
-    """The model's own output, and the attention with the correct reversal fed in. A word within the model's
+    """The model's own output, and the attention with the correct output fed in. A word within the model's
     own limit reads as it does on every other page, so it shares their cached runs."""
-    limit = None if len(word) <= config.max_len else LONGEST_LAB_INPUT
+    limit = None if len(word) <= config.max_len else longest
     return text_run(word, max_len=limit), text_run(word, teacher=True, max_len=limit)
 
 
@@ -76,11 +81,12 @@ left, right = st.columns(2)
 last = config.n_decoder_layers - 1
 for column, word, name in ((left, text, "good"), (right, cleaned.text, "long")):
     own, taught = runs(word)
-    reversal_metric(column, f"{len(word)} characters", own.output, word, "exact reversal", "not the reversal")
+    answer_metric(column, f"{len(word)} characters", own, "exactly {output}", "not {output}")
     chart_in(column, attention_heatmap(taught.trace["cross", last].mean(0), taught.decoder_in,
                                        taught.source, title="Cross-attention, last layer, head average (a summary)",
                                        query_title="decoder position", key_title="source position", height=480),
                      key=f"attention_{name}")
-st.caption("Both maps use the correct reversal as the decoder's input (each row reads the right prefix). On the "
-           "long text, look at the first row: where step 0 puts its weight, against source position n−1 that it "
-           "should copy.")
+first = expected_source(cleaned.text, ckpt.task, 0)
+st.caption(f"Both maps use {task.output}, correct, as the decoder's input (each row reads the right prefix). On the "
+           f"long text, look at the first row: where step 0 puts its weight, against source position {first} that "
+           "it should copy.")

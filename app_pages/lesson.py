@@ -5,7 +5,7 @@ import functools
 import streamlit as st
 
 from explorer import tour
-from explorer.model import checkpoint_or_stop, current_model_key
+from explorer.model import checkpoint_or_stop, current_model_key, reversal_only
 from explorer.own_models import is_own
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown
@@ -20,6 +20,7 @@ st.markdown(
     "has the questions, the model's answers and timings for a 50-minute class."
 )
 
+reversal_only("The lesson")
 ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
 config = ckpt.model.config

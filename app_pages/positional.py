@@ -111,15 +111,31 @@ error = rotation_error(positions, d_model, delta)
 st.metric("Largest error of the rotation over every position and dimension", f"{error:.1e}",
           help="Float32 rounding; the identity is exact in real numbers.")
 
-st.subheader("What reversing needs: a reflection that depends on n")
 n = len(text)
-mirror = reflection_blocks(n, d_model).numpy()                                   # (d/2, 2, 2)
-other = reflection_blocks(n + 1, d_model).numpy()
-st.markdown(
-    f"Reversing copies source position n−1−i at output step i. For each pair of dimensions, PE(n−1−i) is a fixed "
-    f"2 × 2 map of PE(i), but unlike the shift above it is a **reflection** (determinant "
-    f"{float(np.linalg.det(mirror[0])):.0f}) and it depends on **n**: for your {n} characters and for {n + 1} the "
-    f"first pair's maps differ by up to {float(np.abs(mirror[0] - other[0]).max()):.2f}. So no single map takes "
-    f"every position to its mirror: the model has to know how long the text is. Applying this n's map to every "
-    f"position of your text lands on the mirrored code to within {reflection_error(n, d_model):.1e}."
-)
+if ckpt.task == "reverse":
+    st.subheader("What reversing needs: a reflection that depends on n")
+    mirror = reflection_blocks(n, d_model).numpy()                                   # (d/2, 2, 2)
+    other = reflection_blocks(n + 1, d_model).numpy()
+    st.markdown(
+        f"Reversing copies source position n−1−i at output step i. For each pair of dimensions, PE(n−1−i) is a fixed "
+        f"2 × 2 map of PE(i), but unlike the shift above it is a **reflection** (determinant "
+        f"{float(np.linalg.det(mirror[0])):.0f}) and it depends on **n**: for your {n} characters and for {n + 1} the "
+        f"first pair's maps differ by up to {float(np.abs(mirror[0] - other[0]).max()):.2f}. So no single map takes "
+        f"every position to its mirror: the model has to know how long the text is. Applying this n's map to every "
+        f"position of your text lands on the mirrored code to within {reflection_error(n, d_model):.1e}."
+    )
+elif ckpt.task == "copy":
+    st.subheader("What copying needs: the same position on both sides")
+    st.markdown(
+        "Copying reads source position i at output step i: the decoder's code PE(i) and the source's code PE(i) "
+        "are the same vector, for every length n, so the map from a step to the position it copies is the identity "
+        "and needs no length (reversing needs a reflection that changes with n: choose *Reverse* in the sidebar "
+        "to see it)."
+    )
+else:
+    st.subheader("What sorting needs: letters first, positions only between equals")
+    st.markdown(
+        "Sorting reads the i-th smallest character wherever it stands, so which source position to read is set by "
+        "the letters, not by a map of positions. The codes still tell two equal letters apart. *No positions* in "
+        "the lab measures how much this model still needs them."
+    )

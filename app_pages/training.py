@@ -8,25 +8,28 @@ import streamlit as st
 
 from explorer import live_runs
 from analysis.labels import reads_writes
+from analysis.tasks import words
 from explorer.charts import show_chart
-from explorer.model import checkpoint_or_stop, snapshot_run, snapshots
+from explorer.model import checkpoint_or_stop, chosen_task, snapshot_run, snapshots
 from explorer.state import VIEW, learner_text
-from explorer.text import escape_markdown, reversal_metric
-from explorer.uploads import DONE_KEY, ERROR_KEY, take_upload, uploader_key
+from explorer.text import escape_markdown, answer_metric
+from explorer.uploads import DONE_KEY, ERROR_KEY, MISMATCH_KEY, NOTE_KEY, take_upload, uploader_key
 from transformer.checkpoint import MAX_UPLOAD_BYTES, CheckpointError
+from transformer.data import TASKS
 from explorer.live_training import LIMITS, LiveSettings, LiveSettingsError
 from viz import attention_grid
 from viz.training import learning_curves, live_curves
 
+ckpt = checkpoint_or_stop()
+task = words(ckpt.task)
 st.title("📈 Training")
 st.markdown(
-    "The model was not born reversing. Its training run saved the weights at a handful of moments; slide "
-    "through them and watch the cross-attention of your text change while the loss falls and exact match "
-    "climbs: in the last layer it sharpens into the anti-diagonal, in the first it stays spread out (what those "
-    "heads are worth shows on *Switch heads off*). Then train one of your own."
+    f"The model was not born able to {task.verb}. Its training run saved the weights at a handful of moments; "
+    "slide through them and watch the cross-attention of your text change while the loss falls and exact match "
+    f"climbs, and see when the best head of the last layer settles on {task.pattern} (what each head is worth "
+    "shows on *Switch heads off*). Then train one of your own."
 )
 
-ckpt = checkpoint_or_stop()
 text = learner_text(ckpt)
 try:
     saved = snapshots()
@@ -44,28 +47,30 @@ if saved:
     st.caption(f"Step {step:,}: {shot.get('fraction', 0):.0%} of the run.")
     run = snapshot_run(text, step)
     a, b, c, d = st.columns(4)
-    reversal_metric(a, "The model writes", run.output, text, "exact reversal", "not yet")
+    answer_metric(a, "The model writes", run, "exactly {output}", "not yet")
     vocab_size = ckpt.model.config.vocab_size
     b.metric("Held-out loss", f"{shot['loss']:.3g}",
              help=f"Cross-entropy: the mean of −log p(the correct next token) over the output steps of held-out "
                   f"words. A model guessing uniformly over the {vocab_size} tokens scores ln {vocab_size} = "
                   f"{math.log(vocab_size):.2f}; a perfect one 0.")
     c.metric("Held-out exact match", f"{shot['exact_match']:.1%}")
-    d.metric("Output steps on the mirror", f"{shot['alignment']:.1%}",
-             help="Of the last decoder layer's best head: the share of output steps i whose largest "
-                  "cross-attention weight falls on source position n−1−i. A head looking at a random source "
-                  f"position would score about 1/n: {1 / len(text):.0%} for a word as long as yours.")
+    d.metric(f"Output steps on {task.pattern}", f"{shot['alignment']:.1%}",
+             help="Of the last decoder layer's best head, on held-out words: the share of output steps i whose "
+                  f"largest cross-attention weight falls on {task.reads}. "
+                  "A head looking at a random source position would score about 1/n: "
+                  f"{1 / len(text):.0%} for a word as long as yours.")
     curve = ckpt.metrics.get("curve") or saved
-    show_chart(learning_curves(curve, step, title="The whole run, this snapshot marked"), key="curves")
+    show_chart(learning_curves(curve, step, title="The whole run, this snapshot marked", pattern=task.pattern,
+                               rule=task.short_rule), key="curves")
     show_chart(attention_grid(run.trace.stack_attention("cross"), reads_writes(run.decoder_in, run.decoder_out),
                               run.source,
                               title=f"Cross-attention of every layer and head after {step:,} steps"), key="grid")
     first = next((s for s in saved if s.get("alignment", 0) >= 0.9), None)
     st.caption("Rows: what each decoder position reads → what it writes; columns: your source characters. "
-               + (f"The anti-diagonal is there by step {first['step']:,} ({first['fraction']:.0%} of the run): the "
-                  f"first snapshot where the best head's largest weight sits on the mirror for "
+               + (f"{task.pattern.capitalize()} is there by step {first['step']:,} ({first['fraction']:.0%} of the "
+                  f"run): the first snapshot where the best head's largest weight sits on it for "
                   f"{first['alignment']:.0%} of the output steps." if first else
-                  "No snapshot reached 90 % of output steps on the mirror."))
+                  f"No snapshot reached 90 % of output steps on {task.pattern}."))
 
 st.header("Train your own")
 st.markdown(
@@ -77,14 +82,16 @@ with st.form("live_settings"):
     layers = c1.selectbox("Layers (encoder and decoder each)", [1, 2], key="live_layers")
     heads = c2.selectbox("Heads", [1, 2, 4], index=1, key="live_heads")
     d_model = c3.selectbox("d_model", [16, 32, 64], index=1, key="live_d_model")
-    c4, c5, c6 = st.columns(3)
+    c0, c4, c5, c6 = st.columns(4)
+    live_task = c0.selectbox("Task", list(TASKS), index=list(TASKS).index(chosen_task()), key="live_task",
+                             format_func=lambda t: words(t).label)
     n_steps = c4.number_input("Steps", *LIMITS["steps"], value=800, step=50, key="live_steps")
     lr = c5.select_slider("Learning rate", [1e-4, 3e-4, 1e-3, 3e-3, 1e-2], value=3e-3, key="live_lr")
     max_len = c6.slider("Longest training word", *LIMITS["max_len"], value=6, key="live_max_len")
     started = st.form_submit_button("Start training", type="primary")
 if started:
     try:
-        live_runs.start(LiveSettings(layers, heads, d_model, int(n_steps), lr, max_len))
+        live_runs.start(LiveSettings(layers, heads, d_model, int(n_steps), lr, max_len, task=live_task))
     except (LiveSettingsError, live_runs.AlreadyTraining, live_runs.TrainingCapReached) as err:
         st.error(escape_markdown(str(err)), icon="✋")
 
@@ -111,7 +118,8 @@ if live is not None:
             b1, b2 = st.columns(2)
             b1.button("Look at it on every page", key="live_use", on_click=live_runs.keep_result, args=(label,))
             b2.download_button("Download it (zip)", functools.partial(live_runs.result_zip, weakref.ref(live)),
-                               file_name="my-word-reverser.zip", mime="application/zip", on_click="ignore",
+                               file_name=f"my-{live.settings.task}-model.zip", mime="application/zip",
+                               on_click="ignore",
                                key="live_download")
         if p.done and st.session_state.get("_live_seen_running"):
             st.session_state["_live_seen_running"] = False
@@ -128,4 +136,7 @@ if st.session_state.get(ERROR_KEY):
     st.error(escape_markdown(st.session_state[ERROR_KEY]), icon="✋")
 elif st.session_state.get(DONE_KEY):
     st.success(escape_markdown(f"{st.session_state[DONE_KEY]} is now the model on every page (your session "
-                               "only; switch back with Model in the sidebar)."), icon="✅")
+                               "only; switch back with Model in the sidebar). " + st.session_state.get(NOTE_KEY, "")),
+               icon="✅")
+    if st.session_state.get(MISMATCH_KEY):
+        st.warning(escape_markdown(st.session_state[MISMATCH_KEY]), icon="🔀")

@@ -4,7 +4,8 @@
 
 - cold start: from launching `streamlit run app.py` to the home page drawn with the reversal on screen;
 - interaction: from typing a new word (fill + Enter) to the page settled with every chart drawn, per page,
-  for words of 5 and of 24 characters. Every word is new, so the model runs each time (no cached result).
+  for words of 5, 24 and 48 characters (48: the trained length). Every word is new, so the model runs each
+  time (no cached result).
 - the lesson's steps (lesson-1 … lesson-10): the same, and the → key from the step before (on a new word
   of 24 characters, so the step's numbers are computed, not cached).
 """
@@ -25,7 +26,8 @@ from tests.e2e.harness import (
 )
 
 PAGES = {"home": "", **{path: path for path in (
-    "decode", "attention", "inside-one-head", "positional", "masks", "training", "lab-ablation", "lab-heads",
+    "decode", "attention", "inside-one-head", "positional", "masks", "training", "compare-tasks", "lab-ablation",
+    "lab-heads",
     "lab-positions", "lab-forcing", "lab-length", "lab-query-key", "how-it-reverses", "lesson", "glossary")}}
 TOUR = {f"lesson-{n}": f"lesson?lesson_step={n}" for n in range(1, 11)}
 
@@ -111,17 +113,18 @@ def main() -> None:
             time.sleep(3)
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             print(f"typing a new word to the page settled with all charts drawn; medians of {args.repeats} (s)")
-            print(f"{'page':<14} {'5 chars':>8} {'24 chars':>9} {'24/5':>6}")
+            print(f"{'page':<14} {'5 chars':>8} {'24 chars':>9} {'48 chars':>9} {'48/5':>6}")
             base = f"http://127.0.0.1:{port}"
             for name, path in {**PAGES, **TOUR}.items():
                 if name not in args.pages.split(","):
                     continue
                 short = statistics.median(interaction_times(page, f"{base}/{path}", 5, args.repeats, rng))
-                long = statistics.median(interaction_times(page, f"{base}/{path}", 24, args.repeats, rng))
+                middle = statistics.median(interaction_times(page, f"{base}/{path}", 24, args.repeats, rng))
+                long = statistics.median(interaction_times(page, f"{base}/{path}", 48, args.repeats, rng))
                 step = int(name.split("-")[1]) if name in TOUR else 1
                 key = (f"   → key {statistics.median(step_key_times(page, base, step, args.repeats, rng)):>7.3f}"
                        if step > 1 else "")
-                print(f"{name:<14} {short:>8.3f} {long:>9.3f} {long / short:>6.2f}{key}")
+                print(f"{name:<14} {short:>8.3f} {middle:>9.3f} {long:>9.3f} {long / short:>6.2f}{key}")
         finally:
             stop_server(process)
         browser.close()

@@ -26,7 +26,7 @@ import time
 import torch
 
 from transformer.config import ModelConfig
-from transformer.data import make_batch, sample_strings, string_stream
+from transformer.data import TASKS, make_batch, sample_strings, string_stream
 from transformer.metrics import exact_match
 from transformer.model import Transformer
 from transformer.train import fit, training_step
@@ -40,8 +40,9 @@ def seed_model(vocab: Vocab, max_len: int) -> Transformer:
                                    n_decoder_layers=1, d_ff=128, max_len=max_len))
 
 
-def run(recipe: str, max_len: int, budget: float, eval_every: int) -> None:
+def run(recipe: str, args: argparse.Namespace) -> None:
     """One recipe in this process: prints a JSON line per evaluation."""
+    max_len, budget, eval_every, task = args.max_len, args.budget, args.eval_every, args.task
     torch.set_num_threads(1)
     torch.manual_seed(0)
     vocab = Vocab()
@@ -52,7 +53,7 @@ def run(recipe: str, max_len: int, budget: float, eval_every: int) -> None:
     def evaluate(model: Transformer, step: int) -> None:
         clock["spent"] += time.perf_counter() - clock["since"]
         model.eval()
-        score = exact_match(model, vocab, held_out).exact_match
+        score = exact_match(model, vocab, held_out, task=task).exact_match
         print(json.dumps({"recipe": recipe, "seconds": round(clock["spent"], 1), "step": step, "exact": score}),
               flush=True)
         clock["since"] = time.perf_counter()
@@ -67,15 +68,15 @@ def run(recipe: str, max_len: int, budget: float, eval_every: int) -> None:
         step = 0
         while within_budget():
             step += 1
-            batch = make_batch(list(itertools.islice(stream, 256)), vocab, max_len)
+            batch = make_batch(list(itertools.islice(stream, 256)), vocab, max_len, task)
             training_step(model, optimizer, constant, batch, clip=float("inf"))
             if step % eval_every == 0:
                 evaluate(model, step)
     else:
         model = Transformer(ModelConfig(vocab_size=vocab.size, max_len=max_len))
-        fit(model, vocab, stream, steps=5000, lr=2e-3, warmup=300, batch_size=256,
+        fit(model, vocab, stream, steps=args.steps, lr=args.lr, warmup=args.warmup, batch_size=args.batch_size,
             on_step=lambda step, *_: evaluate(model, step) if step % eval_every == 0 else None,
-            keep_going=within_budget)
+            keep_going=within_budget, task=task)
 
 
 def summary(points: list[dict]) -> str:
@@ -95,19 +96,26 @@ def main() -> None:
     parser.add_argument("--max-len", type=int, default=24)
     parser.add_argument("--budget", type=float, default=900, help="training seconds per recipe")
     parser.add_argument("--eval-every", type=int, default=250)
-    parser.add_argument("--recipe", choices=("seed", "ours"), help=argparse.SUPPRESS)   # one child process
-    args = parser.parse_args()
+    parser.add_argument("--task", choices=list(TASKS), default="reverse")
+    parser.add_argument("--recipes", default="seed,ours", help="which to run side by side (e.g. ours,ours-b)")
+    parser.add_argument("--lr", type=float, default=2e-3, help="ours: peak learning rate")
+    parser.add_argument("--warmup", type=int, default=300, help="ours: warm-up steps")
+    parser.add_argument("--steps", type=int, default=5000, help="ours: steps of the cosine schedule")
+    parser.add_argument("--batch-size", type=int, default=256, help="ours: strings per step")
+    parser.add_argument("--recipe", help=argparse.SUPPRESS)   # one child process
+    args, rest = parser.parse_known_args()
     if args.recipe:
-        run(args.recipe, args.max_len, args.budget, args.eval_every)
+        run(args.recipe, args)
         return
+    names = args.recipes.split(",")
     children = {name: subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.seed_recipe", "--recipe", name, "--max-len", str(args.max_len),
-         "--budget", str(args.budget), "--eval-every", str(args.eval_every)], stdout=subprocess.PIPE, text=True)
-        for name in ("seed", "ours")}                     # started together, one thread each
+        [sys.executable, "-m", "benchmarks.seed_recipe", "--recipe", name] + sys.argv[1:],
+        stdout=subprocess.PIPE, text=True) for name in names}    # started together, one thread each
     points = {name: [json.loads(line) for line in child.stdout] for name, child in children.items()}
     for child in children.values():
         child.wait()
-    print(f"reversal, lengths 1-{args.max_len}, exact match on 1,000 held-out strings every {args.eval_every} "
+    print(f"{args.task}, lengths 1-{args.max_len}, ours: lr {args.lr}, warm-up {args.warmup}, cosine over "
+          f"{args.steps} steps, batch {args.batch_size}; exact match on 1,000 held-out strings every {args.eval_every} "
           f"steps, training seconds (one thread each, run side by side)")
     print(f"{'recipe':<6} {'0.99':>10} {'0.999':>10} {'1.000':>10} {'lowest after 0.99':>18} last")
     for name, series in points.items():

@@ -25,13 +25,13 @@ def held_out_sample(max_len: int) -> list[str]:
 @model_run(max_entries=4, show_spinner="Switching off each head in turn on 200 held-out words…")
 def ablation_table(key: str) -> tuple[float, list[lab.HeadEffect]]:
     ckpt = checkpoint_for(key)
-    return lab.ablation_ranking(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len))
+    return lab.ablation_ranking(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task)
 
 
 @model_run(max_entries=4, show_spinner="Scoring every head on 200 held-out words…")
 def pattern_table(key: str) -> list[lab.HeadPattern]:
     ckpt = checkpoint_for(key)
-    return lab.pattern_scores(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len))
+    return lab.pattern_scores(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task)
 
 
 @model_run(max_entries=64, show_spinner="Measuring exact match on 200 held-out words…")
@@ -39,21 +39,22 @@ def sample_exact_match(key: str, positions: str, sides: tuple[str, ...], seed: i
     ckpt = checkpoint_for(key)
     edit = intervention((), positions, sides, seed)
     sample = held_out_sample(ckpt.model.config.max_len)
-    return exact_match(ckpt.model, ckpt.vocab, sample, edit, lab.LONGEST_LAB_INPUT).exact_match
+    return exact_match(ckpt.model, ckpt.vocab, sample, edit, task=ckpt.task).exact_match
 
 
-@model_run(max_entries=4, show_spinner="Reversing random strings of every length up to 48…")
+@model_run(max_entries=4, show_spinner="Running random strings of every length up to twice the trained length…")
 def length_curve(key: str, per_length: int = 20) -> dict[int, float]:
     ckpt = checkpoint_for(key)
-    return lab.exact_match_by_length(ckpt.model, ckpt.vocab, list(range(1, lab.LONGEST_LAB_INPUT + 1)), per_length)
+    lengths = list(range(1, lab.lab_limit(ckpt.model) + 1))
+    return lab.exact_match_by_length(ckpt.model, ckpt.vocab, lengths, per_length, task=ckpt.task)
 
 
-@model_run(max_entries=4, show_spinner="Finding where the reversal first goes wrong at each length…")
+@model_run(max_entries=4, show_spinner="Finding where the output first goes wrong at each length…")
 def failure_table(key: str, per_length: int = 10) -> list[lab.FirstFailure]:
     ckpt = checkpoint_for(key)
     limit = ckpt.model.config.max_len
-    lengths = list(range(max(1, limit - 4), min(limit + 16, lab.LONGEST_LAB_INPUT) + 1, 2))
-    return lab.first_failures(ckpt.model, ckpt.vocab, lengths, per_length)
+    lengths = list(range(max(1, limit - 4), min(limit + 16, lab.lab_limit(ckpt.model)) + 1, 2))
+    return lab.first_failures(ckpt.model, ckpt.vocab, lengths, per_length, task=ckpt.task)
 
 
 def query_key_map(text: str, kind: str, layer: int, head: int) -> lab.QueryKeyMap:

@@ -16,7 +16,7 @@ import torch
 
 from transformer import checkpoint
 from transformer.config import ModelConfig
-from transformer.data import sample_strings, string_stream
+from transformer.data import TASKS, sample_strings, string_stream
 from transformer.metrics import exact_match
 from transformer.model import Transformer
 from transformer.train import fit
@@ -43,12 +43,15 @@ class LiveSettings:
     max_len: int = 6         # longest training string
     batch_size: int = 64
     seed: int = 0
+    task: str = "reverse"    # what it learns to write (transformer.data.TASKS)
 
     def check(self) -> None:
         for name, (low, high) in LIMITS.items():
             value = getattr(self, name)
             if not low <= value <= high:
                 raise LiveSettingsError(f"{name} must be between {low} and {high}, got {value}")
+        if self.task not in TASKS:
+            raise LiveSettingsError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}")
         if self.d_model % self.heads or self.d_model % 2:
             raise LiveSettingsError(f"d_model ({self.d_model}) must be even and divisible by heads ({self.heads})")
 
@@ -118,21 +121,22 @@ class LiveTraining:
                 losses.append((step, round(loss.item(), 5)))
                 if step % self.eval_every == 0 or step == s.steps:
                     model.eval()
-                    matches.append((step, exact_match(model, vocab, held_out).exact_match))
+                    matches.append((step, exact_match(model, vocab, held_out, task=s.task).exact_match))
                     match_seconds.append(time.perf_counter() - start)
                 self._update(step=step, loss=tuple(losses), exact_match=tuple(matches),
                              exact_match_seconds=tuple(match_seconds), seconds=time.perf_counter() - start)
 
             fit(model, vocab, stream, steps=s.steps, lr=s.lr, warmup=max(1, s.steps // 10),
-                batch_size=s.batch_size, on_step=after_step,
+                batch_size=s.batch_size, on_step=after_step, task=s.task,
                 keep_going=lambda: not self.stop.is_set() and keep_going())
             model.eval()
             finished = self.progress.step == s.steps
-            metrics = {"task": "word reversal, trained live in the app", "settings": s.__dict__,
+            final = exact_match(model, vocab, held_out, task=s.task).exact_match
+            metrics = {"task": f"{s.task}, trained live in the app", "settings": s.__dict__,
                        "steps_done": self.progress.step, "train_seconds": round(self.progress.seconds, 1),
-                       "held_out": {"n": self.eval_n, "exact_match": exact_match(model, vocab, held_out).exact_match},
+                       "held_out": {"n": self.eval_n, "exact_match": final},
                        "curve": [{"step": i, "loss": loss} for i, loss in losses]}
-            self.result = checkpoint.Checkpoint(model.requires_grad_(False), vocab, metrics)
+            self.result = checkpoint.Checkpoint(model.requires_grad_(False), vocab, metrics, s.task)
             self._update(status="finished" if finished else "stopped")
         except Exception as err:  # noqa: BLE001 - a failed run is reported on the page, never raised into it
             self._update(status="failed", message=f"{type(err).__name__}: {err}")

@@ -19,15 +19,18 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis.run import Decoding, Run, make_batch_runs, make_run
 from transformer.decoding import generate
-from transformer.checkpoint import Checkpoint, CheckpointError, load, load_snapshot, snapshot_index
+from transformer.checkpoint import (
+    Checkpoint, CheckpointError, bundled_checkpoint, load, load_snapshot, snapshot_index,
+)
+from transformer.data import TASKS
 from transformer.intervention import SIDES, Head, Intervention
 
-from .own_models import OWN_MODEL_KEY, held, is_own
+from .own_models import CHOICE, OWN_MODEL_KEY, SERVER_MODEL, held, is_own
 from .text import escape_markdown
 
-ROOT = Path(__file__).resolve().parent.parent
-BUNDLED_CHECKPOINT = ROOT / "checkpoints" / "word_reversal"
-CHECKPOINT_ENV = "ATTENTION_EXPLORER_CHECKPOINT"  # another checkpoint directory, if set
+BUNDLED_CHECKPOINT = bundled_checkpoint("reverse")
+CHECKPOINT_ENV = "ATTENTION_EXPLORER_CHECKPOINT"  # another checkpoint directory, if set: the only one shown
+TASK_KEY = "task"                                 # the sidebar's task selector, bound to ?task=
 OWN_RUN_ENTRIES = 64  # cached runs of one session's own model, released with the session
 T = TypeVar("T")
 HeadKey = tuple[str, int, int]  # (kind, layer, head): a head as plain values, for cache keys
@@ -37,9 +40,22 @@ HeadKey = tuple[str, int, int]  # (kind, layer, head): a head as plain values, f
 torch.set_num_threads(1)
 
 
+def pointed_checkpoint() -> Path | None:
+    """The one checkpoint the server was pointed at (CHECKPOINT_ENV), if any: then no task can be chosen."""
+    directory = os.environ.get(CHECKPOINT_ENV)
+    return Path(directory) if directory else None
+
+
+def chosen_task() -> str:
+    """The task picked in the sidebar (reverse unless the URL or the selector says otherwise)."""
+    task = st.session_state.get(TASK_KEY) if get_script_run_ctx() else None
+    return task if task in TASKS else "reverse"
+
+
 def server_checkpoint_dir() -> Path:
-    """The model every session starts with: the bundled one, or the one the server was pointed at."""
-    return Path(os.environ.get(CHECKPOINT_ENV) or BUNDLED_CHECKPOINT)
+    """The server model this session looks at: the bundled checkpoint of the chosen task, or the one the server
+    was pointed at."""
+    return pointed_checkpoint() or bundled_checkpoint(chosen_task())
 
 
 def current_model_key() -> str:
@@ -126,13 +142,14 @@ def text_run(key: str, text: str, temperature: float | None = None, top_k: int |
     so the shared cache keeps at most 256."""
     ckpt = checkpoint_for(key)
     how = Decoding(temperature, top_k, seed, forced, teacher)
-    return make_run(ckpt.model, ckpt.vocab, text, how, intervention(ablated, positions, sides, shuffle_seed), max_len)
+    return make_run(ckpt.model, ckpt.vocab, text, how, intervention(ablated, positions, sides, shuffle_seed), max_len,
+                    ckpt.task)
 
 
 @model_run(max_entries=256)
 def batch_runs(key: str, texts: tuple[str, ...]) -> list[Run]:
     ckpt = checkpoint_for(key)
-    return make_batch_runs(ckpt.model, ckpt.vocab, list(texts))
+    return make_batch_runs(ckpt.model, ckpt.vocab, list(texts), ckpt.task)
 
 
 def intervention(ablated: tuple[HeadKey, ...] = (), positions: str = "normal", sides: tuple[str, ...] = SIDES,
@@ -163,7 +180,8 @@ def snapshot_run(text: str, step: int) -> Run:
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _snapshot_run(directory: str, text: str, step: int) -> Run:
-    return make_run(_snapshot(directory, step), _load(directory).vocab, text)
+    final = _load(directory)
+    return make_run(_snapshot(directory, step), final.vocab, text, task=final.task)
 
 
 def snapshot_output(text: str, step: int) -> str:
@@ -176,3 +194,31 @@ def _snapshot_output(directory: str, text: str, step: int) -> str:
     vocab = _load(directory).vocab
     model = _snapshot(directory, step)
     return vocab.decode(generate(model, vocab.encode(text, model.config.max_len)))
+
+
+def reversal_only(what: str) -> None:
+    """On a page built around the reversal model: if the chosen model does another task, say so, offer to switch
+    back to reversing, and stop the page."""
+    if checkpoint_or_stop().task == "reverse":
+        return
+    st.info(escape_markdown(f"{what} is built on the reversal model: its questions and evidence are about finding "
+                            f"the mirrored position. The model chosen now was trained to {checkpoint_or_stop().task}."),
+            icon="🔁")
+    st.button("Switch the task to Reverse", key="back_to_reverse", type="primary",
+              on_click=lambda: st.session_state.update({TASK_KEY: "reverse", CHOICE: SERVER_MODEL}))
+    st.stop()
+
+
+def task_run(task: str, text: str) -> Run:
+    """The bundled model of `task` on the text, greedy: Compare tasks sets the three side by side."""
+    return _task_run(str(bundled_checkpoint(task)), text)
+
+
+@st.cache_resource(max_entries=96, show_spinner=False)
+def _task_run(directory: str, text: str) -> Run:
+    ckpt = _load(directory)
+    return make_run(ckpt.model, ckpt.vocab, text, task=ckpt.task)
+
+
+def task_checkpoint(task: str) -> Checkpoint:
+    return _load(str(bundled_checkpoint(task)))

@@ -22,7 +22,7 @@ OWN_MODELS = "_own_models"       # label -> model id, oldest first
 OWN_MODEL_KEY = "own_model"      # the id of the own model every page shows, when one is chosen
 CHOICE = "model_choice"          # the sidebar selectbox
 LOST_KEY = "_own_models_lost"    # labels released since this session last drew the sidebar
-SERVER_MODEL = "The bundled word reverser"
+SERVER_MODEL = "The bundled model of the task"
 OWN_PREFIX = "own:"              # own model ids start with it; a server checkpoint is named by its folder
 MAX_OWN_MODELS = 3               # an upload or a finished run beyond this releases the oldest
 
@@ -115,6 +115,11 @@ def forget_released() -> None:
         st.session_state[LOST_KEY] = lost
     if st.session_state.get(CHOICE) not in models:
         st.session_state[CHOICE] = SERVER_MODEL
+
+
+def back_to_bundled() -> None:
+    """When the learner picks another task: show that task's bundled model, not an own model of another task."""
+    st.session_state[CHOICE] = SERVER_MODEL
 
 
 def apply_choice() -> None:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+from analysis.run import Run
+from analysis.tasks import words
+
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~&:=^\"'])")
 
 
@@ -17,9 +20,11 @@ def visible(text: str) -> str:
     return text.replace(" ", "␣")
 
 
-def reversal_metric(container, label: str, output: str, text: str, right: str = "still the exact reversal",
-                    wrong: str = "no longer the exact reversal") -> None:
-    """A metric of what the model wrote, marked green when it is the exact reversal of `text`, red when not."""
-    exact = output == text[::-1]
-    container.metric(label, visible(output) or "(nothing)", delta=right if exact else wrong,
+def answer_metric(container, label: str, run: Run, right: str = "still exactly {output}",
+                  wrong: str = "no longer exactly {output}") -> None:
+    """A metric of what the run wrote, marked green when it is exactly its task's target (the reversal, the copy,
+    the sorted text), red when not. {output} in right and wrong names that target."""
+    exact = run.output == run.target
+    delta = (right if exact else wrong).format(output=words(run.task).output)
+    container.metric(label, visible(run.output) or "(nothing)", delta=delta,
                      delta_color="normal" if exact else "inverse", delta_arrow="off")

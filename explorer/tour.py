@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.labels import KIND_SHORT, attention_axes, token_label
-from analysis.lesson import input_vectors, mirror_shares
+from analysis.lesson import input_vectors, pattern_shares
 from teaching import questions as q
 from teaching.questions import Question
 from teaching.tour import STEPS, Step
@@ -46,7 +46,7 @@ def _cross_step(text: str) -> int:
 
 def _cross_head(text: str) -> int:
     """The last layer's cross head that follows the mirror most on this text."""
-    return int(np.argmax(mirror_shares(text_run(text), _last_decoder_layer())))
+    return int(np.argmax(pattern_shares(text_run(text), _last_decoder_layer())))
 
 
 def _forced_token(text: str) -> str:

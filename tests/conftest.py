@@ -17,7 +17,7 @@ from transformer.checkpoint import load  # noqa: E402
 from transformer.config import ModelConfig  # noqa: E402
 from transformer.model import Transformer  # noqa: E402
 
-BUNDLED = ROOT / "checkpoints" / "word_reversal"
+BUNDLED = ROOT / "checkpoints" / "reverse"
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import safetensors.torch
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLED = ROOT / "checkpoints" / "word_reversal"
+BUNDLED = ROOT / "checkpoints" / "reverse"
 GOOD = {name: (BUNDLED / name).read_bytes() for name in ("model.safetensors", "config.json", "metrics.json")}
 
 

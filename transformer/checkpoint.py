@@ -24,11 +24,20 @@ from safetensors.torch import save_model
 from .checkpoint_schema import (
     MAX_CONFIG_BYTES, MAX_METRICS_BYTES, MAX_PARAMETERS, ConfigFile, MetricsFile, SchemaError, SnapshotIndex, parse,
 )
+from .data import TASKS
 from .model import Transformer
 from .vocab import SPECIALS, Vocab
 
 WEIGHTS, CONFIG, METRICS = "model.safetensors", "config.json", "metrics.json"
 SNAPSHOTS, SNAPSHOT_INDEX = "snapshots", "index.json"  # weights saved during training, and what they scored
+BUNDLED_ROOT = Path(__file__).resolve().parent.parent / "checkpoints"
+
+
+def bundled_checkpoint(task: str = "reverse") -> Path:
+    """The checkpoint shipped for a task: checkpoints/<task>/ (reverse, copy, sort)."""
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}: one of {', '.join(TASKS)}")
+    return BUNDLED_ROOT / task
 MAX_WEIGHTS_BYTES = 4 * MAX_PARAMETERS + 64 * 1024    # float32 weights of the largest model taken, and a header
 FILE_LIMITS = {WEIGHTS: MAX_WEIGHTS_BYTES, CONFIG: MAX_CONFIG_BYTES, METRICS: MAX_METRICS_BYTES}
 WEIGHT_DTYPE = torch.float32

@@ -61,6 +61,27 @@ def source_positions(text: str, task: str = "reverse") -> list[int]:
     raise ValueError(f"unknown task {task!r}: one of {', '.join(TASKS)}")
 
 
+def expected_keys(text: str, task: str = "reverse") -> list[set[int]]:
+    """For each output character, the source positions a head following the task's pattern may attend to:
+    the one position of source_positions, except for sort, where every position holding the same character
+    counts (which of two equal letters is read first does not change the output)."""
+    positions = source_positions(text, task)
+    if task != "sort":
+        return [{p} for p in positions]
+    where = {c: {i for i, d in enumerate(text) if d == c} for c in set(text)}
+    return [where[text[p]] for p in positions]
+
+
+def expected_grid(texts: list[str], task: str, steps: int, keys: int) -> torch.Tensor:
+    """(B, steps, keys) bool: key j is on the task's pattern for output step i of text b (no key is for the end
+    step and beyond)."""
+    grid = torch.zeros(len(texts), steps, keys, dtype=torch.bool)
+    for b, text in enumerate(texts):
+        for i, allowed in enumerate(expected_keys(text, task)[:steps]):
+            grid[b, i, sorted(allowed)] = True
+    return grid
+
+
 def random_string(rng: random.Random, length: int, space_rate: float = 1 / 27) -> str:
     """Letters and single spaces, never a space at either end or two in a row."""
     chars = []
@@ -86,6 +107,18 @@ def sample_strings(n: int, seed: int, max_len: int, held_out: bool, min_len: int
     return list(itertools.islice(string_stream(seed, max_len, held_out, min_len), n))
 
 
+def similar_lengths(stream: Iterator[str], batch_size: int, pool: int = 8) -> Iterator[list[str]]:
+    """Batches of strings of similar length: draw pool × batch_size strings, sort them by length, cut them into
+    pool batches and hand those out in a random order. Every string is still used once and the lengths keep
+    their distribution, but a batch is padded to its own longest string, not to the longest of all: at lengths
+    1-48 a step computes on about half as many positions."""
+    while True:
+        drawn = sorted(itertools.islice(stream, pool * batch_size), key=len)
+        chunks = [drawn[i:i + batch_size] for i in range(0, len(drawn), batch_size)]
+        for k in torch.randperm(len(chunks)).tolist():   # torch's generator: train.py seeds it
+            yield chunks[k]
+
+
 class Batch(NamedTuple):
     src: torch.Tensor      # (B, S) characters, PAD after the end
     tgt_in: torch.Tensor   # (B, T) SOS + target, the decoder's input (the target shifted right)
@@ -99,5 +132,5 @@ def pad(rows: list[list[int]], length: int | None = None) -> torch.Tensor:
 
 def make_batch(texts: list[str], vocab: Vocab, max_len: int, task: str = "reverse") -> Batch:
     src = [vocab.encode(t, max_len) for t in texts]
-    out = [vocab.encode(target(t, task), max_len) for t in texts]
+    out = [vocab.encode_output(target(t, task), max_len) for t in texts]
     return Batch(pad(src), pad([[SOS] + o for o in out]), pad([o + [EOS] for o in out]))

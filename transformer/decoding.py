@@ -103,13 +103,17 @@ def generate(
 
 
 @torch.inference_mode()
-def greedy_batch(model: Transformer, sources: list[list[int]], batch_size: int = 1024,
+def greedy_batch(model: Transformer, sources: list[list[int]], batch_size: int = 128,
                  edit: Intervention = NO_INTERVENTION) -> list[list[int]]:
-    """Greedy decoding of many sources at once (padded), for evaluation. Returns tokens before EOS."""
+    """Greedy decoding of many sources at once, for evaluation. Returns tokens before EOS, in the order given.
+
+    Sources are decoded in batches of similar length (sorted by length), so a batch of short words stops
+    after a few steps instead of running as long as the longest word of the whole list."""
     device = _device(model)
-    results: list[list[int]] = []
-    for start in range(0, len(sources), batch_size):
-        chunk = sources[start:start + batch_size]
+    order = sorted(range(len(sources)), key=lambda i: len(sources[i]))
+    results: list[list[int]] = [[] for _ in sources]
+    for start in range(0, len(order), batch_size):
+        chunk = [sources[i] for i in order[start:start + batch_size]]
         width = max(len(s) for s in chunk)
         src = torch.full((len(chunk), width), PAD, dtype=torch.long, device=device)  # (B, S)
         for i, s in enumerate(chunk):
@@ -125,6 +129,6 @@ def greedy_batch(model: Transformer, sources: list[list[int]], batch_size: int =
             done |= token == EOS
             if bool(done.all()):
                 break
-        for row in tgt[:, 1:].tolist():
-            results.append(row[: row.index(EOS)] if EOS in row else [t for t in row if t != PAD])
+        for index, row in zip(order[start:start + batch_size], tgt[:, 1:].tolist()):
+            results[index] = row[: row.index(EOS)] if EOS in row else [t for t in row if t != PAD]
     return results

@@ -1,6 +1,9 @@
 """Score a checkpoint: exact match per whole word on held-out strings or on a file of words.
 
-    python -m transformer.evaluate checkpoints/word_reversal [--n 10000] [--words FILE] [--json]
+    python -m transformer.evaluate [CHECKPOINT | --task copy] [--n 10000] [--words FILE] [--json]
+
+With no checkpoint, the bundled one of --task (default reverse). A checkpoint is scored on the task its
+config.json names; a --task that differs is refused.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from .checkpoint import CheckpointError, load
+from .checkpoint import CheckpointError, bundled_checkpoint, load
 from .data import TASKS, sample_strings
 from .metrics import exact_match
 from .vocab import InputError, Vocab
@@ -40,13 +43,14 @@ def read_words(path: Path, vocab: Vocab, max_len: int) -> tuple[list[str], list[
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("checkpoint", type=Path)
+    parser.add_argument("checkpoint", type=Path, nargs="?", help="default: the bundled checkpoint of --task")
     parser.add_argument("--n", type=int, default=10_000, help="held-out strings to score (default 10000)")
     parser.add_argument("--words", type=Path, help="score the words of this file instead (one per line)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--task", choices=list(TASKS), help="the task to score (refused unless it is the one the "
                                                              "checkpoint was trained for)")
     args = parser.parse_args(argv)
+    args.checkpoint = args.checkpoint or bundled_checkpoint(args.task or "reverse")
     try:
         ckpt = load(args.checkpoint)
     except CheckpointError as err:

@@ -3,8 +3,9 @@ pages all call these.
 
 exact match: the share of whole words whose output is exactly the task's target (reversal by default; padding is
 never counted).
-mirror share: the share of output steps i whose largest cross-attention weight falls on source
-position n-1-i, the mirrored position a reversal copies from.
+pattern share: the share of output steps i whose largest cross-attention weight falls on a source position the
+task's output copies from (data.expected_keys: reverse n-1-i, the anti-diagonal; copy i, the diagonal; sort the
+position of the i-th smallest character, or any position holding the same character).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .data import pad, target
+from .data import expected_grid, pad, target
 from .decoding import greedy_batch
 from .intervention import NO_INTERVENTION, Intervention
 from .model import Transformer
@@ -46,27 +47,29 @@ def exact_match(model: Transformer, vocab: Vocab, texts: list[str], edit: Interv
                       {str(n): right[n] / total[n] for n in sorted(total)})
 
 
-def mirror_hits(cross: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, int]:
-    """cross (B, H, T, S) weights of one layer, lengths (B,) source lengths -> (hits (H,), steps counted).
+def pattern_hits(cross: torch.Tensor, texts: list[str], task: str = "reverse") -> tuple[torch.Tensor, int]:
+    """cross (B, H, T, S) weights of one layer, the B source texts -> (hits (H,), steps counted).
 
-    A step i counts when a mirrored position n-1-i exists (the end step has none)."""
-    t_steps = min(cross.size(-2), cross.size(-1))
-    want = lengths[:, None] - 1 - torch.arange(t_steps)[None, :]     # (B, T') source n-1-i
-    valid = want >= 0
-    best = cross[:, :, :t_steps, :].argmax(-1)                         # (B, H, T')
-    hits = ((best == want[:, None, :]) & valid[:, None, :]).sum(dim=(0, 2)).float()
+    A step i counts when the task names a source position for it (the end step has none)."""
+    steps, keys = cross.shape[-2:]
+    expected = expected_grid(texts, task, steps, keys)                 # (B, T, S)
+    valid = expected.any(-1)                                           # (B, T)
+    best = cross.argmax(-1)                                            # (B, H, T)
+    on_pattern = expected[:, None].expand(-1, cross.size(1), -1, -1).gather(-1, best[..., None])[..., 0]
+    hits = (on_pattern & valid[:, None]).sum(dim=(0, 2)).float()       # (H,)
     return hits, int(valid.sum())
 
 
-def mirror_share(cross: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-    """(H,) the share of output steps whose largest cross-attention weight is on the mirrored source position."""
-    hits, steps = mirror_hits(cross, lengths)
+def pattern_share(cross: torch.Tensor, texts: list[str], task: str = "reverse") -> torch.Tensor:
+    """(H,) the share of output steps whose largest cross-attention weight is on the task's pattern."""
+    hits, steps = pattern_hits(cross, texts, task)
     return hits / max(steps, 1)
 
 
 @torch.inference_mode()
-def cross_attention_alignment(model: Transformer, vocab: Vocab, texts: list[str], batch_size: int = 250) -> dict:
-    """{'layer_l': [mirror share of each head]} over the model's own greedy decodings of the texts. Batches
+def cross_attention_alignment(model: Transformer, vocab: Vocab, texts: list[str], batch_size: int = 250,
+                              task: str = "reverse") -> dict:
+    """{'layer_l': [pattern share of each head]} over the model's own greedy decodings of the texts. Batches
     are small because a traced pass keeps every activation."""
     layers, heads = model.config.n_decoder_layers, model.config.n_heads
     hits = torch.zeros(layers, heads)
@@ -77,9 +80,8 @@ def cross_attention_alignment(model: Transformer, vocab: Vocab, texts: list[str]
         decoded = greedy_batch(model, sources)
         tgt = pad([[SOS, *d] for d in decoded])                                    # (B, T)
         trace = model(pad(sources), tgt, trace=True).trace
-        lengths = torch.tensor([len(s) for s in sources])                          # (B,)
         for layer in range(layers):
-            layer_hits, counted = mirror_hits(trace["cross", layer], lengths)
+            layer_hits, counted = pattern_hits(trace["cross", layer], chunk, task)
             hits[layer] += layer_hits
         steps += counted
     share = hits / max(steps, 1)

@@ -1,6 +1,6 @@
 """Train the word-reversal model and write a checkpoint directory.
 
-    python -m transformer.train --out checkpoints/word_reversal
+    python -m transformer.train --task reverse --out checkpoints/reverse --max-len 48
 
 Fixed seeds, linear warm-up then cosine decay, gradient clipping, a progress bar with loss and
 token accuracy (padding excluded), and exact match on held-out strings every --eval-every steps.
@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from . import checkpoint
 from .config import ModelConfig
-from .data import TASKS, Batch, make_batch, sample_strings, string_stream
+from .data import TASKS, Batch, make_batch, sample_strings, similar_lengths, string_stream
 from .evaluate import held_out_strings
 from .metrics import cross_attention_alignment, exact_match
 from .model import Transformer
@@ -61,17 +61,18 @@ def training_step(model: Transformer, optimizer: torch.optim.Optimizer, schedule
 def fit(model: Transformer, vocab: Vocab, stream: Iterator[str], *, steps: int, lr: float, warmup: int,
         batch_size: int, clip: float = 1.0, on_step: Callable[[int, torch.Tensor, torch.Tensor, Batch], None],
         keep_going: Callable[[], bool] = lambda: True, task: str = "reverse") -> int:
-    """The one training loop, for the command line and the app's live runs: AdamW, linear warm-up then
-    cosine decay, cross-entropy on real tokens, clipped gradients. After each step, on_step(step, loss,
+    """The one training loop, for the command line and the app's live runs: batches of similar lengths, AdamW,
+    linear warm-up then cosine decay, cross-entropy on real tokens, clipped gradients. After each step, on_step(step, loss,
     logits, batch) records what its caller wants; keep_going() is asked before each step. Returns the
     number of steps done."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: learning_rate_factor(s, warmup, steps))
     done = 0
+    batches = similar_lengths(stream, batch_size)
     for step in range(1, steps + 1):
         if not keep_going():
             break
-        batch = make_batch(list(itertools.islice(stream, batch_size)), vocab, model.config.max_len, task)
+        batch = make_batch(next(batches), vocab, model.config.max_len, task)
         loss, logits = training_step(model, optimizer, schedule, batch, clip)
         done = step
         on_step(step, loss, logits, batch)
@@ -80,7 +81,7 @@ def fit(model: Transformer, vocab: Vocab, stream: Iterator[str], *, steps: int, 
 
 class Watch:
     """What the learning curves and snapshots record: held-out loss, exact match, and how many output
-    steps of the last decoder layer's best head put their largest cross-attention weight on the mirror."""
+    steps of the last decoder layer's best head put their largest cross-attention weight on the task's pattern."""
 
     def __init__(self, vocab: Vocab, validation: list[str], loss_n: int, task: str = "reverse") -> None:
         self.vocab, self.validation, self.task = vocab, validation, task
@@ -92,7 +93,8 @@ class Watch:
         batch = make_batch(self.loss_batch, self.vocab, model.config.max_len, self.task)
         logits = model(batch.src, batch.tgt_in).logits                        # (B, T, vocab)
         loss = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=PAD)
-        alignment = cross_attention_alignment(model, self.vocab, texts)[f"layer_{model.config.n_decoder_layers - 1}"]
+        alignment = cross_attention_alignment(model, self.vocab, texts, task=self.task)[
+            f"layer_{model.config.n_decoder_layers - 1}"]
         return {"loss": round(loss.item(), 5), "exact_match": exact_match(model, self.vocab, texts, task=self.task).exact_match,
                 "alignment": max(alignment)}
 
@@ -102,11 +104,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, required=True, help="checkpoint directory to write")
     p.add_argument("--task", choices=list(TASKS), default="reverse", help="what the model learns to write")
-    p.add_argument("--steps", type=int, default=5000)
+    p.add_argument("--steps", type=int, default=8000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--batch-size", type=int, default=256)
-    p.add_argument("--lr", type=float, default=2e-3)
-    p.add_argument("--warmup", type=int, default=300)
+    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--warmup", type=int, default=150)
     p.add_argument("--clip", type=float, default=1.0, help="gradient norm clip")
     p.add_argument("--d-model", type=int, default=d.d_model)
     p.add_argument("--heads", type=int, default=d.n_heads)
@@ -120,7 +122,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--final-n", type=int, default=10_000, help="held-out strings for the final report")
     p.add_argument("--snapshots", default="0,0.01,0.02,0.05,0.1,0.2,0.35,0.5,1",
                    help="fractions of the run at which to save the weights, for the Training page ('' for none)")
-    p.add_argument("--curve-every", type=int, default=50, help="steps between points of the learning curves")
+    p.add_argument("--curve-every", type=int, default=100, help="steps between points of the learning curves")
     p.add_argument("--curve-n", type=int, default=200, help="held-out strings behind each curve point")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p.parse_args(argv)
@@ -193,7 +195,7 @@ def train(args: argparse.Namespace) -> dict:
         "parameters": model.n_parameters(),
         "held_out": {"n": report.n, "seed": "evaluate.TEST_SEED",
                      "exact_match": report.exact_match, "per_length": report.per_length},
-        "cross_attention_alignment": cross_attention_alignment(model, vocab, test),
+        "cross_attention_alignment": cross_attention_alignment(model, vocab, test, task=args.task),
         "history": history,
         "curve": curve,
         "command": "python -m transformer.train " + " ".join(sys.argv[1:]),
@@ -211,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.out}: {metrics['train_seconds']} s of training, "
           f"held-out exact match {held['exact_match']:.4%} on {held['n']} strings, "
           f"worst length {min(held['per_length'].values()):.4%}")
-    print("cross-attention alignment (share of steps on the anti-diagonal):")
+    print(f"cross-attention alignment (share of steps on the {metrics['task'].split(':')[0]} pattern):")
     for layer, shares in metrics["cross_attention_alignment"].items():
         print(f"  {layer}: {shares}")
     return 0

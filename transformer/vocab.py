@@ -94,6 +94,14 @@ class Vocab:
         offset = len(SPECIALS)
         return [offset + self.characters.index(ch) for ch in text]
 
+    def encode_output(self, text: str, max_len: int) -> list[int]:
+        """Character ids of a task's output. Only a source must have single inner spaces: sorting puts every
+        space first ("a b c" -> "  abc"), so an output is checked for its characters and length alone."""
+        if any(ch not in self.characters for ch in text) or len(text) > max_len:
+            self.check(text, max_len)   # raises the error that says which
+        offset = len(SPECIALS)
+        return [offset + self.characters.index(ch) for ch in text]
+
     def decode(self, ids: list[int]) -> str:
         """Characters of ids, stopping at EOS; PAD and SOS are skipped."""
         out = []

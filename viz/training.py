@@ -1,4 +1,4 @@
-"""How training went: held-out loss, exact match and the cross-attention mirror, step by step."""
+"""How training went: held-out loss, exact match and the cross-attention pattern of the task, step by step."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from .style import HORIZONTAL_LEGEND, figure
 LOSS, MATCH, MIRROR, MARK = "#1d4ed8", "#16a34a", "#f59e0b", "#dc2626"
 
 
-def learning_curves(curve: list[dict], marked_step: int | None = None, title: str = "") -> go.Figure:
-    """curve: dicts with step, loss, exact_match, alignment. Loss on top (log scale), the two shares below,
-    one vertical line at the marked step through both."""
+def learning_curves(curve: list[dict], marked_step: int | None = None, title: str = "",
+                    pattern: str = "the anti-diagonal", rule: str = "n−1−i") -> go.Figure:
+    """curve: dicts with step, loss, exact_match, alignment (the share of steps on the task's pattern, named by
+    `pattern` and `rule`). Loss on top (log scale), the two shares below, one vertical line at the marked step
+    through both."""
     steps = [c["step"] for c in curve]
     data = [
         dict(type="scatter", mode="lines", x=steps, y=[c["loss"] for c in curve], name="held-out loss",
@@ -19,9 +21,9 @@ def learning_curves(curve: list[dict], marked_step: int | None = None, title: st
         dict(type="scatter", mode="lines", x=steps, y=[c["exact_match"] for c in curve], name="exact match",
              line=dict(color=MATCH), xaxis="x2", yaxis="y2",
              hovertemplate="step %{x}<br>exact match %{y:.1%}<extra></extra>"),
-        dict(type="scatter", mode="lines", x=steps, y=[c["alignment"] for c in curve], name="steps on the mirror",
+        dict(type="scatter", mode="lines", x=steps, y=[c["alignment"] for c in curve], name=f"steps on {pattern}",
              line=dict(color=MIRROR, dash="dot"), xaxis="x2", yaxis="y2",
-             hovertemplate="step %{x}<br>largest cross weight on n−1−i: %{y:.1%}<extra></extra>"),
+             hovertemplate=f"step %{{x}}<br>largest cross weight on {rule}: %{{y:.1%}}<extra></extra>"),
     ]
     shapes = [] if marked_step is None else [
         dict(type="line", xref="x", yref="paper", x0=marked_step, x1=marked_step, y0=0, y1=1,

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from analysis.lab import ablation_ranking
-from analysis.lesson import mirror_shares
+from analysis.lesson import pattern_shares
 from analysis.run import make_run
 from explorer.lab_runs import held_out_sample
 from teaching.tour import STEPS
@@ -47,7 +47,7 @@ def expected(ckpt, step: int) -> set[str]:
     if step == 5:
         return {run.decoder_out[2]}
     if step == 6:
-        head = int(np.argmax(mirror_shares(run, 1)))
+        head = int(np.argmax(pattern_shares(run, 1)))
         i = int(run.trace["cross", 1][head, 3].argmax())
         return {f"{i}: {run.source[i]}"}
     if step == 7:

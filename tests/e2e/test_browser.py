@@ -24,8 +24,9 @@ PAGES = {  # url path -> (sidebar label, charts expected)
     "positional": ("Positional encoding", 7),
     "masks": ("Masks", 3),
     "training": ("Training", 2),
+    "compare-tasks": ("Compare tasks", 6),
     "lab-ablation": ("Switch heads off", 2),
-    "lab-heads": ("Which head reverses?", 1),
+    "lab-heads": ("Which head does the work?", 1),
     "lab-positions": ("No positions", 1),
     "lab-forcing": ("Teacher forcing", 1),
     "lab-length": ("Longer than trained", 3),
@@ -214,3 +215,31 @@ def test_the_arrow_keys_step_the_decoding_from_a_links_step(server, page):
         settle(page)
     page.wait_for_function("() => new URL(location.href).searchParams.get('step') === '5'")
     expect(page.get_by_test_id("stMetricValue").nth(2)).to_have_text("noitne")  # steps 0-5 written
+
+
+def test_switching_the_task_switches_every_page(server, page):
+    """Sort chosen in the sidebar: the URL keeps it, and every page shows the sorter's answer and speaks of sorting."""
+    load(page, server)
+    type_text(page, "banana")
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Sort", exact=True).click()
+    page.wait_for_function("() => new URL(location.href).searchParams.get('task') === 'sort'")
+    settle(page, started=True)
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar.get_by_text("aaabnn", exact=True)).to_be_visible()
+    expect(sidebar.get_by_text("task: sort the characters", exact=False)).to_be_visible()
+    for path, (label, charts) in PAGES.items():
+        sidebar.get_by_role("link", name=label, exact=True).click()
+        page.wait_for_function("p => location.pathname.endsWith('/' + p)", arg=path)
+        settle(page)
+        if charts:
+            wait_for_charts(page, charts)
+        assert page.locator("[data-testid='stException']").count() == 0, path
+        assert "task=sort" in page.evaluate("location.href"), path
+        expect(sidebar.get_by_text("aaabnn", exact=True)).to_be_visible()
+        if path in ("lesson", "how-it-reverses"):
+            expect(page.get_by_text("built on the reversal model", exact=False)).to_be_visible()
+        if path == "attention":
+            expect(page.get_by_text("falls on the sorted order", exact=False)).to_be_visible()
+        if path == "":
+            expect(page.get_by_test_id("stMetricValue").nth(1)).to_have_text("aaabnn")
+    screenshot(page, "how-it-reverses-under-sort")

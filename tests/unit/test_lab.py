@@ -15,10 +15,17 @@ from transformer.intervention import Head, Intervention
 from transformer.vocab import SOS, InputTooLongError
 
 
-def test_ideal_keys_of_each_kind():
-    assert lab.ideal_keys("encoder_self", 4, 4).tolist() == [0, 1, 2, 3]
-    assert lab.ideal_keys("decoder_self", 4, 3).tolist() == [-1, 0, 1, 2]  # row 0 sees only ⟨s⟩: not counted
-    assert lab.ideal_keys("cross", 4, 3).tolist() == [2, 1, 0, -1]  # the end step has no mirrored source
+def ideal(kind: str, n_queries: int, text: str, task: str = "reverse") -> list[list[int]]:
+    """The keys each query's hypothesis names, as lists of key indices."""
+    return [list(np.flatnonzero(row)) for row in lab.ideal_keys(kind, n_queries, text, task)]
+
+
+def test_ideal_keys_of_each_kind_and_task():
+    assert ideal("encoder_self", 4, "abcd") == [[0], [1], [2], [3]]
+    assert ideal("decoder_self", 4, "abc") == [[], [0], [1], [2]]      # row 0 sees only ⟨s⟩: not counted
+    assert ideal("cross", 4, "abc") == [[2], [1], [0], []]              # the end step copies nothing
+    assert ideal("cross", 4, "abc", "copy") == [[0], [1], [2], []]
+    assert ideal("cross", 4, "bab", "sort") == [[1], [0, 2], [0, 2], []]  # either b counts for both b steps
 
 
 def test_exact_match_under_an_ablation_counts_whole_words(bundled):
@@ -93,12 +100,15 @@ def test_teacher_forcing_and_free_running_agree_until_a_token_is_forced(bundled)
 
 
 def test_exact_match_falls_beyond_the_training_length(bundled):
-    by_length = lab.exact_match_by_length(bundled.model, bundled.vocab, [10, 24, 36], per_length=10)
-    assert by_length[10] == 1.0 and by_length[24] == 1.0 and by_length[36] < 0.5
+    trained, limit = bundled.model.config.max_len, lab.lab_limit(bundled.model)
+    assert limit == 2 * trained                      # the lab probes up to twice the trained length
+    longer = trained * 3 // 2
+    by_length = lab.exact_match_by_length(bundled.model, bundled.vocab, [10, trained, longer], per_length=10)
+    assert by_length[10] == 1.0 and by_length[trained] == 1.0 and by_length[longer] < 0.5
     with pytest.raises(ValueError, match="outside"):
-        lab.exact_match_by_length(bundled.model, bundled.vocab, [lab.LONGEST_LAB_INPUT + 1], per_length=1)
+        lab.exact_match_by_length(bundled.model, bundled.vocab, [limit + 1], per_length=1)
     with pytest.raises(InputTooLongError):
-        lab.encode_for_lab(bundled.vocab, "a" * (lab.LONGEST_LAB_INPUT + 1))
+        lab.encode_for_lab(bundled.vocab, "a" * (limit + 1), limit)
 
 
 def test_queries_and_keys_give_back_the_scores(bundled):

@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 import torch
 
-from analysis.lesson import companions, input_vectors, mirror_shares, scaling_experiment
+from analysis.lesson import companions, input_vectors, pattern_shares, scaling_experiment
 from analysis.run import TEACHER, Decoding, correct_tokens, make_batch_runs, make_run
 from transformer.decoding import next_token_probs
-from transformer.metrics import mirror_share
+from transformer.metrics import pattern_share
 from transformer.vocab import EOS, PAD, SOS, Vocab
 
 vocab = Vocab()
@@ -95,17 +95,26 @@ def test_input_vectors_show_the_sqrt_d_model_scaling(tiny_model):
     assert np.allclose(v.position_norm, np.sqrt(8), atol=1e-5)
 
 
-def test_mirror_share_counts_the_steps_on_the_anti_diagonal():
+def test_pattern_share_counts_the_steps_on_the_anti_diagonal():
     cross = torch.zeros(1, 2, 4, 3)                  # (B, H, T, S): 3 source characters, 4 steps
     for i in range(3):
         cross[0, 0, i, 2 - i] = 1.0                  # head 0 reads the mirror at every step
         cross[0, 1, i, 0] = 1.0                      # head 1 always reads position 0: right at step 2 only
     cross[0, :, 3, 1] = 1.0                          # the end step has no mirror and is not counted
-    assert mirror_share(cross, torch.tensor([3])).tolist() == pytest.approx([1.0, 1 / 3])
+    assert pattern_share(cross, ["abc"]).tolist() == pytest.approx([1.0, 1 / 3])
+    assert pattern_share(cross, ["abc"], "copy").tolist() == pytest.approx([1 / 3, 1 / 3])  # the diagonal
 
 
-def test_a_runs_mirror_shares_use_the_one_definition(bundled):
+def test_pattern_share_for_sort_follows_the_characters_and_accepts_either_of_two_equal_ones():
+    cross = torch.zeros(1, 2, 4, 3)                  # "bab" sorts to "abb": source 1, then 0 and 2 (either)
+    for i, key in enumerate([1, 2, 0]):
+        cross[0, 0, i, key] = 1.0                    # head 0 takes the second b first: still on the pattern
+    cross[0, 1, :3, 0] = 1.0                         # head 1 always reads source 0 (a 'b'): right at steps 1, 2
+    assert pattern_share(cross, ["bab"], "sort").tolist() == pytest.approx([1.0, 2 / 3])
+
+
+def test_a_runs_pattern_shares_use_the_one_definition(bundled):
     run = make_run(bundled.model, bundled.vocab, "banana")
     cross = torch.tensor(run.trace["cross", 1])[None]
-    assert mirror_shares(run, 1).tolist() == mirror_share(cross, torch.tensor([6])).tolist()
-    assert max(mirror_shares(run, 1)) == 1.0
+    assert pattern_shares(run, 1).tolist() == pattern_share(cross, ["banana"]).tolist()
+    assert max(pattern_shares(run, 1)) == 1.0

@@ -33,7 +33,7 @@ def test_a_few_training_steps_write_a_loadable_checkpoint_and_lower_the_loss(tmp
 
 
 def test_evaluate_json_reports_exact_match_per_length(bundled, capsys):
-    assert evaluate.main([str(ROOT / "checkpoints" / "word_reversal"), "--n", "200", "--json"]) == 0
+    assert evaluate.main([str(ROOT / "checkpoints" / "reverse"), "--n", "200", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert {"exact_match", "n", "skipped", "per_length"} <= set(report)
     assert report["n"] == 200 and report["skipped"] == 0
@@ -43,7 +43,7 @@ def test_evaluate_json_reports_exact_match_per_length(bundled, capsys):
 def test_evaluate_words_file_skips_what_the_model_cannot_take(tmp_path, capsys):
     words = tmp_path / "words.txt"
     words.write_text("Hello\nbanana\ncafé\n" + "x" * 40 + "\n\nlevel\n")
-    assert evaluate.main([str(ROOT / "checkpoints" / "word_reversal"), "--words", str(words), "--json"]) == 0
+    assert evaluate.main([str(ROOT / "checkpoints" / "reverse"), "--words", str(words), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["n"] == 3 and report["skipped"] == 2
     assert report["exact_match"] == 1.0

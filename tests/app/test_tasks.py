@@ -1,0 +1,74 @@
+"""Every page under each task: the sidebar's Task picks the bundled model, and the pages speak of that task's
+own target and attention pattern."""
+
+import pytest
+
+from analysis.tasks import WORDS
+from transformer.checkpoint import bundled_checkpoint, load
+from transformer.data import TASKS, source_positions, target
+
+from .helpers import PAGES, open_page
+from .test_entrypoint import open_app
+
+TEXT = "banana split"
+REVERSAL_ONLY = {"how_it_reverses", "lesson"}         # built on the reversal model: they offer to switch back
+PAGE_NAMES = sorted(p.stem for p in PAGES.glob("*.py"))
+
+
+def page_text(at) -> str:
+    return " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.info, *at.metric, *at.subheader])
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+@pytest.mark.parametrize("page", PAGE_NAMES)
+def test_every_page_runs_under_every_task(page, task):
+    at = open_page(page, TEXT, state={"task": task})
+    assert not at.exception, [e.value for e in at.exception]
+    if page in REVERSAL_ONLY and task != "reverse":
+        assert "built on the reversal model" in " ".join(i.value for i in at.info)
+        at.button(key="back_to_reverse").click().run()
+        assert not at.exception and at.session_state["task"] == "reverse"
+        assert not [i for i in at.info if "built on the reversal model" in i.value]
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_home_shows_the_chosen_models_answer(task):
+    at = open_page("home", TEXT, state={"task": task})
+    written = next(m for m in at.metric if m.label == "The model writes")
+    assert written.value == target(TEXT, task).replace(" ", "␣")
+    assert f"correct: {WORDS[task].output}" in str(written.proto.delta)
+    assert WORDS[task].verb in page_text(at)
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_attention_and_decode_name_the_tasks_own_pattern(task):
+    at = open_page("attention", TEXT, state={"task": task, "kind": "cross"})
+    assert f"falls on {WORDS[task].pattern}" in page_text(at)
+    step = 1
+    at = open_page("decode", TEXT, state={"task": task, "step": step})
+    expected = source_positions(TEXT, task)[step]
+    assert f"to {task}, step {step} copies source position **{expected}**" in page_text(at)
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_training_page_curves_name_the_pattern(task):
+    at = open_page("training", TEXT, state={"task": task})
+    assert f"Output steps on {WORDS[task].pattern}" in [m.label for m in at.metric]
+    ckpt = load(bundled_checkpoint(task))
+    assert ckpt.metrics["curve"], "every bundled checkpoint ships its learning curves"
+
+
+def test_compare_tasks_shows_the_three_outputs_side_by_side():
+    at = open_page("compare_tasks", TEXT)
+    written = [m.value for m in at.metric if m.label == "writes"]
+    assert written == [target(TEXT, task).replace(" ", "␣") for task in WORDS]
+    assert {c.key for c in at.get("plotly_chart")} >= {f"best_{t}" for t in TASKS} | {f"grid_{t}" for t in TASKS}
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_the_task_in_the_url_switches_the_model_card(task):
+    at = open_app({"task": task, "text": TEXT}, "home")
+    assert not at.exception
+    card = " ".join(m.value for m in at.sidebar.markdown)
+    assert f"task: {WORDS[task].verb}" in card
+    assert at.sidebar.markdown and any(target(TEXT, task).replace(" ", "␣") in m.value for m in at.sidebar.markdown)
