@@ -54,7 +54,7 @@ def task_selector() -> None:
         st.caption(escape_markdown(f"This server shows one checkpoint: {pointed.name}."))
         return
     st.segmented_control("Task", list(TASKS), key=TASK_KEY, default="reverse", required=True, **VIEW,
-                         format_func=lambda task: task_words(task).label, on_change=back_to_bundled,
+                         on_change=back_to_bundled,  # no format_func: the URL keeps the label, ?task=sort
                          help="Three models with the same architecture, each trained for one task. Every page "
                               "shows the chosen one.")
 

@@ -146,6 +146,12 @@ def exact_match_by_length(
     return result
 
 
+def first_difference(written: str, want: str) -> int:
+    """The first step where the output differs from the target (one writes a character where the other ends)."""
+    return next(i for i in range(max(len(written), len(want)) + 1)
+                if i >= len(written) or i >= len(want) or written[i] != want[i])
+
+
 @dataclass(frozen=True)
 class FirstFailure:
     length: int
@@ -169,7 +175,7 @@ def first_failures(model: Transformer, vocab: Vocab, lengths: list[int], per_len
             written, want = make_run(model, vocab, text, max_len=limit, task=task).output, target(text, task)
             exact += written == want
             if written != want:
-                firsts.append(next(i for i in range(len(want) + 1) if i >= len(written) or written[i] != want[i]))
+                firsts.append(first_difference(written, want))
             taught = make_run(model, vocab, text, TEACHER, max_len=limit, task=task)
             p0.append(float(taught.probability_of(correct_tokens(vocab, text, limit, task))[0]))
         rows.append(FirstFailure(n, exact / per_length, sum(f == 0 for f in firsts) / per_length,

@@ -1,5 +1,6 @@
 """Compare tasks: one text, three models of the same architecture (reverse, copy, sort), and their cross-attention."""
 
+import numpy as np
 import streamlit as st
 
 from analysis.labels import reads_writes
@@ -31,21 +32,21 @@ except (CheckpointError, InputError) as err:
     st.stop()
 runs = {task: task_run(task, text) for task in WORDS}
 
-st.subheader("What each model writes, and its most task-like head")
+st.subheader("What each model writes, and its cross head that follows the task most")
 columns = st.columns(len(WORDS))
 for column, (task, run) in zip(columns, runs.items()):
     words = WORDS[task]
-    last = models[task].model.config.n_decoder_layers - 1
-    shares = pattern_shares(run, last)
-    best = int(shares.argmax())
+    shares = np.stack([pattern_shares(run, layer) for layer in range(models[task].model.config.n_decoder_layers)])
+    layer, best = np.unravel_index(int(shares.argmax()), shares.shape)       # (L, H): the most task-like head
     column.markdown(f"#### {words.label}")
     answer_metric(column, "writes", run, "exactly {output}", "not {output}")
     chart_in(column, attention_heatmap(
-        run.trace["cross", last][best], reads_writes(run.decoder_in, run.decoder_out), run.source,
-        title=f"cross L{last} H{best}", query_title="reads → writes", key_title="source",
+        run.trace["cross", layer][best], reads_writes(run.decoder_in, run.decoder_out), run.source,
+        title=f"cross L{layer} H{best}", query_title="reads → writes", key_title="source",
         height=420, show_scale=False), key=f"best_{task}")
-    column.caption(f"{shares[best]:.0%} of the output steps put their largest weight on {words.pattern} "
-                   f"({words.short_rule}{', or an equal letter' if task == 'sort' else ''}).")
+    column.caption(f"Cross L{layer} H{best}: {shares[layer, best]:.0%} of your text's output steps put their largest "
+                   f"weight on {words.pattern} ({words.short_rule}{', or an equal letter' if task == 'sort' else ''}), "
+                   "the most of any cross head of this model.")
 
 st.subheader("Every cross-attention head of each model")
 for task, run in runs.items():

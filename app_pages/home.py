@@ -8,7 +8,7 @@ from explorer.state import TEXT_KEY, learner_text
 from explorer.text import visible
 from viz.architecture import architecture_dot
 
-EXAMPLES = ("hello", "banana", "level", "attention", "teacher forcing")
+EXAMPLES = ("hello", "banana", "level", "teacher forcing", "attention is all you need")
 
 ckpt = checkpoint_or_stop()
 task = words(ckpt.task)

@@ -264,7 +264,7 @@ st.caption(("Every sublayer adds its output to the stream, so the stream is the 
 
 # --- Logit lens ---------------------------------------------------------------------------------------
 st.subheader("Logit lens: what the decoder would write if it stopped after each layer")
-correct = correct_tokens(vocab, text, config.max_len)
+correct = correct_tokens(vocab, text, config.max_len, run.task)
 lens = logit_lens(model, run.trace, correct)
 steps = [token_label(vocab, t) for t in correct][: lens.top_ids.shape[1]]
 steps += ["(after the end)"] * (lens.top_ids.shape[1] - len(steps))

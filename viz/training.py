@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 from .style import HORIZONTAL_LEGEND, figure
 
-LOSS, MATCH, MIRROR, MARK = "#1d4ed8", "#16a34a", "#f59e0b", "#dc2626"
+LOSS, MATCH, PATTERN, MARK = "#1d4ed8", "#16a34a", "#f59e0b", "#dc2626"
 
 
 def learning_curves(curve: list[dict], marked_step: int | None = None, title: str = "",
@@ -22,7 +22,7 @@ def learning_curves(curve: list[dict], marked_step: int | None = None, title: st
              line=dict(color=MATCH), xaxis="x2", yaxis="y2",
              hovertemplate="step %{x}<br>exact match %{y:.1%}<extra></extra>"),
         dict(type="scatter", mode="lines", x=steps, y=[c["alignment"] for c in curve], name=f"steps on {pattern}",
-             line=dict(color=MIRROR, dash="dot"), xaxis="x2", yaxis="y2",
+             line=dict(color=PATTERN, dash="dot"), xaxis="x2", yaxis="y2",
              hovertemplate=f"step %{{x}}<br>largest cross weight on {rule}: %{{y:.1%}}<extra></extra>"),
     ]
     shapes = [] if marked_step is None else [

@@ -63,7 +63,7 @@ def test_cross_attention_rows_are_target_positions_and_columns_source(ckpt):
 def test_the_best_cross_head_reads_the_source_backwards(ckpt):
     at = open_page("attention", "attention", state={"kind": "cross", "layer": 1})
     text = " ".join(m.value for m in at.markdown)
-    assert "mirrored source position" in text
+    assert "falls on the anti-diagonal (n−1−i)" in text
     shares = [int(s) for s in __import__("re").findall(r"head \d: \*\*(\d+)%\*\*", text)]
     assert len(shares) == ckpt.model.config.n_heads and max(shares) >= 90
 

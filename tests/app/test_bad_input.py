@@ -14,7 +14,7 @@ PAGES = ["lesson", "home", "decode", "attention", "inside_one_head", "positional
 BAD = {
     "": "empty",
     "héllo!": "cannot read",
-    "a" * 30: "at most 24",
+    "a" * 60: "at most 48",
     "<b>x</b>": "cannot read",
     "<script>alert(1)</script>": "cannot read",
 }

@@ -105,9 +105,10 @@ def test_longer_than_trained_shows_the_failure_starts_at_the_first_step(ckpt):
     table = at.dataframe[0].value
     expected = lab.first_failures(ckpt.model, ckpt.vocab, list(table["length"]), 10)
     assert np.allclose(table["p(correct first character)"], [f.p_step_0 for f in expected])
-    past = table[table["length"] > 24]
+    trained = ckpt.model.config.max_len
+    past = table[table["length"] > trained]
     assert past["wrong from the first character"].mean() > 0.8          # measured: the failure starts at step 0
-    assert (table[table["length"] <= 24]["reversed exactly"] == 1).all()
+    assert (table[table["length"] <= trained]["exactly right"] == 1).all()
     assert "one reading is that the model's sense of where the text ends breaks" in text_of(at)
 
 

@@ -7,6 +7,8 @@ fails if an upgrade brings that behaviour back, so the page tests' approach can 
 
 from streamlit.testing.v1 import AppTest
 
+from explorer.own_models import SERVER_MODEL
+
 from .helpers import ROOT, own_model_state
 
 
@@ -69,12 +71,12 @@ def test_the_model_selector_appears_with_an_own_model_and_switches_every_page():
         at.session_state[key] = value
     at.run()
     selector = at.sidebar.selectbox(key="model_choice")
-    assert selector.options == ["The bundled word reverser", "Your model (20 steps, 0%)"]
+    assert selector.options == [SERVER_MODEL, "Your model (20 steps, 0%)"]
     selector.set_value("Your model (20 steps, 0%)").run()
     assert not at.exception
     card = " ".join(m.value for m in at.sidebar.markdown)
     assert "1 encoder + 1 decoder layers" in card and "2 heads" in card and "reads up to 6 characters" in card
-    at.sidebar.selectbox(key="model_choice").set_value("The bundled word reverser").run()
+    at.sidebar.selectbox(key="model_choice").set_value(SERVER_MODEL).run()
     assert "2 encoder + 2 decoder layers" in " ".join(m.value for m in at.sidebar.markdown)
 
 

@@ -30,8 +30,9 @@ def test_the_length_is_unreadable_in_the_input_readable_after_attention_and_lost
     assert "fall together: the length enters through these heads" in text and "**every** encoder head" in text
     # the same probes fitted here, apart from the page: its table and its reading of the learner's text
     heads = [Head("encoder_self", layer, h) for layer in range(2) for h in range(4)]
-    test = held_out_strings(200, 24)
-    train = [t for t in sample_strings(600, 5, 24, held_out=True) if t not in set(test)]
+    trained = ckpt.model.config.max_len
+    test = held_out_strings(200, trained)
+    train = [t for t in sample_strings(600, 5, trained, held_out=True) if t not in set(test)]
     probe = mechanism.length_probe(ckpt.model, ckpt.vocab, train, test, heads)
     assert np.allclose(intact.to_numpy(), probe.r2, atol=1e-3) and np.allclose(off.to_numpy(), probe.r2_off, atol=1e-3)
     with torch.inference_mode():

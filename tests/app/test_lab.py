@@ -17,7 +17,7 @@ LAST_CROSS = [f"cross L1 H{h}" for h in range(4)]
 
 def word(ckpt, text, edit=NO_INTERVENTION):
     """(the model's own output, the probability of each correct character, the teacher-forced run)."""
-    limit = lab.LONGEST_LAB_INPUT
+    limit = lab.lab_limit(ckpt.model)
     taught = make_run(ckpt.model, ckpt.vocab, text, TEACHER, edit, limit)
     own = make_run(ckpt.model, ckpt.vocab, text, edit=edit, max_len=limit)
     return own.output, taught.probability_of(correct_tokens(ckpt.vocab, text, limit)), taught
@@ -159,17 +159,19 @@ def test_longer_than_trained_plots_every_length_and_compares_two_words(ckpt):
     no_exception(at)
     curve = figures(at)["curve"]["data"][0]
     lengths, matches = array(curve["x"]).astype(int), array(curve["y"]).astype(float)
-    assert list(lengths) == list(range(1, lab.LONGEST_LAB_INPUT + 1))
-    assert matches[:24].min() >= 0.9 and matches[30:].max() <= 0.1
-    at.text_input(key="long_text").set_value("abcdefghijklmnopqrstuvwxyzabcd").run()
+    trained = ckpt.model.config.max_len
+    assert list(lengths) == list(range(1, 2 * trained + 1))              # twice the trained length
+    assert matches[:trained].min() >= 0.9 and matches[trained * 5 // 4:].max() <= 0.1
+    long = ("abcdefghijklmnopqrstuvwxyz" * 3)[:trained + 6]
+    at.text_input(key="long_text").set_value(long).run()
     no_exception(at)
-    output, _, taught = word(ckpt, "abcdefghijklmnopqrstuvwxyzabcd")
+    output, _, taught = word(ckpt, long)
     assert metric_values(at)[1] == output
     long_map = array(figures(at)["attention_long"]["data"][0]["z"]).astype(float)
     assert np.allclose(long_map, taught.trace["cross", 1].mean(0), atol=1e-6)
 
 
-@pytest.mark.parametrize("typed, message", [("a" * 49, "49"), ("héllo", "é"), ("", "")])
+@pytest.mark.parametrize("typed, message", [("a" * 97, "97"), ("héllo", "é"), ("", "")])
 def test_longer_than_trained_refuses_bad_text_with_a_message(typed, message):
     at = open_page("lab_length", "hello")
     at.text_input(key="long_text").set_value(typed).run()

@@ -142,3 +142,9 @@ def test_chance_and_uniformity_are_those_of_an_even_head(bundled):
     assert patterns[Head("decoder_self", 0, 0)].chance == pytest.approx(np.mean([1 / k for k in range(2, 7)]))
     assert all(0 <= p.uniformity <= 1 + 1e-9 for p in patterns.values())
     assert patterns[Head("cross", 1, 0)].uniformity < patterns[Head("encoder_self", 0, 0)].uniformity
+
+
+def test_the_first_difference_counts_a_character_written_past_the_end():
+    assert lab.first_difference("abx", "abc") == 2
+    assert lab.first_difference("ab", "abc") == 2          # stopped early
+    assert lab.first_difference("abcd", "abc") == 3        # went on past the end
