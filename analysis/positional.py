@@ -61,3 +61,14 @@ def similarity(pe: torch.Tensor) -> torch.Tensor:
 def offset_distances(pe: torch.Tensor, delta: int) -> torch.Tensor:
     """(P - delta,) ||PE(pos + delta) - PE(pos)|| for every pos: the same for all pos."""
     return (pe[delta:] - pe[:-delta]).norm(dim=1)
+
+
+def largest_rise(row: np.ndarray) -> tuple[int, int]:
+    """(low, rise), low < rise: the pair of positions after 0 where the similarity to PE(0) climbs the most from
+    the nearer to the farther one (low == rise when it never climbs)."""
+    best = (1, 1)
+    for low in range(1, len(row)):
+        rise = low + int(row[low:].argmax())
+        if row[rise] - row[low] > row[best[1]] - row[best[0]]:
+            best = (low, rise)
+    return best

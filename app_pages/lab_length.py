@@ -59,7 +59,7 @@ if past:
             "of where the text ends breaks first, and every step after it inherits the wrong start.")
     st.caption(summary)
 
-default = " ".join([text] * (config.max_len // max(len(text), 1) + 2))[:config.max_len + 8].strip()
+default = " ".join([text] * (longest // max(len(text), 1) + 2))[:min(config.max_len + 8, longest)].strip()
 typed = st.text_input(f"A long text (up to {longest} characters)", value=default, key="long_text",
                       max_chars=longest * 2, **VIEW)
 cleaned = ckpt.vocab.clean(typed)

@@ -10,7 +10,7 @@ from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, keep_in_range, learner_text
 from transformer.layers import sinusoidal_encoding
 from analysis.positional import (
-    offset_distances, reflection_blocks, reflection_error, rotation_blocks, rotation_error, shift_by_rotation, similarity,
+    largest_rise, offset_distances, reflection_blocks, reflection_error, rotation_blocks, rotation_error, shift_by_rotation, similarity,
 )
 from viz import encoding_heatmap, norms_bars, offset_distance_chart, rotation_check_chart, similarity_heatmap
 
@@ -67,8 +67,7 @@ st.dataframe(pd.DataFrame({
 st.subheader("Why sinusoids")
 pe = sinusoidal_encoding(positions + 10, d_model)
 from_zero = similarity(pe[:positions]).numpy()[0]                     # (positions,) PE(0)·PE(j)
-low = int(from_zero[1:].argmin()) + 1                                  # the least similar position to 0
-rise = int(from_zero[low:].argmax()) + low                             # a farther one that is more similar
+low, rise = largest_rise(from_zero)                                    # a farther position more like PE(0)
 st.markdown(
     "Every position gets a **unique**, **bounded** code (each value lies in [−1, 1]) computed the same way every "
     "time, for any length. The similarity PE(i)·PE(j) depends only on the distance |i − j|, the same everywhere "

@@ -1,6 +1,10 @@
 """A copied link for every page: query parameters that differ from every default, and the widget values
 (session state) each should give. Shared by the AppTest and the browser tests of links."""
 
+from transformer.checkpoint import bundled_checkpoint, snapshot_index
+
+SNAPSHOT = snapshot_index(bundled_checkpoint("reverse"))[3]["step"]   # one step the reversal run saved, not the last
+
 LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
     "home": ({"text": "level", "projector": "true"}, {"text": "level", "projector": True}),
     "lesson": ({"text": "level", "lesson_step": "4"}, {"lesson_step": 4}),
@@ -20,7 +24,8 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
     "masks": ({"text": "level", "mask_kind": "Cross", "mask_layer": "1", "mask_head": "2", "mask_row": "row 1",
                "mask_d_k": "256"},
               {"mask_kind": "cross", "mask_layer": 1, "mask_head": 2, "mask_row": 1, "mask_d_k": 256}),
-    "training": ({"text": "level", "snapshot": "250"}, {"snapshot": 250}),
+    "training": ({"text": "level", "snapshot": str(SNAPSHOT)}, {"snapshot": SNAPSHOT}),
+    "compare_tasks": ({"text": "level", "task": "sort"}, {"task": "sort"}),
     "lab_ablation": ({"text": "level", "ablated": ["cross L1 H0", "encoder_self L0 H3"], "lab_kind": "Encoder self",
                       "lab_layer": "0", "lab_head": "3"},
                      {"ablated": ["cross L1 H0", "encoder_self L0 H3"], "lab_kind": "encoder_self", "lab_layer": 0,

@@ -65,7 +65,7 @@ def test_the_best_cross_head_reads_the_source_backwards(ckpt):
     text = " ".join(m.value for m in at.markdown)
     assert "falls on the anti-diagonal (n−1−i)" in text
     shares = [int(s) for s in __import__("re").findall(r"head \d: \*\*(\d+)%\*\*", text)]
-    assert len(shares) == ckpt.model.config.n_heads and max(shares) >= 90
+    assert len(shares) == ckpt.model.config.n_heads and max(shares) >= 80   # "attention": 9 characters
 
 
 def test_downloads_hold_the_matrix_and_the_whole_trace(ckpt):

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from analysis.positional import similarity
+from analysis.positional import largest_rise, similarity
 from transformer.evaluate import held_out_strings
 from transformer.intervention import Intervention
 from transformer.layers import sinusoidal_encoding
@@ -21,8 +21,9 @@ def test_no_positions_says_this_model_needs_its_target_codes_with_the_measured_s
     at = open_page("lab_positions", "banana")
     no_exception(at)
     edit = Intervention(positions="zero", sides=frozenset({"target"}))
-    share = exact_match(ckpt.model, ckpt.vocab, held_out_strings(200, 24), edit, 48).exact_match
-    assert f"in the decoder alone, it reverses {share:.1%} of 200 held-out words" in text_of(at)
+    share = exact_match(ckpt.model, ckpt.vocab, held_out_strings(200, ckpt.model.config.max_len), edit).exact_match
+    assert f"in the decoder alone, this model gets {share:.1%} of 200 held-out words exactly right" in text_of(at)
+    assert ("it cannot do without its target codes" in text_of(at)) == (share < 0.5)
     assert "In the **encoder**, only the positional encoding" in text_of(at)
 
 
@@ -31,9 +32,9 @@ def test_positional_page_shows_that_similarity_does_not_fall_steadily(ckpt):
     no_exception(at)
     positions = ckpt.model.config.max_len + 1
     row = similarity(sinusoidal_encoding(positions, ckpt.model.config.d_model)).numpy()[0]
-    low = int(row[1:].argmin()) + 1
-    rise = int(row[low:].argmax()) + low
-    assert row[rise] > row[low]
+    low, rise = largest_rise(row)
+    assert low < rise and row[rise] > row[low] + 1                      # a real climb, not rounding
+    assert all(row[rise] - row[lo] <= row[rise] - row[low] + 1e-6 for lo in range(1, rise))
     assert f"PE(0)·PE({low}) = {row[low]:.1f} is less than PE(0)·PE({rise}) = {row[rise]:.1f}" in text_of(at)
     assert sorted(row[1:])[-1] == row[1]          # "neighbours are the most alike"
 

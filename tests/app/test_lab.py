@@ -62,7 +62,7 @@ def test_the_ablation_table_ranks_every_head_on_200_held_out_words(ckpt):
     assert lost == sorted(lost, reverse=True)
     worst = table["head"].iloc[0]
     kind, layer, head = worst.split(" ")
-    texts = held_out_strings(200, 24)
+    texts = held_out_strings(200, ckpt.model.config.max_len)
     without = exact_match(ckpt.model, ckpt.vocab, texts,
                           Intervention(ablated=frozenset({Head(kind, int(layer[1:]), int(head[1:]))}))).exact_match
     assert table.iloc[0, 1] == pytest.approx(without)
@@ -85,7 +85,7 @@ def test_which_head_reverses_ranks_scores_and_says_where_the_rankings_differ(ckp
     at = open_page("lab_heads", "hello")
     no_exception(at)
     table = at.dataframe[0].value
-    texts = held_out_strings(200, 24)
+    texts = held_out_strings(200, ckpt.model.config.max_len)
     patterns = lab.pattern_scores(ckpt.model, ckpt.vocab, texts)
     assert table["head"].to_list() == [str(p.head) for p in patterns]
     assert np.allclose(table["pattern score"], [p.score for p in patterns])
@@ -115,7 +115,7 @@ def test_no_positions_shows_the_output_and_held_out_exact_match(ckpt, mode, side
     no_exception(at)
     edit = Intervention(positions=mode, sides=frozenset(sides), shuffle_seed=5 if mode == "shuffle" else 0)
     output, _, taught = word(ckpt, "banana", edit)
-    sample = exact_match(ckpt.model, ckpt.vocab, held_out_strings(200, 24), edit).exact_match
+    sample = exact_match(ckpt.model, ckpt.vocab, held_out_strings(200, ckpt.model.config.max_len), edit).exact_match
     shown = metric_values(at)   # column by column: with positions (output, exact match), then without
     assert shown[0] == "ananab" and shown[2] == (output or "(nothing)")
     assert shown[1] == "100.0%" and shown[3] == f"{sample:.1%}"

@@ -8,7 +8,7 @@ from tests.links import LINKS
 from .helpers import no_exception
 from .test_entrypoint import open_app
 
-SIDEBAR_KEYS = {"text", "projector"}   # bound in the sidebar on every page; each is in at least one link
+SIDEBAR_KEYS = {"text", "projector", "task"}   # bound in the sidebar on every page; each is in at least one link
 
 
 @pytest.mark.parametrize("page", list(LINKS))

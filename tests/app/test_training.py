@@ -41,8 +41,11 @@ def test_the_curves_are_the_whole_run_and_the_caption_names_when_the_mirror_appe
     curve = ckpt.metrics["curve"]
     loss = figures(at)["curves"]["data"][0]
     assert list(array(loss["x"]).astype(int)) == [c["step"] for c in curve]
-    first = next(s for s in snapshot_index(BUNDLED_CHECKPOINT) if s["alignment"] >= 0.9)
-    assert f"by step {first['step']:,}" in at.caption[-1].value
+    first = next((s for s in snapshot_index(BUNDLED_CHECKPOINT) if s["alignment"] >= 0.9), None)
+    if first is not None:
+        assert f"by step {first['step']:,}" in at.caption[-1].value
+    else:   # the 48-character reverser splits the anti-diagonal over its heads (each about 2/3 of the steps)
+        assert "No snapshot reached 90 % of output steps on the anti-diagonal" in at.caption[-1].value
 
 
 def test_a_link_opens_the_same_snapshot():

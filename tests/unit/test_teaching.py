@@ -10,7 +10,7 @@ from teaching import questions as q
 from teaching.glossary import GLOSSARY, TERMS_BY_PAGE
 from teaching.sheet import sheet_html, sheet_markdown
 from teaching.tour import INTRODUCTION_MINUTES, STEPS, WRAP_UP_MINUTES
-from transformer.checkpoint import load_snapshot
+from transformer.checkpoint import load_snapshot, snapshot_index
 from transformer.intervention import Head, Intervention, every_head
 
 from ..conftest import BUNDLED
@@ -20,9 +20,8 @@ TEXT = "banana"
 
 @pytest.fixture(scope="module")
 def early(bundled):
-    """The bundled model after 100 of its 5,000 training steps (it writes "aaaaaa" for "banana"): another model, the same
-    vocabulary."""
-    return load_snapshot(BUNDLED, 100)
+    """The bundled model at its second snapshot (1 % of its training run): another model, the same vocabulary."""
+    return load_snapshot(BUNDLED, snapshot_index(BUNDLED)[1]["step"])
 
 
 def runs(model, vocab, text=TEXT):

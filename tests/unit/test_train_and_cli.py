@@ -5,7 +5,7 @@ import sys
 import pytest
 import torch
 
-from transformer import checkpoint, evaluate, predict, train
+from transformer import checkpoint, evaluate, train
 from transformer.train import learning_rate_factor
 
 from ..conftest import ROOT
@@ -42,7 +42,7 @@ def test_evaluate_json_reports_exact_match_per_length(bundled, capsys):
 
 def test_evaluate_words_file_skips_what_the_model_cannot_take(tmp_path, capsys):
     words = tmp_path / "words.txt"
-    words.write_text("Hello\nbanana\ncafé\n" + "x" * 40 + "\n\nlevel\n")
+    words.write_text("Hello\nbanana\ncafé\n" + "x" * 60 + "\n\nlevel\n")
     assert evaluate.main([str(ROOT / "checkpoints" / "reverse"), "--words", str(words), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["n"] == 3 and report["skipped"] == 2
@@ -61,7 +61,12 @@ def test_predict_prints_the_reversal_or_the_error():
     bad = subprocess.run([sys.executable, "-m", "transformer.predict", "Hi!"], cwd=ROOT,
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "'!' at position 3" in bad.stderr and "lowercased" in bad.stderr
-    assert predict.DEFAULT_CHECKPOINT.is_dir()
+    sorted_ = subprocess.run([sys.executable, "-m", "transformer.predict", "hello world", "--task", "sort"], cwd=ROOT,
+                             capture_output=True, text=True, check=False)
+    assert sorted_.returncode == 0 and sorted_.stdout.rstrip("\n") == " dehllloorw"    # the space sorts first
+    wrong = subprocess.run([sys.executable, "-m", "transformer.predict", "hello", "--task", "copy", "--checkpoint",
+                            str(ROOT / "checkpoints" / "sort")], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert wrong.returncode == 2 and "trained to sort" in wrong.stderr and "not to copy" in wrong.stderr
 
 
 def tiny_run(out, *extra):
