@@ -145,6 +145,21 @@ def test_an_uploaded_checkpoint_becomes_this_sessions_model_and_the_uploader_sta
     assert [u.key for u in at.get("file_uploader")] == ["upload_1"]   # the bytes are not kept by the old one
 
 
+def test_a_sorter_uploaded_while_reverse_is_chosen_is_said_to_be_a_sorter_and_never_scored_on_reversal():
+    from transformer.checkpoint import bundled_checkpoint
+    at = open_page("training", "level", state={"task": "reverse"})
+    at.file_uploader(key="upload_0").set_value(("sorter.zip", checkpoint.to_zip(bundled_checkpoint("sort")),
+                                                "application/zip"))
+    at.run()
+    no_exception(at)
+    assert "trained to sort, not to reverse" in at.warning[0].value.replace("\\", "")
+    assert at.session_state["task"] == "sort"                       # the selector now names the model's own task
+    assert "exactly right at that task" in at.success[0].value.replace("\\", "")
+    home = open_page("home", "level", state={k: at.session_state[k] for k in
+                                              ("_session_token", "_own_models", "own_model", "model_choice", "task")})
+    assert [m.value for m in home.metric if m.label == "The model writes"] == ["eellv"]
+
+
 @pytest.mark.parametrize("data, reason", [
     (b"not a zip at all", "not a zip file"),
     (zip_of({"model.safetensors": b"x", "config.json": b"{}", "metrics.json": b"{}", "evil.py": b"1"}),
@@ -178,3 +193,13 @@ def test_every_page_works_with_a_small_live_trained_model(page, small_model):
     too_long = open_page(page, "abcdefg", state=small_model)   # 7 > its max_len of 6
     no_exception(too_long)
     assert "at most 6" in too_long.error[0].value
+
+
+def test_a_live_run_learns_the_task_it_is_given_and_its_model_says_so():
+    from explorer.live_training import LiveSettings, LiveTraining
+    run = LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=20, max_len=4, task="sort"), eval_n=30)
+    run.run()
+    assert run.progress.status == "finished" and run.result.task == "sort"
+    assert run.result.metrics["task"].startswith("sort")
+    with pytest.raises(ValueError, match="task must be one of"):
+        LiveSettings(task="shuffle").check()
