@@ -14,6 +14,7 @@ from explorer.links import page_link
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
 from explorer.state import learner_text
+from explorer.text import visible
 from viz import attention_grid, attention_side_by_side
 from viz.inside import influence_heatmap
 
@@ -55,7 +56,7 @@ n_heads = weights.shape[1]
 rows, cols, row_title, col_title = attention_axes(kind, run.source, run.decoder_in, run.decoder_out)
 
 st.info(EXPLAIN[kind].format(task=CROSS_PATTERN[ckpt.task]))
-st.caption(f"Input **{text}** → output **{run.output or '(nothing)'}**")
+st.caption(f"Input **{visible(text)}** → output **{visible(run.output) or '(nothing)'}**")
 
 st.subheader(f"Every layer and head: {KIND_NAMES[kind].lower()}")
 show_chart(attention_grid(weights, rows, cols), key="grid")

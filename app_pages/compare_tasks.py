@@ -9,12 +9,12 @@ from analysis.tasks import WORDS
 from explorer.charts import chart_in, show_chart
 from explorer.model import checkpoint_or_stop, task_checkpoint, task_run
 from explorer.state import learner_text
-from explorer.text import answer_metric, escape_markdown
+from explorer.text import answer_metric, escape_markdown, in_full
 from transformer.checkpoint import CheckpointError
 from transformer.vocab import InputError
 from viz import attention_grid, attention_heatmap
 
-st.title("🔀 Compare tasks")
+st.title("⚖️ Compare tasks")
 st.markdown(
     "The same architecture, the same vocabulary, three trainings: one model learnt to **reverse**, one to "
     "**copy**, one to **sort** the characters (spaces first, then a to z). Attention is how each output step "
@@ -40,6 +40,7 @@ for column, (task, run) in zip(columns, runs.items()):
     layer, best = np.unravel_index(int(shares.argmax()), shares.shape)       # (L, H): the most task-like head
     column.markdown(f"#### {words.label}")
     answer_metric(column, "writes", run, "exactly {output}", "not {output}")
+    in_full(column, run.output)
     chart_in(column, attention_heatmap(
         run.trace["cross", layer][best], reads_writes(run.decoder_in, run.decoder_out), run.source,
         title=f"cross L{layer} H{best}", query_title="reads → writes", key_title="source",

@@ -5,7 +5,7 @@ import streamlit as st
 from analysis.tasks import words
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import TEXT_KEY, learner_text
-from explorer.text import visible
+from explorer.text import in_full, visible
 from viz.architecture import architecture_dot
 
 EXAMPLES = ("hello", "banana", "level", "teacher forcing", "attention is all you need")
@@ -32,9 +32,11 @@ run = text_run(text)
 
 left, right = st.columns(2)
 left.metric("You typed", visible(text))
+in_full(left, text)
 right.metric("The model writes", visible(run.output) or "(nothing)",
              delta=f"correct: {task.output}" if run.output == run.target else f"not exactly {task.output}",
              delta_color="normal" if run.output == run.target else "inverse")
+in_full(right, run.output)
 st.caption(f"{len(run.chosen_ids)} decoding steps: {len(run.output)} characters, then the end symbol ⟨/s⟩. "
            "See them one by one on *Decode step by step*.")
 

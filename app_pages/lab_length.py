@@ -9,7 +9,7 @@ from explorer.charts import chart_in, show_chart
 from explorer.lab_runs import failure_table, length_curve
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, learner_text
-from explorer.text import escape_markdown, answer_metric
+from explorer.text import answer_metric, escape_markdown, in_full
 from transformer.vocab import InputError
 from viz import attention_heatmap
 from viz.lab import length_curve as length_chart
@@ -82,11 +82,12 @@ last = config.n_decoder_layers - 1
 for column, word, name in ((left, text, "good"), (right, cleaned.text, "long")):
     own, taught = runs(word)
     answer_metric(column, f"{len(word)} characters", own, "exactly {output}", "not {output}")
+    in_full(column, own.output)
     chart_in(column, attention_heatmap(taught.trace["cross", last].mean(0), taught.decoder_in,
                                        taught.source, title="Cross-attention, last layer, head average (a summary)",
                                        query_title="decoder position", key_title="source position", height=480),
                      key=f"attention_{name}")
 first = expected_source(cleaned.text, ckpt.task, 0)
-st.caption(f"Both maps use {task.output}, correct, as the decoder's input (each row reads the right prefix). On the "
+st.caption(f"Both maps feed the decoder the correct output, {task.output} (each row reads the right prefix). On the "
            f"long text, look at the first row: where step 0 puts its weight, against source position {first} that "
            "it should copy.")

@@ -12,7 +12,7 @@ from analysis.tasks import words
 from explorer.charts import show_chart
 from explorer.model import checkpoint_or_stop, chosen_task, snapshot_run, snapshots
 from explorer.state import VIEW, learner_text
-from explorer.text import escape_markdown, answer_metric
+from explorer.text import answer_metric, escape_markdown, in_full
 from explorer.uploads import DONE_KEY, ERROR_KEY, MISMATCH_KEY, NOTE_KEY, take_upload, uploader_key
 from transformer.checkpoint import MAX_UPLOAD_BYTES, CheckpointError
 from transformer.data import TASKS
@@ -47,7 +47,9 @@ if saved:
     st.caption(f"Step {step:,}: {shot.get('fraction', 0):.0%} of the run.")
     run = snapshot_run(text, step)
     a, b, c, d = st.columns(4)
-    answer_metric(a, "The model writes", run, "exactly {output}", "not yet")
+    answer_metric(a, "The model writes", run, "exactly {output}",
+                  "not yet" if step < steps[-1] else "not exactly {output}")
+    in_full(a, run.output)
     vocab_size = ckpt.model.config.vocab_size
     b.metric("Held-out loss", f"{shot['loss']:.3g}",
              help=f"Cross-entropy: the mean of −log p(the correct next token) over the output steps of held-out "

@@ -20,6 +20,15 @@ def visible(text: str) -> str:
     return text.replace(" ", "␣")
 
 
+SHORT = 16   # characters a metric shows whole; a longer text is also shown in full, wrapped, below it
+
+
+def in_full(container, text: str) -> None:
+    """A text too long for a metric (which cuts it off with '…'), shown whole and wrapped."""
+    if len(text) > SHORT:
+        container.code(visible(text), language=None, wrap_lines=True)
+
+
 def answer_metric(container, label: str, run: Run, right: str = "still exactly {output}",
                   wrong: str = "no longer exactly {output}") -> None:
     """A metric of what the run wrote, marked green when it is exactly its task's target (the reversal, the copy,

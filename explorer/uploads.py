@@ -11,17 +11,14 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis.tasks import words
 from transformer.checkpoint import CheckpointError, from_zip
-from transformer.evaluate import held_out_strings
-from transformer.metrics import exact_match
 
 from .model import TASK_KEY, chosen_task
 from .own_models import add
 
 ERROR_KEY = "upload_error"
 DONE_KEY = "upload_done"
-NOTE_KEY = "upload_note"          # what the upload scores on its own task
+NOTE_KEY = "upload_note"          # the task the upload was trained for
 MISMATCH_KEY = "upload_mismatch"  # set when it was trained for another task than the one chosen
-CHECK_N = 50                      # held-out strings an upload is scored on when it arrives
 ROUND_KEY = "_upload_round"   # part of the uploader's key: a new round is a new, empty uploader
 MAX_NAME = 40                 # characters of a file's name kept in the model's label
 
@@ -51,10 +48,8 @@ def take_upload() -> None:
     add(label, loaded)
     st.session_state[TASK_KEY] = loaded.task          # the selector shows the task of the model every page shows
     st.session_state[DONE_KEY] = label
-    texts = held_out_strings(CHECK_N, c.max_len)
-    score = exact_match(loaded.model, loaded.vocab, texts, task=loaded.task).exact_match
-    st.session_state[NOTE_KEY] = (f"Its config.json says it was trained to {loaded.task}; on {CHECK_N} held-out "
-                                  f"strings it gets {score:.0%} exactly right at that task.")
+    st.session_state[NOTE_KEY] = (f"Its config.json says it was trained to {loaded.task}, so every page "
+                                  f"scores it on {words(loaded.task).output}.")
     if loaded.task != chosen:
         st.session_state[MISMATCH_KEY] = (
             f"This model was trained to {loaded.task}, not to {chosen} (the task chosen when it arrived), so it is "

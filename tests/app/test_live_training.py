@@ -154,7 +154,7 @@ def test_a_sorter_uploaded_while_reverse_is_chosen_is_said_to_be_a_sorter_and_ne
     no_exception(at)
     assert "trained to sort, not to reverse" in at.warning[0].value.replace("\\", "")
     assert at.session_state["task"] == "sort"                       # the selector now names the model's own task
-    assert "exactly right at that task" in at.success[0].value.replace("\\", "")
+    assert "trained to sort, so every page scores it on the sorted text" in at.success[0].value.replace("\\", "")
     home = open_page("home", "level", state={k: at.session_state[k] for k in
                                               ("_session_token", "_own_models", "own_model", "model_choice", "task")})
     assert [m.value for m in home.metric if m.label == "The model writes"] == ["eellv"]

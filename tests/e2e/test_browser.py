@@ -221,7 +221,7 @@ def test_switching_the_task_switches_every_page(server, page):
     """Sort chosen in the sidebar: the URL keeps it, and every page shows the sorter's answer and speaks of sorting."""
     load(page, server)
     type_text(page, "banana")
-    page.get_by_test_id("stSidebar").get_by_role("button", name="sort", exact=True).click()
+    page.get_by_test_id("stSidebar").get_by_text("sort", exact=True).click()
     page.wait_for_function("() => new URL(location.href).searchParams.get('task') === 'sort'")
     settle(page, started=True)
     sidebar = page.get_by_test_id("stSidebar")
