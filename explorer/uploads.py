@@ -46,7 +46,8 @@ def take_upload() -> None:
     label = f"Uploaded: {name} ({c.n_encoder_layers}+{c.n_decoder_layers} layers, {c.n_heads} heads)"
     chosen = chosen_task()
     add(label, loaded)
-    st.session_state[TASK_KEY] = loaded.task          # the selector shows the task of the model every page shows
+    if loaded.task != chosen:
+        st.session_state[TASK_KEY] = loaded.task      # the selector shows the task of the model every page shows
     st.session_state[DONE_KEY] = label
     st.session_state[NOTE_KEY] = (f"Its config.json says it was trained to {loaded.task}, so every page "
                                   f"scores it on {words(loaded.task).output}.")
