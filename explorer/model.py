@@ -199,10 +199,11 @@ def _snapshot_output(directory: str, text: str, step: int) -> str:
 def reversal_only(what: str) -> None:
     """On a page built around the reversal model: if the chosen model does another task, say so, offer to switch
     back to reversing, and stop the page."""
-    if checkpoint_or_stop().task == "reverse":
+    task = checkpoint_or_stop().task
+    if task == "reverse":
         return
     st.info(escape_markdown(f"{what} is built on the reversal model: its questions and evidence are about finding "
-                            f"the mirrored position. The model chosen now was trained to {checkpoint_or_stop().task}."),
+                            f"the mirrored position. The model chosen now was trained to {task}."),
             icon="🔁")
     st.button("Switch the task to Reverse", key="back_to_reverse", type="primary",
               on_click=lambda: st.session_state.update({TASK_KEY: "reverse", CHOICE: SERVER_MODEL}))

@@ -12,11 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from analysis.tasks import words  # noqa: E402
 from transformer.checkpoint import bundled_checkpoint  # noqa: E402
 from transformer.data import TASKS  # noqa: E402
-
-PATTERN = {"reverse": "the anti-diagonal (n−1−i)", "copy": "the diagonal (i)",
-           "sort": "the i-th smallest character (or an equal one)"}
 
 
 def row(task: str) -> str:
@@ -32,7 +30,8 @@ def row(task: str) -> str:
     return (f"| {task} | {m['steps']:,} | {m['train_seconds']:,.0f} s + {m['recording_seconds']:,.0f} s | "
             f"**{held['exact_match']:.2%}** | {min(per_length.values()):.1%} at {min(per_length, key=per_length.get)}"
             f" | {', '.join(f'{n}: {s:.1%}' for n, s in below.items()) or 'none'} | "
-            f"{best:.1%} ({layer.replace('layer_', 'L')} H{head}) on {PATTERN[task]} | {size / 2**20:.1f} MB |")
+            f"{best:.1%} ({layer.replace('layer_', 'L')} H{head}) on {words(task).pattern} ({words(task).short_rule}) | "
+            f"{size / 2**20:.1f} MB |")
 
 
 def main() -> None:
