@@ -7,6 +7,7 @@ import torch
 
 from analysis.labels import SOS_LABEL, token_label
 from analysis.tasks import expected_source
+from explorer.callbacks import move_slider
 from explorer.charts import chart_in, show_chart
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
@@ -45,21 +46,14 @@ n_steps = len(run.chosen_ids)
 keep_in_range("step", 0, n_steps - 1)
 
 
-def move(to: int | None = None, by: int = 0) -> None:
-    """To a step, or by some steps from the one shown when clicked (a link's step is only known once the
-    slider has read the URL, so the buttons must not bake in the step of the run that drew them)."""
-    at = st.session_state.get("step", 0) if to is None else to
-    st.session_state["step"] = max(0, min(n_steps - 1, at + by))
-
-
 buttons = st.columns([1, 1, 1, 1, 3])             # drawn above the slider, filled in once it has a value
 t = st.slider("Step t", 0, n_steps - 1, 0, key="step", **VIEW) if n_steps > 1 else 0
-buttons[0].button("⏮ First", on_click=move, args=(0,), width="stretch")
-buttons[1].button("◀ Previous", on_click=move, kwargs={"by": -1}, disabled=t == 0, width="stretch",
+buttons[0].button("⏮ First", on_click=move_slider, args=("step", 0, n_steps - 1, 0), width="stretch")
+buttons[1].button("◀ Previous", on_click=move_slider, args=("step", 0, n_steps - 1), kwargs={"by": -1}, disabled=t == 0, width="stretch",
                   shortcut="Left", help="Previous step (← key)")
-buttons[2].button("Next ▶", on_click=move, kwargs={"by": 1}, disabled=t == n_steps - 1, width="stretch",
+buttons[2].button("Next ▶", on_click=move_slider, args=("step", 0, n_steps - 1), kwargs={"by": 1}, disabled=t == n_steps - 1, width="stretch",
                   shortcut="Right", help="Next step (→ key)")
-buttons[3].button("Last ⏭", on_click=move, args=(n_steps - 1,), width="stretch")
+buttons[3].button("Last ⏭", on_click=move_slider, args=("step", 0, n_steps - 1, n_steps - 1), width="stretch")
 
 probs = run.probs[t]
 chosen = run.decoder_out[t]

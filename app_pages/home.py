@@ -3,6 +3,7 @@
 import streamlit as st
 
 from analysis.tasks import words
+from explorer.callbacks import set_state
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import TEXT_KEY, learner_text
 from explorer.text import in_full, visible
@@ -24,7 +25,7 @@ st.markdown(
 
 st.caption("Try one:")
 for column, example in zip(st.columns(len(EXAMPLES)), EXAMPLES):
-    column.button(example, key=f"example_{example}", on_click=lambda e=example: st.session_state.update({TEXT_KEY: e}),
+    column.button(example, key=f"example_{example}", on_click=set_state, args=(TEXT_KEY, example),
                   width="stretch")
 
 text = learner_text(ckpt)

@@ -8,6 +8,7 @@ import streamlit as st
 from analysis.inside import TOLERANCE, AttentionAt, inside_head, logit_lens, residual_norms, value_weighted
 from analysis.labels import KIND_NAMES, attention_axes, token_label
 from analysis.run import correct_tokens
+from explorer.callbacks import key_position
 from explorer.charts import show_chart
 from explorer.model import checkpoint_or_stop, intervention, text_run
 from explorer.pickers import pick_head, pick_switched_off
@@ -44,7 +45,7 @@ query_col, key_col = st.columns(2)
 i = query_col.slider(f"Query: {row_title.removesuffix(' (query)')} i", 0, len(rows) - 1, 0, key="inside_query",
                      **VIEW) if len(rows) > 1 else 0
 picked = key_col.selectbox(f"Key: {col_title.removesuffix(' (key)')} j", [MOST, *range(len(cols))], key="inside_key",
-                           format_func=lambda k: k if isinstance(k, str) else f"position {k}", **VIEW,
+                           format_func=key_position, **VIEW,
                            help="Positions, as on the axes of the chart below; the table in step 3 names each one's "
                                 "character.")
 j = int(run.trace[kind, layer][head][i].argmax()) if picked == MOST else int(picked)

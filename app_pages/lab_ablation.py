@@ -7,6 +7,7 @@ import streamlit as st
 from analysis.labels import EOS_LABEL, KIND_SHORT, attention_axes
 from analysis.tasks import words
 from analysis.run import correct_tokens
+from explorer.callbacks import set_state
 from explorer.charts import show_chart
 from explorer.lab_runs import NOISE_POINTS, RULE_OF_THREE_POINTS, SAMPLE_SIZE, ablation_table
 from explorer.model import checkpoint_or_stop, text_run
@@ -36,7 +37,7 @@ PRESETS = {
 st.caption("Try:")
 for column, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
     column.button(name, key=f"preset_{name}", width="stretch",
-                  on_click=lambda p=preset: st.session_state.update(ablated=p))
+                  on_click=set_state, args=("ablated", preset))
 ablated = pick_switched_off(config)
 
 before, after = text_run(text), text_run(text, ablated=ablated)                     # the model's own decoding

@@ -5,6 +5,7 @@ import streamlit as st
 
 from analysis.lab import first_divergence
 from analysis.labels import token_label
+from explorer.callbacks import forced_step
 from explorer.charts import chart_in
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, learner_text
@@ -27,7 +28,7 @@ letters = [t for t in vocab.tokens if len(t) == 1]          # the characters the
 
 a, b = st.columns(2)
 step = a.selectbox("Force a token at step", [None, *range(len(text) + 1)], key="force_step", **VIEW,
-                   format_func=lambda s: "no forcing" if s is None else f"step {s}")
+                   format_func=forced_step)
 token = b.selectbox("Token fed in instead", letters, index=letters.index("z"), key="force_token", **VIEW,
                     format_func=visible, disabled=step is None)
 forced = () if step is None else ((step, vocab.tokens.index(token)),)

@@ -5,6 +5,7 @@ import functools
 import streamlit as st
 
 from explorer import tour
+from explorer.callbacks import move_slider
 from explorer.model import checkpoint_or_stop, current_model_key, reversal_only
 from explorer.own_models import is_own
 from explorer.state import VIEW, learner_text
@@ -27,17 +28,13 @@ config = ckpt.model.config
 last = len(STEPS)
 
 
-def go(by: int) -> None:
-    """Move from the step shown when the key is pressed (the slider has read the URL by then)."""
-    st.session_state[tour.STEP_KEY] = max(1, min(last, int(st.session_state.get(tour.STEP_KEY, 1)) + by))
-
-
 back, middle, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
 number = middle.slider("Step", 1, last, 1, key=tour.STEP_KEY, **VIEW)
-back.button("Previous", icon=":material/arrow_back:", shortcut="Left", on_click=go, args=(-1,),
+back.button("Previous", icon=":material/arrow_back:", shortcut="Left", on_click=move_slider,
+            args=(tour.STEP_KEY, 1, last), kwargs={"by": -1},
             disabled=number == 1, width="stretch", help="Previous step (← key)")
-forward.button("Next", icon=":material/arrow_forward:", icon_position="right", shortcut="Right", on_click=go,
-               args=(1,), disabled=number == last, width="stretch", help="Next step (→ key)")
+forward.button("Next", icon=":material/arrow_forward:", icon_position="right", shortcut="Right", on_click=move_slider,
+               args=(tour.STEP_KEY, 1, last), kwargs={"by": 1}, disabled=number == last, width="stretch", help="Next step (→ key)")
 step = STEPS[number - 1]
 
 st.subheader(f"Step {step.number} of {last} · {step.title}")
@@ -55,12 +52,11 @@ else:
 st.divider()
 model = ("your own model" if is_own(current_model_key()) else "the bundled model") + (
     f" ({config.n_encoder_layers} + {config.n_decoder_layers} layers, {config.n_heads} heads, d_model {config.d_model})")
-every_question = functools.partial(tour.all_questions, text)
 left, right = st.columns(2)
-left.download_button("Teacher's sheet (Markdown)", lambda: sheet_markdown(text, model, every_question()),
+left.download_button("Teacher's sheet (Markdown)", functools.partial(tour.teacher_sheet, sheet_markdown, text, model),
                      file_name=f"lesson_{text.replace(' ', '_')}.md", mime="text/markdown", on_click="ignore",
                      width="stretch")
-right.download_button("Teacher's sheet (printable HTML)", lambda: sheet_html(text, model, every_question()),
+right.download_button("Teacher's sheet (printable HTML)", functools.partial(tour.teacher_sheet, sheet_html, text, model),
                       file_name=f"lesson_{text.replace(' ', '_')}.html", mime="text/html", on_click="ignore",
                       width="stretch")
 st.caption(escape_markdown(f"The sheet holds every step's question and the answer {model} gives on '{text}'."))

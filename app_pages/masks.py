@@ -6,6 +6,7 @@ import streamlit as st
 
 from analysis.labels import PAD_LABEL, attention_axes
 from analysis.lesson import companions, scaling_experiment
+from explorer.callbacks import batch_row
 from explorer.charts import show_chart
 from explorer.model import batch_runs, checkpoint_or_stop
 from explorer.pickers import pick_head
@@ -47,7 +48,7 @@ with picker_col:
     kind, layer, head = pick_head(config, "mask_", default_kind="decoder_self", last_layer=False)
 # Labels that do not depend on the text: a selectbox kept its first labels in the browser after a new word.
 row = row_col.selectbox("Batch row", range(len(batch)), key="mask_row", **VIEW,
-                   format_func=lambda i: f"row {i}" + (" (yours)" if i == 0 else ""))
+                   format_func=batch_row)
 
 run = batch[row]
 queries, keys, _, _ = attention_axes(kind, run.source, run.decoder_in)

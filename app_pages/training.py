@@ -9,6 +9,7 @@ import streamlit as st
 from explorer import live_runs
 from analysis.labels import reads_writes
 from analysis.tasks import words
+from explorer.callbacks import task_label
 from explorer.charts import show_chart
 from explorer.model import checkpoint_or_stop, chosen_task, snapshot_run, snapshots
 from explorer.state import VIEW, learner_text
@@ -86,7 +87,7 @@ with st.form("live_settings"):
     d_model = c3.selectbox("d_model", [16, 32, 64], index=1, key="live_d_model")
     c0, c4, c5, c6 = st.columns(4)
     live_task = c0.selectbox("Task", list(TASKS), index=list(TASKS).index(chosen_task()), key="live_task",
-                             format_func=lambda t: words(t).label)
+                             format_func=task_label)
     n_steps = c4.number_input("Steps", *LIMITS["steps"], value=800, step=50, key="live_steps")
     lr = c5.select_slider("Learning rate", [1e-4, 3e-4, 1e-3, 3e-3, 1e-2], value=3e-3, key="live_lr")
     max_len = c6.slider("Longest training word", *LIMITS["max_len"], value=6, key="live_max_len")

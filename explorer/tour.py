@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -216,3 +217,8 @@ def show_after(step: Step, text: str, question: Question) -> None:
         b.metric("Every encoder head off", visible(off.output) or "(nothing)")
     page_link(step.page, f"The whole story: {step.page_title}", "➡️")
 
+
+
+def teacher_sheet(render: Callable[[str, str, list], str], text: str, model: str) -> str:
+    """The teacher's sheet for a download button, its questions asked only when the button is pressed."""
+    return render(text, model, all_questions(text))

@@ -1,0 +1,41 @@
+"""Widget callbacks and format functions, kept out of the page scripts on purpose.
+
+A widget keeps its on_click and format_func in the session's state, and Streamlit keeps a disconnected session's
+state for two minutes (server.disconnectedSessionTTL) so that a browser can reconnect. A function defined in a
+page script carries that page's globals (its checkpoint, its runs) with it, so an uploaded model would outlive
+the shelf that released it (tests/app/test_released_models.py). Functions defined here carry only this module.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from analysis.tasks import words
+
+
+def set_state(key: str, value) -> None:
+    st.session_state[key] = value
+
+
+def move_slider(key: str, low: int, high: int, to: int | None = None, by: int = 0) -> None:
+    """To a step, or by some steps from the one shown when clicked (a link's step is only known once the slider
+    has read the URL, so the buttons must not bake in the step of the run that drew them)."""
+    at = int(st.session_state.get(key, low)) if to is None else to
+    st.session_state[key] = max(low, min(high, at + by))
+
+
+def task_label(task: str) -> str:
+    return words(task).label
+
+
+def key_position(key: int | str) -> str:
+    """A key position, or the name of the choice that follows the largest weight."""
+    return key if isinstance(key, str) else f"position {key}"
+
+
+def forced_step(step: int | None) -> str:
+    return "no forcing" if step is None else f"step {step}"
+
+
+def batch_row(row: int) -> str:
+    return f"row {row}" + (" (yours)" if row == 0 else "")
