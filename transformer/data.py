@@ -39,6 +39,7 @@ def sort_characters(text: str) -> str:
 
 
 TASKS = {"reverse": reverse, "copy": copy, "sort": sort_characters}
+REPEATS = {"sort": 0.5}   # the share of training strings with repeated letters (string_stream), by task
 
 
 def target(text: str, task: str = "reverse") -> str:
@@ -82,7 +83,7 @@ def expected_grid(texts: list[str], task: str, steps: int, keys: int) -> torch.T
     return grid
 
 
-def random_string(rng: random.Random, length: int, space_rate: float = 1 / 27) -> str:
+def random_string(rng: random.Random, length: int, space_rate: float = 1 / 27, letters: str = LETTERS) -> str:
     """Letters and single spaces, never a space at either end or two in a row."""
     chars = []
     for i in range(length):
@@ -90,15 +91,23 @@ def random_string(rng: random.Random, length: int, space_rate: float = 1 / 27) -
         if inner and chars[-1] != " " and rng.random() < space_rate:
             chars.append(" ")
         else:
-            chars.append(rng.choice(LETTERS))
+            chars.append(rng.choice(letters))
     return "".join(chars)
 
 
-def string_stream(seed: int, max_len: int, held_out: bool, min_len: int = 1) -> Iterator[str]:
-    """Endless strings with lengths uniform in [min_len, max_len], all on one side of the split."""
+FEW_LETTERS = 4   # the most distinct letters in a string drawn for repeats
+
+
+def string_stream(seed: int, max_len: int, held_out: bool, min_len: int = 1, repeats: float = 0.0) -> Iterator[str]:
+    """Endless strings with lengths uniform in [min_len, max_len], all on one side of the split. A share
+    `repeats` of them draw from 1 to FEW_LETTERS letters only, so that letters repeat: sorting must count each
+    letter, and a short string of 26 letters rarely holds one twice."""
     rng = random.Random(seed)
     while True:
-        s = random_string(rng, rng.randint(min_len, max_len))
+        length = rng.randint(min_len, max_len)
+        few = repeats and rng.random() < repeats
+        letters = "".join(rng.sample(LETTERS, rng.randint(1, FEW_LETTERS))) if few else LETTERS
+        s = random_string(rng, length, letters=letters)
         if is_held_out(s) == held_out:
             yield s
 

@@ -53,3 +53,20 @@ def test_a_batch_holds_the_tasks_target_shifted_right_for_the_decoder():
     batch = make_batch(["cab"], vocab, 8, task="sort")
     assert vocab.decode(batch.tgt_out[0].tolist()) == "abc"
     assert batch.tgt_in[0, 0].item() == SOS and vocab.decode(batch.tgt_in[0, 1:].tolist()) == "abc"
+
+
+def test_a_share_of_the_stream_repeats_letters_and_the_rest_is_unchanged():
+    from itertools import islice
+
+    from transformer.data import FEW_LETTERS, string_stream
+
+    def repeats(strings):   # strings of 8 or more characters from at most FEW_LETTERS letters
+        long = [s for s in strings if len(s) >= 8]
+        return sum(len(set(s) - {" "}) <= FEW_LETTERS for s in long) / len(long)
+
+    plain = list(islice(string_stream(0, 24, held_out=False), 4000))
+    mixed = list(islice(string_stream(0, 24, held_out=False, repeats=0.5), 4000))
+    assert repeats(plain) < 0.01
+    assert 0.4 < repeats(mixed) < 0.6
+    assert not any(is_held_out(s) for s in mixed)              # the split holds for repeated strings too
+    assert plain == list(islice(string_stream(0, 24, held_out=False, repeats=0.0), 4000))
