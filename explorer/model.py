@@ -113,11 +113,14 @@ def model_run(max_entries: int, show_spinner: bool | str = False) -> Callable[[C
         shared = st.cache_resource(max_entries=max_entries, show_spinner=show_spinner)(run)
         own = st.cache_resource(max_entries=OWN_RUN_ENTRIES, show_spinner=show_spinner, scope="session")(run)
 
-        @functools.wraps(run)
-        def call(*args, **kwargs):
-            key = current_model_key()
+        def of(key: str, *args, **kwargs):
             return (own if is_own(key) else shared)(key, *args, **kwargs)
 
+        @functools.wraps(run)
+        def call(*args, **kwargs):
+            return of(current_model_key(), *args, **kwargs)
+
+        call.of = of   # the same run of a model named by its key (Compare tasks: each task's bundled model)
         RUN_CACHES.append(shared)
         return call
 
@@ -211,14 +214,9 @@ def reversal_only(what: str) -> None:
 
 
 def task_run(task: str, text: str) -> Run:
-    """The bundled model of `task` on the text, greedy: Compare tasks sets the three side by side."""
-    return _task_run(str(bundled_checkpoint(task)), text)
-
-
-@st.cache_resource(max_entries=96, show_spinner=False)
-def _task_run(directory: str, text: str) -> Run:
-    ckpt = _load(directory)
-    return make_run(ckpt.model, ckpt.vocab, text, task=ckpt.task)
+    """The bundled model of `task` on the text, greedy: Compare tasks sets the three side by side. The chosen
+    task's run is the one every other page reads (one cache)."""
+    return text_run.of(str(bundled_checkpoint(task)), text)
 
 
 def task_checkpoint(task: str) -> Checkpoint:
