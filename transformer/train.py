@@ -125,10 +125,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--curve-every", type=int, default=100, help="steps between points of the learning curves")
     p.add_argument("--curve-n", type=int, default=200, help="held-out strings behind each curve point")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch threads (1: two runs side by side on two cores do not fight over them)")
     return p.parse_args(argv)
 
 
 def train(args: argparse.Namespace) -> dict:
+    torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     random.seed(args.seed)
     vocab = Vocab()
