@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Serve the app to a big class: N `streamlit run app.py` replicas on private ports, HAProxy in front on one
+# public port, each browser kept on its replica by a cookie (Streamlit keeps a session in the process that made
+# it). Ctrl-C stops everything.
+#
+#   bash scripts/serve.sh [--replicas 2] [--port 8501] [--address 0.0.0.0] [--logs logs/serve]
+#
+# Installs Debian's haproxy when it is missing. In the logs folder: each replica's log, the proxy's log and
+# configuration, and replicas.txt (a line per replica: its number, port and process id). A replica that dies
+# leaves the others serving; its browsers move to a live one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+replicas=2
+port=8501
+address=0.0.0.0
+logs=logs/serve
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --replicas) replicas="$2"; shift 2 ;;
+    --port) port="$2"; shift 2 ;;
+    --address) address="$2"; shift 2 ;;
+    --logs) logs="$2"; shift 2 ;;
+    *) echo "usage: bash scripts/serve.sh [--replicas N] [--port PORT] [--address ADDRESS] [--logs DIR]" >&2
+       exit 2 ;;
+  esac
+done
+case "$replicas" in ''|*[!0-9]*|0) echo "--replicas must be a whole number of at least 1" >&2; exit 2 ;; esac
+
+if ! command -v haproxy >/dev/null; then   # Debian's HAProxy, as scripts/test.sh installs Chromium
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq haproxy >/dev/null
+fi
+
+mkdir -p "$logs"
+rm -f "$logs"/*.log "$logs/replicas.txt"
+# One cookie secret for every replica: the XSRF token a replica set still holds on another after a failover.
+export STREAMLIT_SERVER_COOKIE_SECRET
+STREAMLIT_SERVER_COOKIE_SECRET=$(python3 -c "import secrets; print(secrets.token_hex(32))")
+
+pids=()
+stop() {
+  trap - INT TERM EXIT
+  [ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null || true
+  wait 2>/dev/null || true
+  echo "stopped: $replicas replicas and the proxy"
+}
+trap 'stop; exit 130' INT
+trap 'stop; exit 143' TERM
+trap stop EXIT
+
+read -r -a ports <<< "$(python3 -c "
+import socket
+socks = [socket.socket() for _ in range($replicas)]
+for s in socks: s.bind(('127.0.0.1', 0))
+print(' '.join(str(s.getsockname()[1]) for s in socks))")"
+
+servers=""
+for i in $(seq 1 "$replicas"); do
+  p=${ports[$((i - 1))]}
+  python3 -m streamlit run app.py --server.headless true --server.address 127.0.0.1 --server.port "$p" \
+    >"$logs/replica-$i.log" 2>&1 &
+  pids+=($!)
+  echo "$i $p $!" >>"$logs/replicas.txt"
+  servers+="    server replica$i 127.0.0.1:$p cookie replica$i"$'\n'
+done
+
+cat >"$logs/haproxy.cfg" <<EOF
+global
+    log stdout format raw local0
+    maxconn 4096
+
+defaults
+    mode http
+    log global
+    option httplog
+    option redispatch               # a replica that went down: its browsers go to a live one
+    retries 2
+    timeout connect 5s
+    timeout client 60s
+    timeout server 60s
+    timeout tunnel 1h               # Streamlit's websocket stays open while the tab does
+    timeout http-request 10s
+
+frontend attention_explorer
+    bind $address:$port
+    default_backend replicas
+
+backend replicas
+    balance leastconn
+    cookie EXPLORER_REPLICA insert indirect nocache httponly
+    option httpchk GET /_stcore/health
+    http-check expect string ok
+    default-server check inter 2s fall 2 rise 2
+$servers
+EOF
+
+for i in $(seq 1 "$replicas"); do   # wait for every replica to answer its health check
+  p=${ports[$((i - 1))]}
+  python3 - "$p" <<'EOF'
+import sys, time, urllib.request
+url, deadline = f"http://127.0.0.1:{sys.argv[1]}/_stcore/health", time.monotonic() + 120
+while time.monotonic() < deadline:
+    try:
+        if urllib.request.urlopen(url, timeout=1).read() == b"ok":
+            sys.exit(0)
+    except OSError:
+        time.sleep(0.5)
+sys.exit(f"a replica did not answer {url} within 120 s")
+EOF
+done
+
+haproxy -f "$logs/haproxy.cfg" -db >"$logs/haproxy.log" 2>&1 &
+proxy=$!
+pids+=("$proxy")
+echo "serving on http://$address:$port: $replicas replicas behind HAProxy (logs in $logs/); Ctrl-C stops all"
+wait "$proxy" || true   # until Ctrl-C; a replica that dies does not end the class
+echo "the proxy ended (see $logs/haproxy.log); stopping the replicas" >&2
