@@ -10,7 +10,7 @@ from explorer.glossary import glossary_popover
 from analysis.tasks import words as task_words
 from explorer.model import TASK_KEY, checkpoint_or_stop, pointed_checkpoint, script_gate, text_run
 from explorer.own_models import (
-    CHOICE, LOST_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released, own_models,
+    CHOICE, GONE_KEY, LOST_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released, own_models,
 )
 from transformer.data import TASKS
 from explorer.state import VIEW, checked_text, text_box
@@ -73,6 +73,11 @@ def sidebar() -> None:
             st.warning(escape_markdown(f"Your own model was released when your connection to the server dropped "
                                        f"({'; '.join(lost)}), so the bundled model is shown. Train or upload it "
                                        "again on the Training page."), icon="ℹ️")
+        if st.session_state.pop(GONE_KEY, None):
+            st.warning("This page was showing a model of your own (trained or uploaded), which lives only in the "
+                       "server process of the session that made it. That session is gone (its server process "
+                       "stopped and you were moved to another, or the link was opened in another browser), so the "
+                       "bundled model is shown. Train or upload yours again on the Training page.", icon="ℹ️")
         if own_models():
             st.selectbox("Model", [SERVER_MODEL, *own_models()], key=CHOICE,
                          help="Your own models (trained or uploaded on the Training page) are seen by you alone.")

@@ -1,6 +1,7 @@
 """A classroom of 30 sessions on one server, each typing new words for a bounded time.
 
     python -m benchmarks.classroom [--sessions 30] [--seconds 60] [--clients protocol,browser] [--pause 0]
+                                   [--replicas 1,2 | --url URL]
 
 Sessions are spread over every page of the app. Two kinds of client, each against a fresh server:
 - protocol: Streamlit's websocket protocol spoken from Python (benchmarks.protocol_session). A class brings
@@ -11,12 +12,17 @@ Each session types its next word as soon as the last one is drawn, or, with --pa
 a random 0.5 P to 1.5 P seconds (a class that looks at the result). Prints p50 and p95 interaction latency,
 the number of errors (an exception shown, the sidebar not showing the word's reversal, or a wait that timed
 out), and the server's peak resident memory (VmHWM).
+
+The server is a fresh `streamlit run app.py`; with --replicas 1,2 it is `scripts/serve.sh` with each number
+of replicas behind HAProxy in turn (the same clients, one after the other, each replica's peak memory
+printed); with --url, a server already running (no memory figure).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import statistics
 import time
@@ -24,7 +30,8 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from tests.e2e.harness import ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, SETTLED, start_server, stop_server
+from tests.e2e.harness import ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, start_server, stop_server
+from tests.e2e.replicas import start_replicas, stop_replicas
 
 from .browser_latency import PAGES as PAGE_PATHS
 from .browser_latency import random_word
@@ -137,30 +144,51 @@ async def protocol_clients(url: str, sessions: int, seconds: float, pause: float
 CLIENTS = {"protocol": protocol_clients, "browser": browsers}
 
 
+@contextlib.contextmanager
+def serving(kind: str, replicas: int | None, url: str | None):
+    """(what serves, its URL, the server processes' ids) while it runs."""
+    if url:
+        yield f"the server at {url}", url, []
+    elif replicas:
+        served = start_replicas(replicas, ROOT / "artifacts" / f"classroom-{kind}-{replicas}-replicas")
+        try:
+            yield f"{replicas} replica{'s' if replicas > 1 else ''} behind HAProxy", served.url, served.pids()
+        finally:
+            stop_replicas(served)
+    else:
+        process, url = start_server(f"classroom-{kind}-server.log")
+        try:
+            yield "one server", url, [process.pid]
+        finally:
+            stop_server(process)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--clients", default=",".join(CLIENTS), help="comma-separated: protocol, browser")
     parser.add_argument("--pause", type=float, default=0.0, help="mean seconds a session reads before typing again")
+    parser.add_argument("--replicas", help="comma-separated replica counts behind HAProxy, measured in turn")
+    parser.add_argument("--url", help="a server already running, instead of a fresh one")
     args = parser.parse_args()
+    counts = [int(n) for n in args.replicas.split(",")] if args.replicas else [None]
     for kind in args.clients.split(","):
-        process, url = start_server(f"classroom-{kind}-server.log")
-        try:
-            latencies, errors = asyncio.run(CLIENTS[kind](url, args.sessions, args.seconds, args.pause))
-            peak = peak_mb(process.pid)
-        finally:
-            stop_server(process)
-        ordered = sorted(latencies)
-        p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else float("nan")
-        print(f"{kind} clients: {args.sessions} sessions over {len(PAGES)} pages for {args.seconds:.0f} s on one "
-              f"server, pausing {args.pause:g} s on average: {len(latencies)} interactions "
-              f"({len(latencies) / args.seconds:.1f}/s), {len(errors)} errors")
-        if latencies:
-            print(f"  interaction latency: p50 {statistics.median(latencies):.2f} s, p95 {p95:.2f} s")
-        print(f"  server peak resident memory: {peak:.0f} MB")
-        for error in errors[:5] + errors[-5:]:
-            print("  error:", error)
+        for count in counts:
+            with serving(kind, count, args.url) as (what, url, pids):
+                latencies, errors = asyncio.run(CLIENTS[kind](url, args.sessions, args.seconds, args.pause))
+                peaks = [peak_mb(pid) for pid in pids]
+            ordered = sorted(latencies)
+            p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else float("nan")
+            print(f"{kind} clients: {args.sessions} sessions over {len(PAGES)} pages for {args.seconds:.0f} s on "
+                  f"{what}, pausing {args.pause:g} s on average: {len(latencies)} interactions "
+                  f"({len(latencies) / args.seconds:.1f}/s), {len(errors)} errors")
+            if latencies:
+                print(f"  interaction latency: p50 {statistics.median(latencies):.2f} s, p95 {p95:.2f} s")
+            if peaks:
+                print("  peak resident memory: " + ", ".join(f"{peak:.0f} MB" for peak in peaks))
+            for error in errors[:5] + errors[-5:]:
+                print("  error:", error)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ OWN_MODELS = "_own_models"       # label -> model id, oldest first
 OWN_MODEL_KEY = "own_model"      # the id of the own model every page shows, when one is chosen
 CHOICE = "model_choice"          # the sidebar selectbox
 LOST_KEY = "_own_models_lost"    # labels released since this session last drew the sidebar
+GONE_KEY = "_own_model_gone"     # the URL says an own model was shown, and this session never held one
+OWN_IN_URL = "model"             # ?model=own while an own model is shown (it is never in the URL itself)
 SERVER_MODEL = "The bundled model of the task"
 OWN_PREFIX = "own:"              # own model ids start with it; a server checkpoint is named by its folder
 MAX_OWN_MODELS = 3               # an upload or a finished run beyond this releases the oldest
@@ -113,6 +115,10 @@ def forget_released() -> None:
         del models[label]
     if lost:
         st.session_state[LOST_KEY] = lost
+    elif not models and st.query_params.get(OWN_IN_URL) == "own":
+        # A new session on a page that showed an own model: the server process that held it stopped and the
+        # browser reconnected to another (scripts/serve.sh), or the link was opened in another browser.
+        st.session_state[GONE_KEY] = True
     if st.session_state.get(CHOICE) not in models:
         st.session_state[CHOICE] = SERVER_MODEL
 
@@ -123,5 +129,11 @@ def back_to_bundled() -> None:
 
 
 def apply_choice() -> None:
-    """After the sidebar's selectbox: point this session's pages at the chosen model."""
-    st.session_state[OWN_MODEL_KEY] = own_models().get(st.session_state.get(CHOICE))
+    """After the sidebar's selectbox: point this session's pages at the chosen model, and say in the URL whether
+    it is an own model, so that a session that finds the URL but not the model can tell the learner."""
+    model_id = own_models().get(st.session_state.get(CHOICE))
+    st.session_state[OWN_MODEL_KEY] = model_id
+    if model_id:
+        st.query_params[OWN_IN_URL] = "own"
+    elif OWN_IN_URL in st.query_params:
+        del st.query_params[OWN_IN_URL]

@@ -4,10 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x /usr/bin/chromium ]; then  # Debian's Chromium for the browser tests (never `playwright install`)
+# Debian's Chromium for the browser tests (never `playwright install`), HAProxy for scripts/serve.sh
+packages=()
+[ -x /usr/bin/chromium ] || packages+=(chromium fonts-noto-color-emoji)
+command -v haproxy >/dev/null || packages+=(haproxy)
+if [ ${#packages[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null
 fi
 python3 -m pip install -q -r requirements-dev.txt
 python3 -m pytest "$@"

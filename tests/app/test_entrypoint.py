@@ -100,3 +100,29 @@ def test_a_run_waits_while_two_others_hold_the_server(ckpt):
     at = run_app()
     assert given_back.is_set()  # the run finished only after a place was free
     assert any(m.value == "olleh" for m in at.metric)
+
+
+def test_an_own_model_is_named_in_the_url_and_a_session_without_it_says_it_is_gone():
+    from explorer.live_training import LiveSettings, LiveTraining
+    run = LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=20, max_len=6))
+    run.run()
+    at = run_app()
+    for key, value in own_model_state(run.result, "Your model").items():
+        at.session_state[key] = value
+    at.run()
+    assert at.query_params["model"] == "own"              # while it is shown
+    url = dict(at.query_params)
+    at.sidebar.selectbox(key="model_choice").set_value(SERVER_MODEL).run()
+    assert "model" not in at.query_params                # the bundled one again
+    assert not at.sidebar.warning
+
+    elsewhere = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in url.items():                        # the same URL in a session that never held the model
+        elsewhere.query_params[key] = value
+    elsewhere.run()
+    warnings = [w.value for w in elsewhere.sidebar.warning]
+    assert len(warnings) == 1 and "model of your own" in warnings[0], warnings
+    assert "model" not in elsewhere.query_params
+    assert "2 encoder + 2 decoder layers" in " ".join(m.value for m in elsewhere.sidebar.markdown)
+    elsewhere.switch_page("app_pages/attention.py").run()
+    assert not elsewhere.exception and not elsewhere.sidebar.warning   # said once
