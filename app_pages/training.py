@@ -119,7 +119,8 @@ if live is not None:
                        "words.", icon="✅")
             label = f"Your model ({p.step:,} steps, {last_match:.0%})"
             b1, b2 = st.columns(2)
-            b1.button("Look at it on every page", key="live_use", on_click=live_runs.keep_result, args=(label,))
+            if b1.button("Look at it on every page", key="live_use", on_click=live_runs.keep_result, args=(label,)):
+                st.rerun()   # the whole app: a fragment's run leaves the sidebar's Model showing the old choice
             b2.download_button("Download it (zip)", functools.partial(live_runs.result_zip, weakref.ref(live)),
                                file_name=f"my-{live.settings.task}-model.zip", mime="application/zip",
                                on_click="ignore",

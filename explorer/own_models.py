@@ -134,6 +134,7 @@ def apply_choice() -> None:
     model_id = own_models().get(st.session_state.get(CHOICE))
     st.session_state[OWN_MODEL_KEY] = model_id
     if model_id:
-        st.query_params[OWN_IN_URL] = "own"
+        if st.query_params.get(OWN_IN_URL) != "own":   # written once: each write sends the whole query string
+            st.query_params[OWN_IN_URL] = "own"
     elif OWN_IN_URL in st.query_params:
         del st.query_params[OWN_IN_URL]

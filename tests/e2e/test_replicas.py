@@ -1,0 +1,95 @@
+"""Issue 17 in a real browser: two replicas behind HAProxy, started by `scripts/serve.sh` as a teacher would.
+
+Sessions keep to their replica (the proxy's cookie) across reruns and page switches, own models (uploaded or
+trained live) stay with their session, and uploads pass the proxy and Streamlit's XSRF check."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+import pytest
+import torch
+from playwright.sync_api import expect
+
+from transformer import checkpoint
+from transformer.config import ModelConfig
+from transformer.model import Transformer
+from transformer.vocab import Vocab
+
+from .harness import ROOT, load, settle, type_text
+from .hostile import upload
+from .replicas import start_replicas, stop_replicas
+
+COOKIE = "EXPLORER_REPLICA"   # set by HAProxy (scripts/serve.sh)
+
+
+@pytest.fixture(scope="module")
+def haproxy():
+    if shutil.which("haproxy") is None:
+        if os.environ.get("CI"):
+            pytest.fail("haproxy is missing in CI: scripts/test.sh should have installed it")
+        pytest.skip("haproxy is not installed here (scripts/test.sh installs it); in CI these tests must run")
+
+
+@pytest.fixture
+def two_replicas(chromium_path, haproxy, request):
+    served = start_replicas(2, ROOT / "artifacts" / f"e2e-{request.node.name[:48]}")
+    yield served
+    stop_replicas(served)
+
+
+def replica_of(context) -> str:
+    return next(c["value"] for c in context.cookies() if c["name"] == COOKIE)
+
+
+def model_zip(d_model: int) -> bytes:
+    torch.manual_seed(d_model)
+    config = ModelConfig(d_model=d_model, n_heads=2, n_encoder_layers=1, n_decoder_layers=1, d_ff=32)
+    return checkpoint.to_zip(checkpoint.Checkpoint(Transformer(config).eval(), Vocab(), {"task": "reverse"}))
+
+
+def open_learner(browser, url: str):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    load(page, url, timeout=120_000)
+    return context, page
+
+
+def go_to(page, label: str) -> None:
+    page.get_by_test_id("stSidebar").get_by_role("link", name=label, exact=True).click()
+    settle(page)
+
+
+def test_sessions_keep_their_replica_and_their_own_models_through_the_proxy(two_replicas, browser):
+    learners = [open_learner(browser, f"{two_replicas.url}/training?text=level") for _ in range(2)]
+    for i, (context, page) in enumerate(learners):
+        first = replica_of(context)
+        message = upload(page, f"mine-{i}.zip", model_zip(16 * (i + 1)))   # XSRF-checked, through the proxy
+        assert "is now the model on every page" in message
+        for label, word in (("Attention", "abc"), ("Decode step by step", "banana"), ("Home", "level")):
+            go_to(page, label)
+            type_text(page, word)
+            assert page.locator("[data-testid='stException']").count() == 0, label
+            # the model only the process that took the upload holds: the session stayed there
+            expect(page.get_by_test_id("stSidebar")).to_contain_text(f"d_model {16 * (i + 1)}")
+            assert replica_of(context) == first, label
+
+    context, page = learners[0]                          # a live-trained model stays with its own session
+    go_to(page, "Training")
+    page.get_by_label("Steps", exact=True).fill("30")
+    page.get_by_role("button", name="Start training").click()
+    expect(page.get_by_text("Training finished after 30 steps", exact=False)).to_be_visible(timeout=120_000)
+    settle(page)
+    page.get_by_role("button", name="Look at it on every page").click()
+    settle(page)
+    go_to(page, "Attention")                             # a full run draws the sidebar again
+    chosen = page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").get_by_role("combobox")
+    expect(chosen).to_have_value(re.compile(r"Your model \(30 steps"))
+    _, other = learners[1]
+    go_to(other, "Attention")
+    expect(other.get_by_test_id("stSidebar")).to_contain_text("d_model 32")          # still its own upload
+    expect(other.locator("body")).not_to_contain_text("Your model (30 steps")
+    for context, _ in learners:
+        context.close()
