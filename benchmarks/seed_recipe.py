@@ -27,7 +27,7 @@ import time
 import torch
 
 from transformer.config import ModelConfig
-from transformer.data import REPEATS, TASKS, make_batch, sample_strings, string_stream
+from transformer.data import TASKS, make_batch, sample_strings, training_stream
 from transformer.metrics import exact_match
 from transformer.model import Transformer
 from transformer.train import fit, training_step
@@ -48,7 +48,7 @@ def run(recipe: str, args: argparse.Namespace) -> None:
     torch.manual_seed(0)
     vocab = Vocab()
     held_out = sample_strings(1000, seed=99, max_len=max_len, held_out=True)
-    stream = string_stream(0, max_len, held_out=False, repeats=REPEATS.get(task, 0.0))  # both recipes alike
+    stream = training_stream(0, max_len, task)  # both recipes alike
     clock = {"spent": 0.0, "since": time.perf_counter()}
 
     def evaluate(model: Transformer, step: int) -> None:

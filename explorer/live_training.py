@@ -16,7 +16,7 @@ import torch
 
 from transformer import checkpoint
 from transformer.config import ModelConfig
-from transformer.data import REPEATS, TASKS, sample_strings, string_stream
+from transformer.data import TASKS, sample_strings, training_stream
 from transformer.metrics import exact_match
 from transformer.model import Transformer
 from transformer.train import fit
@@ -110,7 +110,7 @@ class LiveTraining:
             torch.manual_seed(s.seed)
             vocab = Vocab()
             model = Transformer(s.config(vocab))
-            stream = string_stream(s.seed, s.max_len, held_out=False, repeats=REPEATS.get(s.task, 0.0))
+            stream = training_stream(s.seed, s.max_len, s.task)
             held_out = sample_strings(self.eval_n, EVAL_SEED, s.max_len, held_out=True)
             random.seed(s.seed)
             start = time.perf_counter()

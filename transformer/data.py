@@ -112,6 +112,11 @@ def string_stream(seed: int, max_len: int, held_out: bool, min_len: int = 1, rep
             yield s
 
 
+def training_stream(seed: int, max_len: int, task: str) -> Iterator[str]:
+    """The strings a model of `task` trains on (the command line, live runs and the seed benchmark alike)."""
+    return string_stream(seed, max_len, held_out=False, repeats=REPEATS.get(task, 0.0))
+
+
 def sample_strings(n: int, seed: int, max_len: int, held_out: bool, min_len: int = 1) -> list[str]:
     return list(itertools.islice(string_stream(seed, max_len, held_out, min_len), n))
 

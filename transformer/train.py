@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from . import checkpoint
 from .config import ModelConfig
-from .data import REPEATS, TASKS, Batch, make_batch, sample_strings, similar_lengths, string_stream
+from .data import TASKS, Batch, make_batch, sample_strings, similar_lengths, training_stream
 from .evaluate import held_out_strings
 from .metrics import cross_attention_alignment, exact_match
 from .model import Transformer
@@ -140,7 +140,7 @@ def train(args: argparse.Namespace) -> dict:
         n_decoder_layers=args.decoder_layers, d_ff=args.d_ff, dropout=args.dropout, max_len=args.max_len,
     )
     model = Transformer(config)
-    stream = string_stream(args.seed, config.max_len, held_out=False, repeats=REPEATS.get(args.task, 0.0))
+    stream = training_stream(args.seed, config.max_len, args.task)
     validation = sample_strings(args.eval_n, VALIDATION_SEED, config.max_len, held_out=True)
     history = []
     watch = Watch(vocab, validation, args.curve_n, args.task)

@@ -41,15 +41,22 @@ def start_server(log_name: str) -> tuple[subprocess.Popen, str]:
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
-                return process, url
-        except OSError:
-            time.sleep(0.25)
+    if wait_until_healthy(url, process, 90):
+        return process, url
     process.kill()
     raise RuntimeError("streamlit did not answer /_stcore/health within 90 s")
+
+
+def wait_until_healthy(url: str, process: subprocess.Popen, seconds: float) -> bool:
+    """True once {url}/_stcore/health answers ok; False if `process` ends first or the time runs out."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
+                return True
+        except OSError:
+            time.sleep(0.25)
+    return False
 
 
 def stop_server(process: subprocess.Popen) -> None:

@@ -6,12 +6,10 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from .harness import ROOT, _free_port
+from .harness import ROOT, _free_port, wait_until_healthy
 
 
 @dataclass
@@ -28,9 +26,6 @@ class Replicas:
     def pids(self) -> list[int]:
         return [pid for _, _, pid in self.table()]
 
-    def replica_urls(self) -> list[str]:
-        return [f"http://127.0.0.1:{port}" for _, port, _ in self.table()]
-
 
 def start_replicas(n: int, logs: Path, timeout: float = 180) -> Replicas:
     """`bash scripts/serve.sh --replicas n` on a free localhost port, returned once the proxy answers the health
@@ -43,16 +38,12 @@ def start_replicas(n: int, logs: Path, timeout: float = 180) -> Replicas:
          "--logs", str(logs)],
         cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"scripts/serve.sh ended with {process.returncode}: {(logs / 'serve.out').read_text()}")
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
-                return Replicas(process, url, logs)
-        except OSError:
-            time.sleep(0.5)
-    stop_replicas(Replicas(process, url, logs))
+    served = Replicas(process, url, logs)
+    if wait_until_healthy(url, process, timeout):
+        return served
+    if process.poll() is not None:
+        raise RuntimeError(f"scripts/serve.sh ended with {process.returncode}: {(logs / 'serve.out').read_text()}")
+    stop_replicas(served)
     raise RuntimeError(f"the proxy did not answer {url}/_stcore/health within {timeout:.0f} s")
 
 
