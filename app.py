@@ -9,6 +9,7 @@ from explorer.charts import PROJECTOR_CSS, PROJECTOR_KEY, projector_on
 from explorer.glossary import glossary_popover
 from analysis.tasks import words as task_words
 from explorer.model import TASK_KEY, checkpoint_or_stop, pointed_checkpoint, script_gate, text_run
+from explorer.reconnect import rerun_after_reconnect
 from explorer.own_models import (
     CHOICE, GONE_KEY, LOST_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released, own_models,
 )
@@ -62,6 +63,7 @@ def task_selector() -> None:
 def sidebar() -> None:
     """The text box, the model's answer, the page's terms, projector mode and the model card, on every page."""
     with st.sidebar:
+        rerun_after_reconnect()
         text_box()
         if st.session_state.pop(REFUSED_KEY, None):
             st.warning("Some values your browser sent could not be used (a number that is not finite, or a value "

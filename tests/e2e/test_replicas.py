@@ -1,13 +1,16 @@
 """Issue 17 in a real browser: two replicas behind HAProxy, started by `scripts/serve.sh` as a teacher would.
 
 Sessions keep to their replica (the proxy's cookie) across reruns and page switches, own models (uploaded or
-trained live) stay with their session, and uploads pass the proxy and Streamlit's XSRF check."""
+trained live) stay with their session, and uploads pass the proxy and Streamlit's XSRF check. A replica killed
+under its learners moves them to the live one, which draws their view again from the URL and says what they
+lost, while the live replica's own learners notice nothing."""
 
 from __future__ import annotations
 
 import os
 import re
 import shutil
+import signal
 
 import pytest
 import torch
@@ -92,4 +95,49 @@ def test_sessions_keep_their_replica_and_their_own_models_through_the_proxy(two_
     expect(other.get_by_test_id("stSidebar")).to_contain_text("d_model 32")          # still its own upload
     expect(other.locator("body")).not_to_contain_text("Your model (30 steps")
     for context, _ in learners:
+        context.close()
+
+
+def view_in_url(page) -> dict[str, str]:
+    return {k: v for k, v in re.findall(r"[?&]([^=&]+)=([^&]*)", page.url) if k != "model"}
+
+
+def test_a_replica_killed_mid_class_moves_its_learners_and_says_what_they_lost(two_replicas, browser):
+    view = "attention?text=level&kind=cross&layer=1&head=2"
+    on: dict[str, tuple] = {}
+    opened = []
+    while len(on) < 2 and len(opened) < 6:               # HAProxy balances new browsers by least connections
+        learner = open_learner(browser, f"{two_replicas.url}/{view}")
+        opened.append(learner)
+        on.setdefault(replica_of(learner[0]), learner)
+    assert len(on) == 2, f"every session went to {set(on)}"
+    (lost_name, (_, victim)), (kept_name, (_, other)) = sorted(on.items())
+
+    go_to(victim, "Training")
+    upload(victim, "mine.zip", model_zip(16))
+    go_to(victim, "Attention")
+    sidebar = victim.get_by_test_id("stSidebar")
+    expect(sidebar).to_contain_text("d_model 16")
+    before = view_in_url(victim)
+    assert before["head"] == "2" and "model=own" in victim.url
+
+    pids = {f"replica{number}": pid for number, _, pid in two_replicas.table()}
+    os.kill(pids[lost_name], signal.SIGKILL)             # the replica dies mid-class
+
+    expect(sidebar.get_by_text("model of your own", exact=False)).to_be_visible(timeout=90_000)
+    settle(victim)
+    assert replica_of(victim.context) == kept_name
+    expect(sidebar).to_contain_text("2 encoder + 2 decoder layers")   # the bundled reverser again
+    expect(sidebar.get_by_text("level", exact=True)).to_be_visible()
+    assert view_in_url(victim) == before                 # the same view, drawn from the URL
+    assert "model=own" not in victim.url
+    assert victim.locator("[data-testid='stException']").count() == 0
+
+    type_text(other, "banana")                           # the live replica's learner notices nothing
+    expect(other.get_by_test_id("stSidebar").get_by_text("ananab", exact=True)).to_be_visible()
+    assert other.get_by_test_id("stSidebar").get_by_test_id("stAlert").count() == 0
+    assert replica_of(other.context) == kept_name
+    type_text(victim, "banana")                          # and the moved learner works on
+    expect(sidebar.get_by_text("ananab", exact=True)).to_be_visible()
+    for context, _ in opened:
         context.close()
