@@ -11,7 +11,8 @@ Sessions are spread over every page of the app. Two kinds of client, each agains
 Each session types its next word as soon as the last one is drawn, or, with --pause P, after reading it for
 a random 0.5 P to 1.5 P seconds (a class that looks at the result). Prints p50 and p95 interaction latency,
 the number of errors (an exception shown, the sidebar not showing the word's reversal, or a wait that timed
-out), and the server's peak resident memory (VmHWM).
+out), the server's peak resident memory (VmHWM), and the cores the server processes and the Python clients
+each kept busy (CPU seconds over wall seconds: on this 2-core machine the clients take their share too).
 
 The server is a fresh `streamlit run app.py`; with --replicas 1,2 it is `scripts/serve.sh` with each number
 of replicas behind HAProxy in turn (the same clients, one after the other, each replica's peak memory
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import random
 import statistics
 import time
@@ -58,6 +60,12 @@ def peak_mb(pid: int) -> float:
     raise RuntimeError("no VmHWM")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (/proc/PID/stat, fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def open_session(browser, url: str, path: str):
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
     page = await context.new_page()
@@ -90,7 +98,7 @@ async def student(page, path: str, seed: int, stop_at: float, pause: float, late
             errors.append(f"{path}: {describe(err)}")
 
 
-async def browsers(url: str, sessions: int, seconds: float, pause: float) -> tuple[list, list]:
+async def browsers(url: str, sessions: int, seconds: float, pause: float, mark) -> tuple[list, list]:
     latencies: list[float] = []
     errors: list[str] = []
     async with async_playwright() as p:
@@ -99,6 +107,7 @@ async def browsers(url: str, sessions: int, seconds: float, pause: float) -> tup
         opened = []
         for start in range(0, sessions, 5):  # open the class five at a time, then start the clock
             opened += await asyncio.gather(*(open_session(browser, url, path) for path in paths[start:start + 5]))
+        mark()
         stop_at = time.monotonic() + seconds
         await asyncio.gather(*(student(page, path, i, stop_at, pause, latencies, errors)
                                for i, ((_, page), path) in enumerate(zip(opened, paths))))
@@ -128,13 +137,14 @@ async def protocol_student(url: str, path: str, seed: int, stop_at: float, pause
     await session.close()
 
 
-async def protocol_clients(url: str, sessions: int, seconds: float, pause: float) -> tuple[list, list]:
+async def protocol_clients(url: str, sessions: int, seconds: float, pause: float, mark) -> tuple[list, list]:
     latencies: list[float] = []
     errors: list[str] = []
     for path in PAGES:  # each page once first, as a class's first students would (a lab table is built once)
         session = ProtocolSession(url, path)
         await session.open()
         await session.close()
+    mark()
     stop_at = time.monotonic() + seconds
     await asyncio.gather(*(protocol_student(url, PAGES[i % len(PAGES)], i, stop_at, pause, latencies, errors)
                            for i in range(sessions)))
@@ -176,7 +186,16 @@ def main() -> None:
     for kind in args.clients.split(","):
         for count in counts:
             with serving(kind, count, args.url) as (what, url, pids):
-                latencies, errors = asyncio.run(CLIENTS[kind](url, args.sessions, args.seconds, args.pause))
+                start: dict = {}   # when the clock starts, after the warm-up: the wall clock and CPU seconds so far
+
+                def mark() -> None:
+                    start.update(wall=time.monotonic(), clients=time.process_time(),
+                                 servers=[cpu_seconds(pid) for pid in pids])
+
+                latencies, errors = asyncio.run(CLIENTS[kind](url, args.sessions, args.seconds, args.pause, mark))
+                wall = time.monotonic() - start["wall"]
+                clients_cores = (time.process_time() - start["clients"]) / wall
+                servers_cores = [(cpu_seconds(pid) - before) / wall for pid, before in zip(pids, start["servers"])]
                 peaks = [peak_mb(pid) for pid in pids]
             ordered = sorted(latencies)
             p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else float("nan")
@@ -187,6 +206,9 @@ def main() -> None:
                 print(f"  interaction latency: p50 {statistics.median(latencies):.2f} s, p95 {p95:.2f} s")
             if peaks:
                 print("  peak resident memory: " + ", ".join(f"{peak:.0f} MB" for peak in peaks))
+                print(f"  cores busy over the {wall:.0f} s: server{'s' if len(pids) > 1 else ''} "
+                      + ", ".join(f"{cores:.2f}" for cores in servers_cores)
+                      + f"; the Python clients {clients_cores:.2f}" + (" (the browsers not counted)" if kind == "browser" else ""))
             for error in errors[:5] + errors[-5:]:
                 print("  error:", error)
 
