@@ -7,7 +7,7 @@ from analysis.labels import reads_writes
 from analysis.lesson import pattern_shares
 from analysis.tasks import WORDS
 from explorer.charts import chart_in, show_chart
-from explorer.model import checkpoint_or_stop, task_checkpoint, task_run
+from explorer.model import checkpoint_or_stop, chosen_task, task_checkpoint, task_run
 from explorer.state import learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from transformer.checkpoint import CheckpointError
@@ -44,15 +44,20 @@ for column, (task, run) in zip(columns, runs.items()):
     chart_in(column, attention_heatmap(
         run.trace["cross", layer][best], reads_writes(run.decoder_in, run.decoder_out), run.source,
         title=f"cross L{layer} H{best}", query_title="reads → writes", key_title="source",
-        height=420, show_scale=False), key=f"best_{task}")
+        height=420, show_scale=False, max_ticks=16), key=f"best_{task}")
     column.caption(f"Cross L{layer} H{best}: {shares[layer, best]:.0%} of your text's output steps put their largest "
                    f"weight on {words.pattern} ({words.short_rule}{', or an equal letter' if task == 'sort' else ''}), "
                    "the most of any cross head of this model.")
 
 st.subheader("Every cross-attention head of each model")
-for task, run in runs.items():
-    show_chart(attention_grid(run.trace.stack_attention("cross"), reads_writes(run.decoder_in, run.decoder_out),
-                              run.source, title=f"{WORDS[task].label}: cross-attention, every layer and head"),
-               key=f"grid_{task}")
-st.caption("Rows: what each decoder position reads → what it writes; columns: your source characters. These are the "
-           "bundled models, whatever the sidebar's Model says.")
+st.caption("One model at a time: switch the tab and watch the same grid of heads change with the task. Rows: what "
+           "each decoder position reads → what it writes; columns: your source characters. These are the bundled "
+           "models, whatever the sidebar's Model says.")
+tabs = st.tabs([WORDS[task].label for task in WORDS], default=WORDS[chosen_task()].label, key="grid_task",
+               on_change="rerun", bind="query-params")   # lazy: only the open tab's grid is built and drawn
+for tab, (task, run) in zip(tabs, runs.items()):
+    if tab.open:
+        with tab:
+            show_chart(attention_grid(run.trace.stack_attention("cross"), reads_writes(run.decoder_in, run.decoder_out),
+                                      run.source, title=f"{WORDS[task].label}: cross-attention, every layer and head"),
+                       key=f"grid_{task}")

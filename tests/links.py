@@ -25,7 +25,7 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
                "mask_d_k": "256"},
               {"mask_kind": "cross", "mask_layer": 1, "mask_head": 2, "mask_row": 1, "mask_d_k": 256}),
     "training": ({"text": "level", "snapshot": str(SNAPSHOT)}, {"snapshot": SNAPSHOT}),
-    "compare_tasks": ({"text": "level", "task": "sort"}, {"task": "sort"}),
+    "compare_tasks": ({"text": "level", "task": "sort", "grid_task": "Copy"}, {"task": "sort", "grid_task": "Copy"}),
     "lab_ablation": ({"text": "level", "ablated": ["cross L1 H0", "encoder_self L0 H3"], "lab_kind": "Encoder self",
                       "lab_layer": "0", "lab_head": "3"},
                      {"ablated": ["cross L1 H0", "encoder_self L0 H3"], "lab_kind": "encoder_self", "lab_layer": 0,

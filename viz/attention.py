@@ -23,10 +23,10 @@ def attention_heatmap(
     weights: np.ndarray, query_labels: list[str], key_labels: list[str], title: str = "",
     query_title: str = "query position", key_title: str = "key position", show_values: bool | None = None,
     height: int | None = None, highlight_row: int | None = None, show_scale: bool | None = None,
-    highlight_cell: tuple[int, int] | None = None,
+    highlight_cell: tuple[int, int] | None = None, max_ticks: int | None = None,
 ) -> go.Figure:
     """(Tq, Tk) weights -> one heatmap with hover on every cell; `highlight_row` outlines one query's row,
-    `highlight_cell` one (query, key) cell."""
+    `highlight_cell` one (query, key) cell; `max_ticks` labels at most that many tokens per axis."""
     if show_values is None:  # numbers in the cells only while the cells are wide enough to hold them
         show_values = weights.shape[1] <= 12 and weights.shape[0] * weights.shape[1] <= 120
     trace = _heatmap(weights, query_labels, key_labels, show_values, zmin=0, zmax=1, colorscale=ATTENTION_SCALE,
@@ -39,8 +39,8 @@ def attention_heatmap(
                     line=dict(color="#f59e0b", width=3)) for row, x0, x1 in boxes]
     return figure(
         [trace], title, height or max(260, 34 * len(query_labels) + 120), shapes=outline,
-        xaxis=token_axis(key_labels, key_title, categorical=True, side="bottom"),
-        yaxis=token_axis(query_labels, query_title, categorical=True, autorange="reversed"),
+        xaxis=token_axis(key_labels, key_title, categorical=True, max_ticks=max_ticks, side="bottom"),
+        yaxis=token_axis(query_labels, query_title, categorical=True, max_ticks=max_ticks, autorange="reversed"),
     )
 
 

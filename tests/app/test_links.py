@@ -25,13 +25,17 @@ def test_every_widget_bound_to_the_url_is_in_the_table(page):
     """The widgets a page binds to the URL are exactly those its link sets: a new one must join LINKS."""
     query, _ = LINKS[page]
     at = open_app(query, page)
-    bound = {node.proto.query_param_key for node in _widgets(at._tree)}
+    bound = set(_url_keys(at._tree))
     assert bound - {""} - (SIDEBAR_KEYS - set(query)) == set(query)
 
 
-def _widgets(node):
+def _url_keys(node):
+    """The query parameter of every widget, and of every tab set, bound to the URL."""
     proto = getattr(node, "proto", None)
-    if proto is not None and "query_param_key" in {f.name for f in proto.DESCRIPTOR.fields}:
-        yield node
+    fields = {f.name for f in proto.DESCRIPTOR.fields} if proto is not None else set()
+    if "query_param_key" in fields:
+        yield proto.query_param_key
+    elif "tab_container" in fields and proto.HasField("tab_container"):
+        yield proto.tab_container.query_param_key
     for child in getattr(node, "children", {}).values():
-        yield from _widgets(child)
+        yield from _url_keys(child)

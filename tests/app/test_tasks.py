@@ -1,6 +1,8 @@
 """Every page under each task: the sidebar's Task picks the bundled model, and the pages speak of that task's
 own target and attention pattern."""
 
+import json
+
 import pytest
 
 from analysis.tasks import WORDS
@@ -62,7 +64,21 @@ def test_compare_tasks_shows_the_three_outputs_side_by_side():
     at = open_page("compare_tasks", TEXT)
     written = [m.value for m in at.metric if m.label == "writes"]
     assert written == [target(TEXT, task).replace(" ", "␣") for task in WORDS]
-    assert {c.key for c in at.get("plotly_chart")} >= {f"best_{t}" for t in TASKS} | {f"grid_{t}" for t in TASKS}
+    best = {f"best_{t}" for t in TASKS}
+    assert {c.key for c in at.get("plotly_chart")} == best | {"grid_reverse"}      # the chosen task's tab is open
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_compare_tasks_draws_the_grid_of_the_open_tab_only(task):
+    """The tabs are lazy: only the open tab's grid is built, and it is that model's cross-attention."""
+    at = open_page("compare_tasks", TEXT, state={"task": task})
+    assert {c.key for c in at.get("plotly_chart") if c.key.startswith("grid_")} == {f"grid_{task}"}
+    other = next(t for t in TASKS if t != task)
+    at.session_state["grid_task"] = WORDS[other].label
+    at.run()
+    grids = [c for c in at.get("plotly_chart") if c.key.startswith("grid_")]
+    assert [c.key for c in grids] == [f"grid_{other}"]
+    assert WORDS[other].label in json.loads(grids[0].proto.spec)["layout"]["title"]["text"]
 
 
 @pytest.mark.parametrize("task", list(TASKS))

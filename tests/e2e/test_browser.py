@@ -24,7 +24,7 @@ PAGES = {  # url path -> (sidebar label, charts expected)
     "positional": ("Positional encoding", 7),
     "masks": ("Masks", 3),
     "training": ("Training", 2),
-    "compare-tasks": ("Compare tasks", 6),
+    "compare-tasks": ("Compare tasks", 4),
     "lab-ablation": ("Switch heads off", 2),
     "lab-heads": ("Which head does the work?", 1),
     "lab-positions": ("No positions", 1),
