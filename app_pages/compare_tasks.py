@@ -12,7 +12,7 @@ from explorer.state import learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from transformer.checkpoint import CheckpointError
 from transformer.vocab import InputError
-from viz import attention_grid, attention_heatmap
+from viz import THIRD_WIDTH_TICKS, attention_grid, attention_heatmap
 
 st.title("⚖️ Compare tasks")
 st.markdown(
@@ -44,7 +44,7 @@ for column, (task, run) in zip(columns, runs.items()):
     chart_in(column, attention_heatmap(
         run.trace["cross", layer][best], reads_writes(run.decoder_in, run.decoder_out), run.source,
         title=f"cross L{layer} H{best}", query_title="reads → writes", key_title="source",
-        height=420, show_scale=False, max_ticks=16), key=f"best_{task}")
+        height=420, show_scale=False, max_ticks=THIRD_WIDTH_TICKS), key=f"best_{task}")
     column.caption(f"Cross L{layer} H{best}: {shares[layer, best]:.0%} of your text's output steps put their largest "
                    f"weight on {words.pattern} ({words.short_rule}{', or an equal letter' if task == 'sort' else ''}), "
                    "the most of any cross head of this model.")

@@ -10,7 +10,7 @@ from explorer.charts import chart_in
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown as escape, visible
-from viz import attention_heatmap
+from viz import HALF_WIDTH_TICKS, attention_heatmap
 
 st.title("🧪 Lab: teacher forcing and free running")
 st.markdown(
@@ -22,6 +22,7 @@ st.markdown(
 )
 
 ckpt = checkpoint_or_stop()
+READ_TAIL = 12
 text = learner_text(ckpt)
 vocab = ckpt.vocab
 letters = [t for t in vocab.tokens if len(t) == 1]          # the characters the model can write
@@ -35,7 +36,9 @@ forced = () if step is None else ((step, vocab.tokens.index(token)),)
 teacher, free = text_run(text, teacher=True), text_run(text, forced=forced)
 
 label = lambda ids: " ".join(token_label(vocab, i) for i in ids) or "—"  # noqa: E731
-reads = lambda run, t: label(run.decoder_in_ids[1: t + 1]) if t < len(run.fed_ids) else ""  # noqa: E731
+# the latest READ_TAIL tokens of a long prefix: a table cell cuts text at its end, where the step's news is
+latest = lambda ids: ("… " if len(ids) > READ_TAIL else "") + label(ids[-READ_TAIL:])  # noqa: E731
+reads = lambda run, t: latest(run.decoder_in_ids[1: t + 1]) if t < len(run.fed_ids) else ""  # noqa: E731
 picks = lambda run, t: run.decoder_out[t] if t < len(run.chosen_ids) else ""  # noqa: E731
 n = max(len(teacher.fed_ids), len(free.fed_ids))
 table = pd.DataFrame({
@@ -78,6 +81,7 @@ for column, run, name, key in shown:
     chart_in(column, attention_heatmap(run.trace["cross", layer].mean(0), run.decoder_in, run.source,
                                        title=f"{name}: cross-attention, layer {layer}, head average (a summary)",
                                        query_title="decoder position (reads)", key_title="source position",
-                                       height=min(520, 34 * len(run.decoder_in) + 120)), key=key)
+                                       height=min(520, 34 * len(run.decoder_in) + 120), max_ticks=HALF_WIDTH_TICKS),
+             key=key)
 st.caption("Each row is one free-running step. After a forced token, look at the rows below it: does the model "
            "keep its place on the source, or lose it?")

@@ -11,7 +11,7 @@ from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from transformer.vocab import InputError
-from viz import attention_heatmap
+from viz import HALF_WIDTH_TICKS, attention_heatmap
 from viz.lab import length_curve as length_chart
 
 st.title("🧪 Lab: longer than trained")
@@ -85,7 +85,8 @@ for column, word, name in ((left, text, "good"), (right, cleaned.text, "long")):
     in_full(column, own.output)
     chart_in(column, attention_heatmap(taught.trace["cross", last].mean(0), taught.decoder_in,
                                        taught.source, title="Cross-attention, last layer, head average (a summary)",
-                                       query_title="decoder position", key_title="source position", height=480),
+                                       query_title="decoder position", key_title="source position", height=480,
+                                       max_ticks=HALF_WIDTH_TICKS),
                      key=f"attention_{name}")
 first = expected_source(cleaned.text, ckpt.task, 0)
 st.caption(f"Both maps feed the decoder the correct output, {task.output} (each row reads the right prefix). On the "

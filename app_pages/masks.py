@@ -11,7 +11,7 @@ from explorer.charts import show_chart
 from explorer.model import batch_runs, checkpoint_or_stop
 from explorer.pickers import pick_head
 from explorer.state import VIEW, learner_text
-from viz import attention_heatmap, mask_heatmap, panels, scores_heatmap, softmax_comparison
+from viz import HALF_WIDTH_TICKS, attention_heatmap, mask_heatmap, panels, scores_heatmap, softmax_comparison
 
 st.title("🎭 Masks")
 st.markdown(
@@ -37,9 +37,9 @@ causal = np.tril(np.ones((t_len, t_len), dtype=bool))
 show_chart(panels([
     mask_heatmap(src_mask, row_names,
             [str(i) for i in range(src_mask.shape[1])], title="Padding mask of the source batch",
-            row_title="batch row", col_title="source position"),
+            row_title="batch row", col_title="source position", max_ticks=HALF_WIDTH_TICKS),
     mask_heatmap(causal, list(map(str, range(t_len))), list(map(str, range(t_len))),
-            title="Causal mask (the same for every row)"),
+            title="Causal mask (the same for every row)", max_ticks=HALF_WIDTH_TICKS),
 ]), key="masks")
 
 st.subheader("One attention, step by step")

@@ -9,8 +9,10 @@ from .style import HORIZONTAL_LEGEND, MASK_COLOURS, SIGNED_SCALE, figure, token_
 
 
 def mask_heatmap(mask: np.ndarray, row_labels: list[str], col_labels: list[str], title: str = "",
-                 row_title: str = "query position", col_title: str = "key position") -> go.Figure:
-    """(R, C) boolean mask: dark = may attend (True), light = masked (False)."""
+                 row_title: str = "query position", col_title: str = "key position",
+                 max_ticks: int | None = None) -> go.Figure:
+    """(R, C) boolean mask: dark = may attend (True), light = masked (False); `max_ticks` labels at most that
+    many positions per axis."""
     mask = np.asarray(mask, dtype=bool)
     cells = dict(
         type="heatmap", z=mask.astype(int), x=list(range(mask.shape[1])), y=list(range(mask.shape[0])),
@@ -20,8 +22,8 @@ def mask_heatmap(mask: np.ndarray, row_labels: list[str], col_labels: list[str],
         hovertemplate="row %{y}, column %{x}: %{text}<extra></extra>", xgap=1, ygap=1,
     )
     return figure([cells], title, max(200, 30 * len(row_labels) + 110),
-                  xaxis=token_axis(col_labels, col_title),
-                  yaxis=token_axis(row_labels, row_title, autorange="reversed"))
+                  xaxis=token_axis(col_labels, col_title, max_ticks=max_ticks),
+                  yaxis=token_axis(row_labels, row_title, max_ticks=max_ticks, autorange="reversed"))
 
 
 def scores_heatmap(scores: np.ndarray, row_labels: list[str], col_labels: list[str], title: str = "",

@@ -13,6 +13,9 @@ ATTENTION_SCALE = "Blues"         # 0 is white, 1 is dark blue, on every attenti
 SIGNED_SCALE = "RdBu"             # for values of either sign (positional encodings, scores)
 MASK_COLOURS = ("#e5e7eb", "#1d4ed8")  # masked, may attend
 FONT_SIZE = 15
+# Token labels per axis on a chart that shares the page's width with others; past them, labels overlap.
+HALF_WIDTH_TICKS = 24
+THIRD_WIDTH_TICKS = 16
 HORIZONTAL_LEGEND = dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right")
 
 

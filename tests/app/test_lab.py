@@ -154,6 +154,14 @@ def test_forcing_a_token_shows_where_free_running_departs(ckpt):
     assert figures(at)["cross_forced"]["layout"]["yaxis"]["ticktext"][3] == "z"  # step 3 reads the forced z
 
 
+def test_a_long_prefix_shows_its_latest_tokens_in_the_forcing_table():
+    text = "attention is all you need abc"                    # the reversal's prefix at step 20: its last 12 count
+    table = open_page("lab_forcing", text).dataframe[0].value
+    shown = lambda chars: " ".join("␣" if c == " " else c for c in chars)  # noqa: E731
+    assert table["teacher forcing reads"].iloc[20] == "… " + shown(text[::-1][8:20])
+    assert table["teacher forcing reads"].iloc[5] == shown(text[::-1][:5])
+
+
 def test_longer_than_trained_plots_every_length_and_compares_two_words(ckpt):
     at = open_page("lab_length", "hello")
     no_exception(at)

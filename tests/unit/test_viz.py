@@ -20,6 +20,18 @@ def test_repeated_letters_keep_their_own_columns():
     assert (fig.data[0].zmin, fig.data[0].zmax) == (0, 1)
 
 
+def test_a_narrow_chart_labels_every_kth_token_and_still_names_every_cell():
+    text = "the quick brown fox jumps over the lazy dog abcd"                # 48 characters
+    fig = attention_heatmap(np.eye(48), list(text), list(text), max_ticks=16)
+    columns = list(fig.data[0].x)
+    assert len(columns) == 48                                           # hover still names all 48 columns
+    assert list(fig.layout.xaxis.tickvals) == columns[::3]              # a label on every third
+    assert list(fig.layout.xaxis.ticktext) == list(text[::3])
+    assert len(fig.layout.yaxis.ticktext) == 16
+    short = attention_heatmap(np.eye(5), list("hello"), list("hello"), max_ticks=16)
+    assert list(short.layout.xaxis.ticktext) == list("hello")           # few tokens: every one labelled
+
+
 def test_every_mosaic_cell_is_named_by_its_row_and_column():
     from viz import attention_grid
     weights = np.random.default_rng(0).random((2, 3, 4, 5))
