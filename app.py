@@ -7,8 +7,10 @@ import streamlit as st
 
 from explorer.charts import PROJECTOR_CSS, PROJECTOR_KEY, projector_on
 from explorer.glossary import glossary_popover
+from explorer.link_guard import show_dropped_link_values
 from analysis.tasks import words as task_words
-from explorer.model import TASK_KEY, checkpoint_or_stop, pointed_checkpoint, script_gate, text_run
+from explorer.gate import script_place
+from explorer.model import TASK_KEY, checkpoint_or_stop, pointed_checkpoint, text_run
 from explorer.reconnect import rerun_after_reconnect
 from explorer.own_models import (
     CHOICE, GONE_KEY, LOST_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released, own_models,
@@ -110,6 +112,10 @@ def sidebar() -> None:
             )
 
 
-with script_gate():  # at most two runs at once on the server (explorer.model.script_gate says why)
-    sidebar()
-    page.run()
+with script_place():  # at most two runs at once on the server, one per session (explorer.gate says why)
+    link_notice = st.empty()   # top of the page; filled once the widgets have read the link
+    try:
+        sidebar()
+        page.run()
+    finally:
+        show_dropped_link_values(link_notice)

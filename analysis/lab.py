@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import torch
@@ -32,6 +33,14 @@ HYPOTHESES = {  # a guess per kind at what a head would attend to if it did an o
 }
 
 
+Progress = Callable[[float], None] | None  # told the share of the work done; may raise to stop the work
+
+
+def _report(progress: Progress, share: float) -> None:
+    if progress is not None:
+        progress(share)
+
+
 def lab_limit(model: Transformer) -> int:
     """The lab reads up to twice the length the model was trained on: far enough to fail."""
     return min(2 * model.config.max_len, model.config.max_positions)
@@ -51,12 +60,14 @@ class HeadEffect:
     drop: float          # exact match with every head minus this
 
 
-def ablation_ranking(model: Transformer, vocab: Vocab, texts: list[str],
-                     task: str = "reverse") -> tuple[float, list[HeadEffect]]:
+def ablation_ranking(model: Transformer, vocab: Vocab, texts: list[str], task: str = "reverse",
+                     progress: Progress = None) -> tuple[float, list[HeadEffect]]:
     """Exact match with every head, and each head switched off alone, ranked by how much it hurts."""
     base = exact_match(model, vocab, texts, task=task).exact_match
     effects = []
-    for head in every_head(model.config.layers_per_kind, model.config.n_heads):
+    heads = every_head(model.config.layers_per_kind, model.config.n_heads)
+    for done, head in enumerate(heads):
+        _report(progress, (done + 1) / (len(heads) + 1))
         edit = Intervention(ablated=frozenset({head}))
         without = exact_match(model, vocab, texts, edit, task=task).exact_match
         effects.append(HeadEffect(head, without, base - without))
@@ -84,12 +95,14 @@ class HeadPattern:
 
 
 @torch.inference_mode()
-def pattern_scores(model: Transformer, vocab: Vocab, texts: list[str], task: str = "reverse") -> list[HeadPattern]:
+def pattern_scores(model: Transformer, vocab: Vocab, texts: list[str], task: str = "reverse",
+                   progress: Progress = None) -> list[HeadPattern]:
     """Every head scored against its kind's hypothesis on a sample of words, best first. The decoder reads the
     task's correct output (teacher forcing), so every word gives full rows."""
     totals: dict[Head, np.ndarray] = defaultdict(lambda: np.zeros(5))  # score, chance, entropy, uniformity, rows
     limit = lab_limit(model)
-    for text in texts:
+    for done, text in enumerate(texts):
+        _report(progress, done / len(texts))
         src = encode_for_lab(vocab, text, limit)
         tgt = [SOS, *correct_tokens(vocab, text, limit, task)[:-1]]
         trace = model(torch.tensor([src]), torch.tensor([tgt]), trace=True).trace
@@ -133,12 +146,14 @@ def first_divergence(teacher: Run, free: Run) -> int | None:
 
 def exact_match_by_length(
     model: Transformer, vocab: Vocab, lengths: list[int], per_length: int, seed: int = 0, task: str = "reverse",
+    progress: Progress = None,
 ) -> dict[int, float]:
     """Exact match of random strings of each length, including lengths the model never trained on."""
     rng = random.Random(seed)
     limit = lab_limit(model)
     result = {}
-    for n in lengths:
+    for done, n in enumerate(lengths):
+        _report(progress, done / len(lengths))
         if not 1 <= n <= limit:
             raise ValueError(f"length {n} is outside 1..{limit}")
         texts = [random_string(rng, n) for _ in range(per_length)]
@@ -162,13 +177,14 @@ class FirstFailure:
 
 
 def first_failures(model: Transformer, vocab: Vocab, lengths: list[int], per_length: int,
-                   seed: int = 0, task: str = "reverse") -> list[FirstFailure]:
+                   seed: int = 0, task: str = "reverse", progress: Progress = None) -> list[FirstFailure]:
     """Where the output first goes wrong, for random strings of each length (with the model's own output),
     and how sure the first step is of the right character."""
     rng = random.Random(seed)
     limit = lab_limit(model)
     rows = []
-    for n in lengths:
+    for done, n in enumerate(lengths):
+        _report(progress, done / len(lengths))
         firsts, p0, exact = [], [], 0
         for _ in range(per_length):
             text = random_string(rng, n)

@@ -1,7 +1,5 @@
 """Attention: every layer and head of the three kinds, a large view of one, and the head average."""
 
-import functools
-
 import streamlit as st
 
 from analysis.inside import value_weighted
@@ -10,6 +8,7 @@ from analysis.lesson import pattern_shares
 from analysis.tasks import words
 from explorer.charts import show_chart
 from explorer.exports import matrix_csv, trace_json
+from explorer.gate import deferred
 from explorer.links import page_link
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
@@ -101,8 +100,8 @@ st.markdown(
 page_link("app_pages/inside_one_head.py", "Follow one weight of this head, number by number: Inside one head", "🔬",
           {"inside_kind": KIND_SHORT[kind], "inside_layer": str(layer), "inside_head": str(head)})
 
-c1, c2 = st.columns(2)  # built only when clicked: a 24-character trace is ~0.5 MB of JSON
-c1.download_button("Download this matrix (CSV)", functools.partial(matrix_csv, matrix, rows, cols),
+c1, c2 = st.columns(2)  # built only when clicked (a 24-character trace is ~0.5 MB of JSON), in this session's place
+c1.download_button("Download this matrix (CSV)", deferred(matrix_csv, matrix, rows, cols),
                    file_name=f"{kind}_layer{layer}_head{head}.csv", mime="text/csv", on_click="ignore")
-c2.download_button("Download the whole trace (JSON)", functools.partial(trace_json, text, run),
+c2.download_button("Download the whole trace (JSON)", deferred(trace_json, text, run),
                    file_name="trace.json", mime="application/json", on_click="ignore")

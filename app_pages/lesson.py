@@ -1,7 +1,5 @@
 """Lesson: a guided tour in ten steps, each with a question the model answers, asked before the reveal."""
 
-import functools
-
 import streamlit as st
 
 from explorer import tour
@@ -52,11 +50,19 @@ else:
 st.divider()
 model = ("your own model" if is_own(current_model_key()) else "the bundled model") + (
     f" ({config.n_encoder_layers} + {config.n_decoder_layers} layers, {config.n_heads} heads, d_model {config.d_model})")
-left, right = st.columns(2)
-left.download_button("Teacher's sheet (Markdown)", functools.partial(tour.teacher_sheet, sheet_markdown, text, model),
-                     file_name=f"lesson_{text.replace(' ', '_')}.md", mime="text/markdown", on_click="ignore",
-                     width="stretch")
-right.download_button("Teacher's sheet (printable HTML)", functools.partial(tour.teacher_sheet, sheet_html, text, model),
-                      file_name=f"lesson_{text.replace(' ', '_')}.html", mime="text/html", on_click="ignore",
-                      width="stretch")
-st.caption(escape_markdown(f"The sheet holds every step's question and the answer {model} gives on '{text}'."))
+SHEET_FOR = "_sheet_for"   # the (text, model) the teacher asked a sheet for; later reruns keep offering it
+wanted = (text, current_model_key())
+if st.session_state.get(SHEET_FOR) != wanted:
+    st.button("Prepare the teacher's sheet", icon=":material/description:", key="prepare_sheet",
+              on_click=st.session_state.update, kwargs={SHEET_FOR: wanted},
+              help="Every step's question and the answer the model in use gives on this text, with timings.")
+else:  # built in this run, from the model this page shows (a download built later ran outside the session)
+    questions = tour.all_questions(text, ask_tables=False)
+    left, right = st.columns(2)
+    left.download_button("Teacher's sheet (Markdown)", sheet_markdown(text, model, questions),
+                         file_name=f"lesson_{text.replace(' ', '_')}.md", mime="text/markdown", on_click="ignore",
+                         width="stretch")
+    right.download_button("Teacher's sheet (printable HTML)", sheet_html(text, model, questions),
+                          file_name=f"lesson_{text.replace(' ', '_')}.html", mime="text/html", on_click="ignore",
+                          width="stretch")
+    st.caption(escape_markdown(f"The sheet holds every step's question and the answer {model} gives on '{text}'."))

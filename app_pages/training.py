@@ -1,6 +1,5 @@
 """Training: the model at points of its own training run, a model trained live, and an uploaded one."""
 
-import functools
 import math
 import weakref
 
@@ -11,6 +10,7 @@ from analysis.labels import reads_writes
 from analysis.tasks import words
 from explorer.callbacks import task_label
 from explorer.charts import show_chart
+from explorer.gate import deferred
 from explorer.model import checkpoint_or_stop, chosen_task, snapshot_run, snapshots
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
@@ -121,7 +121,7 @@ if live is not None:
             b1, b2 = st.columns(2)
             if b1.button("Look at it on every page", key="live_use", on_click=live_runs.keep_result, args=(label,)):
                 st.rerun()   # the whole app: a fragment's run leaves the sidebar's Model showing the old choice
-            b2.download_button("Download it (zip)", functools.partial(live_runs.result_zip, weakref.ref(live)),
+            b2.download_button("Download it (zip)", deferred(live_runs.result_zip, weakref.ref(live)),
                                file_name=f"my-{live.settings.task}-model.zip", mime="application/zip",
                                on_click="ignore",
                                key="live_download")

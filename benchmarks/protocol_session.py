@@ -8,12 +8,18 @@ the answer up to the script's end, drawing nothing.
 
 from __future__ import annotations
 
+import asyncio
+import http.cookiejar
 import time
+import urllib.error
+import urllib.request
+import uuid
 from dataclasses import dataclass, field
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 TEXT_LABEL = "Your text"
 
@@ -41,6 +47,9 @@ class ProtocolSession:
         self.page_hash = ""
         self.text_id: str | None = None
         self.widget_ids: dict[str, str] = {}   # label -> id of every widget the last runs drew
+        self.deferred_ids: dict[str, str] = {}  # label -> deferred file id of every download button drawn
+        self.session_id: str | None = None     # the server's id of this session (sent in new_session)
+        self.replies: list = []                # ForwardMsgs answering a request (file URLs, downloads)
         self.socket = None
 
     async def open(self) -> Answer:
@@ -59,6 +68,76 @@ class ProtocolSession:
         """A rerun carrying these WidgetState messages as they are, as a crafted client could send them."""
         return await self._rerun(None, widgets)
 
+    async def send_raw(self, data: bytes) -> None:
+        """Bytes sent as they are, as a crafted client could send them; nothing is awaited."""
+        await self.socket.send(data)
+
+    async def goto(self, page: str) -> Answer:
+        """Switch this session to another page (its url path), as the page list does."""
+        self.page, self.page_hash = page, ""
+        return await self._rerun(None)
+
+    async def press(self, label: str) -> Answer:
+        """Press the button with this label, drawn by an earlier run."""
+        state = WidgetState(id=self.widget_ids[label], trigger_value=True)
+        return await self._rerun(None, [state])
+
+    async def upload(self, http_url: str, label: str, name: str, data: bytes) -> Answer:
+        """Upload a file into the uploader with this label as a browser does: ask the server for an upload URL,
+        PUT the file there with the XSRF token, then rerun with the uploader's new state."""
+        message = BackMsg()
+        message.file_urls_request.request_id = uuid.uuid4().hex
+        message.file_urls_request.file_names.append(name)
+        message.file_urls_request.session_id = self.session_id
+        await self.socket.send(message.SerializeToString())
+        reply = await self._reply(lambda f: f.WhichOneof("type") == "file_urls_response"
+                                  and f.file_urls_response.response_id == message.file_urls_request.request_id)
+        urls = list(reply.file_urls_response.file_urls)
+        if not urls:
+            raise PermissionError(f"the server gave no upload URL: {reply.file_urls_response.error_msg!r}")
+        await asyncio.to_thread(put_file, http_url, urls[0].upload_url, name, data)
+        state = WidgetState(id=self.widget_ids[label])
+        info = state.file_uploader_state_value.uploaded_file_info.add()
+        info.file_id, info.name, info.size = urls[0].file_id, name, len(data)
+        info.file_urls.CopyFrom(urls[0])
+        return await self._rerun(None, [state])
+
+    async def download(self, label: str) -> tuple[str, float]:
+        """Press a download button whose data is built on the click (Streamlit's deferred file): (the URL of
+        the built file or the error, seconds until the server answered)."""
+        message = BackMsg()
+        request = message.backend_operation_request
+        request.request_id, request.session_id = uuid.uuid4().hex, self.session_id
+        request.deferred_file.file_id = self.deferred_ids[label]
+        start = time.perf_counter()
+        await self.socket.send(message.SerializeToString())
+        reply = await self._reply(lambda f: f.WhichOneof("type") == "backend_operation_response"
+                                  and f.backend_operation_response.request_id == request.request_id)
+        answer = reply.backend_operation_response
+        return answer.deferred_file.url or answer.error_msg, time.perf_counter() - start
+
+    async def _reply(self, wanted, timeout: float = 300) -> ForwardMsg:
+        """The first ForwardMsg that `wanted` accepts, reading (and keeping) what comes before it."""
+        async def read() -> ForwardMsg:
+            while True:
+                kept = next((f for f in self.replies if wanted(f)), None)
+                if kept is not None:
+                    self.replies.remove(kept)
+                    return kept
+                forward = ForwardMsg()
+                forward.ParseFromString(await self.socket.recv())
+                self._note(forward)
+                if wanted(forward):
+                    return forward
+        return await asyncio.wait_for(read(), timeout)
+
+    def _note(self, forward: ForwardMsg) -> None:
+        kind = forward.WhichOneof("type")
+        if kind == "new_session":
+            self.session_id = forward.new_session.initialize.session_id
+        elif kind in ("file_urls_response", "backend_operation_response"):
+            self.replies.append(forward)
+
     async def _rerun(self, text: str | None, widgets: list = ()) -> Answer:
         message = BackMsg()
         state = message.rerun_script
@@ -76,6 +155,7 @@ class ProtocolSession:
         while True:
             forward = ForwardMsg()
             forward.ParseFromString(await self.socket.recv())
+            self._note(forward)
             kind = forward.WhichOneof("type")
             if kind == "navigation":  # the page this run drew, asked for by its hash from now on
                 self.page_hash = forward.navigation.page_script_hash
@@ -92,6 +172,8 @@ class ProtocolSession:
         widget = getattr(element, kind) if kind else None
         if widget is not None and hasattr(widget, "id") and hasattr(widget, "label"):
             self.widget_ids[widget.label] = widget.id
+        if kind == "download_button" and element.download_button.deferred_file_id:
+            self.deferred_ids[element.download_button.label] = element.download_button.deferred_file_id
         if kind == "text_input" and element.text_input.label == TEXT_LABEL:
             self.text_id = element.text_input.id
         elif kind == "markdown":
@@ -100,3 +182,23 @@ class ProtocolSession:
             answer.markdown.append(element.alert.body)
         elif kind == "exception":
             answer.exceptions.append(f"{element.exception.type}: {element.exception.message}")
+
+
+def put_file(http_url: str, upload_url: str, name: str, data: bytes) -> int:
+    """PUT one file to Streamlit's upload endpoint as its frontend does (multipart form, the XSRF cookie echoed in
+    a header); returns the HTTP status."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    opener.open(f"{http_url}/_stcore/health").read()
+    token = next((c.value for c in jar if c.name == "_streamlit_xsrf"), "")
+    boundary = uuid.uuid4().hex
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
+            f"Content-Type: application/zip\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    url = upload_url if upload_url.startswith("http") else f"{http_url}{upload_url}"
+    request = urllib.request.Request(url, data=body, method="PUT", headers={
+        "Content-Type": f"multipart/form-data; boundary={boundary}", "X-Xsrftoken": token})
+    try:
+        with opener.open(request) as response:
+            return response.status
+    except urllib.error.HTTPError as err:
+        return err.code

@@ -10,7 +10,8 @@ from transformer.evaluate import held_out_strings
 from transformer.intervention import Head
 from transformer.metrics import exact_match
 
-from .model import checkpoint_for, intervention, model_run, text_run
+from .model import SHARED_TABLES, checkpoint_for, intervention, model_run, text_run
+from .on_request import on_request
 
 SAMPLE_SIZE = 200   # held-out words behind every exact-match figure of the lab
 NOISE_POINTS = 50 / SAMPLE_SIZE ** 0.5  # sampling noise of an exact-match figure: one standard error at 50 %
@@ -22,39 +23,43 @@ def held_out_sample(max_len: int) -> list[str]:
     return held_out_strings(SAMPLE_SIZE, max_len)
 
 
-@model_run(max_entries=4, show_spinner="Switching off each head in turn on 200 held-out words…")
-def ablation_table(key: str) -> tuple[float, list[lab.HeadEffect]]:
+@model_run(max_entries=4, show_spinner="Switching off each head in turn on 200 held-out words…", shared=SHARED_TABLES)
+def _ablation_table(key: str, _progress: lab.Progress = None) -> tuple[float, list[lab.HeadEffect]]:
     ckpt = checkpoint_for(key)
-    return lab.ablation_ranking(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task)
+    return lab.ablation_ranking(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
+                                _progress)
 
 
-@model_run(max_entries=4, show_spinner="Scoring every head on 200 held-out words…")
-def pattern_table(key: str) -> list[lab.HeadPattern]:
+@model_run(max_entries=4, show_spinner="Scoring every head on 200 held-out words…", shared=SHARED_TABLES)
+def _pattern_table(key: str, _progress: lab.Progress = None) -> list[lab.HeadPattern]:
     ckpt = checkpoint_for(key)
-    return lab.pattern_scores(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task)
+    return lab.pattern_scores(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
+                              _progress)
 
 
-@model_run(max_entries=64, show_spinner="Measuring exact match on 200 held-out words…")
-def sample_exact_match(key: str, positions: str, sides: tuple[str, ...], seed: int) -> float:
+@model_run(max_entries=64, show_spinner="Measuring exact match on 200 held-out words…", shared=SHARED_TABLES)
+def _sample_exact_match(key: str, positions: str, sides: tuple[str, ...], seed: int,
+                        _progress: lab.Progress = None) -> float:
     ckpt = checkpoint_for(key)
     edit = intervention((), positions, sides, seed)
     sample = held_out_sample(ckpt.model.config.max_len)
     return exact_match(ckpt.model, ckpt.vocab, sample, edit, task=ckpt.task).exact_match
 
 
-@model_run(max_entries=4, show_spinner="Running random strings of every length up to twice the trained length…")
-def length_curve(key: str, per_length: int = 20) -> dict[int, float]:
+@model_run(max_entries=4, show_spinner="Running random strings of every length up to twice the trained length…", shared=SHARED_TABLES)
+def _length_curve(key: str, per_length: int = 20, _progress: lab.Progress = None) -> dict[int, float]:
     ckpt = checkpoint_for(key)
     lengths = list(range(1, lab.lab_limit(ckpt.model) + 1))
-    return lab.exact_match_by_length(ckpt.model, ckpt.vocab, lengths, per_length, task=ckpt.task)
+    return lab.exact_match_by_length(ckpt.model, ckpt.vocab, lengths, per_length, task=ckpt.task,
+                                     progress=_progress)
 
 
-@model_run(max_entries=4, show_spinner="Finding where the output first goes wrong at each length…")
-def failure_table(key: str, per_length: int = 10) -> list[lab.FirstFailure]:
+@model_run(max_entries=4, show_spinner="Finding where the output first goes wrong at each length…", shared=SHARED_TABLES)
+def _failure_table(key: str, per_length: int = 10, _progress: lab.Progress = None) -> list[lab.FirstFailure]:
     ckpt = checkpoint_for(key)
     limit = ckpt.model.config.max_len
     lengths = list(range(max(1, limit - 4), min(limit + 16, lab.lab_limit(ckpt.model)) + 1, 2))
-    return lab.first_failures(ckpt.model, ckpt.vocab, lengths, per_length, task=ckpt.task)
+    return lab.first_failures(ckpt.model, ckpt.vocab, lengths, per_length, task=ckpt.task, progress=_progress)
 
 
 def query_key_map(text: str, kind: str, layer: int, head: int) -> lab.QueryKeyMap:
@@ -62,10 +67,35 @@ def query_key_map(text: str, kind: str, layer: int, head: int) -> lab.QueryKeyMa
 
 
 
-@model_run(max_entries=4, show_spinner="Fitting linear probes for the length on 600 held-out words…")
-def length_probe(key: str, heads_off: tuple[tuple[str, int, int], ...]) -> mechanism.LengthProbe:
+@model_run(max_entries=4, show_spinner="Fitting linear probes for the length on 600 held-out words…", shared=SHARED_TABLES)
+def _length_probe(key: str, heads_off: tuple[tuple[str, int, int], ...],
+                  _progress: lab.Progress = None) -> mechanism.LengthProbe:
     ckpt = checkpoint_for(key)
     limit = ckpt.model.config.max_len
     test = held_out_sample(limit)
     train = [t for t in sample_strings(600, PROBE_SEED, limit, held_out=True) if t not in set(test)]
     return mechanism.length_probe(ckpt.model, ckpt.vocab, train, test, [Head(*h) for h in heads_off])
+
+
+def ablation_table(ask: bool = True) -> tuple[float, list[lab.HeadEffect]] | None:
+    return on_request(_ablation_table, "Switching off each head in turn on 200 held-out words", ask=ask)
+
+
+def pattern_table() -> list[lab.HeadPattern]:
+    return on_request(_pattern_table, "Scoring every head on 200 held-out words")
+
+
+def sample_exact_match(positions: str, sides: tuple[str, ...], seed: int) -> float:
+    return on_request(_sample_exact_match, "Measuring exact match on 200 held-out words", positions, sides, seed)
+
+
+def length_curve() -> dict[int, float]:
+    return on_request(_length_curve, "Running random strings of every length up to twice the trained length")
+
+
+def failure_table() -> list[lab.FirstFailure]:
+    return on_request(_failure_table, "Finding where the output first goes wrong at each length")
+
+
+def length_probe(heads_off: tuple[tuple[str, int, int], ...]) -> mechanism.LengthProbe:
+    return on_request(_length_probe, "Fitting linear probes for the length on 600 held-out words", heads_off)

@@ -1,15 +1,17 @@
-"""The one shared model and the cached runs each page draws from (both st.cache_resource).
+"""The one shared model (st.cache_resource) and the cached runs each page draws from (explorer.run_cache).
 
 Cached runs are keyed by plain values (text, settings) and hold read-only numpy arrays, never tensors. They
-are cached as resources, handed out without a copy: a run holds every activation, and copying it out of
-st.cache_data on every rerun cost a page more than the run's own figures.
+are handed out without a copy: a run holds every activation, and copying it out of st.cache_data on every
+rerun cost a page more than the run's own figures. Their caches are bounded in bytes, not entries: a run at
+48 characters weighs 1.5 MB, and 256 of them per cache let one learner fill a server (issue 24).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import inspect
 import os
-import threading
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -25,13 +27,13 @@ from transformer.checkpoint import (
 from transformer.data import TASKS
 from transformer.intervention import SIDES, Head, Intervention
 
-from .own_models import CHOICE, OWN_MODEL_KEY, SERVER_MODEL, held, is_own
+from .own_models import CHOICE, OWN_MODEL_KEY, SERVER_MODEL, held, is_own, shelf
+from .run_cache import SHARED_RUN_BYTES, SHARED_TABLE_BYTES, RunCache
 from .text import escape_markdown
 
 BUNDLED_CHECKPOINT = bundled_checkpoint("reverse")
 CHECKPOINT_ENV = "ATTENTION_EXPLORER_CHECKPOINT"  # another checkpoint directory, if set: the only one shown
 TASK_KEY = "task"                                 # the sidebar's task selector, bound to ?task=
-OWN_RUN_ENTRIES = 64  # cached runs of one session's own model, released with the session
 T = TypeVar("T")
 HeadKey = tuple[str, int, int]  # (kind, layer, head): a head as plain values, for cache keys
 
@@ -65,19 +67,6 @@ def current_model_key() -> str:
     return own or str(server_checkpoint_dir())
 
 
-MAX_CONCURRENT_SCRIPTS = 2
-
-
-@st.cache_resource
-def script_gate() -> threading.BoundedSemaphore:
-    """At most two script runs execute at once on the server; the others wait their turn.
-
-    Streamlit gives every session's run its own thread, and many at once fight over the GIL and Streamlit's
-    locks, so letting runs through two at a time finishes more of them sooner (README, "Speed"). Two, not one,
-    so that a long run (a lab table built for the first time) does not hold up everyone."""
-    return threading.BoundedSemaphore(MAX_CONCURRENT_SCRIPTS)
-
-
 @st.cache_resource(max_entries=16, show_spinner="Loading the model…")
 def _load(directory: str) -> Checkpoint:
     """A server checkpoint, loaded once per server, read-only (eval mode, no gradients), shared by every
@@ -101,38 +90,61 @@ def checkpoint_or_stop() -> Checkpoint:
         st.stop()
 
 
-def model_run(max_entries: int, show_spinner: bool | str = False) -> Callable[[Callable[..., T]], Callable[..., T]]:
+SHARED_RUNS = RunCache(SHARED_RUN_BYTES)  # every session's runs of the server's models, one budget together
+SHARED_TABLES = RunCache(SHARED_TABLE_BYTES)  # the lab's tables of the server's models, apart from the runs
+
+
+def model_run(max_entries: int, show_spinner: bool | str = False,
+              shared: RunCache = SHARED_RUNS) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Decorate run(key, *args), which reads its model with checkpoint_for(key); call it without the key.
 
-    For a server checkpoint the result is cached for every session (keyed by plain values). For this
-    session's own model it is cached in a session-scoped cache, which Streamlit drops with the session, so
-    nothing computed about an upload outlives it or reaches another session. Results are shared, not copied:
-    they must not be changed (a run's arrays are read-only)."""
+    For a server checkpoint the result is cached for every session in `shared` (keyed by plain values). For
+    this session's own model it is cached on the session's shelf, which Streamlit drops with the session, so
+    nothing computed about an upload outlives it or reaches another session. Both are bounded in bytes; at most
+    `max_entries` results of this function are kept in each. Results are shared, not copied: they must not be
+    changed (a run's arrays are read-only)."""
 
     def wrap(run: Callable[..., T]) -> Callable[..., T]:
-        shared = st.cache_resource(max_entries=max_entries, show_spinner=show_spinner)(run)
-        own = st.cache_resource(max_entries=OWN_RUN_ENTRIES, show_spinner=show_spinner, scope="session")(run)
+        cached = _cached(run, max_entries, show_spinner)
 
         def of(key: str, *args, **kwargs):
-            return (own if is_own(key) else shared)(key, *args, **kwargs)
+            return cached(shelf().runs if is_own(key) else shared, key, *args, **kwargs)
 
         @functools.wraps(run)
         def call(*args, **kwargs):
             return of(current_model_key(), *args, **kwargs)
 
         call.of = of   # the same run of a model named by its key (Compare tasks: each task's bundled model)
-        RUN_CACHES.append(shared)
         return call
 
     return wrap
 
 
-RUN_CACHES: list = []  # the shared caches of model_run, so a benchmark can empty the runs and keep the model
+def _cached(run: Callable[..., T], max_entries: int, show_spinner: bool | str) -> Callable[..., T]:
+    """run(*args) through a RunCache passed first, keyed by the function and its arguments with defaults
+    filled in (text_run(t) and text_run(t, None) are one entry), behind a spinner while it is computed.
+    Arguments named with a leading underscore (a progress callback) are left out of the key, as
+    st.cache_resource leaves them."""
+    signature = inspect.signature(run)
+    name = f"{run.__module__}.{run.__qualname__}"
+    message = f"Running `{run.__name__}(...)`." if show_spinner is True else show_spinner or None
+
+    def spinner() -> contextlib.AbstractContextManager:
+        return st.spinner(message) if message and get_script_run_ctx() else contextlib.nullcontext()
+
+    def cached(cache: RunCache, *args, **kwargs) -> T:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        key = tuple(value for arg, value in bound.arguments.items() if not arg.startswith("_"))
+        return cache.get(name, key, lambda: run(*bound.args, **bound.kwargs), max_entries, spinner)
+
+    return cached
 
 
 def clear_runs() -> None:
-    for cache in RUN_CACHES:
-        cache.clear()
+    """Empty the shared runs and tables and keep the models (benchmarks.page_rerun's cold reruns)."""
+    SHARED_RUNS.clear()
+    SHARED_TABLES.clear()
 
 
 @model_run(max_entries=256)
@@ -141,8 +153,8 @@ def text_run(key: str, text: str, temperature: float | None = None, top_k: int |
              positions: str = "normal", sides: tuple[str, ...] = SIDES, shuffle_seed: int = 0,
              max_len: int | None = None) -> Run:
     """The one run of (model, text, decoding, intervention) every page showing one text reads; arguments are
-    plain values so the cache can key on them. A run holds every activation (under 1 MB at 24 characters),
-    so the shared cache keeps at most 256."""
+    plain values so the cache can key on them. A run holds every activation (0.65 MB at 24 characters, 1.5 MB
+    at 48), so the shared cache is bounded in bytes (explorer.run_cache)."""
     ckpt = checkpoint_for(key)
     how = Decoding(temperature, top_k, seed, forced, teacher)
     return make_run(ckpt.model, ckpt.vocab, text, how, intervention(ablated, positions, sides, shuffle_seed), max_len,
@@ -178,13 +190,15 @@ def snapshots() -> list[dict]:
 
 
 def snapshot_run(text: str, step: int) -> Run:
-    return _snapshot_run(str(server_checkpoint_dir()), text, step)
+    return _snapshot_run(SHARED_RUNS, str(server_checkpoint_dir()), text, step)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def _snapshot_run(directory: str, text: str, step: int) -> Run:
+def _make_snapshot_run(directory: str, text: str, step: int) -> Run:
     final = _load(directory)
     return make_run(_snapshot(directory, step), final.vocab, text, task=final.task)
+
+
+_snapshot_run = _cached(_make_snapshot_run, max_entries=64, show_spinner=False)
 
 
 def snapshot_output(text: str, step: int) -> str:

@@ -1,7 +1,8 @@
 """This session's own models, trained live or uploaded, and the choice of which model every page shows.
 
-The models live on a shelf in a session-scoped st.cache_resource: Streamlit releases it when the session's
-browser tab disconnects, so an upload's memory goes with its session, and no other session can reach it.
+The models, and the runs cached about them, live on a shelf in a session-scoped st.cache_resource: Streamlit
+releases it when the session's browser tab disconnects, so an upload's memory goes with its session, and no other
+session can reach it.
 Session state holds only strings (labels and model ids). A session keeps at most MAX_OWN_MODELS.
 """
 
@@ -17,6 +18,7 @@ from transformer.checkpoint import Checkpoint, CheckpointError
 from explorer.live_training import LiveTraining
 
 from .memory import return_freed_memory
+from .run_cache import OWN_RUN_BYTES, RunCache
 
 OWN_MODELS = "_own_models"       # label -> model id, oldest first
 OWN_MODEL_KEY = "own_model"      # the id of the own model every page shows, when one is chosen
@@ -33,15 +35,17 @@ MAX_OWN_MODELS = 3               # an upload or a finished run beyond this relea
 class Shelf:
     models: dict[str, Checkpoint] = field(default_factory=dict)   # model id -> checkpoint
     live_run: LiveTraining | None = None                          # this session's latest live run
+    runs: RunCache = field(default_factory=lambda: RunCache(OWN_RUN_BYTES))  # its models' runs (model_run)
 
 
 def _release(shelf: Shelf) -> None:
-    """Called by Streamlit when the session disconnects: stop its live run, let go of its models, and give the
-    memory they held back to the operating system."""
+    """Called by Streamlit when the session disconnects: stop its live run, let go of its models and their runs,
+    and give the memory they held back to the operating system."""
     if shelf.live_run is not None:
         shelf.live_run.stop.set()
     shelf.live_run = None
     shelf.models.clear()
+    shelf.runs.clear()
     return_freed_memory()
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import zlib
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -42,7 +41,8 @@ def _mask_step(text: str) -> int:
 
 
 def _cross_step(text: str) -> int:
-    return min(3, len(text) - 1)
+    """A step inside the text and inside the decoding (a model of one's own may stop early)."""
+    return min(3, len(text) - 1, len(text_run(text).decoder_out) - 1)
 
 
 def _cross_head(text: str) -> int:
@@ -60,8 +60,9 @@ def _encoder_heads() -> tuple[tuple[str, int, int], ...]:
                  if h.kind == "encoder_self")
 
 
-def question(step: int, text: str) -> Question | None:
-    """Step `step`'s question on this text, answered by the model in use (None: it has no snapshots)."""
+def question(step: int, text: str, ask_tables: bool = True) -> Question | None:
+    """Step `step`'s question on this text, answered by the model in use (None: it has no snapshots, or, with
+    ask_tables=False, the table of heads switched off of an own model has not been computed yet)."""
     run = text_run(text)
     vocab = checkpoint_or_stop().vocab
     if step == 1:
@@ -83,14 +84,15 @@ def question(step: int, text: str) -> Question | None:
         token = _forced_token(text)
         return q.forcing_question(text_run(text, forced=((0, vocab.encode(token, 1)[0]),)), token)
     if step == 9:
-        return q.ablation_question(ablation_table()[1], SAMPLE_SIZE)
+        table = ablation_table(ask=ask_tables)
+        return None if table is None else q.ablation_question(table[1], SAMPLE_SIZE)
     if step == 10:
         return q.encoder_off_question(text, text_run(text, ablated=_encoder_heads()))
     raise ValueError(f"no step {step}")
 
 
-def all_questions(text: str) -> list[Question | None]:
-    return [question(step, text) for step in range(1, len(STEPS) + 1)]
+def all_questions(text: str, ask_tables: bool = True) -> list[Question | None]:
+    return [question(step, text, ask_tables) for step in range(1, len(STEPS) + 1)]
 
 
 def answer_key(question: Question, step: int) -> str:
@@ -216,9 +218,3 @@ def show_after(step: Step, text: str, question: Question) -> None:
         a.metric("Every head working", visible(run.output))
         b.metric("Every encoder head off", visible(off.output) or "(nothing)")
     page_link(step.page, f"The whole story: {step.page_title}", "➡️")
-
-
-
-def teacher_sheet(render: Callable[[str, str, list], str], text: str, model: str) -> str:
-    """The teacher's sheet for a download button, its questions asked only when the button is pressed."""
-    return render(text, model, all_questions(text))

@@ -5,12 +5,14 @@ is replaced by a fresh one, so an upload costs memory only while it is this sess
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis.tasks import words
-from transformer.checkpoint import CheckpointError, from_zip
+from transformer.checkpoint import Checkpoint, CheckpointError, from_zip
 
 from .model import TASK_KEY, chosen_task
 from .own_models import add
@@ -21,6 +23,20 @@ NOTE_KEY = "upload_note"          # the task the upload was trained for
 MISMATCH_KEY = "upload_mismatch"  # set when it was trained for another task than the one chosen
 ROUND_KEY = "_upload_round"   # part of the uploader's key: a new round is a new, empty uploader
 MAX_NAME = 40                 # characters of a file's name kept in the model's label
+MAX_READ = 48                 # the longest text the app reads with any model: the bundled models' own limit
+
+
+def bounded(loaded: Checkpoint) -> tuple[Checkpoint, str]:
+    """The upload as the app reads it: at most MAX_READ characters, whatever its config.json claims, so the work
+    of every page (texts, held-out samples, decodings) is bounded by what the page needs, not by the model (an
+    upload claiming 511 characters made every held-out sample 511 long). Its weights and positional table are
+    untouched. Returns the model and a sentence for the learner, empty when nothing was bounded."""
+    claimed = loaded.model.config.max_len
+    if claimed <= MAX_READ:
+        return loaded, ""
+    loaded.model.config = dataclasses.replace(loaded.model.config, max_len=MAX_READ)
+    return loaded, (f" Its config.json says it reads up to {claimed} characters; this app reads at most {MAX_READ} "
+                    "with any model, so every page gives it texts of that length at most.")
 
 
 def uploader_key() -> str:
@@ -42,6 +58,7 @@ def take_upload() -> None:
         return
     finally:
         _forget(upload)
+    loaded, bound_note = bounded(loaded)
     c = loaded.model.config
     label = f"Uploaded: {name} ({c.n_encoder_layers}+{c.n_decoder_layers} layers, {c.n_heads} heads)"
     chosen = chosen_task()
@@ -50,7 +67,7 @@ def take_upload() -> None:
         st.session_state[TASK_KEY] = loaded.task      # the selector shows the task of the model every page shows
     st.session_state[DONE_KEY] = label
     st.session_state[NOTE_KEY] = (f"Its config.json says it was trained to {loaded.task}, so every page "
-                                  f"scores it on {words(loaded.task).output}.")
+                                  f"scores it on {words(loaded.task).output}.{bound_note}")
     if loaded.task != chosen:
         st.session_state[MISMATCH_KEY] = (
             f"This model was trained to {loaded.task}, not to {chosen} (the task chosen when it arrived), so it is "

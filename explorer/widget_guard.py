@@ -6,6 +6,11 @@ number (`len()` of it raises), and the session shows a traceback. A browser neve
 value whose field is not of the kind its widget registered (a number for a number), or that is a non-finite number, is dropped from the
 rerun: the widget keeps the value it had, and the page says so (REFUSED_KEY). Values in range but of the right
 type are the page's to check, as for any input.
+
+A value for a widget the session's last run did not draw is dropped too, silently: Streamlit would keep it
+until such a widget appears, and a crafted client sending a million made-up ids grew a server by 2.6 GB in 12
+messages. A browser sends only the widgets it was given; one that reconnects to another replica (whose
+session never drew them) gets its view back from the URL, as every view's widget is bound to it.
 """
 
 from __future__ import annotations
@@ -22,10 +27,10 @@ FAMILY = {"int_value": "number", "double_value": "number", "int_array_value": "n
           "double_array_value": "numbers"}
 
 
-def _acceptable(state, registered_field: str | None) -> bool:
+def _acceptable(state, registered_field: str) -> bool:
     field = state.WhichOneof("value")
-    if field is None or registered_field is None:
-        return True   # a cleared value, or a widget this session has not drawn: Streamlit ignores both
+    if field is None:
+        return True   # a cleared value
     if FAMILY.get(field, field) != FAMILY.get(registered_field, registered_field):
         return False
     if field == "double_value":
@@ -40,12 +45,12 @@ def refuse_malformed(rerun):
     def guarded(self: SessionState, fresh_widget_states: WidgetStates | None, **kwargs):
         if fresh_widget_states is not None:
             metadata = self._new_widget_state.widget_metadata
-            kept = [w for w in fresh_widget_states.widgets
-                    if _acceptable(w, metadata[w.id].value_type if w.id in metadata else None)]
-            refused = len(fresh_widget_states.widgets) - len(kept)
-            if refused:
+            known = [w for w in fresh_widget_states.widgets if w.id in metadata]
+            kept = [w for w in known if _acceptable(w, metadata[w.id].value_type)]
+            if len(kept) < len(fresh_widget_states.widgets):
                 fresh_widget_states = WidgetStates(widgets=kept)
-                self._new_session_state[REFUSED_KEY] = refused
+            if len(kept) < len(known):
+                self._new_session_state[REFUSED_KEY] = len(known) - len(kept)
         return rerun(self, fresh_widget_states, **kwargs)
 
     guarded.refuses_malformed = True

@@ -8,6 +8,12 @@ import html
 from .questions import Question
 from .tour import INTRODUCTION_MINUTES, STEPS, WRAP_UP_MINUTES
 
+WHY_NO_QUESTION = {  # the steps whose question a model can lack, and why
+    7: "it has no training snapshots",
+    9: "for a model of your own, the table of heads switched off is computed on request: open Switch heads off, "
+       "compute it, then prepare the sheet again",
+}
+
 
 def _schedule() -> list[tuple[int, int, str]]:
     """(start minute, end minute, what) for a 50-minute class."""
@@ -30,7 +36,7 @@ def sheet_markdown(text: str, model: str, questions: list[Question | None]) -> s
         lines += ["", f"## Step {step.number} · {step.title} ({step.minutes} min)", "",
                   f"**Goal.** {step.goal}", "", f"**Look for.** {step.look_for} (page: {step.page_title})", ""]
         if question is None:
-            lines += ["No question here for this model (it has no training snapshots).", ""]
+            lines += [f"No question here for this model ({WHY_NO_QUESTION.get(step.number, '')}).", ""]
             continue
         lines += [f"**Ask first.** {question.prompt}", ""]
         lines += [f"- {option}" + (" **← expected**" if question.grade(option) else "") for option in question.options]
@@ -50,7 +56,7 @@ def sheet_html(text: str, model: str, questions: list[Question | None]) -> str:
                      f"<p><b>Goal.</b> {e(step.goal)}</p><p><b>Look for.</b> {e(step.look_for)} "
                      f"(page: {e(step.page_title)})</p>")
         if question is None:
-            parts.append("<p>No question here for this model (it has no training snapshots).</p></section>")
+            parts.append(f"<p>No question here for this model ({e(WHY_NO_QUESTION.get(step.number, ''))}).</p></section>")
             continue
         options = "".join(f"<li class='expected'>{e(o)} ← expected</li>" if question.grade(o) else f"<li>{e(o)}</li>"
                           for o in question.options)

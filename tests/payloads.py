@@ -137,3 +137,33 @@ BROKEN_LATER = {
     "float16 weights": (with_files(weights=weights_with(lambda t: t.to(torch.float16))), "generator.weight is stored as float16"),
 }
 HOSTILE = {**HUGE, **MALFORMED, **BROKEN_LATER}
+
+
+def endless_model(max_len: int = 511, d_model: int = 192, d_ff: int = 512):
+    """A model the upload checks accept (under the parameter limit, positions up to 511) that never writes EOS:
+    its final LayerNorm is flattened to one constant vector that only the letter 'a' reads, so every step writes
+    'a'. A decoding bounded by the model's own max_len would run 512 steps for any word."""
+    from transformer.config import ModelConfig
+    from transformer.model import Transformer
+    from transformer.vocab import Vocab
+
+    config = ModelConfig(d_model=d_model, n_heads=4, n_encoder_layers=1, n_decoder_layers=1, d_ff=d_ff,
+                         max_len=max_len, max_positions=max_len + 1, tie_embeddings=False)
+    torch.manual_seed(0)
+    model = Transformer(config).eval()
+    letter_a = Vocab().encode("a", 1)[0]
+    with torch.no_grad():
+        constant = torch.randn(d_model)
+        model.decoder_norm.weight.zero_()
+        model.decoder_norm.bias.copy_(constant)
+        model.generator.weight.zero_()
+        model.generator.weight[letter_a] = constant
+    return model
+
+
+def endless_zip(max_len: int = 511) -> bytes:
+    """endless_model as an upload: a valid checkpoint zip of a reverser that never stops."""
+    from transformer import checkpoint
+    from transformer.vocab import Vocab
+
+    return checkpoint.to_zip(checkpoint.Checkpoint(endless_model(max_len), Vocab(), {"task": "reverse"}))

@@ -56,10 +56,14 @@ def _device(model: Transformer) -> torch.device:
     return next(model.parameters()).device
 
 
+EXTRA_TOKENS = 8  # steps allowed past the source's length plus EOS: a wrong answer can show that it runs on
+
+
 def max_output_tokens(model: Transformer, source_length: int) -> int:
-    """The length limit: the reversal plus EOS, never beyond the model's limit or positional table."""
-    limit = max(model.config.max_len, source_length) + 1
-    return min(limit, model.config.max_positions - 1)
+    """The length limit of a decoding: every task writes as many characters as it reads, then EOS, so a few
+    steps more are enough to show a runaway answer. Bounded by the text, not by the model's own max_len: an
+    uploaded model that claims 511 positions and never writes EOS must not decode 511 steps per word."""
+    return min(source_length + 1 + EXTRA_TOKENS, model.config.max_positions - 1)
 
 
 @torch.inference_mode()
@@ -121,12 +125,13 @@ def greedy_batch(model: Transformer, sources: list[list[int]], batch_size: int =
         encoded = model.encode(src, edit=edit)
         tgt = torch.full((len(chunk), 1), SOS, dtype=torch.long, device=device)      # (B, 1)
         done = torch.zeros(len(chunk), dtype=torch.bool, device=device)
-        for _ in range(max_output_tokens(model, width)):
+        limits = torch.tensor([max_output_tokens(model, len(s)) for s in chunk], device=device)  # (B,)
+        for t in range(int(limits.max())):
             logits = model.decode(tgt, encoded, edit=edit)                            # (B, t, vocab)
             token = logits[:, -1].argmax(-1)                                          # (B,)
             token = token.masked_fill(done, PAD)
             tgt = torch.cat([tgt, token[:, None]], dim=1)
-            done |= token == EOS
+            done |= (token == EOS) | (limits <= t + 1)   # each row stops at its own limit, as one at a time
             if bool(done.all()):
                 break
         for index, row in zip(order[start:start + batch_size], tgt[:, 1:].tolist()):

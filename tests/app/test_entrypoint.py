@@ -81,20 +81,22 @@ def test_the_model_selector_appears_with_an_own_model_and_switches_every_page():
 
 
 def test_a_run_waits_while_two_others_hold_the_server(ckpt):
-    """app.py runs inside explorer.model.script_gate: with both places taken, a run cannot finish until one
-    is given back (here by a timer, 5 s later; a run alone takes a fraction of that)."""
+    """app.py runs inside explorer.gate's places: with both taken by other sessions, a run cannot finish until
+    one is given back (here by a timer, 5 s later; a run alone takes a fraction of that)."""
     import threading
 
-    from explorer.model import MAX_CONCURRENT_SCRIPTS, script_gate
+    from explorer.gate import PLACES, server_gate
 
-    gate = script_gate()
-    assert all(gate.acquire(timeout=10) for _ in range(MAX_CONCURRENT_SCRIPTS))
+    gate = server_gate()
+    holders = [gate.place(f"another session {i}") for i in range(PLACES)]
+    for holder in holders:
+        holder.__enter__()
     given_back = threading.Event()
 
     def give_back() -> None:
         given_back.set()
-        for _ in range(MAX_CONCURRENT_SCRIPTS):
-            gate.release()
+        for holder in holders:
+            holder.__exit__(None, None, None)
 
     threading.Timer(5, give_back).start()
     at = run_app()

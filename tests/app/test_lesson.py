@@ -122,7 +122,55 @@ def test_the_step_is_in_the_link_and_the_arrow_keys_move_it():
     assert at.subheader[0].value.startswith("Step 3 of 10")
 
 
-def test_the_teachers_sheet_is_offered_in_two_formats():
+def prepared_sheets(at, monkeypatch) -> dict[str, str]:
+    """Press "Prepare the teacher's sheet" and return the files its download buttons hold, by extension, as
+    Streamlit's own media store received them."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    received = {}
+    store = MemoryMediaFileStorage.load_and_get_id
+
+    def keep(self, path_or_data, mimetype, kind, filename=None):
+        if filename:
+            received[filename.rsplit(".", 1)[-1]] = path_or_data.decode() if isinstance(path_or_data, bytes) \
+                else path_or_data
+        return store(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
+    assert not at.get("download_button")           # nothing is built before the teacher asks
+    at.button(key="prepare_sheet").click().run()
+    no_exception(at)
+    assert [b.label for b in at.get("download_button")] == ["Teacher's sheet (Markdown)",
+                                                            "Teacher's sheet (printable HTML)"]
+    return received
+
+
+def expected_in_sheet(sheet: str, step: int) -> list[str]:
+    section = sheet.split(f"## Step {step} ")[1].split("## Step")[0]
+    return [line[2:].removesuffix(" **← expected**") for line in section.splitlines() if "← expected" in line]
+
+
+def test_the_teachers_sheet_is_offered_in_two_formats(monkeypatch):
     at = open_page("lesson", TEXT)
-    labels = [b.label for b in at.get("download_button")]
-    assert labels == ["Teacher's sheet (Markdown)", "Teacher's sheet (printable HTML)"]
+    sheets = prepared_sheets(at, monkeypatch)
+    assert set(sheets) == {"md", "html"} and TEXT in sheets["md"] and "<h1>" in sheets["html"]
+    assert expected_in_sheet(sheets["md"], 5) == sorted(graded_right(open_page("lesson", TEXT, state={
+        "lesson_step": 5}), 5))
+
+
+def test_the_teachers_sheet_of_an_own_model_carries_its_answers(monkeypatch):
+    """Issue 24: the sheet was built when the button was pressed, outside the session's run, so it read the
+    bundled model under a header naming the own one."""
+    from explorer.live_training import LiveSettings, LiveTraining
+    live = LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=30, max_len=6))
+    live.run()
+    own, text = live.result, "abc"
+    step = 5
+    at = open_page("lesson", text, state={**own_model_state(own, "Your model"), "lesson_step": step})
+    sheets = prepared_sheets(at, monkeypatch)
+    own_answer = graded_right(at, step)
+    bundled_answer = graded_right(open_page("lesson", text, state={"lesson_step": step}), step)
+    assert own_answer != bundled_answer              # the two models differ here, so the sheet can tell them apart
+    assert "your own model" in sheets["md"]
+    assert set(expected_in_sheet(sheets["md"], step)) == own_answer
+    assert "computed on request" in sheets["md"]     # step 9's table of an own model was not asked for

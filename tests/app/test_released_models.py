@@ -14,12 +14,14 @@ import pytest
 import torch
 from streamlit.runtime import caching
 
+from explorer.model import SHARED_RUNS
+from explorer.run_cache import OWN_RUN_BYTES
 from transformer.checkpoint import Checkpoint
 from transformer.config import ModelConfig
 from transformer.model import Transformer
 from transformer.vocab import Vocab
 
-from .helpers import PAGES, no_exception, open_page, own_model_state
+from .helpers import PAGES, no_exception, open_page, own_model_state, own_shelf
 
 APPTEST_SESSION = "test session id"   # the one session id AppTest runs every script under
 
@@ -50,3 +52,22 @@ def test_nothing_a_page_leaves_in_session_state_holds_a_released_own_model(page)
     gc.collect()
     assert model() is None, holders(model())
     assert len(at.session_state) > 0                           # while the session's state lives on
+
+
+def test_an_own_models_runs_stay_with_its_session_and_go_with_it():
+    """Runs of an own model are cached on its session's shelf (bounded in bytes there), never in the cache every
+    session shares, and the shelf's release empties them."""
+    state = own_model_state(untrained_reverser(), "Your model")
+    own_id = state["own_model"]
+    mine = open_page("attention", "level", state=state)
+    no_exception(mine)
+    other = open_page("attention", "level")                   # another session, on the bundled model
+    no_exception(other)
+    runs = own_shelf(mine).runs
+    assert runs.budget == OWN_RUN_BYTES
+    assert {args[:2] for _, args in runs.keys()} == {(own_id, "level")}     # its text_run of "level"
+    shared = {args[:2] for _, args in SHARED_RUNS.keys()}
+    assert not any(key == own_id for key, _ in shared)
+    assert any(text == "level" for _, text in shared)                       # the other session's run
+    caching.clear_session_resource_cache(APPTEST_SESSION)    # the browser disconnects
+    assert len(runs) == 0 and runs.total == 0

@@ -1,5 +1,5 @@
-"""The server keeps Streamlit's protections on: XSRF and CORS, and an upload limit that matches the one
-checkpoint zip the app accepts (checkpoint.MAX_UPLOAD_BYTES)."""
+"""The server keeps Streamlit's protections on: XSRF and CORS, an upload limit that matches the one
+checkpoint zip the app accepts (checkpoint.MAX_UPLOAD_BYTES), and exceptions shown without their details."""
 
 import subprocess
 import sys
@@ -21,6 +21,11 @@ def test_xsrf_and_cors_protection_stay_on():
     assert "enableXsrfProtection = true" in config
     assert "enableCORS = true" in config
     assert f"maxUploadSize = {MAX_UPLOAD_BYTES // 2**20}\n" in config
+
+
+def test_an_uncaught_exception_shows_its_type_alone():
+    """client.showErrorDetails = "type": no message or traceback, which name the server's files, reaches a learner."""
+    assert 'showErrorDetails = "type"\n' in effective_config()
 
 
 def test_the_running_server_refuses_requests_without_the_xsrf_token_and_foreign_origins(server):

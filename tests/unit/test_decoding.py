@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from transformer.decoding import decide, generate, greedy_batch, max_output_tokens, next_token_probs
+from transformer.decoding import EXTRA_TOKENS, decide, generate, greedy_batch, max_output_tokens, next_token_probs
 from transformer.vocab import EOS, SOS
 
 
@@ -18,8 +18,21 @@ def test_each_step_chooses_the_argmax_of_its_own_prefix(tiny_model):
 
 def test_decoding_stops_at_the_length_limit(tiny_model, tiny_config):
     decided = decide(tiny_model, [5, 6])
-    assert len(decided.chosen) <= max_output_tokens(tiny_model, 2) == tiny_config.max_len + 1
-    assert len(generate(tiny_model, [5, 6])) <= tiny_config.max_len + 1
+    assert len(decided.chosen) <= max_output_tokens(tiny_model, 2) == 2 + 1 + EXTRA_TOKENS
+    assert len(generate(tiny_model, [5, 6])) <= 2 + 1 + EXTRA_TOKENS
+
+
+def test_a_model_that_never_ends_decodes_as_far_as_the_text_needs_not_as_far_as_it_claims():
+    """Issue 24: an accepted upload claiming 511 positions that never writes EOS ran 511 steps per word."""
+    from tests.payloads import endless_model
+
+    model = endless_model()
+    words = [[5] * n for n in (1, 12, 48)]
+    for src in words:
+        decided = decide(model, src)
+        assert EOS not in decided.chosen
+        assert len(decided.chosen) == len(src) + 1 + EXTRA_TOKENS < model.config.max_len
+    assert [len(out) for out in greedy_batch(model, words)] == [len(s) + 1 + EXTRA_TOKENS for s in words]
 
 
 def test_a_forced_token_is_fed_on_while_the_choice_is_kept(tiny_model):

@@ -1,0 +1,199 @@
+"""Who may compute on the server, and when: at most two places at once, one per session, for script runs and
+for downloads alike; one lane beside them for work whose cost a learner's own model sets; and a health check
+that fails while every place has been held too long.
+
+Streamlit gives every session's run its own thread, and many at once fight over the GIL and Streamlit's locks,
+so letting runs through two at a time finishes more of them sooner. One place per session means that a tab
+cannot take both: whatever it asks for (reruns, downloads built when the button is pressed, which Streamlit runs
+in a worker thread outside any script run), everyone else keeps at least one place. Two places, not one, so
+that a long run (a lab table built for the first time) does not hold up everyone. After each run, its session
+rests for as long as the run held its place (up to a second) before its next: a learner's next click waits
+at most a second, and one tab rerunning as fast as the server answers gets at most half a place.
+
+The lab's tables of a learner's own model cost what its upload makes them cost, and two learners each running
+one held both places for minutes. Such work leaves its place while it waits for and holds the one heavy lane,
+so at most one of it runs at a time, and never in a place the other learners need.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+import time
+from typing import Callable, Iterator, TypeVar
+
+import streamlit as st
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+PLACES = 2
+HEAVY_LANES = 1
+REST_SHARE = 1.0     # after a run, its session rests this share of the time the run held its place...
+MAX_REST = 1.0       # ...up to this many seconds, before its next run or download takes a place
+STUCK_AFTER = 120.0  # seconds every place may stay with the same runs before the health check fails; the
+                     # longest legitimate run (a cold lab table of a bundled model on a busy machine) is about 90
+T = TypeVar("T")
+
+
+class Gate:
+    """PLACES places; a session holds at most one at a time, and waits for its own before taking a place."""
+
+    def __init__(self, places: int = PLACES, clock: Callable[[], float] = time.monotonic) -> None:
+        self.places = places
+        self._free = threading.Semaphore(places)
+        self._heavy = threading.Semaphore(HEAVY_LANES)
+        self._mine = threading.local()          # the place this thread holds, if any
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._sessions: dict[str, list] = {}   # session id -> [its lock, how many of its runs want a place]
+        self._held: dict[int, float] = {}      # a holder -> when it took its place
+        self._rested: dict[str, float] = {}    # session id -> when its next run may take a place
+
+    @contextlib.contextmanager
+    def place(self, session_id: str) -> Iterator[None]:
+        with self._own_turn(session_id):
+            self._rest(session_id)
+            with self._free:
+                holder, started = object(), self._clock()
+                self._take(holder)
+                self._mine.holder, self._mine.aside = holder, 0.0
+                try:
+                    yield
+                finally:
+                    self._mine.holder = None
+                    self._give_back(holder)
+                    held = self._clock() - started - self._mine.aside
+                    self._rest_after(session_id, min(REST_SHARE * held, MAX_REST))
+
+    def _rest(self, session_id: str) -> None:
+        """A session that reruns as fast as the server answers gets at most about half of one place's time: a
+        rerun flood from one tab made the other learners 1.8x slower, since every run also holds the GIL."""
+        with self._lock:
+            until = self._rested.pop(session_id, 0.0)
+        if until > self._clock():
+            time.sleep(until - self._clock())
+
+    def _rest_after(self, session_id: str, seconds: float) -> None:
+        now = self._clock()
+        with self._lock:
+            if len(self._rested) > 1024:   # sessions long gone or long rested
+                self._rested = {s: t for s, t in self._rested.items() if t > now}
+            self._rested[session_id] = now + seconds
+
+    def _take(self, holder: object) -> None:
+        with self._lock:
+            self._held[id(holder)] = self._clock()
+
+    def _give_back(self, holder: object) -> None:
+        with self._lock:
+            del self._held[id(holder)]
+
+    @contextlib.contextmanager
+    def heavy_lane(self, waiting: Callable[[], None]) -> Iterator[None]:
+        """Inside a place (or outside any): give the place back, wait for the heavy lane (calling `waiting`
+        every half second, which may raise to give up), work in it, then take a place again."""
+        holder = getattr(self._mine, "holder", None)
+        aside_since = self._clock()
+        if holder is not None:
+            self._give_back(holder)
+            self._free.release()
+        try:
+            while not self._heavy.acquire(timeout=0.5):
+                waiting()
+            try:
+                yield
+            finally:
+                self._heavy.release()
+        finally:
+            if holder is not None:
+                self._free.acquire()
+                self._take(holder)
+                self._mine.aside += self._clock() - aside_since
+
+    @contextlib.contextmanager
+    def _own_turn(self, session_id: str) -> Iterator[None]:
+        with self._lock:
+            entry = self._sessions.setdefault(session_id, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._lock:
+                entry[1] -= 1
+                if not entry[1]:
+                    del self._sessions[session_id]
+
+    def held(self) -> int:
+        with self._lock:
+            return len(self._held)
+
+    def stuck_for(self) -> float:
+        """Seconds since the newest of the runs holding every place took its place; 0 while a place is free."""
+        with self._lock:
+            if len(self._held) < self.places:
+                return 0.0
+            return self._clock() - max(self._held.values())
+
+
+@st.cache_resource(show_spinner=False)
+def server_gate() -> Gate:
+    gate = Gate()
+    _fail_health_while_stuck(gate)
+    return gate
+
+
+def _session_id() -> str:
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else "no session"
+
+
+def script_place() -> contextlib.AbstractContextManager:
+    """The place app.py runs a page in."""
+    return server_gate().place(_session_id())
+
+
+def deferred(make: Callable[..., T], *args) -> Callable[[], T]:
+    """A download button's data, built when the button is pressed, in this session's place at the gate, and
+    built once: pressing again hands out the same bytes (a tab asking for its trace 200 times made everyone
+    else 20x slower when downloads bypassed the gate, and 14x when each built its JSON anew: one json.dumps of
+    a trace holds the GIL for tens of ms). Everything the data needs is bound now, in the script run: the
+    download runs outside it. Streamlit drops the callable, and what it built, after the session's next run."""
+    return functools.partial(_in_place, server_gate(), _session_id(), _Once(functools.partial(make, *args)))
+
+
+class _Once:
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make, self._built = make, None
+
+    def __call__(self) -> T:
+        if self._built is None:
+            self._built = (self._make(),)
+            self._make = None
+        return self._built[0]
+
+
+def _in_place(gate: Gate, session_id: str, make: Callable[[], T]) -> T:
+    with gate.place(session_id):
+        return make()
+
+
+def _fail_health_while_stuck(gate: Gate) -> None:
+    """/_stcore/health answers 503 while every place has been held by the same runs for STUCK_AFTER seconds, so
+    that a load balancer sends new learners to another replica instead of one that cannot answer them. The
+    check stays cheap: it reads two numbers and runs no model."""
+    original = Runtime.is_ready_for_browser_connection
+    if getattr(original.fget, "watches_gate", False):
+        return
+
+    async def ready(runtime: Runtime) -> tuple[bool, str]:
+        ok, message = await original.fget(runtime)
+        stuck = gate.stuck_for()
+        if ok and stuck > STUCK_AFTER:
+            return False, f"every place has been busy with the same runs for {stuck:.0f} s"
+        return ok, message
+
+    watched = property(ready)
+    watched.fget.watches_gate = True
+    Runtime.is_ready_for_browser_connection = watched

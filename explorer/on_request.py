@@ -1,0 +1,74 @@
+"""The lab's whole-sample tables for a learner's own model: computed when the learner asks, with a progress bar,
+within a time budget, and stopped when the learner leaves.
+
+A bundled model's tables are computed once per server and cached for everyone, at a cost known in advance. An
+own model's cost is whatever its upload makes it (an accepted model near the parameter limit costs about four
+times the bundled one per word), and it is paid again by each session; computed on page load it held one of
+the server's two places for minutes. So for an own model a page shows a button, and the work reports its
+progress: each report is a Streamlit call, where a rerun, a press of Stop or a closed tab ends the work, and
+past WORK_SECONDS the work stops itself. It runs in the server's one heavy lane, outside the places the other
+learners' pages run in (explorer.gate).
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from typing import Callable, TypeVar
+
+import streamlit as st
+
+from .gate import server_gate
+from .model import current_model_key
+from .own_models import is_own
+
+WORK_SECONDS = 60          # the longest one table of an own model may compute on the shared server
+ASKED_KEY = "_tables_asked"  # the tables this session asked for, by (model id, table, arguments)
+T = TypeVar("T")
+
+
+class WorkStopped(Exception):
+    """The work ran past its budget."""
+
+
+def on_request(table: Callable[..., T], what: str, *args, ask: bool = True) -> T | None:
+    """The table for the model in use: at once for a server model; for an own model, once the learner asks
+    (with ask=False, None until they have asked, and no button: the teacher's sheet leaves that step out)."""
+    if not is_own(current_model_key()):
+        return table(*args)
+    name = f"{table.__name__}{args!r}"
+    asked = st.session_state.setdefault(ASKED_KEY, set())
+    if (current_model_key(), name) not in asked:
+        if not ask:
+            return None
+        st.info(f"{what}: for your own model this is computed when you ask, since its cost depends on the model "
+                f"(at most {WORK_SECONDS} s, with a progress bar; leaving the page stops it).", icon="⏳")
+        if not st.button(f"Compute it for my model", key=f"compute_{zlib.crc32(name.encode()):08x}",
+                         type="primary"):
+            st.stop()
+        asked.add((current_model_key(), name))
+    bar = st.progress(0.0, text=f"{what}…")
+    started = [time.monotonic()]
+
+    def waiting() -> None:
+        bar.progress(0.0, text=f"{what}: waiting for another learner's model (one such table at a time here)…")
+
+    def report(share: float) -> None:
+        seconds = time.monotonic() - started[0]
+        if seconds > WORK_SECONDS:
+            raise WorkStopped(f"{share:.0%} done after {seconds:.0f} s")
+        bar.progress(min(max(share, 0.0), 1.0), text=f"{what}… {share:.0%} ({seconds:.0f} s)")
+
+    try:
+        with server_gate().heavy_lane(waiting):
+            started[0] = time.monotonic()
+            result = table(*args, _progress=report)
+    except WorkStopped as stopped:
+        asked.discard((current_model_key(), name))
+        bar.empty()
+        st.warning(f"{what} was stopped ({stopped}): your model needs more than the {WORK_SECONDS} s one table "
+                   "may take on a shared server. The rest of the page needs this table, so it ends here.",
+                   icon="⏱️")
+        st.stop()
+    bar.empty()
+    return result

@@ -1,0 +1,185 @@
+"""Cached results bounded in bytes: an LRU that forgets the least recently used runs once they weigh too much.
+
+st.cache_resource bounds a cache by its number of entries, but a run's weight grows with its text: every
+activation is kept, and attention grows with the square of the length. With 256 entries per cache, one learner
+typing 180 distinct 48-character words on Masks took a server to 1,450 MB, kept after they left (issue 24).
+
+What a result weighs, measured on the bundled models (2 + 2 layers, 4 heads, d_model 64, d_ff 256; 87 traced
+arrays per run), in MB of numpy arrays:
+
+    one run, 24 characters        0.65
+    one run, 48 characters        1.52    (the longest a bundled model reads on most pages)
+    one run, 96 characters        3.91    (the lab's "Longer than trained", teacher forced: 97 decoder steps)
+    Masks' batch of 3 at 48       4.55    (a run per row of one padded pass)
+
+So the runs of the server's models, every session's, share SHARED_RUN_BYTES (64 MB: ~40 runs at 48 characters,
+~100 at 24, 14 of Masks' batches), enough for the current runs of a class of sixty typing words of 3–24
+characters, and small enough that a learner flooding the server with long texts leaves at most that much behind
+when they go (the issue's bound: back within 100 MB of the start). A run evicted and asked for again costs one
+decoding (tens of ms). The lab's whole-sample tables (a few kB each, but up to a minute to compute) are kept
+apart, in SHARED_TABLE_BYTES, so a flood of runs never pushes them out. A session's runs of its own models
+(trained or uploaded) get OWN_RUN_BYTES of their own, released with the session (explorer.own_models.Shelf).
+A result larger than its whole budget is returned and not kept.
+
+Evicted runs are freed in glibc's per-thread heaps, which keep freed memory until trimmed; trimming costs
+0.2–0.35 ms per MB freed (15 ms after freeing 43 MB of run-sized arrays, 0.28 s after 1.7 GB), so it runs once
+TRIM_AFTER_BYTES have been evicted, not after each eviction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sys
+import threading
+import types
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, ContextManager, TypeVar
+
+import numpy as np
+
+from .memory import return_freed_memory
+
+MB = 2 ** 20
+SHARED_RUN_BYTES = 64 * MB    # every cached run of the server's models, all sessions together
+SHARED_TABLE_BYTES = 16 * MB  # the lab's tables of the server's models (small, slow to make)
+OWN_RUN_BYTES = 32 * MB       # one session's results about its own models
+TRIM_AFTER_BYTES = 16 * MB    # evicted bytes between two trims of the heaps
+ARRAY_HEADER = sys.getsizeof(np.empty(0))  # a numpy array's own object, without its data
+
+T = TypeVar("T")
+
+
+def result_bytes(value: Any, seen: set[int] | None = None) -> int:
+    """What a cached result holds, in bytes: its numpy arrays (nearly all of a Run: logits, probabilities and
+    the trace) plus the Python objects around them, walked through lists, mappings, dataclasses and objects."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    if isinstance(getattr(value, "nbytes", None), int):    # a numpy array (or a tensor)
+        return value.nbytes + ARRAY_HEADER
+    if isinstance(value, (str, bytes, int, float, bool, type(None))):
+        return sys.getsizeof(value)
+    if isinstance(value, Mapping):
+        parts = [*value.keys(), *(value[k] for k in value)]
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        parts = list(value)
+    elif dataclasses.is_dataclass(value):
+        parts = [getattr(value, f.name) for f in dataclasses.fields(value)]
+    elif hasattr(value, "__dict__") and not isinstance(value, (type, types.ModuleType, types.FunctionType)):
+        parts = list(vars(value).values())              # an object's fields (a fitted probe's coefficients)
+    else:
+        parts = []
+    return sys.getsizeof(value) + sum(result_bytes(p, seen) for p in parts)
+
+
+@dataclasses.dataclass
+class _Entry:
+    value: Any
+    nbytes: int
+    group: str
+
+
+class RunCache:
+    """Results of functions of plain values, shared read-only, least recently used first out once their bytes
+    pass `budget`. Thread-safe; a key several threads ask for at once is computed once, the others waiting for
+    it (a lock per key being computed, as st.cache_resource has)."""
+
+    def __init__(self, budget: int, sizeof: Callable[[Any], int] = result_bytes) -> None:
+        self.budget = budget
+        self.sizeof = sizeof
+        self.total = 0                                               # bytes held
+        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()  # least recently used first
+        self._counts: Counter[str] = Counter()                        # entries per group (function)
+        self._lock = threading.Lock()
+        self._computing: dict[Hashable, tuple[threading.Lock, int]] = {}  # key -> (its lock, threads using it)
+        self._freed_since_trim = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._entries
+
+    def keys(self) -> list[Hashable]:
+        """(group, args) of every entry, least recently used first."""
+        with self._lock:
+            return list(self._entries)
+
+    def get(self, group: str, args: tuple, compute: Callable[[], T], max_entries: int | None = None,
+            waiting: Callable[[], ContextManager] = contextlib.nullcontext) -> T:
+        """The result of `group` (a function's name) on `args` (plain values), computed by `compute` on a miss,
+        inside `waiting()` (a spinner). At most `max_entries` of the group are kept."""
+        key = (group, args)
+        found = self._lookup(key)
+        if found is not None:
+            return found.value
+        with waiting(), self._key_lock(key):
+            found = self._lookup(key)           # another thread computed it while this one waited
+            if found is not None:
+                return found.value
+            value = compute()
+            self._store(key, _Entry(value, self.sizeof(value), group), max_entries)
+            return value
+
+    def clear(self) -> None:
+        with self._lock:
+            freed, self.total = self.total, 0
+            self._entries.clear()
+            self._counts.clear()
+            self._freed_since_trim = 0
+        if freed:
+            return_freed_memory()
+
+    def _lookup(self, key: Hashable) -> _Entry | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+            return entry
+
+    def _store(self, key: Hashable, entry: _Entry, max_entries: int | None) -> None:
+        if entry.nbytes > self.budget:
+            return
+        evicted = []
+        with self._lock:
+            self._entries[key] = entry
+            self._counts[entry.group] += 1
+            self.total += entry.nbytes
+            while max_entries is not None and self._counts[entry.group] > max_entries:
+                oldest = next(k for k, e in self._entries.items() if e.group == entry.group)
+                evicted.append(self._evict(oldest))
+            while self.total > self.budget:
+                evicted.append(self._evict(next(iter(self._entries))))
+            self._freed_since_trim += sum(e.nbytes for e in evicted)
+            trim = self._freed_since_trim >= TRIM_AFTER_BYTES
+            if trim:
+                self._freed_since_trim = 0
+        del evicted                              # the last references, unless a page still draws from one
+        if trim:
+            return_freed_memory()
+
+    def _evict(self, key: Hashable) -> _Entry:
+        entry = self._entries.pop(key)
+        self._counts[entry.group] -= 1
+        self.total -= entry.nbytes
+        return entry
+
+    @contextlib.contextmanager
+    def _key_lock(self, key: Hashable):
+        """Hold the lock of one key; it lives while a thread uses it, so locks do not pile up with keys."""
+        with self._lock:
+            lock, users = self._computing.get(key, (threading.Lock(), 0))
+            self._computing[key] = (lock, users + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._lock:
+                lock, users = self._computing[key]
+                if users == 1:
+                    del self._computing[key]
+                else:
+                    self._computing[key] = (lock, users - 1)

@@ -1,0 +1,39 @@
+"""The plain links of the security review (issue 24, attack 7), opened in Chromium: each used to show a Python
+traceback with the server's file paths (OverflowError for a seed of 1e309 or -inf, KeyError: None for an empty
+Attention kind). Each page must now draw, with the default and a notice naming the value it could not use."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from .harness import load
+
+LINKS = {  # the review's links: page path, URL key, value
+    "decode?seed=1e309": ("decode", "seed", "1e309"),
+    "decode?seed=-inf": ("decode", "seed", "-inf"),
+    "lab-positions?pe_seed=1e309": ("lab-positions", "pe_seed", "1e309"),
+    "attention?kind=": ("attention", "kind", ""),
+    "inside-one-head?inside_kind=": ("inside-one-head", "inside_kind", ""),
+    "masks?mask_kind=": ("masks", "mask_kind", ""),
+    "lab-ablation?lab_kind=": ("lab-ablation", "lab_kind", ""),
+    "lab-query-key?qk_kind=": ("lab-query-key", "qk_kind", ""),
+}
+LEAKS = ("Traceback", '.py"', "/site-packages/")
+FIRST_LOAD_MS = 180_000   # a fresh server computes the lab's whole-sample tables on a lab page's first load
+
+
+@pytest.mark.parametrize("link", list(LINKS))
+def test_a_hostile_link_draws_the_page_with_a_notice_and_no_traceback(server, page, link):
+    path, key, value = LINKS[link]
+    load(page, f"{server}/{link}", timeout=FIRST_LOAD_MS)
+    page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=FIRST_LOAD_MS)   # the page draws
+    assert page.locator("[data-testid='stException']").count() == 0
+    shown = page.inner_text("body")
+    assert not [leak for leak in LEAKS if leak in shown], shown[:2000]
+    notice = page.locator("[data-testid='stAlert']", has_text="could not be used")
+    assert notice.inner_text().strip().endswith(
+        f"The link's value for {key} ({value or 'empty'}) could not be used, so it shows the default.")
+    assert urlparse(page.url).path.endswith(f"/{path}")
+    assert key not in parse_qs(urlparse(page.url).query, keep_blank_values=True)   # the address bar is clean

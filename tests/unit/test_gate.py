@@ -1,0 +1,143 @@
+"""explorer.gate: two places on the server, one per session, and a health check that fails while stuck."""
+
+import asyncio
+import threading
+
+import pytest
+
+from streamlit.runtime import Runtime, RuntimeState
+
+from explorer.gate import PLACES, STUCK_AFTER, Gate, _fail_health_while_stuck, _in_place, _Once
+
+
+def test_one_session_never_holds_two_places_so_another_session_always_finds_one():
+    gate = Gate()
+    inside = threading.Event()
+    release = threading.Event()
+    entered = []
+
+    def hold(session: str, tag: str) -> None:
+        with gate.place(session):
+            entered.append(tag)
+            inside.set()
+            release.wait(10)
+
+    greedy = [threading.Thread(target=hold, args=("greedy tab", f"greedy {i}")) for i in range(6)]
+    for thread in greedy:
+        thread.start()
+    inside.wait(5)
+    assert gate.held() == 1                       # six downloads of one tab: one place, five wait their turn
+    with gate.place("another learner"):           # the other learner gets in at once
+        assert gate.held() == 2
+    release.set()
+    for thread in greedy:
+        thread.join(10)
+    assert len(entered) == 6 and gate.held() == 0
+
+
+def test_a_deferred_download_waits_for_its_sessions_place():
+    gate = Gate()
+    order = []
+    with gate.place("tab"):
+        worker = threading.Thread(target=lambda: order.append(_in_place(gate, "tab", lambda: "built")))
+        worker.start()
+        worker.join(0.5)
+        assert worker.is_alive() and not order   # the tab's own run holds its place
+        order.append("run done")
+    worker.join(5)
+    assert order == ["run done", "built"]
+
+
+def test_stuck_only_while_every_place_is_held():
+    now = [0.0]
+    gate = Gate(clock=lambda: now[0])
+    with gate.place("a"):
+        now[0] = 1_000.0
+        assert gate.stuck_for() == 0.0            # a place is still free
+        with gate.place("b"):
+            now[0] = 1_030.0
+            assert gate.stuck_for() == 30.0       # since the newer of the two took its place
+    assert gate.stuck_for() == 0.0
+
+
+def test_the_health_check_fails_while_the_places_are_stuck_and_recovers():
+    now = [0.0]
+    gate = Gate(clock=lambda: now[0])
+    original = Runtime.is_ready_for_browser_connection
+    try:
+        _fail_health_while_stuck(gate)
+
+        class Running:
+            _state = RuntimeState.ONE_OR_MORE_SESSIONS_CONNECTED
+
+        def health() -> tuple[bool, str]:
+            return asyncio.run(Runtime.is_ready_for_browser_connection.fget(Running()))
+
+        assert health() == (True, "ok")
+        holders = [gate.place(f"s{i}") for i in range(PLACES)]
+        for holder in holders:
+            holder.__enter__()
+        now[0] = STUCK_AFTER - 1
+        assert health() == (True, "ok")
+        now[0] = STUCK_AFTER + 1
+        ok, message = health()
+        assert not ok and "busy" in message
+        holders[0].__exit__(None, None, None)
+        assert health() == (True, "ok")
+        holders[1].__exit__(None, None, None)
+    finally:
+        Runtime.is_ready_for_browser_connection = original
+
+
+def test_heavy_work_leaves_its_place_and_runs_one_at_a_time():
+    gate = Gate()
+    in_lane = threading.Event()
+    release = threading.Event()
+    waits = []
+
+    def heavy(session: str) -> None:
+        with gate.place(session):
+            with gate.heavy_lane(lambda: waits.append(session)):
+                in_lane.set()
+                release.wait(10)
+
+    first = threading.Thread(target=heavy, args=("own model 1",))
+    first.start()
+    in_lane.wait(5)
+    second = threading.Thread(target=heavy, args=("own model 2",))
+    second.start()
+    second.join(1.2)
+    assert second.is_alive() and "own model 2" in waits   # waiting its turn, and told so
+    assert gate.held() == 0                               # neither holds a place the other learners need
+    with gate.place("another learner"):
+        assert gate.held() == 1
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert gate.held() == 0
+
+
+def test_a_download_pressed_again_is_not_built_again():
+    gate, built = Gate(), []
+    once = _Once(lambda: built.append("json") or "the trace")
+    assert [_in_place(gate, "tab", once) for _ in range(200)] == ["the trace"] * 200
+    assert built == ["json"]
+
+
+def test_a_session_rests_as_long_as_its_last_run_held_its_place_before_the_next():
+    now = [0.0]
+    gate = Gate(clock=lambda: now[0])
+    with gate.place("flooding tab"):
+        now[0] += 0.3                             # the run held its place for 0.3 s
+    slept = []
+    import explorer.gate as module
+    real_sleep = module.time.sleep
+    module.time.sleep = slept.append
+    try:
+        with gate.place("flooding tab"):          # asks again at once: rests 0.3 s first
+            pass
+        with gate.place("another learner"):       # another session never waits for that rest
+            pass
+    finally:
+        module.time.sleep = real_sleep
+    assert slept == [pytest.approx(0.3)]
