@@ -36,7 +36,7 @@ HYPOTHESES = {  # a guess per kind at what a head would attend to if it did an o
 Progress = Callable[[float], None] | None  # told the share of the work done; may raise to stop the work
 
 
-def _report(progress: Progress, share: float) -> None:
+def report(progress: Progress, share: float) -> None:
     if progress is not None:
         progress(share)
 
@@ -63,11 +63,12 @@ class HeadEffect:
 def ablation_ranking(model: Transformer, vocab: Vocab, texts: list[str], task: str = "reverse",
                      progress: Progress = None) -> tuple[float, list[HeadEffect]]:
     """Exact match with every head, and each head switched off alone, ranked by how much it hurts."""
+    heads = every_head(model.config.layers_per_kind, model.config.n_heads)
+    report(progress, 0.0)
     base = exact_match(model, vocab, texts, task=task).exact_match
     effects = []
-    heads = every_head(model.config.layers_per_kind, model.config.n_heads)
     for done, head in enumerate(heads):
-        _report(progress, (done + 1) / (len(heads) + 1))
+        report(progress, (done + 1) / (len(heads) + 1))
         edit = Intervention(ablated=frozenset({head}))
         without = exact_match(model, vocab, texts, edit, task=task).exact_match
         effects.append(HeadEffect(head, without, base - without))
@@ -102,7 +103,7 @@ def pattern_scores(model: Transformer, vocab: Vocab, texts: list[str], task: str
     totals: dict[Head, np.ndarray] = defaultdict(lambda: np.zeros(5))  # score, chance, entropy, uniformity, rows
     limit = lab_limit(model)
     for done, text in enumerate(texts):
-        _report(progress, done / len(texts))
+        report(progress, done / len(texts))
         src = encode_for_lab(vocab, text, limit)
         tgt = [SOS, *correct_tokens(vocab, text, limit, task)[:-1]]
         trace = model(torch.tensor([src]), torch.tensor([tgt]), trace=True).trace
@@ -153,7 +154,7 @@ def exact_match_by_length(
     limit = lab_limit(model)
     result = {}
     for done, n in enumerate(lengths):
-        _report(progress, done / len(lengths))
+        report(progress, done / len(lengths))
         if not 1 <= n <= limit:
             raise ValueError(f"length {n} is outside 1..{limit}")
         texts = [random_string(rng, n) for _ in range(per_length)]
@@ -184,7 +185,7 @@ def first_failures(model: Transformer, vocab: Vocab, lengths: list[int], per_len
     limit = lab_limit(model)
     rows = []
     for done, n in enumerate(lengths):
-        _report(progress, done / len(lengths))
+        report(progress, done / len(lengths))
         firsts, p0, exact = [], [], 0
         for _ in range(per_length):
             text = random_string(rng, n)

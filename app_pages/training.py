@@ -10,7 +10,7 @@ from analysis.labels import reads_writes
 from analysis.tasks import words
 from explorer.callbacks import task_label
 from explorer.charts import show_chart
-from explorer.gate import deferred
+from explorer.gate import deferred, fragment
 from explorer.model import checkpoint_or_stop, chosen_task, snapshot_run, snapshots
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
@@ -100,7 +100,7 @@ if started:
 
 live = live_runs.current()
 if live is not None:
-    @st.fragment(run_every=0.5 if not live.progress.done else None)
+    @fragment(run_every=0.5 if not live.progress.done else None)   # each of its reruns in this session's place
     def watch() -> None:
         p = live.progress
         st.progress(p.step / p.steps, text=f"{p.status}: step {p.step:,} of {p.steps:,}, {p.seconds:.0f} s")

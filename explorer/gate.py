@@ -36,6 +36,10 @@ STUCK_AFTER = 120.0  # seconds every place may stay with the same runs before th
 T = TypeVar("T")
 
 
+class GateBusy(Exception):
+    """A download that could not have its session's turn now (one is waiting already, or the turn is long)."""
+
+
 class Gate:
     """PLACES places; a session holds at most one at a time, and waits for its own before taking a place."""
 
@@ -49,19 +53,26 @@ class Gate:
         self._sessions: dict[str, list] = {}   # session id -> [its lock, how many of its runs want a place]
         self._held: dict[int, float] = {}      # a holder -> when it took its place
         self._rested: dict[str, float] = {}    # session id -> when its next run may take a place
+        self._downloads: set[str] = set()      # sessions with a download waiting or being built
 
     @contextlib.contextmanager
-    def place(self, session_id: str) -> Iterator[None]:
-        with self._own_turn(session_id):
+    def place(self, session_id: str, wait: float | None = None) -> Iterator[None]:
+        """A place for this session's work; re-entered freely by the thread that holds one (a fragment drawn
+        inside its page's run). With `wait`, gives up (GateBusy) if the session's turn does not come in time."""
+        if getattr(self._mine, "holder", None) is not None and self._mine.session == session_id:
+            yield
+            return
+        with self._own_turn(session_id, wait):
             self._rest(session_id)
             with self._free:
                 holder, started = object(), self._clock()
                 self._take(holder)
-                self._mine.holder, self._mine.aside = holder, 0.0
+                outer = getattr(self._mine, "holder", None), getattr(self._mine, "session", None)
+                self._mine.holder, self._mine.session, self._mine.aside = holder, session_id, 0.0
                 try:
                     yield
                 finally:
-                    self._mine.holder = None
+                    self._mine.holder, self._mine.session = outer
                     self._give_back(holder)
                     held = self._clock() - started - self._mine.aside
                     self._rest_after(session_id, min(REST_SHARE * held, MAX_REST))
@@ -112,18 +123,34 @@ class Gate:
                 self._mine.aside += self._clock() - aside_since
 
     @contextlib.contextmanager
-    def _own_turn(self, session_id: str) -> Iterator[None]:
+    def _own_turn(self, session_id: str, wait: float | None = None) -> Iterator[None]:
         with self._lock:
             entry = self._sessions.setdefault(session_id, [threading.Lock(), 0])
             entry[1] += 1
         try:
-            with entry[0]:
+            if not entry[0].acquire(timeout=-1 if wait is None else wait):
+                raise GateBusy("this session's turn did not come in time")
+            try:
                 yield
+            finally:
+                entry[0].release()
         finally:
             with self._lock:
                 entry[1] -= 1
                 if not entry[1]:
                     del self._sessions[session_id]
+
+    @contextlib.contextmanager
+    def waiting_download(self, session_id: str) -> Iterator[None]:
+        with self._lock:
+            if session_id in self._downloads:
+                raise GateBusy("this session has a download on the way already")
+            self._downloads.add(session_id)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._downloads.discard(session_id)
 
     def held(self) -> int:
         with self._lock:
@@ -154,6 +181,19 @@ def script_place() -> contextlib.AbstractContextManager:
     return server_gate().place(_session_id())
 
 
+def fragment(**options) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """st.fragment(**options) whose every run takes its session's place: a fragment's own reruns (on a timer, or
+    sent by a client as often as it likes) run without app.py, so without its place. Drawn inside the page's
+    run, it is already in that place."""
+    def wrap(body: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(body)
+        def in_place(*args, **kwargs) -> T:
+            with script_place():
+                return body(*args, **kwargs)
+        return st.fragment(**options)(in_place)
+    return wrap
+
+
 def deferred(make: Callable[..., T], *args) -> Callable[[], T]:
     """A download button's data, built when the button is pressed, in this session's place at the gate, and
     built once: pressing again hands out the same bytes (a tab asking for its trace 200 times made everyone
@@ -174,22 +214,32 @@ class _Once:
         return self._built[0]
 
 
+DOWNLOAD_WAIT = 10.0   # seconds a download waits for its session's turn before it fails
+
+
 def _in_place(gate: Gate, session_id: str, make: Callable[[], T]) -> T:
-    with gate.place(session_id):
-        return make()
+    """One download of a session at a time waits for its turn, and not for ever: Streamlit builds downloads in
+    the event loop's small pool of worker threads, which a tab's pile of requests must not fill."""
+    with gate.waiting_download(session_id):
+        with gate.place(session_id, wait=DOWNLOAD_WAIT):
+            return make()
+
+
+_WATCHED: list[Gate] = []   # the gate the health check reads (the server's; a test's own while it runs)
 
 
 def _fail_health_while_stuck(gate: Gate) -> None:
     """/_stcore/health answers 503 while every place has been held by the same runs for STUCK_AFTER seconds, so
     that a load balancer sends new learners to another replica instead of one that cannot answer them. The
     check stays cheap: it reads two numbers and runs no model."""
+    _WATCHED[:] = [gate]
     original = Runtime.is_ready_for_browser_connection
     if getattr(original.fget, "watches_gate", False):
         return
 
     async def ready(runtime: Runtime) -> tuple[bool, str]:
         ok, message = await original.fget(runtime)
-        stuck = gate.stuck_for()
+        stuck = _WATCHED[0].stuck_for()
         if ok and stuck > STUCK_AFTER:
             return False, f"every place has been busy with the same runs for {stuck:.0f} s"
         return ok, message

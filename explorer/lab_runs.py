@@ -42,6 +42,7 @@ def _sample_exact_match(key: str, positions: str, sides: tuple[str, ...], seed: 
                         _progress: lab.Progress = None) -> float:
     ckpt = checkpoint_for(key)
     edit = intervention((), positions, sides, seed)
+    lab.report(_progress, 0.0)   # one batch of 200 decodings (n + 9 steps each), after a chance to stop
     sample = held_out_sample(ckpt.model.config.max_len)
     return exact_match(ckpt.model, ckpt.vocab, sample, edit, task=ckpt.task).exact_match
 
@@ -74,6 +75,7 @@ def _length_probe(key: str, heads_off: tuple[tuple[str, int, int], ...],
     limit = ckpt.model.config.max_len
     test = held_out_sample(limit)
     train = [t for t in sample_strings(600, PROBE_SEED, limit, held_out=True) if t not in set(test)]
+    lab.report(_progress, 0.0)   # encoder passes and two batches of decodings, after a chance to stop
     return mechanism.length_probe(ckpt.model, ckpt.vocab, train, test, [Head(*h) for h in heads_off])
 
 

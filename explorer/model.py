@@ -114,7 +114,13 @@ def model_run(max_entries: int, show_spinner: bool | str = False,
         def call(*args, **kwargs):
             return of(current_model_key(), *args, **kwargs)
 
+        def is_cached(*args, **kwargs) -> bool:
+            """Whether the run for the model in use is kept now (explorer.on_request skips its queue then)."""
+            key = current_model_key()
+            return cached.holds(shelf().runs if is_own(key) else shared, key, *args, **kwargs)
+
         call.of = of   # the same run of a model named by its key (Compare tasks: each task's bundled model)
+        call.is_cached = is_cached
         return call
 
     return wrap
@@ -132,12 +138,16 @@ def _cached(run: Callable[..., T], max_entries: int, show_spinner: bool | str) -
     def spinner() -> contextlib.AbstractContextManager:
         return st.spinner(message) if message and get_script_run_ctx() else contextlib.nullcontext()
 
-    def cached(cache: RunCache, *args, **kwargs) -> T:
+    def bind(*args, **kwargs):
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        key = tuple(value for arg, value in bound.arguments.items() if not arg.startswith("_"))
+        return bound, tuple(value for arg, value in bound.arguments.items() if not arg.startswith("_"))
+
+    def cached(cache: RunCache, *args, **kwargs) -> T:
+        bound, key = bind(*args, **kwargs)
         return cache.get(name, key, lambda: run(*bound.args, **bound.kwargs), max_entries, spinner)
 
+    cached.holds = lambda cache, *args, **kwargs: (name, bind(*args, **kwargs)[1]) in cache
     return cached
 
 

@@ -34,7 +34,7 @@ class WorkStopped(Exception):
 def on_request(table: Callable[..., T], what: str, *args, ask: bool = True) -> T | None:
     """The table for the model in use: at once for a server model; for an own model, once the learner asks
     (with ask=False, None until they have asked, and no button: the teacher's sheet leaves that step out)."""
-    if not is_own(current_model_key()):
+    if not is_own(current_model_key()) or table.is_cached(*args):
         return table(*args)
     name = f"{table.__name__}{args!r}"
     asked = st.session_state.setdefault(ASKED_KEY, set())
@@ -42,11 +42,12 @@ def on_request(table: Callable[..., T], what: str, *args, ask: bool = True) -> T
         if not ask:
             return None
         st.info(f"{what}: for your own model this is computed when you ask, since its cost depends on the model "
-                f"(at most {WORK_SECONDS} s, with a progress bar; leaving the page stops it).", icon="⏳")
+                f"(one such table at a time on this server, each for at most {WORK_SECONDS} s, with a progress "
+                "bar; leaving the page stops it).", icon="⏳")
         if not st.button(f"Compute it for my model", key=f"compute_{zlib.crc32(name.encode()):08x}",
                          type="primary"):
             st.stop()
-        asked.add((current_model_key(), name))
+    asked.add((current_model_key(), name))   # kept until the work stops: a rerun meanwhile goes on asking
     bar = st.progress(0.0, text=f"{what}…")
     started = [time.monotonic()]
 

@@ -10,9 +10,9 @@ kills a replica under a browser and checks that the page is drawn again from its
 
 from __future__ import annotations
 
-import streamlit as st
+from .gate import fragment
 
 
-@st.fragment(run_every="1h")
+@fragment(run_every="1h")
 def rerun_after_reconnect() -> None:
     """Called once per run, before anything can stop the script; the frontend keeps its timer registered."""

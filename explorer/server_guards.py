@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+import time
 
 from starlette.exceptions import HTTPException
 from streamlit.runtime import Runtime, runtime_util
@@ -29,6 +30,7 @@ MAX_MESSAGE_BYTES = 64 * 1024            # what one browser message may carry (S
 UPLOADS_PER_SESSION = 2                  # files a session may hold in Streamlit's upload store (the app takes one)
 UPLOAD_BYTES_ON_SERVER = 20 * MAX_UPLOAD_BYTES  # every session's uploads together: 100 MB
 UPLOADER_VALUE = "file_uploader_state_value"    # how a file uploader's widget registers its value
+UNUSED_AFTER = 60.0                      # seconds a stored file may wait for its session's run to read it
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -48,6 +50,7 @@ class _Issued:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.ids: dict[str, list[str]] = {}   # session id -> ids given and not yet used, oldest first
+        self.stored: dict[tuple[str, str], float] = {}   # (session id, file id) -> when it was stored
 
 
 ISSUED = _Issued()
@@ -98,14 +101,26 @@ def _store_only_what_was_asked_for(add_file):
             given = ISSUED.ids.get(session_id, [])
             if file.file_id not in given:
                 raise HTTPException(status_code=403, detail="No uploader of this session asked for this file")
+            _drop_unused(self)
             held = self.file_storage.get(session_id, {})
             if len(held) >= UPLOADS_PER_SESSION or self._total_bytes + len(file.data) > UPLOAD_BYTES_ON_SERVER:
                 raise HTTPException(status_code=413, detail="The server holds as many uploads as it takes now")
             given.remove(file.file_id)
             add_file(self, session_id, file)
+            ISSUED.stored[(session_id, file.file_id)] = time.monotonic()
 
     store.guarded = True
     return store
+
+
+def _drop_unused(manager: MemoryUploadedFileManager) -> None:
+    """Files stored more than UNUSED_AFTER ago and never read: the app reads an upload in the run that follows
+    it and drops it at once, so these were sent to fill the store (which would refuse everyone's uploads)."""
+    now = time.monotonic()
+    for (session_id, file_id), stored in list(ISSUED.stored.items()):
+        if now - stored > UNUSED_AFTER:
+            del ISSUED.stored[(session_id, file_id)]
+            manager.remove_file(session_id, file_id)
 
 
 def _forget_issued_on_session_end(remove_session_files):
@@ -113,6 +128,8 @@ def _forget_issued_on_session_end(remove_session_files):
     def forget(self: MemoryUploadedFileManager, session_id: str) -> None:
         with ISSUED.lock:
             ISSUED.ids.pop(session_id, None)
+            for key in [k for k in ISSUED.stored if k[0] == session_id]:
+                del ISSUED.stored[key]
         remove_session_files(self, session_id)
 
     forget.guarded = True

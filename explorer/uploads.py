@@ -36,7 +36,7 @@ def bounded(loaded: Checkpoint) -> tuple[Checkpoint, str]:
         return loaded, ""
     loaded.model.config = dataclasses.replace(loaded.model.config, max_len=MAX_READ)
     return loaded, (f" Its config.json says it reads up to {claimed} characters; this app reads at most {MAX_READ} "
-                    "with any model, so every page gives it texts of that length at most.")
+                    "with any model, so it is given texts of at most that length (twice that on Longer than trained).")
 
 
 def uploader_key() -> str:

@@ -10,8 +10,8 @@ from .tour import INTRODUCTION_MINUTES, STEPS, WRAP_UP_MINUTES
 
 WHY_NO_QUESTION = {  # the steps whose question a model can lack, and why
     7: "it has no training snapshots",
-    9: "for a model of your own, the table of heads switched off is computed on request: open Switch heads off, "
-       "compute it, then prepare the sheet again",
+    9: "for a model of your own, the table of heads switched off is computed on request: once it has been "
+       "computed on Switch heads off, the sheet includes this step",
 }
 
 

@@ -10,7 +10,7 @@ from transformer.evaluate import held_out_strings
 from transformer.intervention import Head, Intervention
 from transformer.vocab import SOS
 
-from .helpers import no_exception, open_page, own_model_state
+from .helpers import compute_every_table, no_exception, open_page, own_model_state
 
 
 def text_of(at) -> str:
@@ -56,6 +56,9 @@ def test_the_page_runs_on_a_learners_own_small_model():
     run.run()
     at = open_page("how_it_reverses", "abc", state=own_model_state(run.result, "Your model"))
     no_exception(at)
+    assert not at.dataframe and any("computed when you ask" in i.value for i in at.info)  # nothing heavy on load
+    assert compute_every_table(at) >= 4      # the pattern table, the probes, the ablation and failure tables
+    assert not at.warning                    # none ran past its budget
     table = at.dataframe[0].value
     assert list(table.columns) == ["position 0", "position 1", "position 2", "position 4"]
     assert len(table) == 4      # input, after layer 0's attention, after layer 0, encoder output

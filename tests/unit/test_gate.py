@@ -2,12 +2,13 @@
 
 import asyncio
 import threading
+import time
 
 import pytest
 
 from streamlit.runtime import Runtime, RuntimeState
 
-from explorer.gate import PLACES, STUCK_AFTER, Gate, _fail_health_while_stuck, _in_place, _Once
+from explorer.gate import PLACES, STUCK_AFTER, Gate, GateBusy, _fail_health_while_stuck, _in_place, _Once
 
 
 def test_one_session_never_holds_two_places_so_another_session_always_finds_one():
@@ -141,3 +142,32 @@ def test_a_session_rests_as_long_as_its_last_run_held_its_place_before_the_next(
     finally:
         module.time.sleep = real_sleep
     assert slept == [pytest.approx(0.3)]
+
+
+def test_a_session_has_one_download_on_the_way_and_it_waits_for_its_turn_only_so_long(monkeypatch):
+    import explorer.gate as module
+    monkeypatch.setattr(module, "DOWNLOAD_WAIT", 0.3)
+    gate = Gate()
+    with gate.place("tab"):                        # the tab's own run holds its turn
+        first = threading.Thread(target=lambda: outcome.append(_try(gate)))
+        outcome = []
+        first.start()
+        time.sleep(0.1)
+        assert _try(gate) == "refused"             # a second download of the same tab, while one waits
+        first.join(5)
+    assert outcome == ["refused"]                  # the first gave up after DOWNLOAD_WAIT, freeing its thread
+    assert _try(gate) == "built"
+
+
+def _try(gate) -> str:
+    try:
+        return _in_place(gate, "tab", lambda: "built")
+    except GateBusy:
+        return "refused"
+
+
+def test_a_fragment_inside_its_pages_run_reenters_the_place():
+    gate = Gate()
+    with gate.place("tab"):
+        with gate.place("tab"):                    # would wait for itself for ever without re-entrance
+            assert gate.held() == 1
