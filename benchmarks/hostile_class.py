@@ -13,7 +13,6 @@ after at most start + 100 MB.
 from __future__ import annotations
 
 import argparse
-import asyncio
 
 from tests.e2e import hostile_class as attacks
 from tests.e2e.harness import start_server, stop_server
@@ -35,7 +34,7 @@ def main() -> None:
     attacks.prepare_widget_flood()
     process, url = start_server("bench-hostile-class.log")
     try:
-        asyncio.run(attacks.warm_up(url))
+        attacks.run_async(attacks.warm_up(url))
         rows = [attacks.under_attack(name, url, process.pid, ATTACKS[name], seed=20 + i)
                 for i, name in enumerate(args.only)]
     finally:

@@ -9,6 +9,7 @@ import asyncio
 import functools
 import random
 import statistics
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -60,6 +61,25 @@ class Measured:
                 f"{self.peak_mb:.0f} MB peak, {self.after_mb:.0f} MB after; {self.details}")
 
 
+def run_async(coroutine):
+    """asyncio.run in a thread of its own: in the suite, Playwright's sync API keeps an event loop running in the
+    main thread (the browser fixture), where asyncio.run refuses to start another."""
+    result = {}
+
+    def run() -> None:
+        try:
+            result["value"] = asyncio.run(coroutine)
+        except BaseException as err:   # re-raised in the caller's thread
+            result["error"] = err
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
 def cpu_seconds(pid: int) -> float:
     """User and system CPU the process has used (from /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -77,7 +97,7 @@ def under_attack(name: str, url: str, pid: int, attack: Callable[[str], Awaitabl
         mark = len(typist.answers)
         with MemoryWatch(pid) as memory:
             started = time.monotonic()
-            details = asyncio.run(attack(url))
+            details = run_async(attack(url))
             while time.monotonic() - started < min_seconds or len(typist.answers) - mark < min_answers:
                 time.sleep(0.2)
             during = typist.answers[mark:]

@@ -7,7 +7,6 @@ them all side by side."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 import urllib.request
 
@@ -26,7 +25,7 @@ SLOWER_AT_MOST = 2.0
 def class_server(chromium_path):
     """A server of its own, so that its memory is this module's alone; the bundled lab tables computed first."""
     process, url = start_server("e2e-hostile-class.log")
-    asyncio.run(attacks.warm_up(url))
+    attacks.run_async(attacks.warm_up(url))
     yield Server(url, process.pid)
     stop_server(process)
 

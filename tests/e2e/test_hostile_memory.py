@@ -8,14 +8,13 @@ Run with -s to see the figures."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from explorer.run_cache import MB, SHARED_RUN_BYTES
 
 from .harness import resident_mb
 from .hostile import MemoryWatch
-from .hostile_class import LENGTH, type_on_masks, words
+from .hostile_class import LENGTH, run_async, type_on_masks, words
 
 WORDS = 180
 WARM_UP = 5             # words typed first, so imports, models and the page's own caches are loaded
@@ -31,11 +30,11 @@ def settled_mb(pid: int, seconds: float = 5.0) -> float:
 
 def test_typing_long_distinct_words_on_masks_stays_under_the_ceiling_and_leaves_at_most_100_mb(running_server):
     url, pid = running_server.url, running_server.pid
-    assert asyncio.run(type_on_masks(url, words(1, WARM_UP))) == []
+    assert run_async(type_on_masks(url, words(1, WARM_UP))) == []
     start = settled_mb(pid)
     with MemoryWatch(pid) as watch:
         began = time.perf_counter()
-        wrong = asyncio.run(type_on_masks(url, words(2, WORDS)))
+        wrong = run_async(type_on_masks(url, words(2, WORDS)))
         seconds = time.perf_counter() - began
         after = settled_mb(pid)
     bound = SHARED_RUN_BYTES / MB
