@@ -7,8 +7,12 @@ so letting runs through two at a time finishes more of them sooner. One place pe
 cannot take both: whatever it asks for (reruns, downloads built when the button is pressed, which Streamlit runs
 in a worker thread outside any script run), everyone else keeps at least one place. Two places, not one, so
 that a long run (a lab table built for the first time) does not hold up everyone. After each run, its session
-rests for as long as the run held its place (up to a second) before its next: a learner's next click waits
-at most a second, and one tab rerunning as fast as the server answers gets at most half a place.
+spends the time it held its place (and a little for Streamlit's work around the run) from an allowance that
+refills at 0.15 s per second, up to two seconds: a learner clicking about never waits, and a session in debt
+rests (at most a second) before its next run. One tab rerunning as fast as the server answers so gets about a
+seventh of the server: at half a place (a rest as long as each run) a rerun flood still made another learner
+1.8x slower, as every run also holds the GIL, and at a quarter of a place (not counting the work around each
+run, 60 % more) 1.6-1.9x.
 
 The lab's tables of a learner's own model cost what its upload makes them cost, and two learners each running
 one held both places for minutes. Such work leaves its place while it waits for and holds the one heavy lane,
@@ -21,6 +25,7 @@ import contextlib
 import functools
 import threading
 import time
+from dataclasses import dataclass
 from typing import Callable, Iterator, TypeVar
 
 import streamlit as st
@@ -29,8 +34,11 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 PLACES = 2
 HEAVY_LANES = 1
-REST_SHARE = 1.0     # after a run, its session rests this share of the time the run held its place...
-MAX_REST = 1.0       # ...up to this many seconds, before its next run or download takes a place
+SHARE = 0.15         # a session's allowance of place time grows by this many seconds each second...
+ALLOWANCE = 2.0      # ...up to this many; each run spends what it held and RUN_OVERHEAD, and a session in
+MAX_REST = 1.0       # debt rests first, at most this long (its debt is capped at MAX_REST * SHARE)
+RUN_OVERHEAD = 0.015 # seconds of the server's work for a run outside its place (the run's messages, its widget
+                     # states): 16 ms a run beside 27 ms in the place, measured over 300 reruns of Home
 STUCK_AFTER = 120.0  # seconds every place may stay with the same runs before the health check fails; the
                      # longest legitimate run (a cold lab table of a bundled model on a busy machine) is about 90
 T = TypeVar("T")
@@ -40,6 +48,13 @@ class GateBusy(Exception):
     """A download that could not have its session's turn now (one is waiting already, or the turn is long)."""
 
 
+@dataclass(eq=False)
+class _Held:
+    """A place taken: whose it is, and how long it was set aside for the heavy lane (not counted in its rest)."""
+    session: str
+    aside: float = 0.0
+
+
 class Gate:
     """PLACES places; a session holds at most one at a time, and waits for its own before taking a place."""
 
@@ -47,50 +62,53 @@ class Gate:
         self.places = places
         self._free = threading.Semaphore(places)
         self._heavy = threading.Semaphore(HEAVY_LANES)
-        self._mine = threading.local()          # the place this thread holds, if any
+        self._mine = threading.local()          # .held: the place this thread holds, if any
         self._clock = clock
         self._lock = threading.Lock()
         self._sessions: dict[str, list] = {}   # session id -> [its lock, how many of its runs want a place]
-        self._held: dict[int, float] = {}      # a holder -> when it took its place
-        self._rested: dict[str, float] = {}    # session id -> when its next run may take a place
+        self._held: dict[int, float] = {}      # id of a place taken -> when it was taken
+        self._spent: dict[str, tuple[float, float]] = {}   # session id -> (allowance left, when it was counted)
         self._downloads: set[str] = set()      # sessions with a download waiting or being built
 
     @contextlib.contextmanager
     def place(self, session_id: str, wait: float | None = None) -> Iterator[None]:
         """A place for this session's work; re-entered freely by the thread that holds one (a fragment drawn
         inside its page's run). With `wait`, gives up (GateBusy) if the session's turn does not come in time."""
-        if getattr(self._mine, "holder", None) is not None and self._mine.session == session_id:
+        held = getattr(self._mine, "held", None)
+        if held is not None and held.session == session_id:
             yield
             return
         with self._own_turn(session_id, wait):
             self._rest(session_id)
             with self._free:
-                holder, started = object(), self._clock()
-                self._take(holder)
-                outer = getattr(self._mine, "holder", None), getattr(self._mine, "session", None)
-                self._mine.holder, self._mine.session, self._mine.aside = holder, session_id, 0.0
+                mine, started = _Held(session_id), self._clock()
+                self._take(mine)
+                self._mine.held = mine
                 try:
                     yield
                 finally:
-                    self._mine.holder, self._mine.session = outer
-                    self._give_back(holder)
-                    held = self._clock() - started - self._mine.aside
-                    self._rest_after(session_id, min(REST_SHARE * held, MAX_REST))
+                    self._mine.held = held
+                    self._give_back(mine)
+                    self._spend(session_id, self._clock() - started - mine.aside + RUN_OVERHEAD)
+
+    def _allowance(self, session_id: str, now: float) -> float:
+        """What the session may spend now (negative: its debt); call with self._lock held."""
+        left, at = self._spent.get(session_id, (ALLOWANCE, now))
+        return min(ALLOWANCE, left + (now - at) * SHARE)
 
     def _rest(self, session_id: str) -> None:
-        """A session that reruns as fast as the server answers gets at most about half of one place's time: a
-        rerun flood from one tab made the other learners 1.8x slower, since every run also holds the GIL."""
         with self._lock:
-            until = self._rested.pop(session_id, 0.0)
-        if until > self._clock():
-            time.sleep(until - self._clock())
+            debt = -self._allowance(session_id, self._clock())
+        if debt > 0:
+            time.sleep(debt / SHARE)
 
-    def _rest_after(self, session_id: str, seconds: float) -> None:
+    def _spend(self, session_id: str, seconds: float) -> None:
         now = self._clock()
         with self._lock:
-            if len(self._rested) > 1024:   # sessions long gone or long rested
-                self._rested = {s: t for s, t in self._rested.items() if t > now}
-            self._rested[session_id] = now + seconds
+            left = max(self._allowance(session_id, now) - seconds, -MAX_REST * SHARE)
+            if len(self._spent) > 1024:   # sessions whose allowance has refilled are as good as new
+                self._spent = {s: (a, t) for s, (a, t) in self._spent.items() if a + (now - t) * SHARE < ALLOWANCE}
+            self._spent[session_id] = (left, now)
 
     def _take(self, holder: object) -> None:
         with self._lock:
@@ -104,10 +122,10 @@ class Gate:
     def heavy_lane(self, waiting: Callable[[], None]) -> Iterator[None]:
         """Inside a place (or outside any): give the place back, wait for the heavy lane (calling `waiting`
         every half second, which may raise to give up), work in it, then take a place again."""
-        holder = getattr(self._mine, "holder", None)
+        mine = getattr(self._mine, "held", None)
         aside_since = self._clock()
-        if holder is not None:
-            self._give_back(holder)
+        if mine is not None:
+            self._give_back(mine)
             self._free.release()
         try:
             while not self._heavy.acquire(timeout=0.5):
@@ -117,10 +135,10 @@ class Gate:
             finally:
                 self._heavy.release()
         finally:
-            if holder is not None:
+            if mine is not None:
                 self._free.acquire()
-                self._take(holder)
-                self._mine.aside += self._clock() - aside_since
+                self._take(mine)
+                mine.aside += self._clock() - aside_since
 
     @contextlib.contextmanager
     def _own_turn(self, session_id: str, wait: float | None = None) -> Iterator[None]:

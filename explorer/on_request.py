@@ -6,8 +6,9 @@ own model's cost is whatever its upload makes it (an accepted model near the par
 times the bundled one per word), and it is paid again by each session; computed on page load it held one of
 the server's two places for minutes. So for an own model a page shows a button, and the work reports its
 progress: each report is a Streamlit call, where a rerun, a press of Stop or a closed tab ends the work, and
-past WORK_SECONDS the work stops itself. It runs in the server's one heavy lane, outside the places the other
-learners' pages run in (explorer.gate).
+past WORK_SECONDS of work it stops itself. It runs in the server's one heavy lane, outside the places the other
+learners' pages run in (explorer.gate), and rests after each batch as long as the batch took: its Python holds
+the GIL that every other learner's run needs.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from .gate import server_gate
 from .model import current_model_key
 from .own_models import is_own
 
-WORK_SECONDS = 60          # the longest one table of an own model may compute on the shared server
+WORK_SECONDS = 60          # the longest one table of an own model may compute on the shared server...
+HEAVY_SHARE = 0.5          # ...working at most this share of the time: after each batch it rests as long
+                           # (two tabs' tables made another learner 1.6x slower working flat out, 1.1x so)
 ASKED_KEY = "_tables_asked"  # the tables this session asked for, by (model id, table, arguments)
 T = TypeVar("T")
 
@@ -42,27 +45,31 @@ def on_request(table: Callable[..., T], what: str, *args, ask: bool = True) -> T
         if not ask:
             return None
         st.info(f"{what}: for your own model this is computed when you ask, since its cost depends on the model "
-                f"(one such table at a time on this server, each for at most {WORK_SECONDS} s, with a progress "
-                "bar; leaving the page stops it).", icon="⏳")
+                f"(one such table at a time on this server, each for at most {WORK_SECONDS} s of work at half "
+                "speed, so that the class keeps its pace; with a progress bar; leaving the page stops it).",
+                icon="⏳")
         if not st.button(f"Compute it for my model", key=f"compute_{zlib.crc32(name.encode()):08x}",
                          type="primary"):
             st.stop()
     asked.add((current_model_key(), name))   # kept until the work stops: a rerun meanwhile goes on asking
     bar = st.progress(0.0, text=f"{what}…")
-    started = [time.monotonic()]
+    worked, since = [0.0], [time.monotonic()]   # seconds of work so far; when the batch under way began
 
     def waiting() -> None:
         bar.progress(0.0, text=f"{what}: waiting for another learner's model (one such table at a time here)…")
 
     def report(share: float) -> None:
-        seconds = time.monotonic() - started[0]
-        if seconds > WORK_SECONDS:
-            raise WorkStopped(f"{share:.0%} done after {seconds:.0f} s")
-        bar.progress(min(max(share, 0.0), 1.0), text=f"{what}… {share:.0%} ({seconds:.0f} s)")
+        batch = time.monotonic() - since[0]
+        worked[0] += batch
+        if worked[0] > WORK_SECONDS:
+            raise WorkStopped(f"{share:.0%} done after {worked[0]:.0f} s of work")
+        bar.progress(min(max(share, 0.0), 1.0), text=f"{what}… {share:.0%} ({worked[0]:.0f} s of work)")
+        time.sleep(batch * (1 / HEAVY_SHARE - 1))
+        since[0] = time.monotonic()
 
     try:
         with server_gate().heavy_lane(waiting):
-            started[0] = time.monotonic()
+            since[0] = time.monotonic()
             result = table(*args, _progress=report)
     except WorkStopped as stopped:
         asked.discard((current_model_key(), name))

@@ -82,23 +82,25 @@ def test_the_model_selector_appears_with_an_own_model_and_switches_every_page():
 
 def test_a_run_waits_while_two_others_hold_the_server(ckpt):
     """app.py runs inside explorer.gate's places: with both taken by other sessions, a run cannot finish until
-    one is given back (here by a timer, 5 s later; a run alone takes a fraction of that)."""
+    one is given back (here after 5 s; a run alone takes a fraction of that)."""
     import threading
+    import time
 
     from explorer.gate import PLACES, server_gate
 
     gate = server_gate()
-    holders = [gate.place(f"another session {i}") for i in range(PLACES)]
-    for holder in holders:
-        holder.__enter__()
-    given_back = threading.Event()
+    taken, given_back = threading.Barrier(PLACES + 1), threading.Event()
 
-    def give_back() -> None:
-        given_back.set()
-        for holder in holders:
-            holder.__exit__(None, None, None)
+    def hold(session: str) -> None:
+        """Another session's run: holds its place (in its own thread, as Streamlit's would) for 5 s."""
+        with gate.place(session):
+            taken.wait()
+            time.sleep(5)
+            given_back.set()
 
-    threading.Timer(5, give_back).start()
+    for i in range(PLACES):
+        threading.Thread(target=hold, args=(f"another session {i}",), daemon=True).start()
+    taken.wait()
     at = run_app()
     assert given_back.is_set()  # the run finished only after a place was free
     assert any(m.value == "olleh" for m in at.metric)

@@ -3,9 +3,10 @@ and benchmarks.hostile_uploads."""
 
 from __future__ import annotations
 
-import asyncio
 import glob
-import random
+import json
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -19,7 +20,7 @@ from transformer.config import ModelConfig
 from transformer.model import Transformer
 from transformer.vocab import Vocab
 
-from .harness import load, resident_mb, settle
+from .harness import ROOT, load, resident_mb, settle
 
 UPLOADER = "[data-testid='stFileUploaderDropzoneInput']"
 TEMP_PATTERN = str(Path(tempfile.gettempdir()) / "attention-explorer-*")
@@ -90,38 +91,38 @@ class MemoryWatch:
 @dataclass
 class Typist:
     """A second learner on the same server, typing a new word every second over Streamlit's own protocol
-    (benchmarks.protocol_session) while the uploads go on: every answer timed and checked."""
+    (benchmarks.protocol_session) while the attack goes on: every answer timed and checked. It types from a
+    process of its own (tests.e2e.typist), so that an attacker driven from this process never holds the
+    interpreter while the learner's answer is timed: only the server is shared, as in a class."""
 
     url: str
     seed: int = 0                      # typists with different seeds type different words (no cache hits)
     page: str = "attention"
     answers: list[float] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
+    _process: subprocess.Popen | None = None
+    _reader: threading.Thread | None = None
 
-    async def _type(self) -> None:
-        from benchmarks.protocol_session import ProtocolSession
-
-        session = ProtocolSession(self.url, self.page)
-        await session.open()
-        rng = random.Random(self.seed)
-        while not self._stop.is_set():
-            word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 20)))
-            answer = await session.type(word)
-            self.answers.append(answer.seconds)
-            if answer.exceptions or answer.model_writes != word[::-1]:
-                self.wrong.append(f"{word}: {answer.model_writes} {answer.exceptions}")
-            await asyncio.sleep(max(0.0, 1.0 - answer.seconds))
-        await session.close()
+    def _read(self) -> None:
+        for line in self._process.stdout:
+            answer = json.loads(line)
+            if answer["wrong"]:
+                self.wrong.append(answer["wrong"])
+            self.answers.append(answer["seconds"])
 
     def __enter__(self) -> "Typist":
-        self._thread = threading.Thread(target=asyncio.run, args=(self._type(),), daemon=True)
-        self._thread.start()
-        while not self.answers and self._thread.is_alive():   # typing has begun (or failed to)
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "tests.e2e.typist", self.url, str(self.seed), self.page],
+            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        while not self.answers and self._process.poll() is None:   # typing has begun (or failed to)
             time.sleep(0.05)
+        if not self.answers:
+            raise RuntimeError(f"the typist stopped before its first answer (exit {self._process.returncode})")
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(timeout=120)
+        self._process.stdin.close()           # the typist's signal to finish its word and leave
+        self._process.wait(timeout=120)
+        self._reader.join(timeout=10)

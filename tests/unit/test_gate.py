@@ -130,23 +130,30 @@ def test_a_download_pressed_again_is_not_built_again():
     assert built == ["json"]
 
 
-def test_a_session_rests_as_long_as_its_last_run_held_its_place_before_the_next():
-    now = [0.0]
-    gate = Gate(clock=lambda: now[0])
-    with gate.place("flooding tab"):
-        now[0] += 0.3                             # the run held its place for 0.3 s
-    slept = []
+def test_a_session_spends_an_allowance_of_place_time_and_rests_only_once_it_is_in_debt(monkeypatch):
     import explorer.gate as module
-    real_sleep = module.time.sleep
-    module.time.sleep = slept.append
-    try:
-        with gate.place("flooding tab"):          # asks again at once: rests 0.3 s first
-            pass
-        with gate.place("another learner"):       # another session never waits for that rest
-            pass
-    finally:
-        module.time.sleep = real_sleep
-    assert slept == [pytest.approx(0.3)]
+    now, slept = [0.0], []
+    gate = Gate(clock=lambda: now[0])
+    monkeypatch.setattr(module.time, "sleep", lambda seconds: (slept.append(seconds), now.__setitem__(0, now[0] + seconds)))
+
+    def run(session: str, held: float) -> None:
+        with gate.place(session):
+            now[0] += held
+
+    for _ in range(4):
+        run("learner clicking about", 0.45)       # about 2 s of runs: the whole allowance, no rest
+    assert slept == []
+    run("flooding tab", 1.5)
+    run("flooding tab", 1.5)                       # 3 s spent at once: 1 s in debt, capped at MAX_REST * SHARE
+    run("another learner", 0.1)                    # another session never waits for that rest
+    assert slept == []
+    run("flooding tab", 0.1)                       # rests until its debt is paid: MAX_REST, less the 0.1 s
+    assert slept == [pytest.approx(module.MAX_REST - 0.1)]   # that passed while the other learner ran
+    slept.clear()
+    for _ in range(50):                            # a flood of short runs, each asked for at once
+        run("flooding tab", 0.1)
+    busy_share = 50 * (0.1 + module.RUN_OVERHEAD) / (50 * 0.1 + sum(slept))
+    assert busy_share == pytest.approx(module.SHARE, rel=0.05)   # its share, counting the work around each run
 
 
 def test_a_session_has_one_download_on_the_way_and_it_waits_for_its_turn_only_so_long(monkeypatch):
