@@ -30,8 +30,10 @@ from .harness import resident_mb
 UPLOADER = "A checkpoint zip"      # the start of the Training page's uploader label
 COMPUTE = "Compute it for my model"
 RELEASED = "was released"          # the sidebar's words when a learner's own model is gone
-ALONE_ANSWERS = 8                  # the other learner's answers timed before each attack (after two to warm up)
+ALONE_ANSWERS = 8                  # the other learner's answers timed alone before each attack (after two to warm
+                                   # up), and as many after it
 SETTLE_SECONDS = 10                # after the attacker leaves, before the server's memory is read again
+                                   # (the other learner goes on typing: its last ALONE_ANSWERS are timed alone)
 
 
 @dataclass
@@ -89,11 +91,13 @@ def cpu_seconds(pid: int) -> float:
 def under_attack(name: str, url: str, pid: int, attack: Callable[[str], Awaitable[dict]], seed: int,
                  min_seconds: float = 12, min_answers: int = 6) -> Measured:
     """Time the other learner alone, then while `attack` runs (for at least min_seconds and min_answers), then
-    read the server's memory SETTLE_SECONDS after the attacker has left."""
+    alone again once the attacker has left, and read the server's memory SETTLE_SECONDS after it left. The
+    answers alone before and after are pooled (A, B, A): the machine is shared, and a baseline on one side
+    only took a quiet or a busy moment for the server's normal pace."""
     with Typist(url, seed=seed, page="") as typist:
         while len(typist.answers) < ALONE_ANSWERS + 2:
             time.sleep(0.2)
-        alone = statistics.median(typist.answers[2:])
+        before = typist.answers[2:]
         mark = len(typist.answers)
         with MemoryWatch(pid) as memory:
             started = time.monotonic()
@@ -102,9 +106,10 @@ def under_attack(name: str, url: str, pid: int, attack: Callable[[str], Awaitabl
                 time.sleep(0.2)
             during = typist.answers[mark:]
             start, peak = memory.before, memory.peak
+        time.sleep(SETTLE_SECONDS)
+        after = typist.answers[mark + len(during):][-ALONE_ANSWERS:]
         wrong = list(typist.wrong)
-    time.sleep(SETTLE_SECONDS)
-    return Measured(name, alone, during, wrong, start, peak, resident_mb(pid), details)
+    return Measured(name, statistics.median(before + after), during, wrong, start, peak, resident_mb(pid), details)
 
 
 async def uploaded(url: str, name: str, data: bytes, page: str = "training") -> ProtocolSession:
