@@ -5,6 +5,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from analysis.circuits import (CONTENT_CONTENT, POSITION_POSITION, WITH_WRITTEN, SplitUnavailable, letter_map,
+                               score_split)
 from analysis.inside import TOLERANCE, AttentionAt, inside_head, logit_lens, residual_norms, value_weighted
 from analysis.labels import KIND_NAMES, attention_axes, token_label
 from analysis.run import correct_tokens
@@ -14,6 +16,7 @@ from explorer.model import checkpoint_or_stop, intervention, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import VIEW, keep_in_range, learner_text
 from viz import attention_heatmap
+from viz.circuits import letter_map_heatmap, term_bars
 from viz.inside import logit_lens_heatmap
 from viz.strips import vector_rows
 
@@ -130,6 +133,61 @@ st.markdown(
        "score is −∞ too.")
 )
 
+# --- Content against position ----------------------------------------------------------------------------
+st.subheader("Where this score comes from: content against position")
+try:
+    split = score_split(model, run.trace, kind, layer, head)
+except SplitUnavailable as err:
+    split = None
+    st.info(f"{err} The split into content and position is shown for pre-norm models.",
+            icon="🧩")
+if split is not None:
+    cell = split.at(i, j)
+    cell_sum = sum(cell.values())
+    model_score = float(at.scores.traced[h, j]) if at.allowed[j] else float(scaled)
+    sizes = {name: abs(v) for name, v in cell.items()}
+    total_size = sum(sizes.values()) or 1.0
+    if layer == 0:
+        st.markdown(
+            (f"At layer 0 this stream is exactly each {'source' if kind == 'encoder_self' else 'decoder'} "
+             "position's embedding × √d_model (its **content**, the character) plus its positional code (its "
+             "**position**). " if not split.written else
+             "At layer 0 the query's stream is the decoder position's embedding × √d_model (its **content**) plus "
+             "its positional code (its **position**) plus what decoder layer 0's self-attention wrote; the keys "
+             "come from the encoder's output, whose stream holds the source character, its position, and what "
+             f"the encoder's {2 * config.n_encoder_layers} sublayers wrote. ")
+            + ("Freeze each LayerNorm at the mean and spread it has on your text at each position: then LN(x) is "
+               "γ⊙(content − its mean)/σ + γ⊙(position − its mean)/σ"
+               + (" + γ⊙(what was written − its mean)/σ" if split.written else "")
+               + " + β, and q and k split the same way, with β W + b as a bias part. "
+               if inside.pre_norm else "This post-norm model reads x as it is, and q and k split with it. ")
+            + "Each term below is the query's part · the key's part, divided by √d_k: content·position is the "
+            "query's character against the key's position. *biases* gathers the terms with β, b_Q or b_K"
+            + ("; *with what layers wrote* every term with a written part, on either side" if split.written else "")
+            + "."
+        )
+        show_chart(term_bars(cell, cell_sum, f"Score s[{i}, {j}] of head {head}, term by term"), key="split_bars")
+        largest = max(sizes, key=sizes.get)
+        st.markdown(
+            f"The largest term is **{largest}**: {cell[largest]:+.2f} of the score {cell_sum:.4f}, "
+            f"{sizes[largest] / total_size:.0%} of the terms' summed size (position·position "
+            f"{sizes[POSITION_POSITION] / total_size:.0%}, content·content {sizes[CONTENT_CONTENT] / total_size:.0%}). "
+            f"The terms add up to {cell_sum:.4f}; "
+            + (f"the model's own score is {model_score:.4f}" if at.allowed[j] else
+               f"q·k/√d_k worked out above is {model_score:.4f} (the mask then makes the model's −∞)")
+            + f", {abs(cell_sum - model_score):.1e} apart. A term that is the same for every key of a row (one "
+            "that depends on the query alone) moves no weight: softmax ignores it."
+        )
+    else:
+        written_share = sizes[WITH_WRITTEN] / total_size
+        st.markdown(
+            f"The split is shown for layer 0. At layer {layer} the stream also holds what the sublayers before it "
+            "wrote, and attention there has already mixed in characters and positions from other positions, so a "
+            "part of x_j no longer stands for the character and the place of position j alone. Split the same "
+            f"way, the terms with what was written come to {cell[WITH_WRITTEN]:+.2f} of this score "
+            f"{cell_sum:.4f}, {written_share:.0%} of the terms' summed size."
+        )
+
 # --- 4. Softmax over the row ------------------------------------------------------------------------------
 st.subheader("3 · Softmax over the whole row")
 st.latex(r"w_{ij} = \frac{e^{s_{ij}}}{\sum_{j'} e^{s_{ij'}}}")
@@ -175,6 +233,32 @@ if inside.switched_off:
                "(its block below is zero). The other heads of this layer are computed beside it and do not change; "
                "every later sublayer reads a stream without it.",
                icon="✂️")
+
+if kind == "cross":
+    st.subheader("What this head writes: letter in → logit out")
+    letters = letter_map(model, run.trace, vocab, layer, head)
+    n_letters = len(letters.letters)
+    show_chart(letter_map_heatmap(letters.logits, letters.letters, f"Cross L{layer} H{head}: the logits its value "
+                                  "path gives each character (ringed: each row's largest)"), key="letter_map")
+    copies = letters.copies
+    st.markdown(
+        f"On **{copies} of {n_letters}** characters the largest logit is the character itself"
+        + (", so along this path the head mostly writes the letter it attends to." if copies > n_letters / 2 else
+           ", so along this path the head does not, on the whole, write the letter it attends to; one reading is "
+           "that what it passes on is used by the layers after it, or carries something other than the letter.")
+    )
+    st.caption(
+        "Each row: a character's embedding × √d_model alone (no position, nothing the encoder wrote), as if the "
+        "head put all its weight on a source position holding it"
+        + (", centred and scaled by the encoder's last LayerNorm as its mean spread is on your text" if
+           letters.normed else "")
+        + f", then this head's W_V and W_O^{head}"
+        + (", the decoder's last LayerNorm (frozen likewise)" if letters.normed else "")
+        + (" and the generator (tied: the embedding matrix transposed)." if config.tie_embeddings else
+           " and the generator.")
+        + " This is the direct path: the layers after the head are skipped, and so are the biases, which add the "
+        "same to every row."
+    )
 
 # --- 6. Concat, W^O, residual ------------------------------------------------------------------------------
 st.subheader("5 · Every head side by side, W^O, and the residual add")

@@ -4,12 +4,15 @@ tables, compared with a trace made here), for every kind, on a word with repeate
 import numpy as np
 import pytest
 
+from analysis.circuits import FOUR, TERMS, WITH_WRITTEN, letter_map, score_split
 from analysis.inside import TOLERANCE
 from analysis.run import correct_tokens, make_run
 from transformer.intervention import Head, Intervention
 from transformer.trace import attention_path
 
 from .helpers import array, figures, html_rows, no_exception, open_page, own_model_state
+
+TOTAL = "sum = the score"
 
 # kind, layer, head, query, key, the stream it reads, its residual block, its feed-forward
 CELLS = [
@@ -119,6 +122,10 @@ def test_the_page_runs_on_a_learners_own_small_model():
     assert float(at.metric[1].value) <= TOLERANCE
     assert len(list(html_rows(at.get("html")[1]).values())[0]) == 8         # d_k = 16 / 2
     assert z(figures(at)["lens"]).shape[0] == 1                              # one decoder layer
+    names, values = split_bars(at)                                           # cross L0 of a one-layer model
+    assert names == [*TERMS, TOTAL] and values[-1] == pytest.approx(float(at.metric[2].value), abs=1e-4)
+    assert_the_largest_term_is_named(at, names, values)
+    assert_the_copy_count_is_the_maps(at)
 
 
 def test_a_post_norm_model_is_described_as_it_computes(bundled):
@@ -140,3 +147,69 @@ def test_a_post_norm_model_is_described_as_it_computes(bundled):
     assert "**post-norm**" in text and "divided by √8 = 2.828" in text
     assert "the generator makes it the scores of the next token" in text and "final LayerNorm" not in text
     assert float(at.metric[1].value) <= TOLERANCE
+    assert "split_bars" not in figures(at) and any("post-norm" in i.value for i in at.info)   # cross: no split
+    assert_the_copy_count_is_the_maps(at)
+
+
+# --- Content against position, and the letter map -----------------------------------------------------------
+
+def split_bars(at):
+    bars = figures(at)["split_bars"]["data"][0]
+    return list(bars["y"]), array(bars["x"]).astype(float)
+
+
+def page_text(at):
+    return " ".join(m.value for m in at.markdown)
+
+
+def assert_the_largest_term_is_named(at, names, values):
+    sizes = np.abs(values[:-1])
+    largest = int(sizes.argmax())
+    assert (f"The largest term is **{names[largest]}**: {values[largest]:+.2f} of the score {values[-1]:.4f}, "
+            f"{sizes[largest] / sizes.sum():.0%} of the terms' summed size") in page_text(at)
+
+
+def assert_the_copy_count_is_the_maps(at):
+    logits = z(figures(at)["letter_map"])
+    copies = int((logits.argmax(-1) == np.arange(len(logits))).sum())
+    assert f"On **{copies} of {len(logits)}** characters the largest logit is the character itself" in page_text(at)
+    assert ("mostly writes the letter it attends to" in page_text(at)) == (copies > len(logits) / 2)
+
+
+# kind, head, query, key: a layer-0 cell of each kind (the decoder's key 4 is a later position, masked)
+SPLIT_CELLS = [("encoder_self", 3, 4, 1), ("decoder_self", 1, 2, 4), ("cross", 3, 2, 4)]
+
+
+@pytest.mark.parametrize("kind,head,query,key", SPLIT_CELLS, ids=[c[0] for c in SPLIT_CELLS])
+def test_a_layer_0_score_is_four_terms_and_the_biases_that_add_up_to_it(ckpt, kind, head, query, key):
+    at = open_page("inside_one_head", "banana", state=state(kind, 0, head, query, key))
+    no_exception(at)
+    names, values = split_bars(at)
+    assert names == ([*TERMS, TOTAL] if kind == "cross" else [*FOUR, "biases", TOTAL])
+    assert values[:-1].sum() == pytest.approx(values[-1], abs=1e-9)
+    t = make_run(ckpt.model, ckpt.vocab, "banana").trace
+    path = attention_path(kind, 0)
+    q, k = t[f"{path}.queries"][head, query], t[f"{path}.keys"][head, key]
+    assert values[-1] == pytest.approx(q @ k / np.sqrt(len(q)), abs=1e-4)               # the model's own q·k/√d_k
+    masked = not t.mask(kind)[query, key]
+    assert masked == (kind == "decoder_self")
+    if not masked:
+        assert values[-1] == pytest.approx(float(at.metric[2].value), abs=1e-4)        # the score the page shows
+    assert_the_largest_term_is_named(at, names, values)
+    if kind == "cross":
+        assert_the_copy_count_is_the_maps(at)
+        shown = z(figures(at)["letter_map"])
+        assert np.allclose(shown, letter_map(ckpt.model, t, ckpt.vocab, 0, head).logits, atol=1e-6)
+    else:
+        assert "letter_map" not in figures(at)
+
+
+def test_a_later_layer_says_why_it_is_not_split_with_the_written_share(ckpt):
+    at = open_page("inside_one_head", "banana", state=state("cross", 1, 0, 2, 3))
+    no_exception(at)
+    assert "split_bars" not in figures(at)
+    cell = score_split(ckpt.model, make_run(ckpt.model, ckpt.vocab, "banana").trace, "cross", 1, 0).at(2, 3)
+    share = abs(cell[WITH_WRITTEN]) / sum(abs(v) for v in cell.values())
+    assert (f"the terms with what was written come to {cell[WITH_WRITTEN]:+.2f} of this score "
+            f"{sum(cell.values()):.4f}, {share:.0%} of the terms' summed size") in page_text(at)
+    assert_the_copy_count_is_the_maps(at)

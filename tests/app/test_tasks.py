@@ -3,13 +3,18 @@ own target and attention pattern."""
 
 import json
 
+import numpy as np
 import pytest
 
+from analysis.circuits import CONTENT_CONTENT, FOUR, POSITION_POSITION, TERMS, score_split, sharpest_head
+from analysis.run import make_run
 from analysis.tasks import WORDS
 from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import TASKS, source_positions, target
 
-from .helpers import PAGES, open_page
+from viz.attention import mosaic_origins
+
+from .helpers import PAGES, array, figures, open_page
 from .test_entrypoint import open_app
 
 TEXT = "banana split"
@@ -65,7 +70,7 @@ def test_compare_tasks_shows_the_three_outputs_side_by_side():
     written = [m.value for m in at.metric if m.label == "writes"]
     assert written == [target(TEXT, task).replace(" ", "␣") for task in WORDS]
     best = {f"best_{t}" for t in TASKS}
-    assert {c.key for c in at.get("plotly_chart")} == best | {"grid_reverse"}      # the chosen task's tab is open
+    assert {c.key for c in at.get("plotly_chart")} == best | {"grid_reverse", "split_reverse"}   # the open tab's
 
 
 @pytest.mark.parametrize("task", list(TASKS))
@@ -88,3 +93,35 @@ def test_the_task_in_the_url_switches_the_model_card(task):
     card = " ".join(m.value for m in at.sidebar.markdown)
     assert f"task: {WORDS[task].verb}" in card
     assert at.sidebar.markdown and any(target(TEXT, task).replace(" ", "␣") in m.value for m in at.sidebar.markdown)
+
+
+@pytest.mark.parametrize("text", ["hello", "the quick brown fox jumps over the lazy dog"], ids=["hello", "43 characters"])
+def test_compare_tasks_says_whether_position_or_content_drives_each_models_layer_0_head(text):
+    at = open_page("compare_tasks", text)
+    assert not at.exception, [e.value for e in at.exception]
+    table = at.dataframe[0].value
+    words = " ".join(m.value for m in at.markdown)
+    for row, task in zip(table.to_dict("records"), TASKS):
+        ckpt = load(bundled_checkpoint(task))
+        trace = make_run(ckpt.model, ckpt.vocab, text, task=task).trace
+        split = score_split(ckpt.model, trace, "cross", 0, sharpest_head(trace, "cross", 0))
+        shares = split.shares()
+        assert row["head"] == f"cross L0 H{split.head}"
+        assert [row[name] for name in TERMS] == pytest.approx([shares[name] for name in TERMS], abs=1e-9)
+        position, content = shares[POSITION_POSITION], shares[CONTENT_CONTENT]
+        largest = max(shares, key=shares.get)
+        verdict = "position weighs more than content" if position > content else "content weighs more than position"
+        assert (f"**{WORDS[task].label}**, cross L0 H{split.head}: the largest part is *{largest}* "
+                f"(**{shares[largest]:.1%}**). Position·position carries **{position:.1%}** and content·content "
+                f"**{content:.1%}**, so of these two, on your text, {verdict}.") in words
+    open_task = "reverse"                                      # the tab open by default
+    ckpt = load(bundled_checkpoint(open_task))
+    trace = make_run(ckpt.model, ckpt.vocab, text, task=open_task).trace
+    split = score_split(ckpt.model, trace, "cross", 0, sharpest_head(trace, "cross", 0))
+    mosaic = array(figures(at)[f"split_{open_task}"]["data"][0]["z"]).astype(float)
+    n_q, n_k = split.allowed.shape
+    for name, (top, left) in zip(FOUR, mosaic_origins(2, 2, n_q, n_k)[2]):
+        assert np.allclose(mosaic[top:top + n_q, left:left + n_k], split.centred(name), atol=1e-9)
+
+    at.selectbox(key="split_head").set_value(0).run()
+    assert list(at.dataframe[0].value["head"]) == ["cross L0 H0"] * len(TASKS)
