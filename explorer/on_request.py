@@ -44,13 +44,17 @@ def on_request(table: Callable[..., T], what: str, *args, ask: bool = True) -> T
     if (current_model_key(), name) not in asked:
         if not ask:
             return None
-        st.info(f"{what}: for your own model this is computed when you ask, since its cost depends on the model "
-                f"(one such table at a time on this server, each for at most {WORK_SECONDS} s of work at half "
-                "speed, so that the class keeps its pace; with a progress bar; leaving the page stops it).",
-                icon="⏳")
-        if not st.button(f"Compute it for my model", key=f"compute_{zlib.crc32(name.encode()):08x}",
-                         type="primary"):
+        ask_box = st.empty()   # the question goes once the learner has answered it
+        with ask_box.container():
+            st.info(f"{what}: for your own model this is computed when you ask, since its cost depends on the "
+                    f"model (one such table at a time on this server, each for at most {WORK_SECONDS} s of work at "
+                    "half speed, so that the class keeps its pace; with a progress bar; leaving the page stops it).",
+                    icon="⏳")
+            pressed = st.button("Compute it for my model", key=f"compute_{zlib.crc32(name.encode()):08x}",
+                                type="primary")
+        if not pressed:
             st.stop()
+        ask_box.empty()
     asked.add((current_model_key(), name))   # kept until the work stops: a rerun meanwhile goes on asking
     bar = st.progress(0.0, text=f"{what}…")
     worked, since = [0.0], [time.monotonic()]   # seconds of work so far; when the batch under way began
