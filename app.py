@@ -44,6 +44,7 @@ pages = {
         st.Page("app_pages/lab_forcing.py", title="Teacher forcing", icon="🧑‍🏫", url_path="lab-forcing"),
         st.Page("app_pages/lab_length.py", title="Longer than trained", icon="📏", url_path="lab-length"),
         st.Page("app_pages/lab_query_key.py", title="Queries and keys", icon="🧭", url_path="lab-query-key"),
+        st.Page("app_pages/lab_patch.py", title="Build a head", icon="🛠️", url_path="lab-patch"),
         st.Page("app_pages/how_it_reverses.py", title="How it reverses", icon="🧩", url_path="how-it-reverses"),
     ],
 }

@@ -4,10 +4,11 @@ shared model, never a change to it."""
 
 from __future__ import annotations
 
-from analysis import lab, mechanism
+from analysis import lab, mechanism, patching
+from analysis.run import Run, make_run
 from transformer.data import sample_strings
 from transformer.evaluate import held_out_strings
-from transformer.intervention import Head
+from transformer.intervention import NO_INTERVENTION, Head
 from transformer.metrics import exact_match
 
 from .model import SHARED_TABLES, checkpoint_for, intervention, model_run, text_run
@@ -101,3 +102,30 @@ def failure_table() -> list[lab.FirstFailure]:
 
 def length_probe(heads_off: tuple[tuple[str, int, int], ...]) -> mechanism.LengthProbe:
     return on_request(_length_probe, "Fitting linear probes for the length on 600 held-out words", heads_off)
+
+
+@model_run(max_entries=32, show_spinner="Measuring exact match with the pattern in place on 400 words…",
+           shared=SHARED_TABLES)
+def _patch_table(key: str, pattern: str | None, layer: int, head: int | None,
+                 _progress: lab.Progress = None) -> patching.PatchScore:
+    """Exact match with a pattern in place of cross-attention weights (None: the model's own), on the lab's
+    held-out words and as many words just past the trained length."""
+    ckpt = checkpoint_for(key)
+    model = ckpt.model
+    edit = (NO_INTERVENTION if pattern is None else
+            patching.patched(pattern, ckpt.task, patching.Placement(layer, head), model))
+    return patching.patch_score(model, ckpt.vocab, held_out_sample(model.config.max_len),
+                                patching.longer_texts(model, SAMPLE_SIZE), ckpt.task, edit, _progress)
+
+
+@model_run(max_entries=64)
+def patched_run(key: str, text: str, pattern: str, layer: int, head: int | None) -> Run:
+    """The learner's text decoded greedily with the pattern in place at every step."""
+    ckpt = checkpoint_for(key)
+    edit = patching.patched(pattern, ckpt.task, patching.Placement(layer, head), ckpt.model)
+    return make_run(ckpt.model, ckpt.vocab, text, edit=edit, task=ckpt.task)
+
+
+def patch_table(pattern: str | None, layer: int, head: int | None) -> patching.PatchScore:
+    return on_request(_patch_table, "Measuring exact match on 200 held-out words and 200 longer ones",
+                      pattern, layer, head)

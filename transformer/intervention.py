@@ -1,4 +1,5 @@
-"""Experiments on a trained model: switch heads off, remove or shuffle the positions.
+"""Experiments on a trained model: switch heads off, remove or shuffle the positions, set a layer's
+cross-attention weights by hand.
 
 An Intervention is a value handed to one forward pass, never a change to the model: the loaded
 model is shared by every browser session, so an experiment in one must not leak into another.
@@ -7,10 +8,11 @@ model is shared by every browser session, so an experiment in one must not leak 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Callable, Literal
 
 import torch
 
+from .layers import WeightOverride
 from .trace import KINDS, Kind
 
 PositionMode = Literal["normal", "zero", "shuffle"]
@@ -30,12 +32,41 @@ class Head:
         return f"{self.kind} L{self.layer} H{self.head}"
 
 
+Pattern = Callable[[torch.Tensor, int], torch.Tensor]  # source ids (B, S), queries Tq -> weights (B, Tq, S)
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """One decoder layer's cross-attention weights, for the chosen heads, replaced by a pattern built from the
+    source: the heads read the values the pattern points at, whatever their queries and keys say. Switching a
+    head off asks whether it is needed; this asks whether a pattern is enough."""
+
+    layer: int
+    pattern: Pattern
+    heads: frozenset[int] | None = None   # None: every head of the layer
+
+    def override(self, n_heads: int, source: torch.Tensor, n_queries: int) -> WeightOverride:
+        """The (H,) heads replaced and their (B, Tq, S) weights for this source and number of queries."""
+        heads = range(n_heads) if self.heads is None else sorted(self.heads)
+        if not heads or max(heads) >= n_heads or min(heads) < 0:
+            raise ValueError(f"head index out of range 0..{n_heads - 1}: {list(heads)}")
+        chosen = torch.zeros(n_heads, dtype=torch.bool)                       # (H,)
+        chosen[list(heads)] = True
+        weights = self.pattern(source, n_queries)                              # (B, Tq, S)
+        if weights.shape != (source.size(0), n_queries, source.size(1)):
+            raise ValueError(f"a pattern for {n_queries} queries over a source of shape {tuple(source.shape)} "
+                             f"must have shape {(source.size(0), n_queries, source.size(1))}, "
+                             f"got {tuple(weights.shape)}")
+        return WeightOverride(chosen, weights)
+
+
 @dataclass(frozen=True)
 class Intervention:
     ablated: frozenset[Head] = frozenset()   # heads whose output is zeroed before W^O mixes the heads
     positions: PositionMode = "normal"       # "zero": no positional encoding; "shuffle": permuted codes
     sides: frozenset[str] = frozenset(SIDES)  # where the position switch applies: source, target or both
     shuffle_seed: int = 0
+    replaced: tuple[Replacement, ...] = ()   # cross-attention weights set by hand, at most one per layer
 
     def __post_init__(self) -> None:
         if self.positions not in POSITION_MODES:
@@ -45,6 +76,9 @@ class Intervention:
         for head in self.ablated:
             if head.kind not in KINDS:
                 raise ValueError(f"unknown attention kind {head.kind!r}")
+        layers = [r.layer for r in self.replaced]
+        if len(set(layers)) < len(layers):
+            raise ValueError(f"at most one replacement per layer, got layers {sorted(layers)}")
 
     def head_gate(self, kind: Kind, layer: int, n_heads: int) -> torch.Tensor | None:
         """(H,) 1 for a head that works, 0 for one switched off; None when all work (the fast path)."""
@@ -56,6 +90,11 @@ class Intervention:
         gate = torch.ones(n_heads)
         gate[off] = 0.0
         return gate
+
+    def cross_override(self, layer: int, n_heads: int, source: torch.Tensor, n_queries: int) -> WeightOverride | None:
+        """The weights replacing this decoder layer's cross-attention for a source (B, S) and Tq queries, if any."""
+        chosen = [r for r in self.replaced if r.layer == layer]
+        return chosen[0].override(n_heads, source, n_queries) if chosen else None
 
     def position_rows(self, table: torch.Tensor, side: str, length: int) -> torch.Tensor:
         """The (length, d_model) rows to add to a sequence of this length on this side.

@@ -6,7 +6,7 @@ Shapes: B batch, S source length, T target length, L either, H heads, d_k = d_mo
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -68,13 +68,21 @@ class PositionalEncoding(nn.Module):
 
 # --- Attention ---------------------------------------------------------------------------------
 
+class WeightOverride(NamedTuple):
+    """Attention weights given from outside for some heads (an experiment: is this pattern enough?)."""
+
+    heads: torch.Tensor    # (H,) bool: True for a head whose weights are replaced
+    weights: torch.Tensor  # (B, Tq, Tk) the weights every replaced head uses instead of its softmax
+
+
 def scaled_dot_product_attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None,
-    record: Recorder | None = None, dropout: float = 0.0,
+    record: Recorder | None = None, dropout: float = 0.0, override: WeightOverride | None = None,
 ) -> torch.Tensor:
     """softmax(QK^T / sqrt(d_k)) V, written out. q (B,H,Tq,d_k), k and v (B,H,Tk,d_k), mask True = may attend.
 
-    Dividing by sqrt(d_k) keeps the scores' spread near 1 whatever d_k is, so softmax stays soft.
+    Dividing by sqrt(d_k) keeps the scores' spread near 1 whatever d_k is, so softmax stays soft. An override
+    replaces the chosen heads' weights after the softmax: their scores are still recorded as computed.
     """
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (B, H, Tq, Tk)
     if mask is not None:
@@ -83,6 +91,9 @@ def scaled_dot_product_attention(
     if mask is not None:
         # A row whose keys are all masked is NaN after softmax; it attends to nothing, so it is 0.
         weights = weights.masked_fill(~mask, 0.0)
+    if override is not None:
+        chosen = override.heads.to(weights.device)[None, :, None, None]                 # (1, H, 1, 1)
+        weights = torch.where(chosen, override.weights.to(weights)[:, None], weights)  # (B, H, Tq, Tk)
     if record is not None:
         record["scores"], record["weights"] = scores, weights
     if dropout:
@@ -113,15 +124,18 @@ class MultiHeadAttention(nn.Module):
         mask: torch.Tensor | None,
         record: Recorder | None = None,
         head_gate: torch.Tensor | None = None,  # (H,) 0 switches a head's output off (an ablation)
+        override: WeightOverride | None = None,  # weights set from outside for some heads
     ) -> torch.Tensor:
         q = self.split_heads(self.w_q(query))      # (B, H, Tq, d_k)
         k = self.split_heads(self.w_k(key_value))  # (B, H, Tk, d_k)
         v = self.split_heads(self.w_v(key_value))  # (B, H, Tk, d_k)
         dropout = self.dropout if self.training else 0.0
-        if record is not None:
-            record["queries"], record["keys"], record["values"] = q, k, v
-            heads = scaled_dot_product_attention(q, k, v, mask, record, dropout)
-            record["heads"] = heads
+        if record is not None or override is not None:
+            if record is not None:
+                record["queries"], record["keys"], record["values"] = q, k, v
+            heads = scaled_dot_product_attention(q, k, v, mask, record, dropout, override)
+            if record is not None:
+                record["heads"] = heads
         else:
             # The fused kernel computes the same thing faster; tests hold it equal to the path above.
             heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
@@ -221,11 +235,13 @@ class DecoderLayer(nn.Module):
         record: Recorder | None = None,
         self_gate: torch.Tensor | None = None,   # (H,) head gates of the two attentions, see MultiHeadAttention
         cross_gate: torch.Tensor | None = None,
+        cross_override: WeightOverride | None = None,  # cross-attention weights set from outside, see above
     ) -> torch.Tensor:
         attend, cross = child_of(record, "self_attention"), child_of(record, "cross_attention")
         y = self.self_residual(y, lambda h: self.self_attention(h, h, tgt_mask, attend, self_gate),
                                child_of(record, "self_residual"))
-        y = self.cross_residual(y, lambda h: self.cross_attention(h, memory, src_mask, cross, cross_gate),
+        y = self.cross_residual(y, lambda h: self.cross_attention(h, memory, src_mask, cross, cross_gate,
+                                                                  cross_override),
                                 child_of(record, "cross_residual"))
         y = self.feed_forward_residual(y, lambda h: self.feed_forward(h, child_of(record, "feed_forward")),
                                        child_of(record, "feed_forward_residual"))

@@ -22,6 +22,7 @@ class ModelOutput(NamedTuple):
 class Encoded(NamedTuple):
     memory: torch.Tensor      # (B, S, d_model) what cross-attention reads
     src_mask: torch.Tensor    # (B, 1, 1, S)
+    source: torch.Tensor      # (B, S) the source ids: a replaced cross-attention pattern is built from them
 
 
 class Transformer(nn.Module):
@@ -80,7 +81,7 @@ class Transformer(nn.Module):
         memory = self.encoder_norm(x)
         if record is not None:
             record["masks.source"], record["encoder_norm.output"] = src_mask, memory
-        return Encoded(memory, src_mask)
+        return Encoded(memory, src_mask, src)
 
     def decode(self, tgt: torch.Tensor, encoded: Encoded, record: Recorder | None = None,
                edit: Intervention = NO_INTERVENTION) -> torch.Tensor:
@@ -91,7 +92,8 @@ class Transformer(nn.Module):
         for i, layer in enumerate(self.decoder_layers):
             y = layer(y, encoded.memory, encoded.src_mask, tgt_mask,
                       child_of(record, f"decoder_layers.{i}"),
-                      edit.head_gate("decoder_self", i, h), edit.head_gate("cross", i, h))
+                      edit.head_gate("decoder_self", i, h), edit.head_gate("cross", i, h),
+                      edit.cross_override(i, h, encoded.source, tgt.size(1)))
         final = self.decoder_norm(y)
         logits = self.generator(final)  # (B, T, vocab)
         if record is not None:
