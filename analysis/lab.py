@@ -17,10 +17,10 @@ from scipy.stats import spearmanr
 from sklearn.decomposition import PCA
 
 from transformer.data import expected_grid, random_string, target
-from transformer.intervention import Head, Intervention, every_head
+from transformer.intervention import NO_INTERVENTION, Head, Intervention, every_head
 from transformer.metrics import exact_match
 from transformer.model import Transformer
-from transformer.trace import KINDS, Kind
+from transformer.trace import KINDS, Kind, Trace
 from transformer.vocab import SOS, Vocab
 
 from .run import TEACHER, Run, correct_tokens, make_run
@@ -86,6 +86,16 @@ def ideal_keys(kind: Kind, n_queries: int, text: str, task: str = "reverse") -> 
     return expected_grid([text], task, n_queries, len(text))[0].numpy()
 
 
+def teacher_forced_trace(model: Transformer, vocab: Vocab, text: str, task: str = "reverse",
+                         edit: Intervention = NO_INTERVENTION) -> Trace:
+    """One word's traced pass with the task's correct output fed to the decoder (batch of one), so every word
+    gives full rows whatever the model would have written."""
+    limit = lab_limit(model)
+    src = encode_for_lab(vocab, text, limit)
+    tgt = [SOS, *correct_tokens(vocab, text, limit, task)[:-1]]
+    return model(torch.tensor([src]), torch.tensor([tgt]), trace=True, edit=edit).trace
+
+
 @dataclass(frozen=True)
 class HeadPattern:
     head: Head
@@ -101,12 +111,9 @@ def pattern_scores(model: Transformer, vocab: Vocab, texts: list[str], task: str
     """Every head scored against its kind's hypothesis on a sample of words, best first. The decoder reads the
     task's correct output (teacher forcing), so every word gives full rows."""
     totals: dict[Head, np.ndarray] = defaultdict(lambda: np.zeros(5))  # score, chance, entropy, uniformity, rows
-    limit = lab_limit(model)
     for done, text in enumerate(texts):
         report(progress, done / len(texts))
-        src = encode_for_lab(vocab, text, limit)
-        tgt = [SOS, *correct_tokens(vocab, text, limit, task)[:-1]]
-        trace = model(torch.tensor([src]), torch.tensor([tgt]), trace=True).trace
+        trace = teacher_forced_trace(model, vocab, text, task)
         for kind in KINDS:
             allowed = trace.mask(kind)[0].sum(-1).double().numpy()           # (Tq,) keys each query may see
             for layer, weights in enumerate(trace.stack_attention(kind)):
@@ -125,14 +132,30 @@ def pattern_scores(model: Transformer, vocab: Vocab, texts: list[str], task: str
 
 def rank_correlation(patterns: list[HeadPattern], drop: dict[Head, float]) -> float | None:
     """Spearman ρ between hypothesis score and exact match lost over these heads (None where undefined)."""
-    scores, harms = [p.score for p in patterns], [drop[p.head] for p in patterns]
-    defined = len(patterns) > 2 and len(set(scores)) > 1 and len(set(harms)) > 1
+    return score_correlation({p.head: p.score for p in patterns}, drop)
+
+
+def score_correlation(by_head: dict[Head, float], drop: dict[Head, float]) -> float | None:
+    """Spearman ρ between any per-head score and exact match lost over these heads (None where undefined)."""
+    scores, harms = list(by_head.values()), [drop[h] for h in by_head]
+    defined = len(scores) > 2 and len(set(scores)) > 1 and len(set(harms)) > 1
     return float(spearmanr(scores, harms).statistic) if defined else None
 
 
 def rank_agreement(patterns: list[HeadPattern], drop: dict[Head, float]) -> dict[Kind, float | None]:
     """Per attention kind, rank_correlation of its heads: the kinds are scored against different hypotheses."""
     return {kind: rank_correlation([p for p in patterns if p.head.kind == kind], drop) for kind in KINDS}
+
+
+def correlation_words(rho: float | None) -> str:
+    """How two rankings with Spearman ρ relate, in words that never say more than the number: below 0.3 in
+    size they are called barely related, from 0.7 they agree (or run opposite), in between they do so in part."""
+    if rho is None:
+        return "cannot be compared (ρ is undefined)"
+    if abs(rho) < 0.3:
+        return "are barely related"
+    verb = "agree" if rho > 0 else "run opposite"
+    return verb if abs(rho) >= 0.7 else f"{verb} in part"
 
 
 # --- Teacher forcing against free running ---------------------------------------------------------

@@ -148,3 +148,28 @@ def test_the_first_difference_counts_a_character_written_past_the_end():
     assert lab.first_difference("abx", "abc") == 2
     assert lab.first_difference("ab", "abc") == 2          # stopped early
     assert lab.first_difference("abcd", "abc") == 3        # went on past the end
+
+
+def test_correlation_words_never_say_more_than_rho():
+    assert lab.correlation_words(0.04) == "are barely related"
+    assert lab.correlation_words(-0.29) == "are barely related"
+    assert lab.correlation_words(0.5) == "agree in part"
+    assert lab.correlation_words(0.8) == "agree"
+    assert lab.correlation_words(-0.75) == "run opposite"
+    assert "undefined" in lab.correlation_words(None)
+
+
+def test_refitted_length_probes_match_the_intact_ones_with_nothing_off_and_read_nothing_without_encoder_attention(
+        bundled):
+    from analysis import mechanism
+    from transformer.data import sample_strings
+    c = bundled.model.config
+    test = held_out_strings(100, c.max_len)
+    train = [t for t in sample_strings(200, 5, c.max_len, held_out=True) if t not in set(test)]
+    nothing = mechanism.length_probe(bundled.model, bundled.vocab, train, test, [])
+    assert np.allclose(nothing.r2_refit, nothing.r2, equal_nan=True)
+    assert np.allclose(nothing.r2_off, nothing.r2, equal_nan=True)
+    every = [Head("encoder_self", layer, h) for layer in range(c.n_encoder_layers) for h in range(c.n_heads)]
+    blind = mechanism.length_probe(bundled.model, bundled.vocab, train, test, every)
+    low, high = mechanism.output_range(blind.r2_refit)
+    assert high < 0.3 < mechanism.output_range(nothing.r2_refit)[0]   # no attention in the encoder: no length
