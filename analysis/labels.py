@@ -36,3 +36,17 @@ def attention_axes(kind: Kind, source: list[str], decoder_in: list[str],
     if kind == "decoder_self":
         return decoder_rows, decoder_in, "decoder position (query)", "decoder position (key)"
     return decoder_rows, source, "decoder position (query)", "source position (key)"
+
+
+def weight_text(weight: float) -> str:
+    """A weight as a learner reads it: '0 (exactly)' only when it is exactly zero (a masked key's weight), else
+    with enough significant digits that a small weight never rounds to a printed 0."""
+    return "0 (exactly)" if weight == 0 else f"{weight:.3g}"
+
+
+def ffn_formula(d_model: int, d_ff: int) -> str:
+    """The feed-forward network in the row-vector form the code computes (x W₁ + b₁ for a row x; PyTorch stores
+    each W as its transpose, out × in), with this model's shapes. LaTeX, one notation on every page."""
+    return (r"\mathrm{FFN}(x) = \max(0,\; x W_1 + b_1)\, W_2 + b_2,\quad "
+            rf"x \in \mathbb{{R}}^{{1\times{d_model}}},\; W_1 \in \mathbb{{R}}^{{{d_model}\times{d_ff}}},\; "
+            rf"W_2 \in \mathbb{{R}}^{{{d_ff}\times{d_model}}}")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from analysis.inside import value_weighted
-from analysis.labels import KIND_NAMES, KIND_SHORT, attention_axes
+from analysis.labels import KIND_NAMES, KIND_SHORT, attention_axes, weight_text
 from analysis.lesson import pattern_shares
 from analysis.tasks import words
 from explorer.charts import show_chart
@@ -73,7 +73,8 @@ sums = matrix.sum(axis=1)
 masked = ~run.trace.mask(kind)
 st.markdown(
     f"Every row of the softmax sums to 1: row sums here range from **{sums.min():.6f}** to **{sums.max():.6f}**. "
-    + (f"Masked entries: **{int(masked.sum())}**, largest weight on any of them **{matrix[masked].max():.1f}**."
+    + (f"Masked entries: **{int(masked.sum())}**, largest weight on any of them "
+       f"**{weight_text(float(matrix[masked].max()))}**."
        if masked.any() else "No entry is masked in this kind of attention.")
 )
 if kind == "cross":

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from analysis.labels import SOS_LABEL, token_label
+from analysis.labels import SOS_LABEL, token_label, weight_text
 from analysis.tasks import expected_source
 from explorer.callbacks import move_slider
 from explorer.charts import chart_in, show_chart
@@ -77,7 +77,7 @@ chart_in(chart_col, probability_bars(probs, labels, 10, chosen=run.chosen_ids[t]
 
 st.subheader("The same step at different temperatures")
 logits = torch.tensor(run.logits[t])
-temperatures = (1.0, 3.0, 5.0, 10.0)
+temperatures = (0.5, 1.0, 3.0, 5.0, 10.0)
 by_temperature = {temp: next_token_probs(logits, temp, None).numpy() for temp in temperatures}
 entropy = {temp: float(-(p[p > 0] * np.log(p[p > 0])).sum()) for temp, p in by_temperature.items()}
 best, second = torch.topk(logits, 2).values.tolist()
@@ -87,7 +87,7 @@ st.caption(
     f"leads the next by {best - second:.1f}"
     + (", so only a large T spreads the probability. " if by_temperature[3.0].max() > 0.5 else
        ", so a moderate T already spreads the probability. ")
-    + ", ".join(f"T = {temp:g}: top p = {by_temperature[temp].max():.3f}, entropy {entropy[temp]:.2f} nats"
+    + ", ".join(f"T = {temp:g}: top p = {by_temperature[temp].max():.3f}, entropy {entropy[temp]:.2g} nats"
                 for temp in temperatures)
     + ". Greedy decoding always takes the tallest bar; sampling draws from the bars."
 )
@@ -113,17 +113,17 @@ show_chart(attention_heatmap(cross, heads, run.source, title=f"Cross-attention a
 
 self_row = run.trace["decoder_self", layer][:, t]          # (H, n_steps); columns after t are the future
 keys = run.decoder_in
-future = float(self_row[:, t + 1:].max()) if t + 1 < n_steps else 0.0
+future = weight_text(float(self_row[:, t + 1:].max())) if t + 1 < n_steps else "none (no later position)"
 taught = text_run(text, teacher=True).trace.stack_attention("decoder_self")   # (L, H, T, T), the correct prefix fed
 taught_future = float(np.triu(taught, k=1).max())
 st.markdown(
     f"**Decoder self-attention under the causal mask** — position {t} may look at positions 0..{t} only. While "
     "generating, the later tokens do not exist yet; this page reads every step from one pass over the whole "
     f"decoding, and the mask is why row {t} of that pass is exactly what step {t} computed alone. Its largest "
-    f"weight on a later position, over all heads: **{future:.1f}**. In training the same mask lets every position "
+    f"weight on a later position, over all heads: **{future}**. In training the same mask lets every position "
     "of a word learn in one parallel pass (teacher forcing), none reading the answer after it: in that pass over "
     f"your text, the largest weight any position puts on a later one, over every layer and head, is "
-    f"**{taught_future:.1f}**."
+    f"**{weight_text(taught_future)}**."
 )
 show_chart(attention_heatmap(self_row, heads, keys, title=f"Decoder self-attention at step {t}, layer {layer}, "
                            f"every head (head {head} outlined)", key_title="decoder position", query_title="",

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from analysis.labels import ffn_formula
 from analysis.tasks import words
 from explorer.callbacks import set_state
 from explorer.model import checkpoint_or_stop, text_run
@@ -9,7 +10,7 @@ from explorer.state import TEXT_KEY, learner_text
 from explorer.text import in_full, visible
 from viz.architecture import architecture_dot
 
-EXAMPLES = ("hello", "banana", "level", "teacher forcing", "attention is all you need")
+EXAMPLES = ("hello", "banana", "aaab", "teacher forcing", "attention is all you need")
 
 ckpt = checkpoint_or_stop()
 task = words(ckpt.task)
@@ -63,8 +64,10 @@ st.markdown(
     f"and narrows back to {c.d_model}. It acts on **each position alone**: the same weights, no mixing across "
     "positions. Only attention moves information between positions."
 )
-st.latex(r"\mathrm{FFN}(x) = W_2\,\max(0,\; W_1 x + b_1) + b_2,\quad W_1 \in \mathbb{R}^{%d\times%d},\; "
-         r"W_2 \in \mathbb{R}^{%d\times%d}" % (c.d_ff, c.d_model, c.d_model, c.d_ff))
+st.latex(ffn_formula(c.d_model, c.d_ff))
+st.caption(f"x is one position's row of {c.d_model} numbers, multiplied from the left, as in the code and on *Inside "
+           f"one head*. PyTorch stores each matrix transposed: W₁ is `expand.weight` ({c.d_ff} × {c.d_model}) "
+           "transposed.")
 
 st.subheader("Weight tying")
 if c.tie_embeddings:

@@ -8,7 +8,7 @@ import streamlit as st
 from analysis.circuits import (CONTENT_CONTENT, POSITION_POSITION, WITH_WRITTEN, SplitUnavailable, letter_map,
                                score_split)
 from analysis.inside import TOLERANCE, AttentionAt, inside_head, logit_lens, residual_norms, value_weighted
-from analysis.labels import KIND_NAMES, attention_axes, token_label
+from analysis.labels import KIND_NAMES, attention_axes, ffn_formula, token_label
 from analysis.run import correct_tokens
 from explorer.callbacks import key_position
 from explorer.charts import show_chart
@@ -297,7 +297,7 @@ for block in inside.rest:
         st.markdown(f"**Feed-forward**, on this position alone: {active} of its {block.hidden.derived.size} hidden "
                     f"units are above 0 after the ReLU; it adds a vector of length "
                     f"{np.linalg.norm(block.output.derived):.2f}.")
-        st.latex(r"\mathrm{FFN}(x) = \max(0,\, x W_1 + b_1)\, W_2 + b_2")
+        st.latex(ffn_formula(config.d_model, config.d_ff))
 stop = inside.next_stop
 st.markdown(f"Then {stop.description}.")
 if stop.logits is not None:

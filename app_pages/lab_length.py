@@ -4,12 +4,13 @@ import pandas as pd
 import streamlit as st
 
 from analysis.lab import encode_for_lab, lab_limit
-from analysis.tasks import expected_source, words
+from analysis.tasks import words
 from explorer.charts import chart_in, show_chart
 from explorer.lab_runs import failure_table, length_curve
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, learner_text
-from explorer.text import answer_metric, escape_markdown, in_full
+from explorer.text import answer_metric, escape_markdown, in_full, visible
+from transformer.data import expected_keys
 from transformer.vocab import InputError
 from viz import HALF_WIDTH_TICKS, attention_heatmap
 from viz.lab import length_curve as length_chart
@@ -88,7 +89,12 @@ for column, word, name in ((left, text, "good"), (right, cleaned.text, "long")):
                                        query_title="decoder position", key_title="source position", height=480,
                                        max_ticks=HALF_WIDTH_TICKS),
                      key=f"attention_{name}")
-first = expected_source(cleaned.text, ckpt.task, 0)
+allowed = sorted(expected_keys(cleaned.text, ckpt.task)[0])   # the source positions step 0 may copy from
+if len(allowed) == 1:
+    should = f"against source position {allowed[0]} that it should copy."
+else:
+    letter = visible(cleaned.text[allowed[0]])
+    should = (f"against the {len(allowed)} source positions holding '{letter}', the character it should write "
+              f"first: {', '.join(map(str, allowed))}. Any of them counts, as in the task's pattern.")
 st.caption(f"Both maps feed the decoder the correct output, {task.output} (each row reads the right prefix). On the "
-           f"long text, look at the first row: where step 0 puts its weight, against source position {first} that "
-           "it should copy.")
+           f"long text, look at the first row: where step 0 puts its weight, {should}")

@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from analysis.labels import weight_text
+from analysis.repeats import copies_gap
 from analysis.tasks import words
 from explorer.charts import show_chart
 from explorer.lab_runs import SAMPLE_SIZE, sample_exact_match
@@ -13,6 +15,35 @@ from viz import attention_side_by_side
 
 MODES = {"zero": "Removed (zeroed)", "shuffle": "Shuffled"}
 SIDES = {"source": "Source (encoder)", "target": "Target (decoder)"}
+
+
+
+def positions_text(mode: str, sides: tuple[str, ...], gap: float | None) -> str:
+    """What this set-up leaves of the positions, held to the right-hand map: how differently its queries weigh
+    the copies of one letter (gap, None when no letter repeats)."""
+    if mode == "zero" and "source" in sides:
+        said = ("With the source codes zeroed, the copies of a letter enter the encoder as the same vector, and "
+                "without positions nothing in the encoder can make them differ, so a query can only follow *which* "
+                "letter, not *where*.")
+    elif mode == "zero":
+        said = ("Only the decoder lost its codes: the source keeps its own, so the copies of a letter still carry "
+                "different codes. One reading of what is lost: each step no longer knows which step it is.")
+    else:
+        said = (f"Shuffled, every position in the {' and '.join(sides)} still has a code of its own, only another "
+                "position's: " + ("the copies of a letter still carry different codes, so the model reads each "
+                                  "source character as if it stood somewhere else." if "source" in sides else
+                                  "the source keeps its own codes, so the copies of a letter still carry different "
+                                  "codes, and each decoder step gets another step's code."))
+    if gap is None:
+        return said + " Your text repeats no character, so this map cannot show it: try one that does, like hello."
+    if gap == 0:
+        alike = "exactly the same weight from every query."
+    elif gap < 1e-6:   # float rounding in the encoder's sums
+        alike = f"the same weight from every query (they differ by at most {weight_text(gap)})."
+    else:
+        alike = f"weights that differ by up to {weight_text(gap)} from one query."
+    return said + " On the right-hand map, the copies of a repeated character get " + alike
+
 
 ckpt = checkpoint_or_stop()
 task = words(ckpt.task)
@@ -59,5 +90,5 @@ show_chart(attention_side_by_side(
     ["with positions", f"positions {MODES[mode].lower()}"], taught.decoder_in, taught.source,
     title=f"Cross-attention, layer {layer}, average of the {config.n_heads} heads (a summary)",
     query_title="decoder position (reads)", key_title="source position"), key="cross")
-st.caption(f"The task's pattern is {task.pattern}: {task.rule}. Without positions, every copy of a letter "
-           "looks the same to a query, so the weight can only follow *which* letter, not *where*.")
+gap = copies_gap(taught_after.trace["cross", layer].mean(0), taught.source)   # the right-hand map
+st.caption(f"The task's pattern is {task.pattern}: {task.rule}. " + positions_text(mode, sides, gap))

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from analysis.labels import PAD_LABEL, attention_axes
+from analysis.labels import PAD_LABEL, attention_axes, weight_text
 from analysis.lesson import companions, scaling_experiment
 from explorer.callbacks import batch_row
 from explorer.charts import show_chart
@@ -68,15 +68,14 @@ real_queries = mask.any(axis=1)
 padded_keys = [i for i, label in enumerate(keys) if label == PAD_LABEL]
 sums = weights.sum(axis=1)
 facts = pd.DataFrame({"query": [f"{i}:{q}" for i, q in enumerate(queries)], "row sum": sums,
-                      "largest masked weight": [float(weights[i][~mask[i]].max()) if (~mask[i]).any() else 0.0
-                                                for i in range(len(queries))]})
+                      "largest masked weight": [weight_text(float(weights[i][~mask[i]].max())) if (~mask[i]).any()
+                                                else "none masked" for i in range(len(queries))]})
 st.dataframe(facts, hide_index=True, width="content",
-             column_config={"row sum": st.column_config.NumberColumn(format="%.6f"),
-                            "largest masked weight": st.column_config.NumberColumn(format="%.1f")})
+             column_config={"row sum": st.column_config.NumberColumn(format="%.6f")})
 st.markdown(
     f"Masked entries: **{int((~mask).sum())}**, and the largest weight any of them received is "
-    f"**{float(weights[~mask].max()) if (~mask).any() else 0.0:.1f}**. "
-    + (f"Padded key columns {padded_keys} get total weight **{float(weights[:, padded_keys].sum()):.1f}**. "
+    f"**{weight_text(float(weights[~mask].max())) if (~mask).any() else 'none (nothing is masked)'}**. "
+    + (f"Padded key columns {padded_keys} get total weight **{weight_text(float(weights[:, padded_keys].sum()))}**. "
        if padded_keys else "This row has no padding (it is the longest in the batch). ")
     + f"Every row with at least one key it may see sums to 1 (from {sums[real_queries].min():.6f} to "
     f"{sums[real_queries].max():.6f}). Padding queries (rows labelled {PAD_LABEL}) still get a row, because "

@@ -61,6 +61,54 @@ GLOSSARY: dict[str, str] = {
                   "model would write if it stopped there.",
     "linear probe": "A linear regression trained to read one quantity (here the text's length) from the residual "
                     "stream: if it succeeds on held-out words, the quantity is there, linearly.",
+    "refitted probe": "A linear probe fitted again on the model as changed by an experiment (heads switched off). "
+                      "If the old probe fails but a refitted one still reads the quantity, the quantity is still "
+                      "in the stream; only the stream has moved away from where the old probe looks.",
+    "exposure bias": "With teacher forcing the decoder only ever reads correct earlier tokens; writing alone, it "
+                     "reads its own, which may be wrong. Exposure bias is the risk that one early mistake, a case "
+                     "training never showed, derails the rest.",
+    "free running": "Decoding in which every step reads the model's own earlier output (greedy or sampled), as "
+                    "when it writes alone: the opposite of teacher forcing.",
+    "entropy": "How spread out a row of weights or probabilities p is: −Σ p ln p. It is 0 when everything is on "
+               "one entry and ln n when it is spread evenly over n entries.",
+    "nats": "The unit of an entropy or a loss computed with the natural logarithm ln (1 nat ≈ 1.44 bits).",
+    "uniformity": "A row's entropy divided by the largest it could be, ln(number of keys the query may see): 1 "
+                  "when the weight is spread evenly, 0 when it all sits on one key.",
+    "Spearman ρ": "A rank correlation: put two lists of numbers in order and correlate their ranks. +1 means the "
+                  "same order, −1 the opposite order, and a value near 0 that the orders are unrelated.",
+    "R²": "How much of a quantity's spread a fit explains, measured on words it was not fitted on: 1 is perfect, "
+          "0 no better than always guessing the mean, below 0 worse than that.",
+    "PCA": "Principal component analysis: the directions in which a set of vectors varies most. Projecting onto "
+           "the first two draws vectors of many numbers on a plane, keeping as much of their spread as a plane can.",
+    "top-k": "Sampling only among the k most probable next tokens, their probabilities rescaled to sum to 1.",
+    "anti-diagonal": "In a map of output steps against source positions, the cells where step i looks at source "
+                     "position n−1−i: the line from the top right to the bottom left that reversing needs. "
+                     "Copying needs the diagonal, position i.",
+    "offset": "A pattern shifted by k positions: for reversal, source position n−1−i+k instead of n−1−i. A head is "
+              "scored against the whole family of offsets and named by the one it fits best; offset +1 is n−i, "
+              "the source position of the character the step has just read.",
+    "snapshot": "The model's weights saved at one step of its training run, so that a page can show what the model "
+                "wrote and where it looked at that point.",
+    "rule of three": "If none of N independent tries failed, the true failure rate is below 3/N with 95 % "
+                     "confidence: the bound a page gives when no word of its sample broke.",
+    "standard error": "How much a figure measured on a sample would change from one sample to another. For a share "
+                      "p of N words it is √(p(1−p)/N); a difference smaller than about two standard errors may be "
+                      "noise.",
+    "composition": "One head reading what an earlier head wrote into the residual stream: its query, key or value "
+                   "is built partly from that head's output. A chain of heads can compute what no single head does.",
+    "QK circuit": "The part of a head that decides where it looks: the score q·k. In layer 0 a score splits into "
+                  "four terms, content·content, content·position, position·content and position·position (the "
+                  "embedding and the positional code of query and key), which says whether letters or places "
+                  "drive it.",
+    "OV circuit": "The part of a head that decides what it passes on: W_V then W_O. Followed by the generator, it "
+                  "maps the letter a head attends to onto the logits it raises; a head that copies raises the "
+                  "logit of the very letter it looks at.",
+    "sufficiency and necessity": "Switching a head off and watching the output break shows the model needs it "
+                                 "(necessity). Patching a chosen pattern in, in place of the head's own weights, "
+                                 "and watching the output stay right shows that pattern is enough (sufficiency). "
+                                 "Neither follows from the other.",
+    "patching": "Replacing one part of a run, such as a head's attention weights, with a chosen one, to test what "
+                "that part contributes.",
 }
 
 TERMS_BY_PAGE: dict[str, tuple[str, ...]] = {
@@ -69,23 +117,29 @@ TERMS_BY_PAGE: dict[str, tuple[str, ...]] = {
                "cross-attention", "logit", "greedy decoding", "teacher forcing", "ablation", "exact match"),
     "Home": ("encoder", "decoder", "embedding", "residual stream", "LayerNorm", "feed-forward network",
              "generator", "exact match"),
-    "Decode step by step": ("decoder", "token", "logit", "softmax", "greedy decoding", "temperature",
-                            "cross-attention", "causal mask"),
+    "Decode step by step": ("decoder", "token", "logit", "softmax", "greedy decoding", "temperature", "top-k",
+                            "entropy", "nats", "cross-attention", "causal mask"),
     "Attention": ("attention head", "query", "key", "value", "attention weight", "self-attention",
-                  "cross-attention", "W^O"),
+                  "cross-attention", "W^O", "anti-diagonal"),
     "Inside one head": ("residual stream", "LayerNorm", "query", "key", "value", "score", "d_k", "softmax",
-                        "attention weight", "W^O", "feed-forward network", "logit", "logit lens"),
+                        "attention weight", "W^O", "feed-forward network", "logit", "logit lens", "QK circuit",
+                        "OV circuit"),
     "Positional encoding": ("embedding", "d_model", "positional encoding"),
     "Masks": ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"),
-    "Training": ("loss", "exact match", "teacher forcing", "cross-attention"),
-    "Compare tasks": ("cross-attention", "attention head", "exact match"),
-    "Switch heads off": ("ablation", "attention head", "exact match", "teacher forcing"),
-    "Which head does the work?": ("attention head", "ablation", "cross-attention", "self-attention"),
+    "Training": ("loss", "exact match", "teacher forcing", "cross-attention", "snapshot", "anti-diagonal"),
+    "Compare tasks": ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"),
+    "Switch heads off": ("ablation", "attention head", "exact match", "teacher forcing", "rule of three",
+                         "standard error"),
+    "Which head does the work?": ("attention head", "ablation", "cross-attention", "self-attention", "entropy",
+                                  "nats", "uniformity", "Spearman ρ", "offset"),
     "No positions": ("positional encoding", "exact match"),
-    "Teacher forcing": ("teacher forcing", "greedy decoding", "cross-attention"),
+    "Teacher forcing": ("teacher forcing", "greedy decoding", "cross-attention", "free running", "exposure bias"),
     "Longer than trained": ("exact match", "positional encoding"),
-    "Queries and keys": ("query", "key", "score", "softmax"),
-    "How it reverses": ("residual stream", "linear probe", "ablation", "exact match", "cross-attention"),
+    "Queries and keys": ("query", "key", "score", "softmax", "PCA"),
+    "Build a head": ("cross-attention", "attention head", "attention weight", "ablation", "exact match",
+                     "patching", "sufficiency and necessity", "standard error"),
+    "How it reverses": ("residual stream", "linear probe", "refitted probe", "R²", "ablation", "exact match",
+                        "cross-attention", "uniformity", "composition", "offset"),
     "Glossary": (),
 }
 assert all(t in GLOSSARY for terms in TERMS_BY_PAGE.values() for t in terms)

@@ -94,12 +94,14 @@ def test_sampling_uses_temperature_top_k_and_seed(ckpt):
     assert first == decoding.decide(ckpt.model, src, 3.0, 5, 7).chosen[0]
 
 
-def test_temperature_chart_shows_the_same_step_three_ways():
+def test_temperature_chart_shows_the_same_step_at_five_temperatures():
     at = open_page("decode", "hello")
     traces = figures(at)["temperatures"]["data"]
-    assert [t["name"] for t in traces] == ["T = 1", "T = 3", "T = 5", "T = 10"]
+    assert [t["name"] for t in traces] == ["T = 0.5", "T = 1", "T = 3", "T = 5", "T = 10"]
     peaks = [float(array(t["y"]).astype(float).max()) for t in traces]
-    assert peaks[0] > peaks[1] > peaks[2] > peaks[3]
+    assert peaks[0] >= peaks[1] > peaks[2] > peaks[3] > peaks[4]   # at T = 0.5 the top p may already be 1.000
+    caption = " ".join(c.value for c in at.caption)
+    assert f"T = 0.5: top p = {peaks[0]:.3f}" in caption and f"T = 10: top p = {peaks[4]:.3f}" in caption
 
 
 def test_query_parameters_open_the_same_step_layer_and_head():
