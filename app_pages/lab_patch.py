@@ -26,9 +26,9 @@ st.markdown(
 )
 text = learner_text(ckpt)
 
-names = patterns_for(ckpt.task)
+labels = {name: pattern_label(name, ckpt.task) for name in patterns_for(ckpt.task)}   # no closure over the model
 left, right = st.columns(2)
-pattern = left.selectbox("Your pattern", names, format_func=lambda name: pattern_label(name, ckpt.task),
+pattern = left.selectbox("Your pattern", list(labels), format_func=labels.get,
                          key="patch_pattern", **VIEW,
                          help="Step i of the output reads one source position (uniform: all n equally). A "
                               "position past either end of the text is moved to the nearest end, so the "
@@ -90,7 +90,7 @@ st.dataframe(pd.DataFrame({"words": list(rows), "own weights": [v[0] for v in ro
                  "your pattern": st.column_config.NumberColumn("exact match, your pattern", format="percent")})
 
 outcome = verdict(mine.within, base.within)
-label = pattern_label(pattern, ckpt.task)
+label = labels[pattern]
 said = {"kept": outcomes[0], "part": outcomes[1], "lost": outcomes[2]}.get(outcome)
 if outcome == "kept":
     finding = (f"With {label} in place of {where}, the model keeps {mine.within:.1%} exact match "

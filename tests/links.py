@@ -41,4 +41,6 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
     "how_it_reverses": ({"text": "level"}, {"text": "level"}),
     "lab_query_key": ({"text": "level", "qk_kind": "Encoder self", "qk_layer": "0", "qk_head": "3"},
                       {"qk_kind": "encoder_self", "qk_layer": 0, "qk_head": 3}),
+    "lab_patch": ({"text": "level", "patch_pattern": "one to the right (n−i)", "patch_where": "cross L0 H3 alone"},
+                  {"patch_pattern": "task+1", "patch_where": "cross L0 H3 alone"}),
 }
