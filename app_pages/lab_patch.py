@@ -22,7 +22,7 @@ st.markdown(
     "Switching a head off shows whether the model *needs* it. Here you state what a cross-attention layer does, "
     "as a pattern of weights, and put your pattern in place of the model's own weights for one run: every "
     "decoding step reads the source where your pattern says, whatever its queries and keys would have chosen. "
-    f"If the model still can {task.verb}, the pattern is *enough* for that layer's job."
+    f"If the model can still {task.verb}, the pattern is *enough* for that layer's job."
 )
 text = learner_text(ckpt)
 
@@ -52,9 +52,9 @@ for column, weights, name, title in (
     chart_in(column, attention_heatmap(weights, taught.decoder_in, taught.source, title=title,
                                        query_title="decoder position (reads)", key_title="source position",
                                        max_ticks=HALF_WIDTH_TICKS), key=f"patch_{name}")
-st.caption(f"Both maps on your text, the decoder reading {task.output} (teacher forcing). The model is given "
-           "nothing else: where your pattern needs the text's length n, the page hands it the true n, which the "
-           "model must otherwise work out for itself.")
+st.caption(f"Both maps on your text, the decoder reading {task.output} (teacher forcing). Your pattern is built "
+           "from the text's true length n (and, for the sorted order, its characters): the model's own heads must "
+           "work those out for themselves.")
 
 st.subheader("Predict first")
 outcomes = ["stay near its normal value (keep 90 % of it or more)", "fall part of the way (keep half or more)",
