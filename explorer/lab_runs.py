@@ -4,7 +4,7 @@ shared model, never a change to it."""
 
 from __future__ import annotations
 
-from analysis import lab, mechanism, patching
+from analysis import lab, mechanism, offsets, patching
 from analysis.run import Run, make_run
 from transformer.data import sample_strings
 from transformer.evaluate import held_out_strings
@@ -36,6 +36,15 @@ def _pattern_table(key: str, _progress: lab.Progress = None) -> list[lab.HeadPat
     ckpt = checkpoint_for(key)
     return lab.pattern_scores(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
                               _progress)
+
+
+@model_run(max_entries=8, show_spinner="Scoring heads against the offsets of their pattern on 200 held-out words…",
+           shared=SHARED_TABLES)
+def _offset_table(key: str, heads_off: tuple[tuple[str, int, int], ...] = (), kind: str | None = None,
+                  layer: int | None = None, _progress: lab.Progress = None) -> list[offsets.OffsetFit]:
+    ckpt = checkpoint_for(key)
+    return offsets.head_offsets(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
+                                kind, layer, edit=intervention(heads_off), progress=_progress)
 
 
 @model_run(max_entries=64, show_spinner="Measuring exact match on 200 held-out words…", shared=SHARED_TABLES)
@@ -86,6 +95,13 @@ def ablation_table(ask: bool = True) -> tuple[float, list[lab.HeadEffect]] | Non
 
 def pattern_table() -> list[lab.HeadPattern]:
     return on_request(_pattern_table, "Scoring every head on 200 held-out words")
+
+
+def offset_table(heads_off: tuple[tuple[str, int, int], ...] = (), kind: str | None = None,
+                 layer: int | None = None, ask: bool = True) -> list[offsets.OffsetFit] | None:
+    """Heads (all, or one kind or layer) against the offsets of their pattern, with `heads_off` switched off."""
+    return on_request(_offset_table, "Scoring heads against the offsets of their pattern on 200 held-out words",
+                      heads_off, kind, layer, ask=ask)
 
 
 def sample_exact_match(positions: str, sides: tuple[str, ...], seed: int) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from .attention import attention_grid
 from .style import HORIZONTAL_LEGEND, figure, token_axis
 
 BEFORE, AFTER = "#1d4ed8", "#f59e0b"
@@ -23,8 +24,9 @@ def correct_probability_bars(before: np.ndarray, after: np.ndarray, step_labels:
 
 
 def harm_against_pattern(names: list[str], kinds: list[str], scores: list[float], drops: list[float],
-                         title: str = "") -> go.Figure:
-    """One point per head: how well it matches its kind's hypothesis (x) against how much removing it hurts (y)."""
+                         title: str = "",
+                         x_title: str = "match with its hypothesis (mean weight on the key it names)") -> go.Figure:
+    """One point per head: how well it matches a pattern (x) against how much removing it hurts (y)."""
     points = []
     for kind, symbol in (("encoder_self", "circle"), ("decoder_self", "square"), ("cross", "diamond")):
         idx = [i for i, k in enumerate(kinds) if k == kind]
@@ -32,10 +34,9 @@ def harm_against_pattern(names: list[str], kinds: list[str], scores: list[float]
             type="scatter", mode="markers+text", name=kind.replace("_", " "), x=[scores[i] for i in idx],
             y=[drops[i] for i in idx], text=[names[i].split(" ", 1)[1] for i in idx], textposition="top center",
             marker=dict(size=11, symbol=symbol), customdata=[names[i] for i in idx],
-            hovertemplate="%{customdata}<br>pattern score %{x:.3f}<br>exact match lost %{y:.1%}<extra></extra>"))
+            hovertemplate="%{customdata}<br>" + x_title + " %{x:.3f}<br>exact match lost %{y:.1%}<extra></extra>"))
     return figure(points, title, 440, legend=HORIZONTAL_LEGEND,
-                  xaxis=dict(title=dict(text="match with its hypothesis (mean weight on the key it names)"),
-                             range=[-0.02, 1.02]),
+                  xaxis=dict(title=dict(text=x_title), range=[-0.02, 1.02]),
                   yaxis=dict(title=dict(text="exact match lost when switched off alone"), tickformat=".0%"))
 
 
@@ -81,3 +82,17 @@ def query_key_scatter(query_xy: np.ndarray, key_xy: np.ndarray, query_labels: li
                              zeroline=True),
                   yaxis=dict(title=dict(text=f"keys' direction 2 ({explained[1]:.0%})"), zeroline=True,
                              scaleanchor="x"))
+
+
+def maps_with_and_without(intact: np.ndarray, without: np.ndarray, query_labels: list[str], key_labels: list[str],
+                          off: str, title: str = "") -> go.Figure:
+    """(H, Tq, Tk) one layer's weights with every head on (top row) and with the head `off` switched off (bottom
+    row), on one colour scale: what that head passes on is what changes from the top row to the bottom one."""
+    fig = attention_grid(np.stack([intact, without]), query_labels, key_labels, title)
+    n_heads = len(intact)
+    rows = ["every head on", f"{off} off"]
+    titles = [dict(a.to_plotly_json(), text=f"{rows[i // n_heads]} · head {i % n_heads}")
+              for i, a in enumerate(fig.layout.annotations)]
+    fig.update_layout(annotations=titles, xaxis_title_text="source position (key)",
+                      yaxis_title_text="output step (query): what it reads → what it writes")
+    return fig

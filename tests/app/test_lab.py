@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from analysis import lab
+from analysis import lab, offsets
 from analysis.run import TEACHER, Decoding, correct_tokens, make_run
 from transformer.evaluate import held_out_strings
 from transformer.intervention import NO_INTERVENTION, Head, Intervention
@@ -92,16 +92,53 @@ def test_which_head_reverses_ranks_scores_and_says_where_the_rankings_differ(ckp
     assert np.allclose(table["entropy (nats)"], [p.entropy for p in patterns])
     assert np.allclose(table["chance"], [p.chance for p in patterns])
     assert np.allclose(table["uniformity"], [p.uniformity for p in patterns])
+    fits = {str(f.id): f for f in offsets.head_offsets(ckpt.model, ckpt.vocab, texts)}
+    assert table["best offset"].to_list() == [fits[h].best_offset for h in table["head"]]
+    assert np.allclose(table["steps there"], [fits[h].best_share for h in table["head"]])
+    assert np.allclose(table["mean top weight"], [fits[h].mean_top_weight for h in table["head"]])
     rho = spearmanr(table["pattern score"], table["exact match lost when off"]).statistic
     text = " ".join(m.value for m in at.markdown)
-    assert f"(Spearman ρ): **{rho:.2f}**" in text
-    assert "They **agree**" in text or "They **differ**" in text
+    assert f"(Spearman ρ): **{rho:.2f}** over 24 heads: the two rankings **{lab.correlation_words(rho)}**" in text
+    rho_offset = spearmanr(table["steps there"], table["exact match lost when off"]).statistic
+    assert f"ρ = **{rho_offset:.2f}**: that ranking and harm **{lab.correlation_words(rho_offset)}**" in text
     points = figures(at)["agreement"]["data"]
     assert sum(len(p["x"]) for p in points) == 24
+    offset_points = figures(at)["offset_agreement"]["data"]
+    assert sorted(x for p in offset_points for x in p["x"]) == pytest.approx(sorted(table["steps there"]))
+    # the head the model needs most is named with the offset that explains it, never as unexplained
+    costliest = table.loc[table["exact match lost when off"].idxmax()]
+    fit = fits[costliest["head"]]
+    print(f"{costliest['head']}: offset {fit.best_offset:+d} in {fit.best_share:.3f}")
+    if fit.explained and fit.best_offset != 0 and costliest["rank by pattern"] > 4:
+        bullet = next(m.value for m in at.markdown if "Needed, and explained by an offset" in m.value)
+        assert f"{costliest['head']} (" in bullet and f"offset {fit.best_offset:+d}, in {fit.best_share:.0%}" in bullet
+    unexplained = [m.value for m in at.markdown if "this table cannot say what" in m.value]
+    assert all(not fits[h].explained for m in unexplained for h in fits if f"{h} (" in m)
+    # the even heads: the verdict follows what switching them off costs
     even = table[(table["uniformity"] >= 0.9) & ~table["head"].str.startswith("decoder_self")]
     costly = even.loc[even["exact match lost when off"].idxmax()]
-    assert f"Yet switching off **{costly['head']}**" in text and "*How it reverses* probes for the length" in text
+    if costly["exact match lost when off"] * 100 >= 2 * 50 / 200 ** 0.5:
+        assert f"Switching off **{costly['head']}**" in text and "*How it reverses* probes for the length" in text
+    else:
+        assert f"costs at most **{costly['exact match lost when off']:.1%}**" in text
+    assert "Yet" not in text and "doing nothing" not in text
     assert "obvious job" not in text and "the ideal pattern names" not in text
+
+
+def test_which_head_copies_says_what_rho_and_the_costs_show():
+    at = open_page("lab_heads", "hello", state={"task": "copy"})
+    no_exception(at)
+    table = at.dataframe[0].value
+    text = " ".join(m.value for m in at.markdown)
+    rho = spearmanr(table["pattern score"], table["exact match lost when off"]).statistic
+    print(f"copy: ρ = {rho:.3f}")
+    assert f"the two rankings **{lab.correlation_words(rho)}**" in text
+    assert ("agree" in lab.correlation_words(rho)) == (rho >= 0.3)
+    even = table[(table["uniformity"] >= 0.9) & ~table["head"].str.startswith("decoder_self")]
+    if len(even):
+        most = even["exact match lost when off"].max()
+        assert ("costs at most" in text) == (most * 100 < 2 * 50 / 200 ** 0.5)
+    assert "Yet" not in text and "doing nothing" not in text
 
 
 @pytest.mark.parametrize("mode, sides", [("zero", ["source", "target"]), ("shuffle", ["source"]),

@@ -26,7 +26,7 @@ PAGES = {  # url path -> (sidebar label, charts expected)
     "training": ("Training", 2),
     "compare-tasks": ("Compare tasks", 4),
     "lab-ablation": ("Switch heads off", 2),
-    "lab-heads": ("Which head does the work?", 1),
+    "lab-heads": ("Which head does the work?", 2),
     "lab-positions": ("No positions", 1),
     "lab-forcing": ("Teacher forcing", 1),
     "lab-length": ("Longer than trained", 3),
