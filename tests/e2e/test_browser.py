@@ -31,7 +31,8 @@ PAGES = {  # url path -> (sidebar label, charts expected)
     "lab-forcing": ("Teacher forcing", 1),
     "lab-length": ("Longer than trained", 3),
     "lab-query-key": ("Queries and keys", 2),
-    "how-it-reverses": ("How it reverses", 0),
+    "lab-patch": ("Build a head", 2),
+    "how-it-reverses": ("How it reverses", 1),
 }
 
 
