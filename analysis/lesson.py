@@ -1,4 +1,5 @@
-"""The lessons' numbers: input vectors and pattern shares of a run, and why attention divides by √d_k."""
+"""The lessons' numbers: input vectors and pattern shares of a run, why attention divides by √d_k, how much an
+encoder head looks at the last character, and what the decoder writes after a wrong first token."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from transformer.data import pad, target
+from transformer.decoding import max_output_tokens
 from transformer.metrics import pattern_share
+from transformer.model import Transformer
 from transformer.trace import read_only
+from transformer.vocab import EOS, PAD, SOS, Vocab
 
+from .lab import Progress, report
 from .run import Run
 
 COMPANIONS = (  # batch partners for the masks page, so the learner's word sits among padded rows
@@ -87,3 +93,63 @@ def pattern_shares(run: Run, layer: int) -> np.ndarray:
     for reversal, the mirrored position n-1-i)."""
     cross = torch.tensor(run.trace["cross", layer])[None]                    # (1, H, T, S)
     return pattern_share(cross, [run.text], run.task).numpy()
+
+
+def last_key_shares(run: Run, layer: int, head: int) -> np.ndarray:
+    """(S,) the weight each query of one encoder head puts on the text's last character: the clue, in step 3,
+    that the encoder can mark where the text ends (which reversing needs to start)."""
+    return np.asarray(run.trace["encoder_self", layer][head][:, -1], dtype=float)
+
+
+FORCED_OUTCOMES = ("restart", "carry on", "other")   # after a wrong first token: the whole target, the rest, else
+
+
+def forced_outcome(written: str, target: str, token: str) -> str:
+    """What a decoding did after `token` was forced in as its first character: wrote the whole target after it
+    ('restart'), the target without its first character, as if the token had been it ('carry on'), or else."""
+    if written == token + target:
+        return "restart"
+    if written == token + target[1:]:
+        return "carry on"
+    return "other"
+
+
+@dataclass(frozen=True)
+class ForcedOutcomes:
+    token: str
+    counts: dict[str, int]     # FORCED_OUTCOMES -> how many words did that
+    words: int                 # the words counted: those whose target does not start with the token
+
+    @property
+    def commonest(self) -> str:
+        return max(FORCED_OUTCOMES, key=lambda o: self.counts[o])
+
+
+@torch.inference_mode()
+def forced_outcomes(model: Transformer, vocab: Vocab, texts: list[str], token: str, task: str = "reverse",
+                    batch_size: int = 50, progress: Progress = None) -> ForcedOutcomes:
+    """Force `token` as the first character of every text's output, decode the rest greedily (batched, as
+    transformer.decoding.greedy_batch) and count the outcomes. Texts whose target starts with the token are left
+    out: there the token is not wrong."""
+    texts = [t for t in texts if not target(t, task).startswith(token)]
+    forced_id = vocab.encode(token, 1)[0]
+    counts = dict.fromkeys(FORCED_OUTCOMES, 0)
+    order = sorted(texts, key=len)
+    for start in range(0, len(order), batch_size):
+        report(progress, start / max(len(order), 1))
+        chunk = order[start:start + batch_size]
+        sources = [vocab.encode(t, model.config.max_len) for t in chunk]
+        src = pad(sources)                                                              # (B, S)
+        encoded = model.encode(src)
+        tgt = torch.tensor([[SOS, forced_id]] * len(chunk))                             # (B, 2)
+        done = torch.zeros(len(chunk), dtype=torch.bool)
+        limits = torch.tensor([max_output_tokens(model, len(s)) for s in sources])      # (B,)
+        for t in range(1, int(limits.max())):
+            token_ids = model.decode(tgt, encoded)[:, -1].argmax(-1).masked_fill(done, PAD)   # (B,)
+            tgt = torch.cat([tgt, token_ids[:, None]], dim=1)
+            done |= (token_ids == EOS) | (limits <= t + 1)
+            if bool(done.all()):
+                break
+        for text, row in zip(chunk, tgt[:, 1:].tolist()):
+            counts[forced_outcome(vocab.decode(row), target(text, task), token)] += 1   # stops at EOS
+    return ForcedOutcomes(token, counts, len(texts))

@@ -15,6 +15,8 @@ import numpy as np
 
 from analysis.lab import HeadEffect
 from analysis.labels import EOS_LABEL, KIND_SHORT
+from analysis.lesson import ForcedOutcomes, forced_outcome, last_key_shares
+from analysis.offsets import OffsetFit, offset_label
 from analysis.run import Run
 from transformer.intervention import Head
 
@@ -63,13 +65,15 @@ def embedding_question(run: Run) -> Question:
     ratio = embedding / code
     answer = options[2] if abs(ratio - 1) <= 0.1 else options[0] if ratio > 1 else options[1]
     d_model = run.trace["src_embed.output"].shape[-1]
+    raw = embedding / math.sqrt(d_model)
     return Question(
         "choice",
         f"The encoder adds two vectors for the first character '{run.source[0]}': its embedding (multiplied by "
-        f"√d_model) and the positional code of position 0. Which is longer?",
+        f"√d_model = {math.sqrt(d_model):g}) and the positional code of position 0. The table above gives the "
+        "embedding's length ‖e‖ before that multiplication. Which is longer?",
         options, frozenset({answer}),
-        f"Every positional code has the same length, √(d_model / 2) = {math.sqrt(d_model / 2):.2f}; the embedding "
-        f"is multiplied by √d_model = {math.sqrt(d_model):g} before the code is added.",
+        f"Here ‖e‖ = {raw:.2f}, and multiplying a vector by a number multiplies its length by it. Every "
+        f"positional code has the same length, √(d_model / 2) = {math.sqrt(d_model / 2):.2f}.",
         f"‖embedding × √d_model‖ = {embedding:.2f} and ‖PE(0)‖ = {code:.2f} (ratio {ratio:.2f}).",
     )
 
@@ -108,10 +112,25 @@ def scaling_question(run: Run, layer: int, head: int, query: int) -> Question:
         "weight be larger, about the same, or smaller?",
         options, frozenset({answer}),
         f"Without the division every score is √d_k = {math.sqrt(run.d_k):g} times bigger, and so is every gap "
-        "between two scores. What does the softmax do with wider gaps? (With a single key there is nothing to "
-        "share.)",
-        f"Its largest weight is {scaled:.3f}; without the division it would be {unscaled:.3f}.",
+        "between two scores. What does the softmax do with wider gaps?",
+        f"Its largest weight is {scaled:.3f}; without the division it would be {unscaled:.3f}. "
+        + _last_character_clue(run, layer, head),
     )
+
+
+def _last_character_clue(run: Run, layer: int, head: int) -> str:
+    """What the head gives the text's last character, in words that follow the numbers: a clue to step 10."""
+    shares = last_key_shares(run, layer, head)                                       # (S,)
+    weights = run.trace["encoder_self", layer][head]                                 # (S, S)
+    n = len(run.source)
+    on_last = int((weights.argmax(-1) == n - 1).sum())
+    spread = f"between {shares.min():.2f} and {shares.max():.2f}" if n > 1 else f"{shares.max():.2f}"
+    said = (f"Look also at the last column: this head gives the last character '{run.source[-1]}' {spread} of "
+            f"each row's weight, and {on_last} of the {n} rows give it their largest weight.")
+    if n > 1 and on_last == n:
+        said += (" One reading, for step 10: the encoder marks where your text ends, which reversing needs in "
+                 "order to start.")
+    return said
 
 
 def mask_question(run: Run, layer: int, head: int, step: int) -> Question:
@@ -124,13 +143,24 @@ def mask_question(run: Run, layer: int, head: int, step: int) -> Question:
         "choice",
         f"Decoder self-attention, layer {layer}, head {head}, in the pass that reads your text's whole reversal "
         f"at once: position {step} has read {' '.join(run.decoder_in[:step + 1])}. How much weight does it give "
-        f"the positions after it ({', '.join(run.decoder_in[step + 1:])})?",
+        f"{_after(run.decoder_in[step + 1:])}?",
         options, frozenset({answer}),
         "Look at the mask above: which cells of row " + str(step) + " are hidden, and what does a hidden score "
         "become before the softmax?",
         f"Its weights on positions 0 to {step}: " + ", ".join(f"{w:.2f}" for w in row[:step + 1])
-        + f"; the largest on a later position: {later:.1f}.",
+        + f"; the largest on a later position: {_weight(later)}.",
     )
+
+
+def _after(labels: list[str]) -> str:
+    """The later positions, named while there are few, counted when there are many."""
+    return (f"the positions after it ({', '.join(labels)})" if len(labels) <= 8 else
+            f"the {len(labels)} positions after it")
+
+
+def _weight(w: float) -> str:
+    """A weight that is exactly 0 said so, not rounded to 0.0."""
+    return "0, exactly" if w == 0 else f"{w:.2g}"
 
 
 def decode_question(run: Run, step: int) -> Question:
@@ -147,72 +177,154 @@ def decode_question(run: Run, step: int) -> Question:
     )
 
 
-def cross_question(run: Run, layer: int, head: int, step: int) -> Question:
-    """Which source letter will output step `step` read most, in this cross head?"""
+def cross_question(run: Run, layer: int, head: int, step: int, fit: OffsetFit, last_layer: int) -> Question:
+    """Which source position does a layer-0 cross head read most at step `step`? `fit`: that head's offsets on
+    this run (analysis.offsets.run_offsets), the evidence the prompt gives. The hint follows what the head does
+    here: where the character just read came from, where the one to write stands, or neither."""
     row = run.trace["cross", layer][head, step]                              # (S,)
     options = tuple(_position(i, label) for i, label in enumerate(run.source))
     best = float(row.max())
+    top = int(row.argmax())
     n = len(run.source)
+    just_read, to_write = n - step, n - 1 - step        # reversal: step i reads what step i − 1 copied from n − i
+    read = run.decoder_in[step]
+    if step > 0 and top == just_read:
+        hint = (f"Step {step} has just read '{read}'. Where in your text did that character come from? Repeated "
+                "letters: the position matters, not the letter.")
+    elif top == to_write:
+        hint = (f"Step {step} is about to write '{run.decoder_out[step]}'. Where in your text is the character it "
+                "should copy? Repeated letters: the position matters, not the letter.")
+    else:
+        hint = (f"This head looks neither where the character step {step} has just read came from nor where the "
+                "one it writes stands: look at the positions near those two.")
+    last = run.trace["cross", last_layer][:, step].argmax(-1)                 # (H,) each last-layer head's top key
+    left, on_read = int((last == to_write).sum()), int((last == just_read).sum())
+    found = step > 0 and top == just_read
+    why = (f"Its largest weight, {best:.2f}, falls on source position {top}"
+           + (f", where the character it has just read, '{read}', came from (n − i = {n} − {step})"
+              if found else "")
+           + ". At the same step the last layer's heads put theirs on positions "
+           + ", ".join(str(int(k)) for k in last)
+           + f": {left} of {len(last)} on n − 1 − i = {to_write}, the character it writes"
+           + (", one to the left" if found and left > len(last) / 2 else ""))
+    if step > 0 and on_read:
+        why += f"; {on_read} on n − i = {just_read}" + (
+            f", which holds the same letter '{run.source[to_write]}'"
+            if run.source[just_read] == run.source[to_write] else "")
+    why += "."
     return Question(
         "position",
-        f"Cross-attention, layer {layer}, head {head} (of this layer's heads, the one that looks at the mirrored "
-        f"position most often on your text): output step {step} writes '{run.decoder_out[step]}'. Which source "
-        "position does it read most?",
-        options, frozenset(options[i] for i in range(n) if row[i] >= best - 1e-6),
-        f"To reverse, step i must copy the letter at source position n − 1 − i (here n = {n}). Repeated letters: "
-        "the position matters, not the letter.",
-        f"Its largest weight, {best:.2f}, falls on source position {int(row.argmax())}"
-        + (f" (n − 1 − {step} = {n - 1 - step})." if 0 <= n - 1 - step < n else "."),
+        f"Cross-attention, layer {layer}, head {head}: on your text its largest weight lands on "
+        f"{offset_label('cross', run.task, fit.best_offset)} in {fit.best_share:.0%} of the output steps, with a "
+        f"mean largest weight of {fit.mean_top_weight:.2f} (of layer {layer}'s cross heads, the one that keeps to "
+        f"one offset most often, the sharpest among equals). Output step {step} has just "
+        f"read '{read}' and will write '{run.decoder_out[step]}'. Which source position does this head read most?",
+        options, frozenset(options[i] for i in range(n) if row[i] >= best - 1e-6), hint, why,
     )
 
 
-def snapshot_question(text: str, outputs: list[tuple[int, str]]) -> Question:
-    """At which training snapshot does the model first reverse the text? `outputs`: (step, output), in order."""
+def snapshot_question(text: str, outputs: list[tuple[int, str]],
+                      on_pattern: dict[int, float] | None = None) -> Question:
+    """At which training snapshot does the model first reverse the text? `outputs`: (step, output), in order;
+    `on_pattern`: per snapshot step, the share of held-out output steps whose last-layer best head is on the
+    anti-diagonal (the Training page's figure), so the reveal can set the output against the attention."""
     options = (*(f"step {s:,}" for s, _ in outputs), "never")
     index = next((i for i, (_, out) in enumerate(outputs) if out == text[::-1]), len(outputs))
     earlier = {o: "Later: at that point it does not yet write your text reversed." for o in options[:index]}
     later = {o: "Earlier: by then it had already reversed your text." for o in options[index + 1:]}
+    why = "Its output at each snapshot: " + ", ".join(f"step {s:,}: '{out}'" if out else f"step {s:,}: (nothing)"
+                                                      for s, out in outputs) + "."
+    if on_pattern and index < len(outputs):
+        first, last = outputs[index][0], outputs[-1][0]
+        share, final = on_pattern[first], on_pattern[last]
+        why += (f" When it first writes your text reversed (step {first:,}), {share:.1%} of held-out output steps "
+                f"have the last layer's best head on the anti-diagonal; at step {last:,}, {final:.1%}.")
+        if share < 0.5:                                    # most held-out steps still off the anti-diagonal
+            why += (" So the output is right while most steps are still off the anti-diagonal: the output can be "
+                    "right before the attention looks clean.")
     return Question(
         "snapshot",
         f"The model was saved at {len(outputs)} points of its training. At which one does it first reverse "
         f"'{text}' exactly?",
         options, frozenset({options[index]}),
-        "Think of how much training a model of this size needs before every character lands in its place.",
-        "Its output at each snapshot: " + ", ".join(f"step {s:,}: '{out}'" if out else f"step {s:,}: (nothing)"
-                                                     for s, out in outputs) + ".",
-        {**earlier, **later},
+        "Think of how much training a model of this size needs before every character lands in its place"
+        + ("; the shares on screen are about attention on held-out words, not your text's output, and the two "
+           "need not arrive together." if on_pattern else "."),
+        why, {**earlier, **later},
     )
 
 
-def forcing_question(forced: Run, token: str) -> Question:
-    """Force the first written character: what does the next step write?"""
-    written = forced.decoder_out[1] if len(forced.decoder_out) > 1 else EOS_LABEL
-    options = tuple(dict.fromkeys([*sorted(set(forced.source)), token, EOS_LABEL, written]))
+FORCED_OPTIONS = {"restart": "'{t}', then the whole reversal (it starts again)",
+                  "carry on": "'{t}', then the reversal without its first character (as if '{t}' were it)",
+                  "other": "something else"}
+
+
+def forcing_question(text: str, forced: Run, token: str, outcomes: ForcedOutcomes | None) -> Question:
+    """Force a wrong first character: what does the model write after it? `outcomes`: what held-out words did
+    under the same forcing (None: not computed), the evidence the screen shows first."""
+    options = tuple(o.format(t=token) for o in FORCED_OPTIONS.values())
+    named = dict(zip(FORCED_OPTIONS, options))
+    outcome = forced_outcome(forced.output, text[::-1], token)
+    if outcomes is None:
+        hint, hints, tally = (f"Step 1 reads ⟨s⟩ and '{token}'; the source is unchanged. Compare with what the "
+                              "model writes on its own."), {}, ""
+    else:
+        counts = outcomes.counts
+        tally = (f" On {outcomes.words} held-out words with '{token}' forced first: " + ", ".join(
+            f"{counts[o]} {_did(o, token)}" for o in FORCED_OPTIONS) + ".")
+        hint = ("Look at what the held-out words did with the same token forced in, then at your own text: its "
+                "reversal, and the letters in it.")
+        common = outcomes.commonest
+        hints = {} if common == outcome else {named[common]: (
+            f"That is what most held-out words do ({counts[common]} of {outcomes.words}), but not every word does "
+            "it, and yours is one of the others.")}
+    said = {"restart": "it writes the forced token and then the whole reversal, as if nothing had happened",
+            "carry on": f"it takes '{token}' for the reversal's first character and carries on from the second",
+            "other": "it does neither"}[outcome]
+    why = f"With '{token}' forced, the whole output is '{forced.output}': {said}.{tally}"
+    if outcomes is not None and outcomes.counts["restart"] > outcomes.words / 2:
+        why += (" Most words recover from the wrong token: one wrong character read does not derail the rest, "
+                "though the decoder never read a wrong one in training.")
     return Question(
-        "token",
+        "choice",
         f"Force the decoder's first character to '{token}' (step 0 writes '{token}' whatever it prefers). What "
-        "will it write at step 1?",
-        options, frozenset({written}),
-        "Step 1 reads ⟨s⟩ and the forced character, but its cross-attention still looks at the source.",
-        f"With '{token}' forced, step 1 writes '{written}' (probability {float(forced.probs[1].max()):.3f}); "
-        f"the whole output: '{forced.output}'."
-        if len(forced.decoder_out) > 1 else f"With '{token}' forced, the decoding ends.",
+        "will it write after it?",
+        options, frozenset({named[outcome]}), hint, why, hints,
     )
 
 
-def ablation_question(effects: list[HeadEffect], sample_size: int) -> Question:
-    """Which single head, switched off, costs the most exact match?"""
-    names = tuple(_head_name(e.head) for e in sorted(effects, key=lambda e: e.head))
-    worst = max(e.drop for e in effects)
+def _did(outcome: str, token: str) -> str:
+    return {"restart": f"wrote '{token}' and then the whole reversal",
+            "carry on": "wrote the reversal without its first character", "other": "wrote something else"}[outcome]
+
+
+def ablation_question(effects: list[HeadEffect], sample_size: int, fits: list[OffsetFit] | None = None,
+                      task: str = "reverse") -> Question:
+    """Which single head, switched off, costs the most exact match? With `fits` (each head's offsets on the same
+    held-out words, shown on screen first), the question is among those heads, so it can be reasoned about."""
+    among = {f.id for f in fits} if fits else {e.head for e in effects}
+    chosen = sorted((e for e in effects if e.head in among), key=lambda e: e.head)
+    names = tuple(head_name(e.head) for e in chosen)
+    worst = max(e.drop for e in chosen)
+    shown = sorted(chosen, key=lambda e: -e.drop)[:4]
+    by_head = {f.id: f for f in fits or ()}
+
+    def lost(e: HeadEffect) -> str:
+        fit = by_head.get(e.head)
+        where = "" if fit is None else (f" (largest weight on {offset_label(e.head.kind, task, fit.best_offset)} "
+                                        f"in {fit.best_share:.0%} of steps)")
+        return f"{head_name(e.head)} {e.drop:.1%}{where}"
+
+    why = "Exact match lost: " + ", ".join(lost(e) for e in shown) + "."
     return Question(
         "head",
-        f"Switch off one head at a time. Which one costs the most exact match on {sample_size} held-out random "
-        "strings?",
-        names, frozenset(_head_name(e.head) for e in effects if e.drop >= worst - 1e-9),
-        "A head's output is read by every layer after it, so a layer-0 head that later layers rely on can break "
-        "more than the head that looks most like the mirror.",
-        "Exact match lost: " + ", ".join(f"{_head_name(e.head)} {e.drop:.1%}"
-                                         for e in sorted(effects, key=lambda e: -e.drop)[:4]) + ".",
+        f"Switch off one head at a time. Which of these {len(names)} costs the most exact match on {sample_size} "
+        "held-out random strings?",
+        names, frozenset(head_name(e.head) for e in chosen if e.drop >= worst - 1e-9),
+        "A head's output is read by every layer after it: a layer-0 head whose largest weight lands on one fixed "
+        "offset almost every step can hand the later layers something they cannot get elsewhere, while heads "
+        "that share a job can stand in for each other.",
+        why,
     )
 
 
@@ -227,5 +339,5 @@ def encoder_off_question(text: str, ablated: Run) -> Question:
         "With every encoder head off")
 
 
-def _head_name(head: Head) -> str:
+def head_name(head: Head) -> str:
     return f"{KIND_SHORT[head.kind]} L{head.layer} H{head.head}"

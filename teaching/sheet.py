@@ -10,8 +10,8 @@ from .tour import INTRODUCTION_MINUTES, STEPS, WRAP_UP_MINUTES
 
 WHY_NO_QUESTION = {  # the steps whose question a model can lack, and why
     7: "it has no training snapshots",
-    9: "for a model of your own, the table of heads switched off is computed on request: once it has been "
-       "computed on Switch heads off, the sheet includes this step",
+    9: "for a model of your own, the table of heads switched off and the cross heads' offsets are computed on "
+       "request: once both have been computed on the Lesson's step 9, the sheet includes this step",
 }
 
 
@@ -40,7 +40,10 @@ def sheet_markdown(text: str, model: str, questions: list[Question | None]) -> s
             continue
         lines += [f"**Ask first.** {question.prompt}", ""]
         lines += [f"- {option}" + (" **← expected**" if question.grade(option) else "") for option in question.options]
-        lines += ["", f"**Hint after a wrong answer.** {question.hint}", "", f"**Why.** {question.why}"]
+        lines += ["", f"**Hint after a wrong answer.** {question.hint}"]
+        if question.hints:
+            lines += ["", *(f"- after '{option}': {hint}" for option, hint in question.hints.items())]
+        lines += ["", f"**Why.** {question.why}"]
     return "\n".join(lines) + "\n"
 
 
@@ -62,7 +65,9 @@ def sheet_html(text: str, model: str, questions: list[Question | None]) -> str:
                           for o in question.options)
         parts.append(f"<p><b>Ask first.</b> {e(question.prompt)}</p><ul>{options}</ul>"
                      f"<p><b>Hint after a wrong answer.</b> {e(question.hint)}</p>"
-                     f"<p><b>Why.</b> {e(question.why)}</p></section>")
+                     + ("<ul>" + "".join(f"<li>after ‘{e(o)}’: {e(h)}</li>" for o, h in question.hints.items())
+                        + "</ul>" if question.hints else "")
+                     + f"<p><b>Why.</b> {e(question.why)}</p></section>")
     style = ("body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;line-height:1.45}"
              "table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 8px;text-align:left}"
              ".expected{font-weight:700}section{break-inside:avoid;border-top:1px solid #ccc;margin-top:1rem}"

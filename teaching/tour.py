@@ -19,7 +19,8 @@ class Step:
 STEPS: tuple[Step, ...] = (
     Step(1, "Tokens and embeddings",
          "Each character becomes a token id, then a vector of d_model numbers the model learned.",
-         "The token id of each character; after you answer, how long each scaled embedding is beside its code.",
+         "The token id of each character and its embedding's length ‖e‖; after you answer, how long each scaled "
+         "embedding is beside its code.",
          "app_pages/positional.py", "Positional encoding", 4),
     Step(2, "Positional encoding",
          "Attention alone ignores order, so each position adds its own fixed code of sines and cosines.",
@@ -28,7 +29,8 @@ STEPS: tuple[Step, ...] = (
     Step(3, "One attention head, and √d_k",
          "A head scores every key against a query, divides by √d_k, and turns the scores into weights that sum "
          "to 1.",
-         "One head of the encoder: each row is a query, each column a key, each row sums to 1.",
+         "One head of the encoder: each row is a query, each column a key, each row sums to 1; row 0 again on "
+         "a scale of its own, and the last column.",
          "app_pages/inside_one_head.py", "Inside one head", 5),
     Step(4, "Masks",
          "The causal mask stops a decoder position from reading the positions after it.",
@@ -39,31 +41,36 @@ STEPS: tuple[Step, ...] = (
          "The decoder writes one token at a time, reading the start symbol and what it has written so far.",
          "The decoder's input at this step, and the probability of every next token.",
          "app_pages/decode.py", "Decode step by step", 5),
-    Step(6, "Cross-attention",
-         "Each output step looks at the source through cross-attention; to reverse, step i reads position "
-         "n − 1 − i.",
-         "The anti-diagonal: the first output step reads the last source letter.",
+    Step(6, "Cross-attention: where did that letter come from?",
+         "Each output step reads the source through cross-attention. One reading of how this model reverses: a "
+         "layer-0 cross head finds where the character the step has just read came from (n − i), and the last "
+         "layer looks one position to the left of it (n − 1 − i), at the character to write.",
+         "Your whole text by source position, and what the output step has read so far; after you answer, the "
+         "head's weights and where the last layer looks at the same step.",
          "app_pages/attention.py", "Attention", 5),
-    Step(7, "Training: from blur to anti-diagonal",
-         "The same model, saved during training, goes from wrong letters to the reversal while its cross-attention "
-         "sharpens from a blur into the anti-diagonal (the Training page shows both).",
-         "After you answer: what the model wrote for your text at each snapshot (the Training page shows its "
-         "cross-attention forming the anti-diagonal).",
+    Step(7, "Training: when is the output right?",
+         "The same model, saved during training: set the step where it first reverses your text against how much "
+         "of its attention is on the anti-diagonal there; the output need not wait for a clean picture.",
+         "How much of the attention is on the anti-diagonal at each snapshot; after you answer, what the model "
+         "wrote for your text at each one.",
          "app_pages/training.py", "Training", 4),
-    Step(8, "Its own tokens, or the right ones (teacher forcing)",
-         "In training the decoder reads the correct prefix; generating, it reads its own, and one wrong token "
-         "changes what it reads next.",
-         "What the decoder writes after a token it did not choose.",
+    Step(8, "A wrong character forced in",
+         "In training the decoder reads the correct prefix (teacher forcing); generating, it reads its own. Force "
+         "a wrong first character and see whether it recovers.",
+         "What the model writes on its own, and what held-out words did with the same wrong character forced "
+         "first.",
          "app_pages/lab_forcing.py", "Teacher forcing", 4),
     Step(9, "Switching heads off",
-         "Switching a head off and measuring what breaks is evidence of whether the model needs it; a pattern "
-         "alone is not.",
-         "The exact match lost when each head alone is off.",
+         "Switching a head off and measuring what breaks is evidence of whether the model needs it; where its "
+         "weight lands is a clue, not that evidence.",
+         "Where each cross head's largest weight lands and how often; after you answer, the exact match lost "
+         "beside it.",
          "app_pages/lab_ablation.py", "Switch heads off", 5),
-    Step(10, "How the model reverses",
+    Step(10, "How the model reverses: the length",
+         "To start, the decoder must find your text's last character, and where that is depends on the length. "
          "Without encoder self-attention this model almost never reverses exactly; one reading, tested on How it "
-         "reverses, is that this is where it learns the text's length, which it needs to start at the end.",
-         "What the model writes with every encoder head switched off.",
+         "reverses, is that the encoder heads are where it learns the length.",
+         "What the model writes with every encoder head switched off (and look back at step 3's last column).",
          "app_pages/how_it_reverses.py", "How it reverses", 4),
 )
 INTRODUCTION_MINUTES, WRAP_UP_MINUTES = 3, 3

@@ -1,11 +1,10 @@
 """The Lesson page: every step asks first and grades each option against the model in use; a wrong answer gets
 a hint and the answer on request; the step is in the URL; the keys and the teacher's sheet are there."""
 
-import numpy as np
 import pytest
 
 from analysis.lab import ablation_ranking
-from analysis.lesson import pattern_shares
+from analysis.offsets import head_offsets, run_offsets
 from analysis.run import make_run
 from explorer.lab_runs import held_out_sample
 from teaching.tour import STEPS
@@ -17,6 +16,15 @@ from .test_entrypoint import open_app
 from ..conftest import BUNDLED
 
 TEXT = "banana"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def page_tables():
+    """The page's own whole-sample tables (steps 8 and 9), computed before the first page opens: they are
+    cached for the whole process, as on the server, and a page run computing them would wait for all of them."""
+    from explorer.lab_runs import _ablation_table
+    from explorer.tour import _cross_offsets, _forced_table
+    _ablation_table(), _cross_offsets(), _forced_table("z")
 
 
 def answer_widget(at, step):
@@ -47,18 +55,19 @@ def expected(ckpt, step: int) -> set[str]:
     if step == 5:
         return {run.decoder_out[2]}
     if step == 6:
-        head = int(np.argmax(pattern_shares(run, 1)))
-        i = int(run.trace["cross", 1][head, 3].argmax())
+        head = max(run_offsets(run, "cross", 0), key=lambda f: (f.best_share, f.mean_top_weight)).head
+        i = int(run.trace["cross", 0][head, 3].argmax())
         return {f"{i}: {run.source[i]}"}
     if step == 7:
         steps = [e["step"] for e in snapshot_index(BUNDLED)]
         first = next((s for s in steps if make_run(load_snapshot(BUNDLED, s), vocab, TEXT).output == TEXT[::-1]), None)
         return {f"step {first:,}" if first is not None else "never"}
     if step == 9:
-        _, effects = ablation_ranking(model, vocab, held_out_sample(model.config.max_len))
-        worst = max(e.drop for e in effects)
-        kinds = {"encoder_self": "Encoder self", "decoder_self": "Decoder self", "cross": "Cross"}
-        return {f"{kinds[e.head.kind]} L{e.head.layer} H{e.head.head}" for e in effects if e.drop == worst}
+        sample = held_out_sample(model.config.max_len)
+        _, effects = ablation_ranking(model, vocab, sample)
+        offered = {f.id for f in head_offsets(model, vocab, sample, kind="cross")}   # the heads on screen
+        worst = max(e.drop for e in effects if e.head in offered)
+        return {f"Cross L{e.head.layer} H{e.head.head}" for e in effects if e.head in offered and e.drop == worst}
     if step == 10:
         off = Intervention(frozenset(h for h in every_head(model.config.layers_per_kind, model.config.n_heads)
                                      if h.kind == "encoder_self"))
@@ -87,7 +96,7 @@ def test_a_wrong_answer_gets_a_hint_then_the_answer_on_request_with_the_reveal()
     widget = answer_widget(at, 6)
     widget.set_value(widget.options[0]).run()                      # source position 0: not what step 3 reads
     at.button(key=f"{widget.key}_check").click().run()
-    assert any(w.value.startswith("Not quite") and "n − 1 − i" in w.value for w in at.warning)
+    assert any(w.value.startswith("Not quite") and "Where in your text" in w.value for w in at.warning)
     assert not at.get("plotly_chart")                              # nothing revealed yet
     at.button(key=f"{widget.key}_show").click().run()
     assert any("The model" in i.value and "answer" in i.value for i in at.info)
