@@ -5,6 +5,7 @@ import streamlit as st
 from analysis.inside import value_weighted
 from analysis.labels import KIND_NAMES, KIND_SHORT, attention_axes, weight_text
 from analysis.lesson import pattern_shares
+from analysis.offsets import OFFSETS, offset_label, run_offsets
 from analysis.tasks import words
 from explorer.charts import show_chart
 from explorer.exports import matrix_csv, trace_json
@@ -80,9 +81,15 @@ st.markdown(
 if kind == "cross":
     hits = pattern_shares(run, layer)
     pattern = words(ckpt.task)
+    shifted = {f.head: f for f in run_offsets(run, "cross", layer) if f.best_offset != 0}   # a shifted pattern wins
     st.markdown(f"Share of output characters whose largest cross-attention weight falls on {pattern.pattern} "
                 f"({pattern.short_rule}{', or an equal character' if ckpt.task == 'sort' else ''}), layer {layer}: "
-                + ", ".join(f"head {h}: **{s:.0%}**" for h, s in enumerate(hits)))
+                + ", ".join(f"head {h}: **{s:.0%}**" + (
+                    f" (more often on {offset_label('cross', ckpt.task, shifted[h].best_offset)}: "
+                    f"**{shifted[h].best_share:.0%}**)" if h in shifted else "") for h, s in enumerate(hits))
+                + f". A head can follow the pattern shifted by a position or two; where one offset from "
+                f"{OFFSETS[0]} to +{OFFSETS[-1]} holds the largest weight more often, it is named beside the share "
+                "(*Which head does the work?* scores every head so on held-out words).")
 
 st.subheader("Weight is not influence")
 influence = value_weighted(ckpt.model, run.trace, kind, layer)[head]   # (Tq, Tk) ‖w_ij v_j W_O^h‖
