@@ -232,7 +232,7 @@ def test_switching_the_task_switches_every_page(server, page):
         sidebar.get_by_role("link", name=label, exact=True).click()
         page.wait_for_function("p => location.pathname.endsWith('/' + p)", arg=path)
         settle(page)
-        if charts:
+        if charts and path != "how-it-reverses":   # built on the reversal model: under sort it draws nothing
             wait_for_charts(page, charts)
         assert page.locator("[data-testid='stException']").count() == 0, path
         assert "task=sort" in page.evaluate("location.href"), path
