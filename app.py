@@ -7,7 +7,7 @@ import streamlit as st
 
 from explorer.charts import PROJECTOR_CSS, PROJECTOR_KEY, projector_on
 from explorer.glossary import glossary_popover
-from explorer.link_guard import show_dropped_link_values
+from explorer.link_guard import notice_goes_in, show_dropped_link_values
 from analysis.tasks import words as task_words
 from explorer.gate import script_place
 from explorer.model import TASK_KEY, checkpoint_or_stop, pointed_checkpoint, text_run
@@ -115,6 +115,7 @@ def sidebar() -> None:
 
 with script_place():  # at most two runs at once on the server, one per session (explorer.gate says why)
     link_notice = st.empty()   # top of the page; filled once the widgets have read the link
+    notice_goes_in(link_notice)
     try:
         sidebar()
         page.run()

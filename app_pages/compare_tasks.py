@@ -10,6 +10,7 @@ from analysis.labels import reads_writes
 from analysis.lesson import pattern_shares
 from analysis.tasks import WORDS
 from explorer.charts import chart_in, show_chart
+from explorer.link_guard import stop_page
 from explorer.model import checkpoint_or_stop, chosen_task, task_checkpoint, task_run
 from explorer.state import learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
@@ -33,7 +34,7 @@ try:
         ckpt.vocab.check(text, ckpt.model.config.max_len)
 except (CheckpointError, InputError) as err:
     st.error(escape_markdown(f"The three bundled models cannot all read this text. {err}"), icon="✋")
-    st.stop()
+    stop_page()
 runs = {task: task_run(task, text) for task in WORDS}
 
 st.subheader("What each model writes, and its cross head that follows the task most")
@@ -52,6 +53,11 @@ for column, (task, run) in zip(columns, runs.items()):
     column.caption(f"Cross L{layer} H{best}: {shares[layer, best]:.0%} of your text's output steps put their largest "
                    f"weight on {words.pattern} ({words.short_rule}{', or an equal letter' if task == 'sort' else ''}), "
                    "the most of any cross head of this model.")
+    held_out = models[task].metrics.get("held_out", {})
+    if run.output != run.target and "exact_match" in held_out:
+        column.caption(f"Wrong on your text, though it writes {held_out['exact_match']:.2%} of "
+                       f"{held_out.get('n', 0):,} held-out random strings exactly: a score on random strings is "
+                       "an average, not a promise about every text.")
 
 st.subheader("Content or position: what moves a layer-0 cross head's scores")
 st.markdown(
@@ -113,6 +119,6 @@ for tab, (task, run) in zip(tabs, runs.items()):
             split = splits[task]
             show_chart(term_grid({name: split.centred(name) for name in FOUR},
                                  reads_writes(run.decoder_in, run.decoder_out), run.source,
-                                 f"{WORDS[task].label}: cross L0 H{split.head}, four terms (each row's mean taken "
-                                 "away)", query_title="step", key_title="source"),
+                                 f"{WORDS[task].label}: cross L0 H{split.head}, its content and position terms (row "
+                                 "mean taken away; not shown: what layers wrote, the biases)", query_title="step", key_title="source"),
                        key=f"split_{task}")

@@ -240,7 +240,9 @@ if failures:
         f"Past {config.max_len} characters, {at_once:.0%} of random strings go wrong at the very first output "
         "character (*Longer than trained*). Step 0 must copy position n−1, so it needs the length, and in training "
         f"no encoder head ever averaged over more than {config.max_len} positions. One reading is that the "
-        "length read-out fails first, and every later step inherits the wrong start.")
+        "length read-out fails first, and every later step inherits the wrong start. *Build a head* tests it: "
+        "it hands the last cross layer a mirror built from the true length and shows how many of the longer "
+        "words that rescues.")
     beyond = failures[-1]
     st.caption(f"At length {beyond.length}: {beyond.exact:.0%} reversed exactly, p(correct first character) "
                f"{beyond.p_step_0:.3f}.")

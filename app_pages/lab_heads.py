@@ -151,7 +151,8 @@ if even:
            f"Switching off any one of them costs at most **{drop[costly.head]:.1%}** of exact match "
            f"({costly.head}), within twice the sampling noise: the model copes without each one alone, so this "
            "table neither supports nor rules out that they carry the length. ")
-        + ("*How it reverses* probes for the length; this table does not. " if ckpt.task == "reverse" else
+        + ("*How it reverses* switches the even heads off and probes for the length; this table does not. "
+           if ckpt.task == "reverse" else
            "This table does not test it. ") +
         "(An even decoder self-attention head averages over what has been written so far instead, which could "
         "tell the decoder how many steps it has taken.)"

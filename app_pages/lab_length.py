@@ -7,6 +7,7 @@ from analysis.lab import encode_for_lab, lab_limit
 from analysis.tasks import words
 from explorer.charts import chart_in, show_chart
 from explorer.lab_runs import failure_table, length_curve
+from explorer.link_guard import stop_page
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, escape_markdown, in_full, visible
@@ -57,7 +58,8 @@ if past:
             " The failure is not at the far end of the text: step 0 must copy source position n−1, a position the "
             f"first step never had to find in training (n ≤ {config.max_len}). The mirror depends on the length "
             "(*Positional encoding* shows the reflection changes with n), so one reading is that the model's sense "
-            "of where the text ends breaks first, and every step after it inherits the wrong start.")
+            "of where the text ends breaks first, and every step after it inherits the wrong start. *Build a head* "
+            "tests it, with a mirror handed the true length.")
     st.caption(summary)
 
 default = " ".join([text] * (longest // max(len(text), 1) + 2))[:min(config.max_len + 8, longest)].strip()
@@ -68,7 +70,7 @@ try:
     encode_for_lab(ckpt.vocab, cleaned.text, longest)
 except InputError as err:
     st.error(escape_markdown(str(err)), icon="✋")
-    st.stop()
+    stop_page()
 
 
 def runs(word: str):

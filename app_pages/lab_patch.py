@@ -8,6 +8,7 @@ from analysis.patching import past_lengths, pattern_grid, pattern_label, pattern
 from analysis.tasks import words
 from explorer.charts import chart_in
 from explorer.lab_runs import NOISE_POINTS, SAMPLE_SIZE, patch_table, patched_run
+from explorer.link_guard import stop_page
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, in_full
@@ -65,7 +66,7 @@ guess = st.radio(f"And its exact match on {SAMPLE_SIZE} held-out words will…",
                  key=f"patch_guess_{pattern}_{place}")
 if guess_text is None or guess is None:
     st.info("Answer both questions to see what the model does.", icon="🤔")
-    st.stop()
+    stop_page()
 
 st.subheader("What happened")
 normal, patched = text_run(text), patched_run(text, pattern, layer, head)
@@ -115,8 +116,10 @@ if mine.past is not None and base.past is not None:
     better = mine.past - base.past
     if better > NOISE_POINTS / 100:
         past = (f"Past the trained length the pattern does better than the model's own weights ({mine.past:.1%} "
-                f"against {base.past:.1%}). One reading: the pattern is handed the true length n, and the model's "
-                "own sense of n is what breaks on longer words.")
+                f"against {base.past:.1%}). The pattern is handed the true length n, so one reading is that the "
+                "model's own sense of n is part of what breaks on longer words"
+                + (f"; the {1 - mine.past:.0%} still wrong with n handed over fail for some other reason too."
+                   if mine.past < 0.9 else "."))
     elif better < -NOISE_POINTS / 100:
         past = (f"Past the trained length the pattern does worse than the model's own weights ({mine.past:.1%} "
                 f"against {base.past:.1%}).")

@@ -7,6 +7,7 @@ from analysis.repeats import copies_gap
 from analysis.tasks import words
 from explorer.charts import show_chart
 from explorer.lab_runs import SAMPLE_SIZE, sample_exact_match
+from explorer.link_guard import stop_page
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
 from explorer.state import VIEW, learner_text
@@ -70,7 +71,7 @@ sides = b.pills("Where", list(SIDES), format_func=SIDES.get, selection_mode="mul
 seed = c.number_input("Shuffle seed", 0, 999, 0, key="pe_seed", disabled=mode != "shuffle", **VIEW)
 if not sides:
     st.warning("Choose the source, the target or both.", icon="👆")
-    st.stop()
+    stop_page()
 sides = tuple(s for s in SIDES if s in sides)
 
 edit = {"positions": mode, "sides": sides, "shuffle_seed": seed}

@@ -26,6 +26,7 @@ from streamlit.runtime.state.session_state import SessionState
 from .text import escape_markdown
 
 DROPPED_KEY = "_dropped_link_values"   # {URL key: value as sent} this run could not use, in st.session_state
+SLOT_KEY = "_link_notice_slot"         # this run's place for the notice (app.py's st.empty), in st.session_state
 SHOWN_CHARACTERS = 40                  # of a dropped value, in the notice
 
 
@@ -85,6 +86,20 @@ def _shown(value: str | list[str]) -> str:
     if not text:
         return "empty"
     return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + "…"
+
+
+def notice_goes_in(slot) -> None:
+    """Where this run names the link's values it could not use (app.py: the top of the page)."""
+    st.session_state[SLOT_KEY] = slot
+
+
+def stop_page() -> None:
+    """st.stop(), after naming the link's values this run could not use: once a stop is requested, Streamlit
+    draws nothing more in the run, so app.py's notice after the page would never appear."""
+    slot = st.session_state.get(SLOT_KEY)
+    if slot is not None:
+        show_dropped_link_values(slot)
+    st.stop()
 
 
 def show_dropped_link_values(slot) -> None:

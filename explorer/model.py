@@ -27,6 +27,7 @@ from transformer.checkpoint import (
 from transformer.data import TASKS
 from transformer.intervention import SIDES, Head, Intervention
 
+from .link_guard import stop_page
 from .own_models import CHOICE, OWN_MODEL_KEY, SERVER_MODEL, held, is_own, shelf
 from .run_cache import SHARED_RUN_BYTES, SHARED_TABLE_BYTES, RunCache
 from .text import escape_markdown
@@ -87,7 +88,7 @@ def checkpoint_or_stop() -> Checkpoint:
         return shared_checkpoint()
     except CheckpointError as err:
         st.error(escape_markdown(f"The model could not be loaded, so nothing can be shown. {err}"), icon="⚠️")
-        st.stop()
+        stop_page()
 
 
 SHARED_RUNS = RunCache(SHARED_RUN_BYTES)  # every session's runs of the server's models, one budget together
@@ -234,7 +235,7 @@ def reversal_only(what: str) -> None:
             icon="🔁")
     st.button("Switch the task to Reverse", key="back_to_reverse", type="primary",
               on_click=lambda: st.session_state.update({TASK_KEY: "reverse", CHOICE: SERVER_MODEL}))
-    st.stop()
+    stop_page()
 
 
 def task_run(task: str, text: str) -> Run:

@@ -19,6 +19,7 @@ from typing import Callable, TypeVar
 
 import streamlit as st
 
+from .link_guard import stop_page
 from .gate import server_gate
 from .model import current_model_key
 from .own_models import is_own
@@ -53,7 +54,7 @@ def on_request(table: Callable[..., T], what: str, *args, ask: bool = True) -> T
             pressed = st.button("Compute it for my model", key=f"compute_{zlib.crc32(name.encode()):08x}",
                                 type="primary")
         if not pressed:
-            st.stop()
+            stop_page()
         ask_box.empty()
     asked.add((current_model_key(), name))   # kept until the work stops: a rerun meanwhile goes on asking
     bar = st.progress(0.0, text=f"{what}…")
@@ -81,6 +82,6 @@ def on_request(table: Callable[..., T], what: str, *args, ask: bool = True) -> T
         st.warning(f"{what} was stopped ({stopped}): your model needs more than the {WORK_SECONDS} s one table "
                    "may take on a shared server. The rest of the page needs this table, so it ends here.",
                    icon="⏱️")
-        st.stop()
+        stop_page()
     bar.empty()
     return result

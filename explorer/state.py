@@ -11,6 +11,7 @@ import streamlit as st
 from transformer.checkpoint import Checkpoint
 from transformer.vocab import CleanedText, InputError
 
+from .link_guard import stop_page
 from .text import escape_markdown
 
 TEXT_KEY = "text"
@@ -50,7 +51,7 @@ def learner_text(ckpt: Checkpoint) -> str:
         st.error(escape_markdown(str(err)), icon="✋")
         st.caption("You typed:")
         st.text(raw if raw else "(nothing)")
-        st.stop()
+        stop_page()
     if cleaned.notices:
         st.info(escape_markdown(" ".join(cleaned.notices) + f" The model reads: {cleaned.text}"), icon="ℹ️")
     return cleaned.text

@@ -68,8 +68,9 @@ STEPS: tuple[Step, ...] = (
          "app_pages/lab_ablation.py", "Switch heads off", 5),
     Step(10, "How the model reverses: the length",
          "To start, the decoder must find your text's last character, and where that is depends on the length. "
-         "Without encoder self-attention this model almost never reverses exactly; one reading, tested on How it "
-         "reverses, is that the encoder heads are where it learns the length.",
+         "With every encoder self-attention head off, no source position sees any other, so nothing in the encoder "
+         "can count the characters. One reading is that the encoder heads work the length out; How it reverses "
+         "switches some of them off and probes for it.",
          "What the model writes with every encoder head switched off (and look back at step 3's last column).",
          "app_pages/how_it_reverses.py", "How it reverses", 4),
 )

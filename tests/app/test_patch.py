@@ -4,6 +4,7 @@ with the pattern in place and exact match in and past the trained length, in sen
 import pytest
 
 from analysis.patching import Placement, patched, pattern_label, verdict
+from explorer.lab_runs import NOISE_POINTS
 from explorer.model import checkpoint_for
 from transformer.decoding import generate
 from transformer.checkpoint import bundled_checkpoint
@@ -44,6 +45,13 @@ def check_reveal(at, ckpt, text, pattern, layer, head=None):
     said = {"kept": "is enough", "part": "carries part of the job", "lost": "is not enough"}[outcome]
     assert said in shown(at)
     assert f"it did **{at.radio[1].options[OUTCOMES[outcome]]}**" in shown(at)   # the measured outcome, named
+    if len(table) == 2:                                  # past the trained length: the sentence follows the row
+        own_past, mine_past = table.iloc[1, 1], table.iloc[1, 2]
+        better = mine_past - own_past > NOISE_POINTS / 100
+        assert ("the pattern does better than the model's own weights" in shown(at)) == better
+        if better:      # a rescue is only part of the story while many words stay wrong with n handed over
+            still = f"the {1 - mine_past:.0%} still wrong with n handed over"
+            assert (still in shown(at)) == (mine_past < 0.9)
     return table
 
 

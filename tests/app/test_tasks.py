@@ -73,6 +73,20 @@ def test_compare_tasks_shows_the_three_outputs_side_by_side():
     assert {c.key for c in at.get("plotly_chart")} == best | {"grid_reverse", "split_reverse"}   # the open tab's
 
 
+def test_compare_tasks_says_when_a_model_gets_the_text_wrong_beside_its_held_out_score():
+    """The sorter writes 99.98 % of held-out strings exactly but not the pangram (9 spaces for 8): the page says
+    so beside the number, and says nothing of the kind under a model that gets the text right."""
+    pangram = "the quick brown fox jumps over the lazy dog"
+    wrong = {task for task in TASKS
+             if make_run(load(bundled_checkpoint(task)).model, load(bundled_checkpoint(task)).vocab, pangram,
+                         task=task).output != target(pangram, task)}
+    assert wrong, "some bundled model must get the pangram wrong for this test to mean anything"
+    at = open_page("compare_tasks", pangram)
+    notes = [c.value for c in at.caption if c.value.startswith("Wrong on your text")]
+    scores = {f"{load(bundled_checkpoint(t)).metrics['held_out']['exact_match']:.2%}" for t in wrong}
+    assert len(notes) == len(wrong) and all(any(score in n for n in notes) for score in scores)
+
+
 @pytest.mark.parametrize("task", list(TASKS))
 def test_compare_tasks_draws_the_grid_of_the_open_tab_only(task):
     """The tabs are lazy: only the open tab's grid is built, and it is that model's cross-attention."""

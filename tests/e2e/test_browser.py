@@ -208,6 +208,31 @@ def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_s
     other.close()
 
 
+def test_build_a_head_asks_first_then_shows_what_the_pattern_did_by_keyboard_and_mouse(server, page):
+    """Predict first: nothing of the outcome is on screen until both questions are answered; then the model's
+    output with the pattern, the held-out table and the finding, which names the pattern and where it went."""
+    query = urlencode({"text": "banana", "patch_pattern": "the ideal mirror (n−1−i), the task's own pattern",
+                       "patch_where": "every head of the last layer (L1)"})
+    load(page, f"{server}/lab-patch?{query}", timeout=180_000)
+    wait_for_charts(page, 2)
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("Answer both questions to see what the model does.")).to_be_visible()
+    assert main.get_by_text("What happened").count() == 0
+    main.get_by_role("radio", name="yes", exact=True).click()
+    settle(page)
+    assert main.get_by_text("What happened").count() == 0          # one answer is not enough
+    main.get_by_role("radio", name=re.compile("stay near its normal value")).focus()
+    page.keyboard.press("Space")                                   # the second answer by keyboard
+    expect(main.get_by_text("What happened")).to_be_visible(timeout=180_000)
+    settle(page)
+    expect(main.get_by_text("You answered yes", exact=False)).to_be_visible()
+    expect(main.get_by_test_id("stDataFrame")).to_have_count(1)
+    finding = main.get_by_text(re.compile(r"in place of every cross head of layer 1, .*\d+\.\d%"))
+    expect(finding).to_be_visible()
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot(page, "lab-patch-revealed")
+
+
 def test_the_arrow_keys_step_the_decoding_from_a_links_step(server, page):
     load(page, f"{server}/decode?text=attention&step=3")
     expect(page.get_by_role("button", name=re.compile("Previous"))).to_be_enabled()   # its key is listened for
