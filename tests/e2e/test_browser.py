@@ -218,7 +218,7 @@ def test_build_a_head_asks_first_then_shows_what_the_pattern_did_by_keyboard_and
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Answer both questions to see what the model does.")).to_be_visible()
     assert main.get_by_text("What happened").count() == 0
-    main.get_by_role("radio", name="yes", exact=True).click()
+    main.get_by_role("radiogroup").first.get_by_text("yes", exact=True).click()   # a horizontal radio's label
     settle(page)
     assert main.get_by_text("What happened").count() == 0          # one answer is not enough
     main.get_by_role("radio", name=re.compile("stay near its normal value")).focus()
