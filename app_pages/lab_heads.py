@@ -26,15 +26,15 @@ st.markdown(
     "the two self-attentions nobody knows an ideal pattern; the ones below are guesses to test. Every head is "
     "scored by the mean weight it puts on the key its hypothesis names (beside **chance**, the score of a head "
     "that spreads its weight evenly), by its **entropy** and its **uniformity** (1: spread evenly). The "
-    "**evidence** is the last column: what switching the head off costs."
+    "**evidence** is the column *exact match lost when off*: what switching the head off costs."
 )
 st.markdown(
     f"A head can follow its hypothesis **shifted**: reading, say, the character a step has just read instead of "
     f"the one it writes. So each head is also scored against the **offsets** k = {OFFSETS[0]}…+{OFFSETS[-1]} of "
     "its hypothesis (offset 0 is the hypothesis itself): for each offset, the share of steps whose largest weight "
     f"lands on the key it names. This page calls a head **explained by an offset** when at least "
-    f"{EXPLAINED_SHARE:.0%} of its steps land there: one key then takes the largest weight in most steps, more "
-    "often than every other key of the row put together."
+    f"{EXPLAINED_SHARE:.0%} of its steps land there: one key then takes the largest weight at least as "
+    "often as every other key of the row put together."
 )
 hypotheses = [h.format(pattern=task.pattern) for h in HYPOTHESES.values()]
 families = [", ".join(offset_label(kind, ckpt.task, k) for k in OFFSETS) for kind in HYPOTHESES]
@@ -119,9 +119,12 @@ if only_pattern:
 def _named(head) -> str:
     fit = fits[head]
     score = next(p.score for p in patterns if p.head == head)
-    return (f"{head} ({drop[head]:.1%} lost, score {score:.2f}; largest weight on "
-            f"**{offset_label(head.kind, ckpt.task, fit.best_offset)}**, offset {fit.best_offset:+d}, in "
-            f"{fit.best_share:.0%} of steps, mean top weight {fit.mean_top_weight:.2f})")
+    label = offset_label(head.kind, ckpt.task, fit.best_offset)
+    where = (f"largest weight on **{label}**, offset {fit.best_offset:+d}, in {fit.best_share:.0%} of steps"
+             if fit.explained else
+             f"its most frequent offset, {label} ({fit.best_offset:+d}), holds the largest weight in only "
+             f"{fit.best_share:.0%} of steps")
+    return f"{head} ({drop[head]:.1%} lost, score {score:.2f}; {where}, mean top weight {fit.mean_top_weight:.2f})"
 
 
 shifted = [h for h in only_harm if fits[h].explained]
@@ -151,7 +154,8 @@ if even:
            f"Switching off any one of them costs at most **{drop[costly.head]:.1%}** of exact match "
            f"({costly.head}), within twice the sampling noise: the model copes without each one alone, so this "
            "table neither supports nor rules out that they carry the length. ")
-        + ("*How it reverses* switches the even heads off and probes for the length; this table does not. "
+        + ("*How it reverses* switches the even heads off and probes for the length; this table does not, and a "
+           "cost shows that the model needs a head, not what for. "
            if ckpt.task == "reverse" else
            "This table does not test it. ") +
         "(An even decoder self-attention head averages over what has been written so far instead, which could "

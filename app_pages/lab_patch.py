@@ -41,6 +41,7 @@ place = right.selectbox("Where it goes", list(PLACES), key="patch_where", **VIEW
                         help="The other heads and layers keep their own weights.")
 layer, head = PLACES[place] or (last, None)
 where = f"every cross head of layer {layer}" if head is None else f"cross L{layer} H{head}"
+heads = "those heads'" if head is None else "that head's"      # how the findings name what the pattern replaced
 
 taught = text_run(text, teacher=True)
 own = taught.trace["cross", layer]                                          # (H, Tq, S)
@@ -96,15 +97,15 @@ said = {"kept": outcomes[0], "part": outcomes[1], "lost": outcomes[2]}.get(outco
 if outcome == "kept":
     finding = (f"With {label} in place of {where}, the model keeps {mine.within:.1%} exact match "
                f"(its own weights: {base.within:.1%}). On these words the pattern is enough for the job of "
-               f"{where}: the model needs nothing from those heads' queries and keys beyond the positions your "
+               f"{where}: the model needs nothing from {heads} queries and keys beyond the positions your "
                "pattern names.")
 elif outcome == "part":
     finding = (f"With {label} in place of {where}, exact match falls to {mine.within:.1%} (its own weights: "
-               f"{base.within:.1%}). The pattern carries part of the job, not all: the heads' own weights put "
+               f"{base.within:.1%}). The pattern carries part of the job, not all: {heads} own weights put "
                "something there that this pattern lacks.")
 elif outcome == "lost":
     finding = (f"With {label} in place of {where}, exact match falls to {mine.within:.1%} (its own weights: "
-               f"{base.within:.1%}). This pattern is not enough: the heads' own weights do something it does not.")
+               f"{base.within:.1%}). This pattern is not enough: {heads} own weights do something it does not.")
 else:
     finding = (f"With its own weights this model gets {base.within:.1%} of the held-out words right, too few to say "
                f"whether a pattern keeps its job; with {label} in place of {where} it gets {mine.within:.1%}.")

@@ -19,9 +19,10 @@ SIDES = {"source": "Source (encoder)", "target": "Target (decoder)"}
 
 
 
-def positions_text(mode: str, sides: tuple[str, ...], gap: float | None) -> str:
+def positions_text(mode: str, sides: tuple[str, ...], gap: float | None, table_rows: int, trained: int) -> str:
     """What this set-up leaves of the positions, held to the right-hand map: how differently its queries weigh
-    the copies of one letter (gap, None when no letter repeats)."""
+    the copies of one letter (gap, None when no letter repeats). table_rows: the code table's length, which the
+    target's shuffle draws from (transformer.intervention); trained: the decoder positions training reached."""
     if mode == "zero" and "source" in sides:
         said = ("With the source codes zeroed, the copies of a letter enter the encoder as the same vector, and "
                 "without positions nothing in the encoder can make them differ, so a query can only follow *which* "
@@ -34,7 +35,10 @@ def positions_text(mode: str, sides: tuple[str, ...], gap: float | None) -> str:
                 "position's: " + ("the copies of a letter still carry different codes, so the model reads each "
                                   "source character as if it stood somewhere else." if "source" in sides else
                                   "the source keeps its own codes, so the copies of a letter still carry different "
-                                  "codes, and each decoder step gets another step's code."))
+                                  "codes.")
+                 + (f" Each decoder step gets the code of a position drawn from all {table_rows} rows of the code "
+                    f"table, most of them past the {trained} positions the decoder met in training: codes it never "
+                    "learned to read." if "target" in sides else ""))
     if gap is None:
         return said + " Your text repeats no character, so this map cannot show it: try one that does, like hello."
     if gap == 0:
@@ -92,4 +96,5 @@ show_chart(attention_side_by_side(
     title=f"Cross-attention, layer {layer}, average of the {config.n_heads} heads (a summary)",
     query_title="decoder position (reads)", key_title="source position"), key="cross")
 gap = copies_gap(taught_after.trace["cross", layer].mean(0), taught.source)   # the right-hand map
-st.caption(f"The task's pattern is {task.pattern}: {task.rule}. " + positions_text(mode, sides, gap))
+st.caption(f"The task's pattern is {task.pattern}: {task.rule}. " + positions_text(mode, sides, gap, config.max_positions,
+                                                                                 config.max_len + 1))

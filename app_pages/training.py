@@ -46,6 +46,8 @@ def story_text(story: TrainingStory, pattern: str, on_text: np.ndarray | None) -
         if on_text.max() < 1:
             said += (f" No last-layer head is on {pattern} at every step of your text, yet the model writes it "
                      "right: the right output does not wait for a sharp pattern in the last layer.")
+    elif right is not None and most is not None and most["step"] == right["step"]:
+        said += " Both happen at the same saved step, so these snapshots cannot say which comes first."
     elif right is not None:
         said += f" Here {pattern} comes first, and your text comes out right after it."
     return said + (f" At the end (step {last['step']:,}): exact match {last['exact_match']:.1%}, "

@@ -96,11 +96,10 @@ GLOSSARY: dict[str, str] = {
                       "noise.",
     "composition": "One head reading what an earlier head wrote into the residual stream: its query, key or value "
                    "is built partly from that head's output. A chain of heads can compute what no single head does.",
-    "QK circuit": "The part of a head that decides where it looks: the score q·k. In a layer-0 self-attention a "
-                  "score splits into four terms, content·content, content·position, position·content and "
-                  "position·position (the embedding and the positional code of query and key), plus the biases, "
-                  "which says whether letters or places drive it. Past layer 0, and in every cross-attention, a "
-                  "fifth term holds what earlier layers wrote into the stream.",
+    "QK circuit": "The part of a head that decides where it looks: the score q·k. It splits into content·content, "
+                  "content·position, position·content and position·position (embedding and positional code of "
+                  "query and key), plus biases and, past layer-0 self-attention, what earlier layers wrote: "
+                  "whether letters or places drive the head.",
     "OV circuit": "The part of a head that decides what it passes on: W_V then W_O. Followed by the generator, it "
                   "maps the letter a head attends to onto the logits it raises; a head that copies raises the "
                   "logit of the very letter it looks at.",

@@ -212,10 +212,17 @@ def cross_question(run: Run, layer: int, head: int, step: int, fit: OffsetFit, l
             f", which holds the same letter '{run.source[to_write]}'"
             if run.source[just_read] == run.source[to_write] else "")
     why += "."
+    if left <= len(last) / 2:
+        why += (f" Here only {left} of the {len(last)} last-layer heads look at n − 1 − i, and the model still writes "
+                f"'{run.decoder_out[step]}': the reading above holds for this step only in part.")
+    label = offset_label("cross", run.task, fit.best_offset)
+    outside = sum(not 0 <= n - 1 - i + fit.best_offset < n for i in range(n))   # steps where that key is off the text
+    room = (f" (at {outside} of its {n} steps {label} lies outside your text, so {(n - outside) / n:.0%} is the most "
+            "it could score)" if outside else "")
     return Question(
         "position",
         f"Cross-attention, layer {layer}, head {head}: on your text its largest weight lands on "
-        f"{offset_label('cross', run.task, fit.best_offset)} in {fit.best_share:.0%} of the output steps, with a "
+        f"{label} in {fit.best_share:.0%} of the output steps{room}, with a "
         f"mean largest weight of {fit.mean_top_weight:.2f} (of layer {layer}'s cross heads, the one that keeps to "
         f"one offset most often, the sharpest among equals). Output step {step} has just "
         f"read '{read}' and will write '{run.decoder_out[step]}'. Which source position does this head read most?",
@@ -238,7 +245,8 @@ def snapshot_question(text: str, outputs: list[tuple[int, str]],
         first, last = outputs[index][0], outputs[-1][0]
         share, final = on_pattern[first], on_pattern[last]
         why += (f" When it first writes your text reversed (step {first:,}), {share:.1%} of held-out output steps "
-                f"have the last layer's best head on the anti-diagonal; at step {last:,}, {final:.1%}.")
+                f"have the last layer's best head on the anti-diagonal"
+                + (f"; at step {last:,}, {final:.1%}." if last != first else ", the last snapshot."))
         if share < 0.5:                                    # most held-out steps still off the anti-diagonal
             why += (" So the output is right while most steps are still off the anti-diagonal: the output can be "
                     "right before the attention looks clean.")
@@ -284,7 +292,8 @@ def forcing_question(text: str, forced: Run, token: str, outcomes: ForcedOutcome
     why = f"With '{token}' forced, the whole output is '{forced.output}': {said}.{tally}"
     if outcomes is not None and outcomes.counts["restart"] > outcomes.words / 2:
         why += (" Most words recover from the wrong token: one wrong character read does not derail the rest, "
-                "though the decoder never read a wrong one in training.")
+                "though the decoder never read a wrong one in training"
+                + ("." if outcome == "restart" else "; yours is one of the words that do not."))
     return Question(
         "choice",
         f"Force the decoder's first character to '{token}' (step 0 writes '{token}' whatever it prefers). What "
@@ -335,7 +344,8 @@ def encoder_off_question(text: str, ablated: Run) -> Question:
         "Switch off every encoder self-attention head (the encoder still sees each character and its position). "
         "Will the model still reverse your text?",
         "With these heads off, no source position sees any other: each character's vector knows only itself and "
-        "its position. Is that enough to write the whole text backwards?",
+        "its position, though cross-attention still sees all of them. Can this model find where your text ends "
+        "that way?",
         "With every encoder head off")
 
 

@@ -65,6 +65,9 @@ def mosaic_origins(rows: int, cols: int, n_queries: int, n_keys: int) -> tuple[i
     return row_gap, col_gap, origins
 
 
+SHORT = {"layer": "L", "head": "H"}   # a panel's title, as the pages name heads (L0 H3): it fits a phone's panel
+
+
 def attention_grid(
     weights: np.ndarray, query_labels: list[str], key_labels: list[str], title: str = "",
     row_name: str = "layer", col_name: str = "head",
@@ -87,7 +90,8 @@ def attention_grid(
         z[top:top + n_q, left:left + n_k] = weights[r, c]
         y_names[top:top + n_q] = [f"{row_name} {r} · query {q}" for q in position_labels(query_labels)]
         x_names[left:left + n_k] = [f"{col_name} {c} · key {k}" for k in position_labels(key_labels)]
-        titles.append(dict(text=f"{row_name} {r} · {col_name} {c}", x=left + (n_k - 1) / 2, y=top - 0.5,
+        titles.append(dict(text=f"{SHORT.get(row_name, row_name + ' ')}{r} {SHORT.get(col_name, col_name + ' ')}{c}",
+                           x=left + (n_k - 1) / 2, y=top - 0.5,
                            xref="x", yref="y", xanchor="center", yanchor="bottom", showarrow=False))
     small = n_k <= 16 and n_q <= 16  # tick labels only where they stay readable
     x_ticks = [x_names[left + k] for _, left in origins[-cols:] for k in range(n_k)] if small else []

@@ -90,8 +90,8 @@ def maps_with_and_without(intact: np.ndarray, without: np.ndarray, query_labels:
     row), on one colour scale: what that head passes on is what changes from the top row to the bottom one."""
     fig = attention_grid(np.stack([intact, without]), query_labels, key_labels, title)
     n_heads = len(intact)
-    rows = ["every head on", f"{off} off"]
-    titles = [dict(a.to_plotly_json(), text=f"{rows[i // n_heads]} · head {i % n_heads}")
+    rows = ["on", "off"]   # short, as four panels share a phone's width; the title and caption name `off`
+    titles = [dict(a.to_plotly_json(), text=f"H{i % n_heads} {rows[i // n_heads]}")
               for i, a in enumerate(fig.layout.annotations)]
     fig.update_layout(annotations=titles, xaxis_title_text="source position (key)",
                       yaxis_title_text="output step (query): what it reads → what it writes")

@@ -20,10 +20,14 @@ HORIZONTAL_LEGEND = dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor
 
 
 def figure(data: list[dict], title: str = "", height: int | None = None, **layout) -> go.Figure:
-    """A figure from trace dicts and layout entries, with the shared title, font, margins and height."""
+    """A figure from trace dicts and layout entries, with the shared title, font, margins and height. With a
+    title and a legend above the plot, the title keeps the top line and the legend the line below it: side by
+    side they overlapped on a phone's width."""
+    legend_above = title and layout.get("legend", {}).get("orientation") == "h"
     base = dict(
-        title=dict(text=title, x=0, xanchor="left"), font=dict(size=FONT_SIZE),
-        margin=dict(l=10, r=10, t=50 if title else 20, b=10), height=height, plot_bgcolor="white",
+        title=dict(text=title, x=0, xanchor="left", y=1, yref="container", yanchor="top", pad=dict(t=10)),
+        font=dict(size=FONT_SIZE), height=height, plot_bgcolor="white",
+        margin=dict(l=10, r=10, t=(90 if legend_above else 50) if title else 20, b=10),
     )
     return go.Figure(data=data, layout={**base, **layout})
 

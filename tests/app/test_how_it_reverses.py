@@ -83,6 +83,25 @@ def test_the_cross_heads_and_what_switching_them_off_writes(page, ckpt):
     assert "1/n = 17%" in text
 
 
+def test_the_length_reading_is_tested_by_the_mirror_handed_the_true_length(page, ckpt, sample):
+    """Section 6's reading (the length read-out fails first) with Build a head's test beside it: the mirror, built
+    from the true n, in place of the last cross layer. On the bundled reverser it rescues some longer words, not
+    most (20 % against 10.5 %), and the sentence must say that rather than confirm the reading."""
+    from analysis import patching
+    model = ckpt.model
+    longer = patching.longer_texts(model, 200)
+    own = patching.patch_score(model, ckpt.vocab, sample, longer, "reverse", NO_INTERVENTION)
+    mirror = patching.patch_score(model, ckpt.vocab, sample, longer, "reverse",
+                                  patching.patched("task", "reverse", patching.Placement(1, None), model))
+    text = text_of(page)
+    assert (f"it keeps **{mirror.within:.1%}** exact (own weights {own.within:.1%}); on 200 words of 49–56 "
+            f"characters, **{mirror.past:.1%}** (own weights {own.past:.1%})") in text
+    gain = mirror.past - own.past
+    assert 0.005 < gain and mirror.past < 0.9                     # the bundled model's case, measured
+    assert f"rescues {gain * 100:.1f} points, not most of the words" in text
+    assert "read-out is at most part of what fails" in text
+
+
 def test_the_circuit_names_the_head_reading_where_the_last_character_came_from(page, ckpt, sample):
     at, last = page, ckpt.model.config.n_decoder_layers - 1
     fits = offsets.head_offsets(ckpt.model, ckpt.vocab, sample)
@@ -102,7 +121,7 @@ def test_the_circuit_names_the_head_reading_where_the_last_character_came_from(p
     assert ("One reading is: layer" in text) == (fall >= 0.2)
     maps = figures(at)["composition"]
     titles = [a["text"] for a in maps["layout"]["annotations"]]
-    assert titles[0] == "every head on · head 0" and titles[-1] == f"{first.id} off · head 3"
+    assert titles[0] == "H0 on" and titles[-1] == "H3 off" and f"{first.id} switched off" in text
     z = array(maps["data"][0]["z"]).astype(float)
     panels = [make_run(ckpt.model, ckpt.vocab, "banana", TEACHER, edit).trace["cross", last]
               for edit in (NO_INTERVENTION, off_key)]                  # (H, Tq, S) each: on, then off

@@ -185,7 +185,10 @@ def test_step_6_asks_where_the_layer_0_head_looks_and_the_hint_follows_what_it_d
     last = run.trace["cross", 1][:, 3].argmax(-1)
     assert f"{int((last == n - 4).sum())} of {len(last)} on n − 1 − i = {n - 4}" in question.why
     assert ("one to the left" in question.why) == (top == n - 3 and (last == n - 4).sum() > len(last) / 2)
+    assert ("holds for this step only in part" in question.why) == ((last == n - 4).sum() <= len(last) / 2)
     assert f"{fit.best_share:.0%}" in question.prompt
+    if fit.best_offset == 1:                                            # n − i: past the end at step 0 alone
+        assert f"at 1 of its {n} steps n−i lies outside your text, so {(n - 1) / n:.0%} is the most" in question.prompt
 
 
 def test_on_the_bundled_reverser_the_reading_head_finds_where_the_letter_just_read_came_from(bundled):
@@ -209,6 +212,8 @@ def test_step_8_answer_is_what_the_model_writes_after_the_forced_token(bundled, 
     common = q.FORCED_OPTIONS[outcomes.commonest].format(t="z")
     if common not in question.answers:                                  # the usual case, when yours is not usual
         assert "yours is one of the others" in question.hint_for(common)
+    if outcomes.counts["restart"] > outcomes.words / 2:                 # most recover: is yours one of them?
+        assert ("yours is one of the words that do not" in question.why) == (expected != "restart")
 
 
 def test_forced_outcomes_count_each_word_as_its_own_decoding_does(bundled):
@@ -229,6 +234,8 @@ def test_step_7_sets_the_first_right_snapshot_against_the_anti_diagonal_share():
     assert "11.6%" in question.why and "71.2%" in question.why and "before the attention looks clean" in question.why
     clean = q.snapshot_question("hello", outputs, {50: 0.04, 600: 0.9, 12000: 0.95})
     assert "before the attention looks clean" not in clean.why          # the words follow the numbers
+    at_the_end = q.snapshot_question("hello", [(50, "xx"), (12000, "olleh")], {50: 0.04, 12000: 0.712})
+    assert at_the_end.why.count("71.2%") == 1 and "the last snapshot" in at_the_end.why   # said once
 
 
 def test_step_9_asks_among_the_heads_whose_offsets_are_on_screen(ranking):
