@@ -1,4 +1,5 @@
-"""Shared fixtures: a tiny random model for fast unit tests, and the bundled checkpoint."""
+"""Shared fixtures: a tiny random model for fast unit tests, and the bundled checkpoint; and the `browser` marker,
+given to every test that needs Chromium (tests/README.md lists the tiers)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,14 @@ from transformer.config import ModelConfig  # noqa: E402
 from transformer.model import Transformer  # noqa: E402
 
 BUNDLED = ROOT / "checkpoints" / "reverse"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test needs the browser when any fixture it uses, however indirectly, is tests/e2e's chromium_path, so
+    the marker follows the fixtures and cannot drift from them."""
+    for item in items:
+        if "chromium_path" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture

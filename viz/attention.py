@@ -75,7 +75,7 @@ def attention_grid(
     """(R, C, Tq, Tk) weights -> an R x C grid of heatmaps sharing one colour scale.
 
     Drawn as one mosaic heatmap with blank gaps rather than R x C subplots: one trace and one pair of axes
-    redraw in the browser faster than eight (README, "Speed")."""
+    redraw in the browser faster than eight (README, "In a real browser")."""
     weights = np.asarray(weights, dtype=float)
     rows, cols, n_q, n_k = weights.shape
     row_gap, col_gap, origins = mosaic_origins(rows, cols, n_q, n_k)

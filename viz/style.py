@@ -2,7 +2,7 @@
 
 Each builder assembles plain dicts and makes one go.Figure from them: plotly validates a figure
 once when it is constructed, while every later update_layout or make_subplots call walks the
-property tree again (a 2 x 4 grid took 52 ms that way, 6 ms this way).
+property tree again (the figures are in the README, "Benchmarks").
 """
 
 from __future__ import annotations

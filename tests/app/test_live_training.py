@@ -73,10 +73,10 @@ def test_the_trained_model_is_used_on_other_pages_of_this_session_only():
     mine = open_page("attention", "banana", state={k: at.session_state[k] for k in ("_session_token", OWN_MODEL_KEY)})
     no_exception(mine)
     grid = figures(mine)["grid"]["layout"]["annotations"]
-    assert {a["text"].split(" · ")[0] for a in grid} == {"layer 0"}           # the one-layer model
+    assert {a["text"].split(" ")[0] for a in grid} == {"L0"}                  # the one-layer model
     everyone_else = open_page("attention", "banana")
-    assert {a["text"].split(" · ")[0] for a in figures(everyone_else)["grid"]["layout"]["annotations"]} == {
-        "layer 0", "layer 1"}                                                # still the bundled model
+    assert {a["text"].split(" ")[0] for a in figures(everyone_else)["grid"]["layout"]["annotations"]} == {
+        "L0", "L1"}                                                          # still the bundled model
 
 
 def test_stop_ends_the_run_early_and_keeps_what_it_learned():

@@ -20,6 +20,8 @@ from .harness import (
     CHART_DATA, CHROMIUM, CHROMIUM_ARGS, SETTLED, load as load_page, resident_mb, settle, type_text, typed_array,
 )
 
+pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
+
 WORDS = ["banana", "attention", "classroom", "reverse me", "teacher", "student", "encoder", "queries"]
 
 

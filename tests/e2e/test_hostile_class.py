@@ -16,6 +16,8 @@ from . import hostile_class as attacks
 from .conftest import Server
 from .harness import start_server, stop_server
 
+pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
+
 PEAK_MB = 1536
 BACK_WITHIN_MB = 100
 SLOWER_AT_MOST = 2.0

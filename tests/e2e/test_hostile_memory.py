@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from explorer.run_cache import MB, SHARED_RUN_BYTES
 
 from .harness import resident_mb
 from .hostile import MemoryWatch
 from .hostile_class import LENGTH, run_async, type_on_masks, words
+
+pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
 
 WORDS = 180
 TABS = 6                # the words shared out over six tabs: the caches are the class's, and one tab alone

@@ -18,6 +18,8 @@ from .conftest import Server
 from .harness import load, resident_mb, start_server, stop_server
 from .hostile import LARGE, MemoryWatch, Typist, large_valid_zip, sessions_holding_uploads, temporary_folders, upload
 
+pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
+
 
 @pytest.fixture(scope="module")
 def own_server(chromium_path):

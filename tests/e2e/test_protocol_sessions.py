@@ -8,10 +8,14 @@ import asyncio
 import random
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from benchmarks.classroom import PAGES, new_word
 from benchmarks.protocol_session import ProtocolSession
 
 from .harness import start_server, stop_server
+
+pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
 
 SESSIONS = 30
 

@@ -25,6 +25,8 @@ from .harness import ROOT, load, settle, type_text
 from .hostile import upload
 from .replicas import start_replicas, stop_replicas
 
+pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
+
 COOKIE = "EXPLORER_REPLICA"   # set by HAProxy (scripts/serve.sh)
 
 
