@@ -121,3 +121,4 @@ with script_place():  # at most two runs at once on the server, one per session 
         page.run()
     finally:
         show_dropped_link_values(link_notice)
+        notice_goes_in(None)   # the slot belongs to this run only

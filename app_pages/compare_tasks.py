@@ -54,9 +54,9 @@ for column, (task, run) in zip(columns, runs.items()):
                    f"weight on {words.pattern} ({words.short_rule}{', or an equal letter' if task == 'sort' else ''}), "
                    "the most of any cross head of this model.")
     held_out = models[task].metrics.get("held_out", {})
-    if run.output != run.target and "exact_match" in held_out:
+    if run.output != run.target and {"exact_match", "n"} <= held_out.keys():
         column.caption(f"Wrong on your text, though it writes {held_out['exact_match']:.2%} of "
-                       f"{held_out.get('n', 0):,} held-out random strings exactly: a score on random strings is "
+                       f"{held_out['n']:,} held-out random strings exactly: a score on random strings is "
                        "an average, not a promise about every text.")
 
 st.subheader("Content or position: what moves a layer-0 cross head's scores")

@@ -45,7 +45,7 @@ def length_verdict(probe: LengthProbe) -> str:
             "with these heads off. " + exact)
 
 
-def test_of_the_length_reading(own: PatchScore, mirror: PatchScore, layer: int, lengths: str) -> str:
+def length_reading_tested(own: PatchScore, mirror: PatchScore, layer: int, lengths: str) -> str:
     """Build a head's test of the reading above: the mirror, built from the true length, in place of the last
     cross layer; what it rescues past the trained length, in words that follow the numbers."""
     said = (f"*Build a head* tests it: the ideal mirror, built from the true length n, in place of every cross head "
@@ -53,11 +53,17 @@ def test_of_the_length_reading(own: PatchScore, mirror: PatchScore, layer: int, 
             f"(own weights {own.within:.1%}); on {mirror.n_past} words of {lengths} characters, **{mirror.past:.1%}** "
             f"(own weights {own.past:.1%}). ")
     gain = mirror.past - own.past
+    if gain * 100 < -NOISE_POINTS:
+        return said + "The mirror does worse than the model's own weights here: handing over the length does not help."
     if gain * 100 <= NOISE_POINTS:
         return said + "Handing over the true length rescues no more than the noise: what fails lies elsewhere too."
     if mirror.past >= 0.9:
         return said + ("Handing over the true length rescues nearly all of them, which fits the reading that the "
                        "length read-out is what fails.")
+    if gain >= (1 - own.past) / 2:
+        return said + (f"Handing over the true length rescues {gain * 100:.1f} points, most of what the model's own "
+                       f"weights lose, though {1 - mirror.past:.0%} still fail: the length read-out is a large part "
+                       "of what fails.")
     return said + (f"Handing over the true length rescues {gain * 100:.1f} points, not most of the words: the length "
                    "read-out is at most part of what fails.")
 
@@ -153,7 +159,7 @@ else:
     st.info(f"No encoder head of this model spreads its weight evenly (uniformity at least {EVEN_UNIFORMITY}), so there is "
             "no candidate to switch off here.", icon="ℹ️")
 
-st.header("3 · The last layer looks at the mirrored position, most of the time")
+st.header("3 · The last layer and the mirrored position")
 shares = pattern_shares(run, last_layer)
 cross_off = tuple(("cross", last_layer, h) for h in range(config.n_heads))
 broken = text_run(text, ablated=cross_off)
@@ -216,10 +222,10 @@ else:
     show_chart(maps_with_and_without(taught.trace["cross", last_layer],
                                      text_run(text, teacher=True, ablated=off_key).trace["cross", last_layer],
                                      rows, cols, str(first.id),
-                                     title=f"Last layer, with {first.id} on and off"),
+                                     title="Last layer"),
                key="composition")
     st.caption("Your text with the correct reversal fed in, so each row reads the same character in both rows of "
-               f"maps. Top: every head on; bottom: {first.id} switched off.")
+               f"maps. Top: every head on; bottom (*): {first.id} switched off.")
 
 st.header("5 · Looking right, looking shifted, being needed")
 by_kind = rank_agreement(patterns, drop)
@@ -265,6 +271,6 @@ if failures:
     own, mirror = patch_table(None, 0, None), patch_table("task", last_layer, None)
     if own.past is not None and mirror.past is not None:
         longer = past_lengths(ckpt.model)
-        st.markdown(test_of_the_length_reading(own, mirror, last_layer, f"{longer[0]}–{longer[-1]}"))
+        st.markdown(length_reading_tested(own, mirror, last_layer, f"{longer[0]}–{longer[-1]}"))
 else:
     st.markdown("This model reads no text longer than it was trained on, so there is nothing to show here.")

@@ -37,8 +37,9 @@ def positions_text(mode: str, sides: tuple[str, ...], gap: float | None, table_r
                                   "the source keeps its own codes, so the copies of a letter still carry different "
                                   "codes.")
                  + (f" Each decoder step gets the code of a position drawn from all {table_rows} rows of the code "
-                    f"table, most of them past the {trained} positions the decoder met in training: codes it never "
-                    "learned to read." if "target" in sides else ""))
+                    f"table, {'most of them' if table_rows - trained > table_rows / 2 else 'some of them'} past the "
+                    f"{trained} positions the decoder met in training: codes it never learned to read."
+                    if "target" in sides else ""))
     if gap is None:
         return said + " Your text repeats no character, so this map cannot show it: try one that does, like hello."
     if gap == 0:

@@ -12,6 +12,8 @@ So, once per process (the explorer package installs it on import):
   page with show_dropped_link_values;
 - a required pills or segmented control deserializes an empty value to its default, as the browser's own
   control never lets it be emptied.
+A page that stops early calls stop_page(), which names the dropped values before st.stop(): once a stop is
+requested Streamlit draws nothing more in the run.
 """
 
 from __future__ import annotations
@@ -89,7 +91,8 @@ def _shown(value: str | list[str]) -> str:
 
 
 def notice_goes_in(slot) -> None:
-    """Where this run names the link's values it could not use (app.py: the top of the page)."""
+    """Where this run names the link's values it could not use (app.py: the top of the page; None once the run
+    is over, so a later callback never writes into an old run's place)."""
     st.session_state[SLOT_KEY] = slot
 
 

@@ -213,8 +213,10 @@ def cross_question(run: Run, layer: int, head: int, step: int, fit: OffsetFit, l
             if run.source[just_read] == run.source[to_write] else "")
     why += "."
     if left <= len(last) / 2:
-        why += (f" Here only {left} of the {len(last)} last-layer heads look at n − 1 − i, and the model still writes "
-                f"'{run.decoder_out[step]}': the reading above holds for this step only in part.")
+        right = run.decoder_out[step] == run.source[to_write]
+        why += (f" Here only {left} of the {len(last)} last-layer heads look at n − 1 − i, and the model "
+                f"{'still ' if right else ''}writes '{run.decoder_out[step]}': the reading above holds for this step "
+                "only in part.")
     label = offset_label("cross", run.task, fit.best_offset)
     outside = sum(not 0 <= n - 1 - i + fit.best_offset < n for i in range(n))   # steps where that key is off the text
     room = (f" (at {outside} of its {n} steps {label} lies outside your text, so {(n - outside) / n:.0%} is the most "
@@ -244,9 +246,10 @@ def snapshot_question(text: str, outputs: list[tuple[int, str]],
     if on_pattern and index < len(outputs):
         first, last = outputs[index][0], outputs[-1][0]
         share, final = on_pattern[first], on_pattern[last]
-        why += (f" When it first writes your text reversed (step {first:,}), {share:.1%} of held-out output steps "
-                f"have the last layer's best head on the anti-diagonal"
-                + (f"; at step {last:,}, {final:.1%}." if last != first else ", the last snapshot."))
+        when = f"step {first:,}" + (", the last snapshot" if last == first else "")
+        why += (f" When it first writes your text reversed ({when}), {share:.1%} of held-out output steps have the "
+                "last layer's best head on the anti-diagonal" + (f"; at step {last:,}, {final:.1%}." if last != first
+                                                                 else "."))
         if share < 0.5:                                    # most held-out steps still off the anti-diagonal
             why += (" So the output is right while most steps are still off the anti-diagonal: the output can be "
                     "right before the attention looks clean.")

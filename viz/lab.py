@@ -88,10 +88,10 @@ def maps_with_and_without(intact: np.ndarray, without: np.ndarray, query_labels:
                           off: str, title: str = "") -> go.Figure:
     """(H, Tq, Tk) one layer's weights with every head on (top row) and with the head `off` switched off (bottom
     row), on one colour scale: what that head passes on is what changes from the top row to the bottom one."""
-    fig = attention_grid(np.stack([intact, without]), query_labels, key_labels, title)
+    fig = attention_grid(np.stack([intact, without]), query_labels, key_labels, f"{title}; *: without {off}")
     n_heads = len(intact)
-    rows = ["on", "off"]   # short, as four panels share a phone's width; the title and caption name `off`
-    titles = [dict(a.to_plotly_json(), text=f"H{i % n_heads} {rows[i // n_heads]}")
+    # short, as four panels share a phone's width: the bottom row's heads are starred, the title says why
+    titles = [dict(a.to_plotly_json(), text=f"H{i % n_heads}" + ("*" if i >= n_heads else ""))
               for i, a in enumerate(fig.layout.annotations)]
     fig.update_layout(annotations=titles, xaxis_title_text="source position (key)",
                       yaxis_title_text="output step (query): what it reads → what it writes")

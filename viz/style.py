@@ -23,7 +23,8 @@ def figure(data: list[dict], title: str = "", height: int | None = None, **layou
     """A figure from trace dicts and layout entries, with the shared title, font, margins and height. With a
     title and a legend above the plot, the title keeps the top line and the legend the line below it: side by
     side they overlapped on a phone's width."""
-    legend_above = title and layout.get("legend", {}).get("orientation") == "h"
+    legend = layout.get("legend", {})
+    legend_above = title and legend.get("orientation") == "h" and legend.get("y", 0) >= 1
     base = dict(
         title=dict(text=title, x=0, xanchor="left", y=1, yref="container", yanchor="top", pad=dict(t=10)),
         font=dict(size=FONT_SIZE), height=height, plot_bgcolor="white",

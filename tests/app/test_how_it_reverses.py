@@ -88,6 +88,7 @@ def test_the_length_reading_is_tested_by_the_mirror_handed_the_true_length(page,
     from the true n, in place of the last cross layer. On the bundled reverser it rescues some longer words, not
     most (20 % against 10.5 %), and the sentence must say that rather than confirm the reading."""
     from analysis import patching
+    from explorer.lab_runs import NOISE_POINTS
     model = ckpt.model
     longer = patching.longer_texts(model, 200)
     own = patching.patch_score(model, ckpt.vocab, sample, longer, "reverse", NO_INTERVENTION)
@@ -97,7 +98,8 @@ def test_the_length_reading_is_tested_by_the_mirror_handed_the_true_length(page,
     assert (f"it keeps **{mirror.within:.1%}** exact (own weights {own.within:.1%}); on 200 words of 49–56 "
             f"characters, **{mirror.past:.1%}** (own weights {own.past:.1%})") in text
     gain = mirror.past - own.past
-    assert 0.005 < gain and mirror.past < 0.9                     # the bundled model's case, measured
+    assert gain * 100 > NOISE_POINTS and mirror.past < 0.9        # the bundled model's case, measured
+    assert gain < (1 - own.past) / 2                              # a rescue, but of fewer than half it loses
     assert f"rescues {gain * 100:.1f} points, not most of the words" in text
     assert "read-out is at most part of what fails" in text
 
@@ -121,7 +123,8 @@ def test_the_circuit_names_the_head_reading_where_the_last_character_came_from(p
     assert ("One reading is: layer" in text) == (fall >= 0.2)
     maps = figures(at)["composition"]
     titles = [a["text"] for a in maps["layout"]["annotations"]]
-    assert titles[0] == "H0 on" and titles[-1] == "H3 off" and f"{first.id} switched off" in text
+    assert titles[0] == "H0" and titles[-1] == "H3*" and f"{first.id} switched off" in text
+    assert maps["layout"]["title"]["text"] == f"Last layer; *: without {first.id}"
     z = array(maps["data"][0]["z"]).astype(float)
     panels = [make_run(ckpt.model, ckpt.vocab, "banana", TEACHER, edit).trace["cross", last]
               for edit in (NO_INTERVENTION, off_key)]                  # (H, Tq, S) each: on, then off

@@ -235,7 +235,7 @@ def test_step_7_sets_the_first_right_snapshot_against_the_anti_diagonal_share():
     clean = q.snapshot_question("hello", outputs, {50: 0.04, 600: 0.9, 12000: 0.95})
     assert "before the attention looks clean" not in clean.why          # the words follow the numbers
     at_the_end = q.snapshot_question("hello", [(50, "xx"), (12000, "olleh")], {50: 0.04, 12000: 0.712})
-    assert at_the_end.why.count("71.2%") == 1 and "the last snapshot" in at_the_end.why   # said once
+    assert at_the_end.why.count("71.2%") == 1 and "(step 12,000, the last snapshot)" in at_the_end.why   # once
 
 
 def test_step_9_asks_among_the_heads_whose_offsets_are_on_screen(ranking):
