@@ -7,6 +7,7 @@ import streamlit as st
 
 from explorer.charts import PROJECTOR_CSS, PROJECTOR_KEY, projector_on
 from explorer.glossary import glossary_popover
+from explorer.pages import PAGES, SECTIONS, at_url_path
 from explorer.link_guard import notice_goes_in, show_dropped_link_values
 from analysis.tasks import words as task_words
 from explorer.gate import script_place
@@ -22,32 +23,9 @@ from explorer.widget_guard import REFUSED_KEY
 
 st.set_page_config(page_title="Attention explorer", page_icon="🔁", layout="wide")
 
-pages = {
-    "Lesson": [
-        st.Page("app_pages/lesson.py", title="Lesson", icon="🎓", url_path="lesson"),
-        st.Page("app_pages/glossary.py", title="Glossary", icon="📖", url_path="glossary"),
-    ],
-    "Explore": [
-        st.Page("app_pages/home.py", title="Home", icon="🏠", default=True),
-        st.Page("app_pages/decode.py", title="Decode step by step", icon="⏯️", url_path="decode"),
-        st.Page("app_pages/attention.py", title="Attention", icon="🔍", url_path="attention"),
-        st.Page("app_pages/inside_one_head.py", title="Inside one head", icon="🔬", url_path="inside-one-head"),
-        st.Page("app_pages/positional.py", title="Positional encoding", icon="🌊", url_path="positional"),
-        st.Page("app_pages/masks.py", title="Masks", icon="🎭", url_path="masks"),
-        st.Page("app_pages/training.py", title="Training", icon="📈", url_path="training"),
-        st.Page("app_pages/compare_tasks.py", title="Compare tasks", icon="⚖️", url_path="compare-tasks"),
-    ],
-    "Lab: change it and see": [
-        st.Page("app_pages/lab_ablation.py", title="Switch heads off", icon="✂️", url_path="lab-ablation"),
-        st.Page("app_pages/lab_heads.py", title="Which head does the work?", icon="🏅", url_path="lab-heads"),
-        st.Page("app_pages/lab_positions.py", title="No positions", icon="🔀", url_path="lab-positions"),
-        st.Page("app_pages/lab_forcing.py", title="Teacher forcing", icon="🧑‍🏫", url_path="lab-forcing"),
-        st.Page("app_pages/lab_length.py", title="Longer than trained", icon="📏", url_path="lab-length"),
-        st.Page("app_pages/lab_query_key.py", title="Queries and keys", icon="🧭", url_path="lab-query-key"),
-        st.Page("app_pages/lab_patch.py", title="Build a head", icon="🛠️", url_path="lab-patch"),
-        st.Page("app_pages/how_it_reverses.py", title="How it reverses", icon="🧩", url_path="how-it-reverses"),
-    ],
-}
+pages = {section: [st.Page(p.script, title=p.title, icon=p.icon, url_path=p.url_path or None,
+                          default=not p.url_path) for p in PAGES if p.section == section]
+         for section in SECTIONS}
 page = st.navigation(pages, expanded=True)  # every page listed: a collapsed list hid three lab pages
 
 
@@ -92,7 +70,7 @@ def sidebar() -> None:
         if problem is None:
             st.caption("The model writes")
             st.markdown(f"#### {visible(text_run(cleaned.text).output) or '(nothing)'}")  # the pages' own run
-        glossary_popover(page.title)
+        glossary_popover(at_url_path(page.url_path))
         st.toggle("Projector mode", key=PROJECTOR_KEY, **VIEW,
                   help="Large type, thick lines and a colour scale safe for colour-blind viewers, on every chart.")
         if projector_on():

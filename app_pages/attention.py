@@ -105,7 +105,7 @@ st.markdown(
     f"{int(real.sum())}** rows. This length is itself one measure: it does not show how the keys' vectors add up "
     "or cancel, nor what later layers do with them."
 )
-page_link("app_pages/inside_one_head.py", "Follow one weight of this head, number by number: Inside one head", "🔬",
+page_link("inside_one_head", "Follow one weight of this head, number by number: Inside one head", "🔬",
           {"inside_kind": KIND_SHORT[kind], "inside_layer": str(layer), "inside_head": str(head)})
 
 c1, c2 = st.columns(2)  # built only when clicked (a 24-character trace is ~0.5 MB of JSON), in this session's place

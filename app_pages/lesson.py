@@ -1,15 +1,16 @@
-"""Lesson: a guided tour in ten steps, each with a question the model answers, asked before the reveal."""
+"""Lesson: ten steps, each with a question the model answers, asked before the reveal."""
 
 import streamlit as st
 
-from explorer import tour
+from explorer import lesson
 from explorer.callbacks import move_slider
 from explorer.model import checkpoint_or_stop, current_model_key, reversal_only
 from explorer.own_models import is_own
+from explorer.pages import TITLES
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown
 from teaching.sheet import sheet_html, sheet_markdown
-from teaching.tour import STEPS
+from teaching.steps import STEPS
 
 st.title("🎓 Lesson: how a Transformer reverses your text")
 st.markdown(
@@ -27,25 +28,25 @@ last = len(STEPS)
 
 
 back, middle, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
-number = middle.slider("Step", 1, last, 1, key=tour.STEP_KEY, **VIEW)
+number = middle.slider("Step", 1, last, 1, key=lesson.STEP_KEY, **VIEW)
 back.button("Previous", icon=":material/arrow_back:", shortcut="Left", on_click=move_slider,
-            args=(tour.STEP_KEY, 1, last), kwargs={"by": -1},
+            args=(lesson.STEP_KEY, 1, last), kwargs={"by": -1},
             disabled=number == 1, width="stretch", help="Previous step (← key)")
 forward.button("Next", icon=":material/arrow_forward:", icon_position="right", shortcut="Right", on_click=move_slider,
-               args=(tour.STEP_KEY, 1, last), kwargs={"by": 1}, disabled=number == last, width="stretch", help="Next step (→ key)")
+               args=(lesson.STEP_KEY, 1, last), kwargs={"by": 1}, disabled=number == last, width="stretch", help="Next step (→ key)")
 step = STEPS[number - 1]
 
 st.subheader(f"Step {step.number} of {last} · {step.title}")
 st.markdown(f"**Goal.** {step.goal}")
-tour.show_before(step, text)
+lesson.show_before(step, text)
 st.caption(f"**Look for:** {step.look_for}")
 
-question = tour.question(step.number, text)
+question = lesson.question(step.number, text)
 if question is None:
     st.info("This model has no training snapshots (your own models keep none), so this step has no question; "
             "switch to the bundled model in the sidebar to see its training.", icon="ℹ️")
 else:
-    tour.ask(question, step, text)
+    lesson.ask(question, step, text)
 
 st.divider()
 model = ("your own model" if is_own(current_model_key()) else "the bundled model") + (
@@ -57,12 +58,12 @@ if st.session_state.get(SHEET_FOR) != wanted:
               on_click=st.session_state.update, kwargs={SHEET_FOR: wanted},
               help="Every step's question and the answer the model in use gives on this text, with timings.")
 else:  # built in this run, from the model this page shows (a download built later ran outside the session)
-    questions = tour.all_questions(text, ask_tables=False)
+    questions = lesson.all_questions(text, ask_tables=False)
     left, right = st.columns(2)
-    left.download_button("Teacher's sheet (Markdown)", sheet_markdown(text, model, questions),
+    left.download_button("Teacher's sheet (Markdown)", sheet_markdown(text, model, questions, TITLES),
                          file_name=f"lesson_{text.replace(' ', '_')}.md", mime="text/markdown", on_click="ignore",
                          width="stretch")
-    right.download_button("Teacher's sheet (printable HTML)", sheet_html(text, model, questions),
+    right.download_button("Teacher's sheet (printable HTML)", sheet_html(text, model, questions, TITLES),
                           file_name=f"lesson_{text.replace(' ', '_')}.html", mime="text/html", on_click="ignore",
                           width="stretch")
     st.caption(escape_markdown(f"The sheet holds every step's question and the answer {model} gives on '{text}'."))

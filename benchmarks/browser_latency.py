@@ -21,14 +21,12 @@ import time
 
 from playwright.sync_api import sync_playwright
 
+from explorer.pages import PAGES as REGISTRY
 from tests.e2e.harness import (
     ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, stop_server, type_text,
 )
 
-PAGES = {"home": "", **{path: path for path in (
-    "decode", "attention", "inside-one-head", "positional", "masks", "training", "compare-tasks", "lab-ablation",
-    "lab-heads",
-    "lab-positions", "lab-forcing", "lab-length", "lab-query-key", "how-it-reverses", "lesson", "glossary")}}
+PAGES = {p.url_path or "home": p.url_path for p in REGISTRY}   # name -> url path
 TOUR = {f"lesson-{n}": f"lesson?lesson_step={n}" for n in range(1, 11)}
 
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from teaching.glossary import GLOSSARY, TERMS_BY_PAGE
+from teaching.glossary import GLOSSARY
+
+from .pages import Page
 
 
-def glossary_popover(page_title: str) -> None:
-    terms = TERMS_BY_PAGE.get(page_title, ())
-    if not terms:
+def glossary_popover(page: Page) -> None:
+    if not page.terms:
         return
-    with st.popover(f"📖 Terms on this page ({len(terms)})", width="stretch"):
-        for term in terms:
+    with st.popover(f"📖 Terms on this page ({len(page.terms)})", width="stretch"):
+        for term in page.terms:
             st.markdown(f"**{term}** — {GLOSSARY[term]}")
         st.caption("Every term: the Glossary page.")

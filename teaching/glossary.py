@@ -1,4 +1,4 @@
-"""Every technical term the pages use, in one or two sentences, and which terms each page uses."""
+"""Every technical term the pages use, in one or two sentences (which page uses which: explorer.pages)."""
 
 from __future__ import annotations
 
@@ -110,36 +110,3 @@ GLOSSARY: dict[str, str] = {
     "patching": "Replacing one part of a run, such as a head's attention weights, with a chosen one, to test what "
                 "that part contributes.",
 }
-
-TERMS_BY_PAGE: dict[str, tuple[str, ...]] = {
-    "Lesson": ("token", "embedding", "d_model", "positional encoding", "encoder", "decoder", "attention head",
-               "query", "key", "value", "score", "d_k", "softmax", "mask", "causal mask", "self-attention",
-               "cross-attention", "logit", "greedy decoding", "teacher forcing", "ablation", "exact match"),
-    "Home": ("encoder", "decoder", "embedding", "residual stream", "LayerNorm", "feed-forward network",
-             "generator", "exact match"),
-    "Decode step by step": ("decoder", "token", "logit", "softmax", "greedy decoding", "temperature", "top-k",
-                            "entropy", "nats", "cross-attention", "causal mask"),
-    "Attention": ("attention head", "query", "key", "value", "attention weight", "self-attention",
-                  "cross-attention", "W^O", "anti-diagonal"),
-    "Inside one head": ("residual stream", "LayerNorm", "query", "key", "value", "score", "d_k", "softmax",
-                        "attention weight", "W^O", "feed-forward network", "logit", "logit lens", "QK circuit",
-                        "OV circuit"),
-    "Positional encoding": ("embedding", "d_model", "positional encoding"),
-    "Masks": ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"),
-    "Training": ("loss", "exact match", "teacher forcing", "cross-attention", "snapshot", "anti-diagonal"),
-    "Compare tasks": ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"),
-    "Switch heads off": ("ablation", "attention head", "exact match", "teacher forcing", "rule of three",
-                         "standard error"),
-    "Which head does the work?": ("attention head", "ablation", "cross-attention", "self-attention", "entropy",
-                                  "nats", "uniformity", "Spearman ρ", "offset"),
-    "No positions": ("positional encoding", "exact match"),
-    "Teacher forcing": ("teacher forcing", "greedy decoding", "cross-attention", "free running", "exposure bias"),
-    "Longer than trained": ("exact match", "positional encoding"),
-    "Queries and keys": ("query", "key", "score", "softmax", "PCA"),
-    "Build a head": ("cross-attention", "attention head", "attention weight", "ablation", "exact match",
-                     "patching", "sufficiency and necessity", "standard error"),
-    "How it reverses": ("residual stream", "linear probe", "refitted probe", "R²", "ablation", "exact match",
-                        "cross-attention", "uniformity", "composition", "offset"),
-    "Glossary": (),
-}
-assert all(t in GLOSSARY for terms in TERMS_BY_PAGE.values() for t in terms)

@@ -1,12 +1,13 @@
-"""The teacher's sheet: the tour's steps, questions, the model's answers and the timings, as Markdown and as a
+"""The teacher's sheet: the lesson's steps, questions, the model's answers and the timings, as Markdown and as a
 printable HTML page."""
 
 from __future__ import annotations
 
 import html
+from typing import Mapping
 
 from .questions import Question
-from .tour import INTRODUCTION_MINUTES, STEPS, WRAP_UP_MINUTES
+from .steps import INTRODUCTION_MINUTES, STEPS, WRAP_UP_MINUTES
 
 WHY_NO_QUESTION = {  # the steps whose question a model can lack, and why
     7: "it has no training snapshots",
@@ -26,7 +27,8 @@ def _schedule() -> list[tuple[int, int, str]]:
     return rows
 
 
-def sheet_markdown(text: str, model: str, questions: list[Question | None]) -> str:
+def sheet_markdown(text: str, model: str, questions: list[Question | None], titles: Mapping[str, str]) -> str:
+    """titles: each page id's title (explorer.pages), as the sidebar names the page a step sends the class to."""
     lines = [f"# Attention explorer: a 50-minute lesson on '{text}'", "",
              f"Model: {model}. Every expected answer below was read from this model on this text; another text or "
              "model can give other answers (open the app's Lesson page to see them).", "", "## Timing", "",
@@ -34,7 +36,7 @@ def sheet_markdown(text: str, model: str, questions: list[Question | None]) -> s
     lines += [f"| {a}–{b} | {what} |" for a, b, what in _schedule()]
     for step, question in zip(STEPS, questions):
         lines += ["", f"## Step {step.number} · {step.title} ({step.minutes} min)", "",
-                  f"**Goal.** {step.goal}", "", f"**Look for.** {step.look_for} (page: {step.page_title})", ""]
+                  f"**Goal.** {step.goal}", "", f"**Look for.** {step.look_for} (page: {titles[step.page]})", ""]
         if question is None:
             lines += [f"No question here for this model ({WHY_NO_QUESTION.get(step.number, '')}).", ""]
             continue
@@ -47,7 +49,7 @@ def sheet_markdown(text: str, model: str, questions: list[Question | None]) -> s
     return "\n".join(lines) + "\n"
 
 
-def sheet_html(text: str, model: str, questions: list[Question | None]) -> str:
+def sheet_html(text: str, model: str, questions: list[Question | None], titles: Mapping[str, str]) -> str:
     e = html.escape
     parts = [f"<h1>Attention explorer: a 50-minute lesson on ‘{e(text)}’</h1>",
              f"<p>Model: {e(model)}. Every expected answer below was read from this model on this text; another "
@@ -57,7 +59,7 @@ def sheet_html(text: str, model: str, questions: list[Question | None]) -> str:
     for step, question in zip(STEPS, questions):
         parts.append(f'<section><h2>Step {step.number} · {e(step.title)} <small>({step.minutes} min)</small></h2>'
                      f"<p><b>Goal.</b> {e(step.goal)}</p><p><b>Look for.</b> {e(step.look_for)} "
-                     f"(page: {e(step.page_title)})</p>")
+                     f"(page: {e(titles[step.page])})</p>")
         if question is None:
             parts.append(f"<p>No question here for this model ({e(WHY_NO_QUESTION.get(step.number, ''))}).</p></section>")
             continue

@@ -6,11 +6,11 @@ import shutil
 import pytest
 
 from explorer.model import BUNDLED_CHECKPOINT, CHECKPOINT_ENV
+from explorer.pages import PAGES as REGISTRY
 
 from .helpers import figures, no_exception, open_page
 
-PAGES = ["lesson", "home", "decode", "attention", "inside_one_head", "positional", "masks", "training", "lab_ablation", "lab_heads", "lab_positions",
-         "lab_forcing", "lab_length", "lab_query_key", "how_it_reverses"]
+PAGES = [p.id for p in REGISTRY if p.reads_text]
 BAD = {
     "": "empty",
     "héllo!": "cannot read",

@@ -7,7 +7,7 @@ from analysis.lab import ablation_ranking
 from analysis.offsets import head_offsets, run_offsets
 from analysis.run import make_run
 from explorer.lab_runs import held_out_sample
-from teaching.tour import STEPS
+from teaching.steps import STEPS
 from transformer.checkpoint import load_snapshot, snapshot_index
 from transformer.intervention import Intervention, every_head
 
@@ -23,7 +23,7 @@ def page_tables():
     """The page's own whole-sample tables (steps 8 and 9), computed before the first page opens: they are
     cached for the whole process, as on the server, and a page run computing them would wait for all of them."""
     from explorer.lab_runs import _ablation_table
-    from explorer.tour import _cross_offsets, _forced_table
+    from explorer.lesson import _cross_offsets, _forced_table
     _ablation_table(), _cross_offsets(), _forced_table("z")
 
 

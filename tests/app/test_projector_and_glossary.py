@@ -3,15 +3,15 @@
 import plotly.graph_objects as go
 import pytest
 
-from teaching.glossary import GLOSSARY, TERMS_BY_PAGE
+from explorer.pages import BY_ID, PAGES
+from teaching.glossary import GLOSSARY
 from viz.style import FONT_SIZE, PROJECTOR_FONT, PROJECTOR_SEQUENTIAL
 
 from .helpers import figures, no_exception, open_page
 from .test_entrypoint import open_app
 
 CIVIDIS = [list(c) for c in go.Heatmap(colorscale=PROJECTOR_SEQUENTIAL).colorscale]
-CHART_PAGES = ["decode", "attention", "inside_one_head", "positional", "masks", "training", "lab_ablation",
-               "lab_heads", "lab_positions", "lab_forcing", "lab_length", "lab_query_key"]
+CHART_PAGES = [p.id for p in PAGES if p.charts]
 
 
 def sequential(trace: dict) -> bool:
@@ -46,7 +46,7 @@ def test_each_page_lists_its_own_terms_in_the_sidebar():
     popover = [p for p in at.sidebar.get("popover")]
     assert len(popover) == 1 and "Terms on this page (6)" in popover[0].proto.popover.label
     text = " ".join(m.value for m in popover[0].markdown)
-    for term in TERMS_BY_PAGE["Masks"]:
+    for term in BY_ID["masks"].terms:
         assert f"**{term}** — {GLOSSARY[term]}" in text
 
 

@@ -9,17 +9,18 @@ import pytest
 from analysis.circuits import CONTENT_CONTENT, FOUR, POSITION_POSITION, TERMS, score_split, sharpest_head
 from analysis.run import make_run
 from analysis.tasks import WORDS
+from explorer.pages import BY_ID
 from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import TASKS, source_positions, target
 
 from viz.attention import mosaic_origins
 
-from .helpers import PAGES, array, figures, open_page
+from .helpers import array, figures, open_page
 from .test_entrypoint import open_app
 
 TEXT = "banana split"
 REVERSAL_ONLY = {"how_it_reverses", "lesson"}         # built on the reversal model: they offer to switch back
-PAGE_NAMES = sorted(p.stem for p in PAGES.glob("*.py"))
+PAGE_NAMES = sorted(BY_ID)
 
 
 def page_text(at) -> str:

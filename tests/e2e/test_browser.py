@@ -9,31 +9,13 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import pytest
 from playwright.sync_api import expect
 
+from explorer.pages import PAGES as REGISTRY
 from tests.links import LINKS
 
 from .conftest import screenshot
 from .harness import CHART_DATA, load, settle, type_text, typed_array, wait_for_charts
 
-PAGES = {  # url path -> (sidebar label, charts expected)
-    "": ("Home", 0),
-    "lesson": ("Lesson", 0),
-    "glossary": ("Glossary", 0),
-    "decode": ("Decode step by step", 4),
-    "attention": ("Attention", 3),
-    "inside-one-head": ("Inside one head", 3),
-    "positional": ("Positional encoding", 7),
-    "masks": ("Masks", 3),
-    "training": ("Training", 2),
-    "compare-tasks": ("Compare tasks", 5),
-    "lab-ablation": ("Switch heads off", 2),
-    "lab-heads": ("Which head does the work?", 2),
-    "lab-positions": ("No positions", 1),
-    "lab-forcing": ("Teacher forcing", 1),
-    "lab-length": ("Longer than trained", 3),
-    "lab-query-key": ("Queries and keys", 2),
-    "lab-patch": ("Build a head", 2),
-    "how-it-reverses": ("How it reverses", 1),
-}
+PAGES = {p.url_path: (p.title, p.charts) for p in REGISTRY}  # url path -> (sidebar label, charts expected)
 
 
 def drawn_charts(page) -> int:
@@ -183,7 +165,7 @@ def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_s
         expect(main.get_by_text(f"Step {number} of 10", exact=False)).to_be_visible(timeout=60_000)
         settle(page)
     assert page.locator("[data-testid='stException']").count() == 0
-    from explorer.tour import question
+    from explorer.lesson import question
     right = question(6, "banana").answer                          # the model's own answer, as the page grades it
     wrong = next(option for option in question(6, "banana").options if option != right)
     main.get_by_role("radio", name=wrong, exact=True).click()

@@ -15,7 +15,7 @@ from analysis.lesson import ForcedOutcomes, forced_outcomes, input_vectors
 from analysis.offsets import OffsetFit, head_offsets, offset_label, run_offsets
 from teaching import questions as q
 from teaching.questions import FORCED_OPTIONS, Question
-from teaching.tour import STEPS, Step
+from teaching.steps import STEPS, Step
 from transformer.intervention import every_head
 from viz import attention_heatmap, encoding_heatmap, mask_heatmap, norms_bars, probability_bars, softmax_comparison
 from viz.strips import vector_rows
@@ -25,6 +25,7 @@ from .lab_runs import SAMPLE_SIZE, ablation_table, held_out_sample
 from .links import page_link
 from .model import SHARED_TABLES, checkpoint_for, checkpoint_or_stop, model_run, snapshot_output, snapshots, text_run
 from .on_request import on_request
+from .pages import page
 from .text import escape_markdown, visible
 
 STEP_KEY = "lesson_step"
@@ -303,4 +304,4 @@ def show_after(step: Step, text: str, question: Question) -> None:
         a, b = st.columns(2)
         a.metric("Every head working", visible(run.output))
         b.metric("Every encoder head off", visible(off.output) or "(nothing)")
-    page_link(step.page, f"The whole story: {step.page_title}", "➡️")
+    page_link(step.page, f"The whole story: {page(step.page).title}", "➡️")

@@ -1,4 +1,4 @@
-"""The tour's ten steps in teaching order, and the minutes a 50-minute class gives each."""
+"""The lesson's ten steps in teaching order, and the minutes a 50-minute class gives each."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ class Step:
     title: str
     goal: str            # one sentence: what the learner will understand
     look_for: str        # what to look at in the live view
-    page: str            # the app page that shows it in full
-    page_title: str
+    page: str            # the id of the app page that shows it in full (explorer.pages)
     minutes: int
 
 
@@ -21,58 +20,58 @@ STEPS: tuple[Step, ...] = (
          "Each character becomes a token id, then a vector of d_model numbers the model learned.",
          "The token id of each character and its embedding's length ‖e‖; after you answer, how long each scaled "
          "embedding is beside its code.",
-         "app_pages/positional.py", "Positional encoding", 4),
+         "positional", 4),
     Step(2, "Positional encoding",
          "Attention alone ignores order, so each position adds its own fixed code of sines and cosines.",
          "Each row is one position's code: fast waves on the left, slow ones on the right.",
-         "app_pages/positional.py", "Positional encoding", 4),
+         "positional", 4),
     Step(3, "One attention head, and √d_k",
          "A head scores every key against a query, divides by √d_k, and turns the scores into weights that sum "
          "to 1.",
          "One head of the encoder: each row is a query, each column a key, each row sums to 1; row 0 again on "
          "a scale of its own, and the last column.",
-         "app_pages/inside_one_head.py", "Inside one head", 5),
+         "inside_one_head", 5),
     Step(4, "Masks",
          "The causal mask stops a decoder position from reading the positions after it.",
          "The mask: a row is one decoder position, dark cells are the positions it may read, light ones are "
          "hidden; after you answer, the weights themselves.",
-         "app_pages/masks.py", "Masks", 4),
+         "masks", 4),
     Step(5, "The decoder, step by step",
          "The decoder writes one token at a time, reading the start symbol and what it has written so far.",
          "The decoder's input at this step, and the probability of every next token.",
-         "app_pages/decode.py", "Decode step by step", 5),
+         "decode", 5),
     Step(6, "Cross-attention: where did that letter come from?",
          "Each output step reads the source through cross-attention. One reading of how this model reverses: a "
          "layer-0 cross head finds where the character the step has just read came from (n − i), and the last "
          "layer looks one position to the left of it (n − 1 − i), at the character to write.",
          "Your whole text by source position, and what the output step has read so far; after you answer, the "
          "head's weights and where the last layer looks at the same step.",
-         "app_pages/attention.py", "Attention", 5),
+         "attention", 5),
     Step(7, "Training: when is the output right?",
          "The same model, saved during training: set the step where it first reverses your text against how much "
          "of its attention is on the anti-diagonal there; the output need not wait for a clean picture.",
          "How much of the attention is on the anti-diagonal at each snapshot; after you answer, what the model "
          "wrote for your text at each one.",
-         "app_pages/training.py", "Training", 4),
+         "training", 4),
     Step(8, "A wrong character forced in",
          "In training the decoder reads the correct prefix (teacher forcing); generating, it reads its own. Force "
          "a wrong first character and see whether it recovers.",
          "What the model writes on its own, and what held-out words did with the same wrong character forced "
          "first.",
-         "app_pages/lab_forcing.py", "Teacher forcing", 4),
+         "lab_forcing", 4),
     Step(9, "Switching heads off",
          "Switching a head off and measuring what breaks is evidence of whether the model needs it; where its "
          "weight lands is a clue, not that evidence.",
          "Where each cross head's largest weight lands and how often; after you answer, the exact match lost "
          "beside it.",
-         "app_pages/lab_ablation.py", "Switch heads off", 5),
+         "lab_ablation", 5),
     Step(10, "How the model reverses: the length",
          "To start, the decoder must find your text's last character, and where that is depends on the length. "
          "With every encoder self-attention head off, no source position sees any other, so nothing in the encoder "
          "can count the characters. One reading is that the encoder heads work the length out; How it reverses "
          "switches some of them off and probes for it.",
          "What the model writes with every encoder head switched off (and look back at step 3's last column).",
-         "app_pages/how_it_reverses.py", "How it reverses", 4),
+         "how_it_reverses", 4),
 )
 INTRODUCTION_MINUTES, WRAP_UP_MINUTES = 3, 3
 assert INTRODUCTION_MINUTES + sum(s.minutes for s in STEPS) + WRAP_UP_MINUTES == 50
