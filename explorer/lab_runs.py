@@ -7,7 +7,7 @@ from __future__ import annotations
 from analysis import lab, mechanism, offsets, patching
 from analysis.run import Run, make_run
 from transformer.data import sample_strings
-from transformer.evaluate import held_out_strings
+from transformer.data import held_out_strings
 from transformer.intervention import NO_INTERVENTION, Head
 from transformer.metrics import exact_match
 

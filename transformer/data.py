@@ -121,6 +121,13 @@ def sample_strings(n: int, seed: int, max_len: int, held_out: bool, min_len: int
     return list(itertools.islice(string_stream(seed, max_len, held_out, min_len), n))
 
 
+TEST_SEED = 20261121  # the held-out strings every report, the lab and the lesson use; training never draws them
+
+
+def held_out_strings(n: int, max_len: int, seed: int = TEST_SEED) -> list[str]:
+    return sample_strings(n, seed, max_len, held_out=True)
+
+
 def similar_lengths(stream: Iterator[str], batch_size: int, pool: int = 8) -> Iterator[list[str]]:
     """Batches of strings of similar length: draw pool × batch_size strings, sort them by length, cut them into
     pool batches and hand those out in a random order. Every string is still used once and the lengths keep

@@ -15,16 +15,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .checkpoint import CheckpointError, bundled_checkpoint, load
-from .data import TASKS, sample_strings
+from .data import TASKS, held_out_strings
 from .metrics import exact_match
 from .vocab import InputError, Vocab
-
-TEST_SEED = 20261121  # the held-out strings every report uses; training never draws them
-
-
-def held_out_strings(n: int, max_len: int, seed: int = TEST_SEED) -> list[str]:
-    return sample_strings(n, seed, max_len, held_out=True)
-
 
 def read_words(path: Path, vocab: Vocab, max_len: int) -> tuple[list[str], list[str]]:
     """Words from a file, one a line, lowercased; those the model cannot take are returned apart."""

@@ -1,7 +1,7 @@
 """Short vectors as rows of coloured cells, in plain HTML for st.html.
 
-A page that walks through one attention weight shows many small vectors; as Plotly charts each cost about
-0.1 s to draw in the browser, which put Inside one head over its 1 s budget (README, "In a real browser").
+A page that walks through one attention weight shows many small vectors; as Plotly charts, each one more for
+the browser to draw, they put Inside one head over its budget (README, "In a real browser", has the figures).
 A table of coloured cells costs almost nothing, and keeps the value of every cell: written in the cell when
 it fits, in its tooltip always, and in a data-value attribute for tests.
 """

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from analysis.positional import largest_rise, similarity
-from transformer.evaluate import held_out_strings
+from transformer.data import held_out_strings
 from transformer.intervention import Intervention
 from transformer.layers import sinusoidal_encoding
 from transformer.metrics import exact_match

@@ -9,7 +9,7 @@ import torch
 from analysis import lab, mechanism, offsets
 from analysis.run import TEACHER, make_run
 from transformer.data import sample_strings
-from transformer.evaluate import held_out_strings
+from transformer.data import held_out_strings
 from transformer.intervention import NO_INTERVENTION, Head, Intervention
 from transformer.vocab import SOS
 from viz.attention import mosaic_origins

@@ -6,7 +6,7 @@ from scipy.stats import spearmanr
 
 from analysis import lab, offsets
 from analysis.run import TEACHER, Decoding, correct_tokens, make_run
-from transformer.evaluate import held_out_strings
+from transformer.data import held_out_strings
 from transformer.intervention import NO_INTERVENTION, Head, Intervention
 from transformer.metrics import exact_match
 

@@ -4,7 +4,7 @@ import pytest
 
 from transformer.checkpoint import BUNDLED_ROOT, bundled_checkpoint, load
 from transformer.data import TASKS
-from transformer.evaluate import held_out_strings
+from transformer.data import held_out_strings
 from transformer.metrics import cross_attention_alignment, exact_match
 
 TRAINED_LENGTH = 48

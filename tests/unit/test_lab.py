@@ -9,7 +9,7 @@ import torch
 from analysis import lab
 from analysis.run import TEACHER, Decoding, correct_tokens, make_run
 from transformer import decoding
-from transformer.evaluate import held_out_strings
+from transformer.data import held_out_strings
 from transformer.metrics import exact_match
 from transformer.intervention import Head, Intervention
 from transformer.vocab import SOS, InputTooLongError

@@ -11,7 +11,7 @@ from analysis.offsets import OffsetFit, head_offsets
 from analysis.run import TEACHER, make_run
 from tests.conftest import ROOT
 from transformer.checkpoint import load
-from transformer.evaluate import held_out_strings
+from transformer.data import held_out_strings
 from transformer.intervention import Head, Intervention
 from transformer.metrics import pattern_share
 from transformer.vocab import SOS

@@ -8,7 +8,7 @@ from analysis.patching import (
     PATTERNS, Placement, longer_texts, past_lengths, patch_score, patched, pattern_weights, patterns_for, verdict,
 )
 from transformer.data import source_positions
-from transformer.evaluate import held_out_strings
+from transformer.data import held_out_strings
 from transformer.intervention import Intervention, Replacement
 from transformer.vocab import PAD, SOS, Vocab
 
