@@ -22,9 +22,11 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from tests.e2e.harness import ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, stop_server, type_text
+from drivers.harness import ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, stop_server, type_text
 
-from .browser_latency import PAGES, random_word
+from drivers.words import random_word
+
+from .browser_latency import PAGES
 
 
 def start(root: Path) -> tuple[subprocess.Popen, int]:

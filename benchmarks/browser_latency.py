@@ -21,17 +21,14 @@ import time
 
 from playwright.sync_api import sync_playwright
 
+from drivers.words import random_word
 from explorer.pages import PAGES as REGISTRY
-from tests.e2e.harness import (
+from drivers.harness import (
     ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, stop_server, type_text,
 )
 
 PAGES = {p.url_path or "home": p.url_path for p in REGISTRY}   # name -> url path
 TOUR = {f"lesson-{n}": f"lesson?lesson_step={n}" for n in range(1, 11)}
-
-
-def random_word(rng: random.Random, length: int) -> str:
-    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(length))
 
 
 def cold_start(browser) -> float:

@@ -4,7 +4,7 @@
                                    [--replicas 1,2 | --url URL]
 
 Sessions are spread over every page of the app. Two kinds of client, each against a fresh server:
-- protocol: Streamlit's websocket protocol spoken from Python (benchmarks.protocol_session). A class brings
+- protocol: Streamlit's websocket protocol spoken from Python (drivers.protocol_session). A class brings
   its own browsers, so this is the server's share: rerun requested to script finished, nothing drawn.
 - browser: a headless Chromium context per session, typing into the text box and waiting for the page to
   settle with every chart drawn. Here 30 tabs render on the server's own 2 cores: the machine saturated.
@@ -32,19 +32,15 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from tests.e2e.harness import ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, start_server, stop_server
-from tests.e2e.replicas import start_replicas, stop_replicas
+from drivers.harness import ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, start_server, stop_server
+from drivers.replicas import start_replicas, stop_replicas
 
-from .browser_latency import PAGES as PAGE_PATHS
-from .browser_latency import random_word
-from .protocol_session import ProtocolSession
+from drivers.words import new_word
+from explorer.pages import PAGES as REGISTRY
+from drivers.protocol_session import ProtocolSession
 
-PAGES = list(PAGE_PATHS.values())  # url paths of every page, "" for home
+PAGES = [p.url_path for p in REGISTRY]  # url paths of every page, "" for home
 TIMEOUT_MS = 120_000
-
-
-def new_word(rng: random.Random) -> str:
-    return random_word(rng, rng.randint(3, 24))
 
 
 def describe(err: Exception) -> str:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 
-from tests.e2e import hostile_class as attacks
-from tests.e2e.harness import start_server, stop_server
+from drivers import hostile_class as attacks
+from drivers.harness import start_server, stop_server
 
 ATTACKS = {
     "endless uploads": attacks.endless_uploads,

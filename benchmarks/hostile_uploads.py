@@ -18,11 +18,11 @@ import time
 
 from playwright.sync_api import sync_playwright
 
-from tests.e2e.harness import CHROMIUM, CHROMIUM_ARGS, load, resident_mb, start_server, stop_server
-from tests.e2e.hostile import (
+from drivers.harness import CHROMIUM, CHROMIUM_ARGS, load, resident_mb, start_server, stop_server
+from drivers.hostile import (
     LARGE, MemoryWatch, Typist, large_valid_zip, sessions_holding_uploads, temporary_folders, upload,
 )
-from tests.payloads import HOSTILE
+from drivers.payloads import HOSTILE
 
 
 def summary(seconds: list[float]) -> tuple[float, float, float]:

@@ -7,7 +7,7 @@ import pytest
 
 from explorer.own_models import OWN_MODEL_KEY
 
-from ..payloads import HOSTILE
+from drivers.payloads import HOSTILE
 from .helpers import no_exception, open_page, own_shelf
 from .test_live_training import no_runs_left_behind  # noqa: F401 - autouse: no run from one test caps the next
 

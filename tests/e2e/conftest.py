@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from .harness import CHROMIUM, CHROMIUM_ARGS, ROOT, start_server, stop_server
+from drivers.harness import CHROMIUM, CHROMIUM_ARGS, ROOT, start_server, stop_server
 
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 

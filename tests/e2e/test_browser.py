@@ -13,7 +13,7 @@ from explorer.pages import PAGES as REGISTRY
 from tests.links import LINKS
 
 from .conftest import screenshot
-from .harness import CHART_DATA, load, settle, type_text, typed_array, wait_for_charts
+from drivers.harness import CHART_DATA, load, settle, type_text, typed_array, wait_for_charts
 
 PAGES = {p.url_path: (p.title, p.charts) for p in REGISTRY}  # url path -> (sidebar label, charts expected)
 

@@ -16,7 +16,7 @@ from transformer import decoding
 from transformer.checkpoint import load
 from transformer.vocab import SOS
 
-from .harness import (
+from drivers.harness import (
     CHART_DATA, CHROMIUM, CHROMIUM_ARGS, SETTLED, load as load_page, resident_mb, settle, type_text, typed_array,
 )
 

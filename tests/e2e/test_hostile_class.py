@@ -12,9 +12,9 @@ import urllib.request
 
 import pytest
 
-from . import hostile_class as attacks
+from drivers import hostile_class as attacks
 from .conftest import Server
-from .harness import start_server, stop_server
+from drivers.harness import start_server, stop_server
 
 pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
 

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from .harness import load
+from drivers.harness import load
 
 LINKS = {  # the review's links: page path, URL key, value
     "decode?seed=1e309": ("decode", "seed", "1e309"),

@@ -14,9 +14,9 @@ import pytest
 
 from explorer.run_cache import MB, SHARED_RUN_BYTES
 
-from .harness import resident_mb
-from .hostile import MemoryWatch
-from .hostile_class import LENGTH, run_async, type_on_masks, words
+from drivers.harness import resident_mb
+from drivers.hostile import MemoryWatch
+from drivers.hostile_class import LENGTH, run_async, type_on_masks, words
 
 pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
 

@@ -13,10 +13,10 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 import pytest
 
-from ..payloads import HOSTILE
+from drivers.payloads import HOSTILE
 from .conftest import Server
-from .harness import load, resident_mb, start_server, stop_server
-from .hostile import LARGE, MemoryWatch, Typist, large_valid_zip, sessions_holding_uploads, temporary_folders, upload
+from drivers.harness import load, resident_mb, start_server, stop_server
+from drivers.hostile import LARGE, MemoryWatch, Typist, large_valid_zip, sessions_holding_uploads, temporary_folders, upload
 
 pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
 
@@ -93,7 +93,7 @@ def crafted(widget_id: str, **value) -> WidgetState:
 
 
 async def send_crafted(url: str) -> list:
-    from benchmarks.protocol_session import ProtocolSession
+    from drivers.protocol_session import ProtocolSession
 
     session = ProtocolSession(url, "training")
     await session.open()

@@ -7,7 +7,7 @@ from analysis.run import TEACHER, correct_tokens, make_run
 from transformer.intervention import Head, Intervention
 
 from .conftest import screenshot
-from .harness import CHART_DATA, load, settle, typed_array, wait_for_charts
+from drivers.harness import CHART_DATA, load, settle, typed_array, wait_for_charts
 
 
 def test_switching_off_the_mirror_heads_breaks_the_reversal_for_this_session_only(server, browser, bundled):

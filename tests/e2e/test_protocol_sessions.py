@@ -1,5 +1,5 @@
 """Thirty sessions at once on a real server, spoken to through Streamlit's own websocket protocol
-(benchmarks.protocol_session, the classroom benchmark's client): every one, on every page, gets its own
+(drivers.protocol_session, the classroom benchmark's client): every one, on every page, gets its own
 word's answer, and no page fails. Needs no browser."""
 
 from __future__ import annotations
@@ -10,14 +10,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from benchmarks.classroom import PAGES, new_word
-from benchmarks.protocol_session import ProtocolSession
+from drivers.words import new_word
+from explorer.pages import PAGES as REGISTRY
+from drivers.protocol_session import ProtocolSession
 
-from .harness import start_server, stop_server
+from drivers.harness import start_server, stop_server
 
 pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
 
 SESSIONS = 30
+PAGES = [p.url_path for p in REGISTRY]   # "" for Home
 
 
 async def one_student(url: str, page: str, words: list[str]) -> list[tuple[str, object]]:

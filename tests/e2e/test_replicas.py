@@ -21,9 +21,9 @@ from transformer.config import ModelConfig
 from transformer.model import Transformer
 from transformer.vocab import Vocab
 
-from .harness import ROOT, load, settle, type_text
-from .hostile import upload
-from .replicas import start_replicas, stop_replicas
+from drivers.harness import ROOT, load, settle, type_text
+from drivers.hostile import upload
+from drivers.replicas import start_replicas, stop_replicas
 
 pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
 

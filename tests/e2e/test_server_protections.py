@@ -8,7 +8,7 @@ import urllib.request
 
 from transformer.checkpoint import MAX_UPLOAD_BYTES
 
-from .harness import ROOT
+from drivers.harness import ROOT
 
 
 def effective_config() -> str:

@@ -5,7 +5,7 @@ import re
 from playwright.sync_api import expect
 
 from .conftest import screenshot
-from .harness import load, settle, wait_for_charts
+from drivers.harness import load, settle, wait_for_charts
 
 
 def test_snapshots_then_a_live_run_started_watched_stopped_and_used(server, browser):

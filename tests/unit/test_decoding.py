@@ -24,7 +24,7 @@ def test_decoding_stops_at_the_length_limit(tiny_model, tiny_config):
 
 def test_a_model_that_never_ends_decodes_as_far_as_the_text_needs_not_as_far_as_it_claims():
     """Issue 24: an accepted upload claiming 511 positions that never writes EOS ran 511 steps per word."""
-    from tests.payloads import endless_model
+    from drivers.payloads import endless_model
 
     model = endless_model()
     words = [[5] * n for n in (1, 12, 48)]

@@ -19,7 +19,7 @@ from transformer.config import ModelConfig
 from transformer.model import Transformer
 
 from ..conftest import BUNDLED, ROOT
-from ..payloads import BROKEN_LATER, HOSTILE, HUGE, MALFORMED, lying_zip
+from drivers.payloads import BROKEN_LATER, HOSTILE, HUGE, MALFORMED, lying_zip
 
 
 @pytest.mark.parametrize("name", HOSTILE)

@@ -91,8 +91,8 @@ class MemoryWatch:
 @dataclass
 class Typist:
     """A second learner on the same server, typing a new word every second over Streamlit's own protocol
-    (benchmarks.protocol_session) while the attack goes on: every answer timed and checked. It types from a
-    process of its own (tests.e2e.typist), so that an attacker driven from this process never holds the
+    (drivers.protocol_session) while the attack goes on: every answer timed and checked. It types from a
+    process of its own (drivers.typist), so that an attacker driven from this process never holds the
     interpreter while the learner's answer is timed: only the server is shared, as in a class."""
 
     url: str
@@ -112,7 +112,7 @@ class Typist:
 
     def __enter__(self) -> "Typist":
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "tests.e2e.typist", self.url, str(self.seed), self.page],
+            [sys.executable, "-m", "drivers.typist", self.url, str(self.seed), self.page],
             cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

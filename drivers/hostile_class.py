@@ -20,8 +20,8 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks.protocol_session import ProtocolSession, put_file
-from tests.payloads import endless_zip, with_files
+from drivers.protocol_session import ProtocolSession, put_file
+from drivers.payloads import endless_zip, with_files
 from transformer.checkpoint import MAX_UPLOAD_BYTES
 
 from .hostile import MemoryWatch, Typist

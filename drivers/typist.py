@@ -1,8 +1,8 @@
-"""The other learner of the hostile tests, in a process of its own (tests.e2e.hostile.Typist starts it): types a
+"""The other learner of the hostile tests, in a process of its own (drivers.hostile.Typist starts it): types a
 new random word of WORD_LENGTH letters every second on one page over Streamlit's protocol and prints each answer as a JSON line,
 {"seconds": time to the answer, "wrong": "" or what was wrong with it}, until its standard input closes.
 
-    python -m tests.e2e.typist URL SEED PAGE
+    python -m drivers.typist URL SEED PAGE
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import random
 import sys
 import threading
 
-from benchmarks.protocol_session import ProtocolSession
+from drivers.protocol_session import ProtocolSession
 
 WORD_LENGTH = 12   # one length, so that every answer costs the same: answers alone and during an attack compare
 

@@ -1,0 +1,4 @@
+"""How the tests and the benchmarks drive a real server: start it (harness), open it in headless Chromium or speak
+Streamlit's protocol from Python (protocol_session), run replicas behind HAProxy (replicas), build hostile
+uploads (payloads), type as another learner from a process of its own (typist, hostile) and attack it
+(hostile_class). tests/ and benchmarks/ both import this package and never each other."""
