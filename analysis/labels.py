@@ -16,6 +16,11 @@ KIND_SHORT: dict[Kind, str] = {"encoder_self": "Encoder self", "decoder_self": "
 assert tuple(KIND_NAMES) == KINDS
 
 
+def visible(text: str) -> str:
+    """Spaces shown as '␣' so a learner can count them."""
+    return text.replace(" ", "␣")
+
+
 def token_label(vocab: Vocab, token_id: int) -> str:
     """A short printable label. Angle brackets are the Unicode ones: '<s>' would be read as HTML by plotly."""
     token = vocab.token(token_id)

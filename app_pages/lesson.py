@@ -38,15 +38,14 @@ step = STEPS[number - 1]
 
 st.subheader(f"Step {step.number} of {last} · {step.title}")
 st.markdown(f"**Goal.** {step.goal}")
-lesson.show_before(step, text)
+view = lesson.step_view(step.number, text)   # may first ask to compute a table of an own model
+lesson.draw(view.before)
 st.caption(f"**Look for:** {step.look_for}")
-
-question = lesson.question(step.number, text)
-if question is None:
+if view.question is None:
     st.info("This model has no training snapshots (your own models keep none), so this step has no question; "
             "switch to the bundled model in the sidebar to see its training.", icon="ℹ️")
 else:
-    lesson.ask(question, step, text)
+    lesson.ask(view, text)
 
 st.divider()
 model = ("your own model" if is_own(current_model_key()) else "the bundled model") + (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from analysis.labels import visible
 from analysis.run import Run
 from analysis.tasks import words
 
@@ -13,11 +14,6 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~&:=^\"'])")
 def escape_markdown(text: str) -> str:
     """Backslash every character markdown, LaTeX or HTML could act on, so text shows exactly as typed."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
-
-
-def visible(text: str) -> str:
-    """Spaces shown as '␣' so a learner can count them."""
-    return text.replace(" ", "␣")
 
 
 SHORT = 16   # characters a metric shows whole; a longer text is also shown in full, wrapped, below it

@@ -1,0 +1,309 @@
+"""Each lesson step as one record: its question, what the page shows before the learner answers (evidence to
+reason from, never the answer) and what it reveals after, every number already computed.
+
+A step's record is built by one function from a LessonSource, which hands out the runs and whole-sample tables
+of the model in use: the page's caches (explorer.lesson) or the model itself (the unit tests). The page draws
+any record with one drawer; nothing here knows Streamlit, so a test reads a step's numbers without a page.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import numpy as np
+
+from analysis.lab import HeadEffect
+from analysis.labels import attention_axes, token_label, visible
+from analysis.lesson import ForcedOutcomes, input_vectors
+from analysis.offsets import OffsetFit, offset_label, run_offsets
+from analysis.run import Run
+from transformer.config import ModelConfig
+from transformer.intervention import every_head
+from transformer.vocab import Vocab
+
+from . import questions as q
+from .questions import FORCED_OPTIONS, Question
+from .steps import STEPS, Step
+
+FORCED = ("z", "q")   # the token forced in step 8: 'z', or 'q' when the reversal starts with 'z'
+ON_PATTERN = "held-out steps on the anti-diagonal"
+
+
+class LessonSource(Protocol):
+    """The model in use, its runs on the lesson's text and its whole-sample tables. A table may be None: a
+    model of one's own computes it on request, and `ask` says whether this step may ask for it now."""
+    text: str
+    task: str
+    vocab: Vocab
+    config: ModelConfig
+    sample_size: int                                  # the held-out words behind every table
+
+    def run(self, **change) -> Run: ...               # the text's run, changed as text_run is (forced, ablated…)
+    def snapshots(self) -> list[dict]: ...            # the training snapshots' index: step, alignment
+    def snapshot_output(self, step: int) -> str: ...
+    def forced_table(self, token: str, ask: bool) -> ForcedOutcomes | None: ...
+    def cross_offsets(self, ask: bool) -> list[OffsetFit] | None: ...
+    def ablation_table(self, ask: bool) -> tuple[float, list[HeadEffect]] | None: ...
+
+
+# --- What a step shows: a few kinds of display, each drawn one way ------------------------------------------
+
+@dataclass(frozen=True)
+class Table:
+    columns: dict[str, list]
+    index: tuple[str, ...] | None = None              # row names; None hides the index
+    percent: tuple[str, ...] = ()                     # columns shown as percentages
+    heading: str = ""                                 # markdown above the table (no learner's text in it)
+    caption: str = ""                                 # markdown below it (no learner's text in it)
+
+
+@dataclass(frozen=True)
+class Chart:
+    figure: str                                       # the name of a builder in viz
+    arguments: dict
+    key: str
+
+
+@dataclass(frozen=True)
+class Strip:
+    """Short vectors as rows of coloured cells (viz.strips.vector_rows)."""
+    rows: tuple[np.ndarray, ...]
+    names: tuple[str, ...]
+    title: str
+    column_name: str
+
+
+@dataclass(frozen=True)
+class Metric:
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Written:
+    """A text the model wrote, shown whole and wrapped (a metric cuts a long one off)."""
+    label: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Side:
+    """Two displays side by side, to compare."""
+    left: Metric | Written
+    right: Metric | Written
+
+
+@dataclass(frozen=True)
+class Note:
+    text: str                                         # plain text, shown as written (the learner's text in it)
+
+
+Display = Table | Chart | Strip | Metric | Written | Side | Note
+
+
+@dataclass(frozen=True)
+class StepView:
+    step: Step
+    question: Question | None                          # None: this model cannot ask it (see teaching.sheet)
+    before: tuple[Display, ...]
+    after: tuple[Display, ...] = field(default=())
+
+
+# --- Steps in teaching order ------------------------------------------------------------------------------
+
+def _embeddings(source: LessonSource) -> StepView:
+    run, text = source.run(), source.text
+    vectors = input_vectors(run)
+    table = Table({str(i): [visible(c), str(token), f"{length:.2f}"]
+                   for i, (c, token, length) in enumerate(zip(text, run.source_ids, vectors.raw_embedding_norm))},
+                  index=("character", "token id", "‖e‖, its embedding's length"))
+    norms = Chart("norms_bars", {"labels": run.source, "embedding": vectors.embedding_norm,
+                                 "raw_embedding": vectors.raw_embedding_norm, "position": vectors.position_norm,
+                                 "title": "Length of each embedding beside its positional code"}, "lesson_norms")
+    return StepView(STEPS[0], q.embedding_question(run), (table,), (norms,))
+
+
+def _positions(source: LessonSource) -> StepView:
+    run, shuffled = source.run(), source.run(positions="shuffle", sides=("source",))
+    codes = Chart("encoding_heatmap", {"pe": run.trace["src_positions.rows"],
+                                       "title": "The positional code added to each of your characters",
+                                       "row_labels": run.source, "row_title": "source position"}, "lesson_codes")
+    outputs = Side(Metric("With its positions", visible(run.output)),
+                   Metric("With the source's codes shuffled", visible(shuffled.output) or "(nothing)"))
+    return StepView(STEPS[1], q.positions_question(source.text, run, shuffled), (codes,), (outputs,))
+
+
+def _one_head(source: LessonSource) -> StepView:
+    run = source.run()
+    rows, cols, _, _ = attention_axes("encoder_self", run.source, run.decoder_in)
+    weights = run.trace["encoder_self", 0][0]                                              # (S, S) head 0
+    head = Chart("attention_heatmap", {"weights": weights, "query_labels": rows, "key_labels": cols,
+                                       "title": "Encoder layer 0, head 0 (row 0 outlined)", "highlight_row": 0},
+                 "lesson_head")
+    row = Strip((weights[0],), (f"row 0 ('{visible(run.source[0])}')",),
+                "Row 0 alone, on a colour scale of its own (a long text spreads each row thin)", "key position")
+    scores = run.trace.attention("encoder_self", 0, "scores")[0, 0].astype(float) * math.sqrt(run.d_k)  # (S,) row 0
+    unscaled = np.exp(scores - scores.max())
+    comparison = Chart("softmax_comparison", {"scaled": weights[0], "unscaled": unscaled / unscaled.sum(),
+                                              "key_labels": run.source, "d_k": run.d_k,
+                                              "title": "Row 0 with the division by √d_k (as trained) and without"},
+                       "lesson_scaling")
+    return StepView(STEPS[2], q.scaling_question(run, 0, 0, 0), (head, row), (comparison,))
+
+
+def _mask_step(text: str) -> int:
+    return min(3, len(text) - 1)        # a position with a later one after it (the pass reads n + 1)
+
+
+def _masks(source: LessonSource) -> StepView:
+    taught, t = source.run(teacher=True), _mask_step(source.text)   # the whole target read at once, as in training
+    n = len(taught.decoder_in)
+    mask = Chart("mask_heatmap", {"mask": np.tril(np.ones((n, n), dtype=bool)), "row_labels": taught.decoder_in,
+                                  "col_labels": taught.decoder_in,
+                                  "title": "The causal mask of the decoder (dark: may attend)"}, "lesson_mask")
+    weights = Chart("attention_heatmap", {"weights": taught.trace["decoder_self", 0][0],   # (T, T) head 0
+                                          "query_labels": taught.decoder_in, "key_labels": taught.decoder_in,
+                                          "title": f"Decoder self-attention, layer 0, head 0 (row {t} outlined)",
+                                          "highlight_row": t}, "lesson_self")
+    return StepView(STEPS[3], q.mask_question(taught, 0, 0, t), (mask,), (weights,))
+
+
+def _decode_step(run: Run) -> int:
+    return min(2, len(run.decoder_out) - 1)
+
+
+def _decoder(source: LessonSource) -> StepView:
+    run = source.run()
+    t = _decode_step(run)
+    labels = [token_label(source.vocab, i) for i in range(source.vocab.size)]
+    bars = Chart("probability_bars", {"probs": run.probs[t], "labels": labels, "top_k": 8,
+                                      "chosen": run.chosen_ids[t], "title": f"Next-token probabilities at step {t}"},
+                 "lesson_probs")
+    return StepView(STEPS[4], q.decode_question(run, t),
+                    (Metric(f"The decoder's input at step {t}", " ".join(run.decoder_in[:t + 1])),), (bars,))
+
+
+def _cross_step(text: str, run: Run) -> int:
+    """A step inside the text and inside the decoding (a model of one's own may stop early)."""
+    return min(3, len(text) - 1, len(run.decoder_out) - 1)
+
+
+def reading_head(run: Run) -> OffsetFit:
+    """Layer 0's cross head whose largest weight stays on one offset of the mirror most often on this text (the
+    sharpest among equals): step 6's head, and its offsets (the evidence step 6's prompt gives)."""
+    return max(run_offsets(run, "cross", 0), key=lambda f: (f.best_share, f.mean_top_weight))
+
+
+def _cross_attention(source: LessonSource) -> StepView:
+    run, text = source.run(), source.text
+    t, fit = _cross_step(text, run), reading_head(run)
+    characters = Table({str(i): [visible(c)] for i, c in enumerate(text)}, index=("character",),
+                       heading=f"**Your text, by source position** (n = {len(text)})")
+    read = Note(f"Output step {t} has read: {' '.join(map(visible, run.decoder_in[:t + 1]))}")
+    rows, cols, row_title, col_title = attention_axes("cross", run.source, run.decoder_in, run.decoder_out)
+    head = Chart("attention_heatmap", {"weights": run.trace["cross", 0][fit.head], "query_labels": rows,   # (T, S)
+                                       "key_labels": cols,
+                                       "title": f"Cross-attention, layer 0, head {fit.head} (step {t} outlined)",
+                                       "query_title": row_title, "key_title": col_title, "highlight_row": t},
+                 "lesson_cross")
+    question = q.cross_question(run, 0, fit.head, t, fit, source.config.n_decoder_layers - 1)
+    return StepView(STEPS[5], question, (characters, read), (head,))
+
+
+def _training(source: LessonSource) -> StepView:
+    index = source.snapshots()
+    if not index:
+        return StepView(STEPS[6], None, ())
+    outputs = [(s["step"], source.snapshot_output(s["step"])) for s in index]
+    alignment = [s["alignment"] for s in index]
+    shares = Table({"training step": [s for s, _ in outputs], ON_PATTERN: alignment}, percent=(ON_PATTERN,),
+                   caption="Each snapshot's share of held-out output steps whose best last-layer cross head puts "
+                           "its largest weight on the anti-diagonal (the Training page's figure).")
+    written = Table({"training step": [s for s, _ in outputs], "it writes": [visible(o) or "(nothing)" for _, o in outputs],
+                     "the reversal?": [o == source.text[::-1] for _, o in outputs], ON_PATTERN: alignment},
+                    percent=(ON_PATTERN,))
+    question = q.snapshot_question(source.text, outputs, {s["step"]: s["alignment"] for s in index})
+    return StepView(STEPS[6], question, (shares,), (written,))
+
+
+def forced_token(text: str) -> str:
+    return FORCED[1] if text[::-1].startswith(FORCED[0]) else FORCED[0]
+
+
+def _forcing(source: LessonSource, ask: bool) -> StepView:
+    run, text = source.run(), source.text
+    token = forced_token(text)
+    forced = source.run(forced=((0, source.vocab.encode(token, 1)[0]),))
+    outcomes = source.forced_table(token, ask)
+    question = q.forcing_question(text, forced, token, outcomes)
+    before: list[Display] = [Written("What the model writes on its own", run.output)]
+    if outcomes is not None:
+        before.append(Table({f"after '{token}' forced first": [o.format(t=token) for o in FORCED_OPTIONS.values()],
+                             "held-out words": [outcomes.counts[o] for o in FORCED_OPTIONS]},
+                            caption=f"{outcomes.words} of the {source.sample_size} held-out words, each decoded with "
+                                    f"'{token}' forced as its first character (words whose reversal starts with "
+                                    f"'{token}' left out)."))
+    after = Side(Written("On its own", run.output), Written(f"With '{token}' forced first", forced.output))
+    return StepView(STEPS[7], question, tuple(before), (after,))
+
+
+def _offsets_columns(fits: list[OffsetFit], task: str) -> dict[str, list]:
+    return {"head": [q.head_name(f.id) for f in fits],
+            "largest weight most often on": [offset_label(f.kind, task, f.best_offset) for f in fits],
+            "share of steps": [f.best_share for f in fits],
+            "mean largest weight": [round(f.mean_top_weight, 2) for f in fits]}
+
+
+def _ablation(source: LessonSource, ask: bool) -> StepView:
+    table, offsets = source.ablation_table(ask), source.cross_offsets(ask)
+    if table is None or offsets is None:
+        return StepView(STEPS[8], None, ())
+    base, effects = table
+    fits = [f for f in offsets if f.kind == "cross"]
+    where = Table(_offsets_columns(fits, source.task), percent=("share of steps",),
+                  caption=f"On {source.sample_size} held-out words with the correct reversal fed in: where each cross "
+                          "head's largest weight lands most often, as an offset of the mirror n − 1 − i (n − i is one "
+                          "to its right: the source position of the character the step has just read), and the share "
+                          "of steps it lands there.")
+    drop = {e.head: e.drop for e in effects}
+    order = sorted(range(len(fits)), key=lambda i: -drop[fits[i].id])      # the costliest first
+    columns = {name: [values[i] for i in order]
+               for name, values in {**_offsets_columns(fits, source.task),
+                                    "exact match lost": [drop[f.id] for f in fits]}.items()}
+    worst = effects[0]
+    lost = Table(columns, percent=("share of steps", "exact match lost"),
+                 caption=f"With every head working: {base:.1%} on the same {source.sample_size} held-out words. Of "
+                         f"all {len(effects)} heads, the costliest is {q.head_name(worst.head)} ({worst.drop:.1%} "
+                         "lost).")
+    return StepView(STEPS[8], q.ablation_question(effects, source.sample_size, offsets), (where,), (lost,))
+
+
+def encoder_heads(config: ModelConfig) -> tuple[tuple[str, int, int], ...]:
+    """(kind, layer, head) of every encoder self-attention head, as runs name the heads they switch off."""
+    return tuple((h.kind, h.layer, h.head) for h in every_head(config.layers_per_kind, config.n_heads)
+                 if h.kind == "encoder_self")
+
+
+def _encoder_off(source: LessonSource) -> StepView:
+    run, off = source.run(), source.run(ablated=encoder_heads(source.config))
+    return StepView(STEPS[9], q.encoder_off_question(source.text, off), (),
+                    (Side(Metric("Every head working", visible(run.output)),
+                          Metric("Every encoder head off", visible(off.output) or "(nothing)")),))
+
+
+BUILDERS: dict[int, Callable[[LessonSource, bool], StepView]] = {
+    1: lambda s, ask: _embeddings(s), 2: lambda s, ask: _positions(s), 3: lambda s, ask: _one_head(s),
+    4: lambda s, ask: _masks(s), 5: lambda s, ask: _decoder(s), 6: lambda s, ask: _cross_attention(s),
+    7: lambda s, ask: _training(s), 8: _forcing, 9: _ablation, 10: lambda s, ask: _encoder_off(s),
+}
+assert sorted(BUILDERS) == [s.number for s in STEPS]
+
+
+def step_view(number: int, source: LessonSource, ask: bool = True) -> StepView:
+    """Step `number`'s record on the source's text. With ask=False a table an own model has not computed yet is
+    not asked for: the step then has no question (the teacher's sheet leaves it out)."""
+    if number not in BUILDERS:
+        raise ValueError(f"no step {number}: the lesson has steps 1 to {len(STEPS)}")
+    return BUILDERS[number](source, ask)

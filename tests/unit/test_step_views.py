@@ -1,0 +1,165 @@
+"""Each lesson step's record (teaching.step_views), read without a page: every chart's arguments build its viz
+figure, and the numbers each step shows are the model's own, worked out here again from the model."""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+import viz
+from analysis.lab import ablation_ranking
+from analysis.lesson import forced_outcomes
+from analysis.offsets import head_offsets
+from analysis.run import Decoding, make_run
+from teaching import step_views
+from teaching.step_views import Chart, Metric, Side, StepView, Strip, Table, Written
+from teaching.steps import STEPS
+from transformer.checkpoint import load, load_snapshot, snapshot_index
+from transformer.data import held_out_strings
+from transformer.intervention import Head, Intervention
+
+from ..conftest import BUNDLED
+
+SAMPLE = 40   # held-out words behind the tables here (the page uses 200): the records, not the figures, are tested
+
+
+@functools.cache
+def bundled():
+    return load(BUNDLED)
+
+
+@dataclass(frozen=True)
+class DirectSource:
+    """The lesson's runs and tables computed straight from the model, as the page's caches would give them."""
+    text: str
+    snapshotted: bool = True
+    task: str = "reverse"
+    sample_size: int = SAMPLE
+    vocab: object = field(default_factory=lambda: bundled().vocab)
+    config: object = field(default_factory=lambda: bundled().model.config)
+
+    def run(self, forced=(), teacher=False, ablated=(), positions="normal", sides=("source", "target")):
+        edit = Intervention(frozenset(Head(*h) for h in ablated), positions, frozenset(sides))
+        return make_run(bundled().model, self.vocab, self.text, Decoding(forced=forced, teacher=teacher), edit)
+
+    def snapshots(self):
+        return snapshot_index(BUNDLED)[:3] if self.snapshotted else []
+
+    def snapshot_output(self, step: int) -> str:
+        return make_run(load_snapshot(BUNDLED, step), self.vocab, self.text).output
+
+    def forced_table(self, token, ask):
+        return _forced(token)
+
+    def cross_offsets(self, ask):
+        return _offsets()
+
+    def ablation_table(self, ask):
+        return _ablation() if ask else None
+
+
+@functools.cache
+def _sample():
+    return held_out_strings(SAMPLE, bundled().model.config.max_len)
+
+
+@functools.cache
+def _forced(token):
+    return forced_outcomes(bundled().model, bundled().vocab, _sample(), token)
+
+
+@functools.cache
+def _offsets():
+    return head_offsets(bundled().model, bundled().vocab, _sample(), kind="cross")
+
+
+@functools.cache
+def _ablation():
+    return ablation_ranking(bundled().model, bundled().vocab, _sample())
+
+
+@functools.cache
+def view(number: int, text: str = "banana") -> StepView:
+    return step_views.step_view(number, DirectSource(text))
+
+
+def charts(displays) -> list[Chart]:
+    return [d for d in displays if isinstance(d, Chart)]
+
+
+@pytest.mark.parametrize("number", [s.number for s in STEPS])
+def test_every_step_has_its_question_and_every_chart_builds_its_figure(number):
+    record = view(number)
+    assert record.step is STEPS[number - 1] and record.question is not None
+    assert record.before or record.after
+    for chart in charts(record.before + record.after):
+        figure = getattr(viz, chart.figure)(**chart.arguments)
+        assert figure.data, chart.key                        # the figure has something drawn
+
+
+def test_step_1_shows_each_characters_token_id_and_the_length_of_its_embedding():
+    record, run = view(1), DirectSource("banana").run()
+    (table,) = record.before
+    assert [table.columns[str(i)][1] for i in range(6)] == [str(t) for t in run.source_ids]
+    raw = np.linalg.norm(run.trace["src_embed.output"] / math.sqrt(run.trace["src_embed.output"].shape[-1]), axis=1)
+    assert [table.columns[str(i)][2] for i in range(6)] == [f"{x:.2f}" for x in raw]
+
+
+def test_step_3_compares_the_trained_row_with_a_softmax_of_the_unscaled_scores():
+    record, run = view(3), DirectSource("banana").run()
+    (comparison,) = charts(record.after)
+    queries = run.trace.attention("encoder_self", 0, "queries")[0]     # (S, d_k) head 0
+    keys = run.trace.attention("encoder_self", 0, "keys")[0]
+    raw = queries[0] @ keys.T                                              # row 0, not divided by √d_k
+    unscaled = np.exp(raw - raw.max()) / np.exp(raw - raw.max()).sum()
+    np.testing.assert_allclose(comparison.arguments["unscaled"], unscaled, atol=1e-5)
+    np.testing.assert_allclose(comparison.arguments["scaled"], run.trace["encoder_self", 0][0, 0])
+    (strip,) = [d for d in record.before if isinstance(d, Strip)]
+    np.testing.assert_array_equal(strip.rows[0], run.trace["encoder_self", 0][0, 0])
+
+
+def test_step_6_reveals_the_head_it_asks_about_and_its_largest_weight_is_the_answer():
+    record = view(6)
+    (head,) = charts(record.after)
+    step = head.arguments["highlight_row"]
+    top = int(np.argmax(head.arguments["weights"][step]))
+    assert record.question.answer == f"{top}: {'banana'[top]}"
+
+
+def test_step_8_and_10_show_what_the_model_writes_changed_and_not():
+    source = DirectSource("banana")
+    forced = source.run(forced=((0, source.vocab.encode("z", 1)[0]),))
+    (side,) = view(8).after
+    assert side.left == Written("On its own", "ananab") and side.right.text == forced.output
+    off = source.run(ablated=step_views.encoder_heads(source.config))
+    (side,) = view(10).after
+    assert side.left == Metric("Every head working", "ananab")
+    assert side.right.value == (off.output.replace(" ", "␣") or "(nothing)")
+
+
+def test_step_9_puts_the_costliest_head_first_and_names_it():
+    record = view(9)
+    (lost,) = record.after
+    column = lost.columns["exact match lost"]
+    assert column == sorted(column, reverse=True) and len(column) == len(lost.columns["head"])
+    base, effects = _ablation()
+    assert f"{base:.1%} on the same {SAMPLE} held-out words" in lost.caption
+    assert max(column) == pytest.approx(effects[0].drop)
+
+
+def test_a_step_a_model_cannot_ask_has_no_question_and_an_unknown_step_is_refused():
+    assert step_views.step_view(7, DirectSource("banana", snapshotted=False)).question is None
+    assert step_views.step_view(9, DirectSource("banana"), ask=False).question is None   # its tables not asked for
+    with pytest.raises(ValueError, match="steps 1 to 10"):
+        step_views.step_view(11, DirectSource("banana"))
+
+
+def test_a_learners_text_with_spaces_is_shown_with_visible_spaces():
+    record = view(1, "a b")
+    (table,) = record.before
+    assert table.columns["1"][0] == "␣"
+    assert all(not isinstance(d, Side) or d.left for d in record.after)
