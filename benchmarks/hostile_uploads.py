@@ -3,7 +3,7 @@
     python -m benchmarks.hostile_uploads [--quiet-seconds 30] [--sessions 20]
 
 1. The typist alone for --quiet-seconds: its answer times with nobody uploading.
-2. The typist while one browser session uploads every hostile zip of tests/payloads.py in turn: its answer
+2. The typist while one browser session uploads every hostile zip of drivers/payloads.py in turn: its answer
    times, and the server's resident memory before and at peak.
 3. --sessions browser sessions each upload a valid model near the parameter limit, hold it, then all leave:
    the server's memory before, with all held, at peak, and after they have gone.

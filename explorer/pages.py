@@ -1,8 +1,9 @@
 """Every page of the app, declared once: the router (app.py), the glossary, the lesson's links, the tests' page
-lists and the benchmarks read this table. Adding a page means a row here, a script in app_pages/ named by its
-id, and its page model; tests/unit/test_pages.py fails while a script and a row do not match.
+lists and the benchmarks read this table. Adding a page means a row here and a script in app_pages/ named by
+its id; tests/unit/test_pages.py fails while a script and a row do not match.
 
-Plain data, no Streamlit: tests and benchmarks import it without starting an app.
+Plain data that makes no Streamlit call, so tests and benchmarks read it without running the app (importing the
+explorer package still loads Streamlit and installs its guards: explorer/__init__.py).
 """
 
 from __future__ import annotations

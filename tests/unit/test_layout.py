@@ -1,4 +1,5 @@
-"""Each module in its room: the model package needs torch alone, analysis and teaching need no Streamlit, viz knows\narrays and not models, the app never imports test code, and tests and benchmarks share drivers/ alone."""
+"""Each module in its room: the model package needs torch alone, analysis and teaching need no Streamlit, viz knows
+arrays and not models, the app never imports test code, and tests and benchmarks share drivers/ alone."""
 
 import ast
 from pathlib import Path

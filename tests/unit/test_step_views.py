@@ -162,4 +162,3 @@ def test_a_learners_text_with_spaces_is_shown_with_visible_spaces():
     record = view(1, "a b")
     (table,) = record.before
     assert table.columns["1"][0] == "␣"
-    assert all(not isinstance(d, Side) or d.left for d in record.after)
