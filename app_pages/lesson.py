@@ -38,8 +38,10 @@ step = STEPS[number - 1]
 
 st.subheader(f"Step {step.number} of {last} · {step.title}")
 st.markdown(f"**Goal.** {step.goal}")
-view = lesson.step_view(step.number, text)   # may first ask to compute a table of an own model
-lesson.draw(view.before)
+shown = lesson.step_view(step.number, text, ask_tables=False).before   # what needs no table an own model lacks
+lesson.draw(shown)
+view = lesson.step_view(step.number, text)   # an own model's missing table is asked for here, below it
+lesson.draw(view.before[len(shown):])
 st.caption(f"**Look for:** {step.look_for}")
 if view.question is None:
     st.info("This model has no training snapshots (your own models keep none), so this step has no question; "

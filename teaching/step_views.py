@@ -257,16 +257,19 @@ def _offsets_columns(fits: list[OffsetFit], task: str) -> dict[str, list]:
 
 
 def _ablation(source: LessonSource, ask: bool) -> StepView:
-    table, offsets = source.ablation_table(ask), source.cross_offsets(ask)
-    if table is None or offsets is None:
+    offsets = source.cross_offsets(ask)      # the evidence first: an own model asks for it first
+    if offsets is None:
         return StepView(STEPS[8], None, ())
-    base, effects = table
     fits = [f for f in offsets if f.kind == "cross"]
     where = Table(_offsets_columns(fits, source.task), percent=("share of steps",),
                   caption=f"On {source.sample_size} held-out words with the correct reversal fed in: where each cross "
                           "head's largest weight lands most often, as an offset of the mirror n − 1 − i (n − i is one "
                           "to its right: the source position of the character the step has just read), and the share "
                           "of steps it lands there.")
+    table = source.ablation_table(ask)
+    if table is None:
+        return StepView(STEPS[8], None, (where,))
+    base, effects = table
     drop = {e.head: e.drop for e in effects}
     order = sorted(range(len(fits)), key=lambda i: -drop[fits[i].id])      # the costliest first
     columns = {name: [values[i] for i in order]

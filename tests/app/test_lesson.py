@@ -11,7 +11,7 @@ from teaching.steps import STEPS
 from transformer.checkpoint import load_snapshot, snapshot_index
 from transformer.intervention import Intervention, every_head
 
-from .helpers import no_exception, open_page, own_model_state
+from .helpers import compute_every_table, no_exception, open_page, own_model_state
 from .test_entrypoint import open_app
 from ..conftest import BUNDLED
 
@@ -116,6 +116,31 @@ def test_a_learners_own_model_gets_its_own_answers():
     at = open_page("lesson", "abc", state={**state, "lesson_step": 7})
     assert any("no training snapshots" in i.value for i in at.info)       # said, not a dead end
     assert at.button[1].label == "Next" and not at.button[1].disabled     # the tour goes on
+
+
+def compute_buttons(at) -> list:
+    return [b for b in at.button if b.key and b.key.startswith("compute_")]
+
+
+def test_an_own_models_steps_8_and_9_show_their_evidence_then_ask_for_each_missing_table():
+    """An own model's whole-sample tables are computed when the learner asks: what needs no table is on screen
+    above the question that asks, and step 9 asks for both of its tables before its question."""
+    from explorer.live_training import LiveSettings, LiveTraining
+    live = LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=30, max_len=6))
+    live.run()
+    state = own_model_state(live.result, "Your model")
+    at = open_page("lesson", "abc", state={**state, "lesson_step": 8})
+    no_exception(at)
+    assert any(m.value == "**What the model writes on its own**" for m in at.markdown)
+    assert compute_buttons(at) and not at.dataframe and not at.radio and not at.pills
+    compute_buttons(at)[-1].click().run()
+    assert "held-out words" in at.dataframe[0].value.columns and not compute_buttons(at)
+    assert answer_widget(at, 8)                                            # the question, once the table is in
+    at = open_page("lesson", "abc", state={**state, "lesson_step": 9})
+    assert compute_buttons(at) and not at.dataframe
+    assert compute_every_table(at) == 2                                    # the offsets, then the costs
+    assert [list(d.value.columns)[-1] for d in at.dataframe] == ["mean largest weight"]   # before the answer
+    assert answer_widget(at, 9)
 
 
 def test_the_step_is_in_the_link_and_the_arrow_keys_move_it():
