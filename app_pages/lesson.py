@@ -38,10 +38,11 @@ step = STEPS[number - 1]
 
 st.subheader(f"Step {step.number} of {last} · {step.title}")
 st.markdown(f"**Goal.** {step.goal}")
-shown = lesson.step_view(step.number, text, ask_tables=False).before   # what needs no table an own model lacks
-lesson.draw(shown)
-view = lesson.step_view(step.number, text)   # an own model's missing table is asked for here, below it
-lesson.draw(view.before[len(shown):])
+view = lesson.step_view(step.number, text, ask_tables=False)   # all of it, but for a table an own model lacks
+lesson.draw(view.before)
+if is_own(current_model_key()):   # a server model's tables are all there: asking again would build it twice
+    shown, view = view.before, lesson.step_view(step.number, text)   # a missing table is asked for here, below
+    lesson.draw(view.before[len(shown):])
 st.caption(f"**Look for:** {step.look_for}")
 if view.question is None:
     st.info("This model has no training snapshots (your own models keep none), so this step has no question; "
