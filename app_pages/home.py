@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-from analysis.labels import ffn_formula
+from analysis.page_models.home import home_view
 from analysis.tasks import words
 from explorer.callbacks import set_state
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.state import TEXT_KEY, learner_text
-from explorer.text import in_full, visible
+from explorer.text import in_full
 from viz.architecture import architecture_dot
 
 EXAMPLES = ("hello", "banana", "aaab", "teacher forcing", "attention is all you need")
@@ -30,54 +30,32 @@ for column, example in zip(st.columns(len(EXAMPLES)), EXAMPLES):
                   width="stretch")
 
 text = learner_text(ckpt)
-run = text_run(text)
+view = home_view(ckpt, text, text_run(text))
 
 left, right = st.columns(2)
-left.metric("You typed", visible(text))
+left.metric("You typed", view.typed)
 in_full(left, text)
-right.metric("The model writes", visible(run.output) or "(nothing)",
-             delta=f"correct: {task.output}" if run.output == run.target else f"not exactly {task.output}",
-             delta_color="normal" if run.output == run.target else "inverse")
-in_full(right, run.output)
-st.caption(f"{len(run.chosen_ids)} decoding steps: {len(run.output)} characters, then the end symbol ⟨/s⟩. "
-           "See them one by one on *Decode step by step*.")
+right.metric("The model writes", view.written, delta=view.verdict, delta_color="normal" if view.right else "inverse")
+in_full(right, view.output)
+st.caption(view.steps_caption)
 
 st.header("The architecture")
-c = ckpt.model.config
+c = view.config
 st.graphviz_chart(architecture_dot(c.d_model, c.n_heads, c.d_ff, c.n_encoder_layers, c.n_decoder_layers,
                                    c.vocab_size, c.norm, c.tie_embeddings))
 
-norm_name = "pre-norm" if c.norm == "pre" else "post-norm"
 st.subheader("Residual connections and LayerNorm")
-st.markdown(
-    f"This checkpoint uses **{norm_name}**: every sublayer (attention or feed-forward) reads a LayerNorm of its "
-    "input and adds its result back onto the residual stream, and each stack ends with one final LayerNorm. "
-    "Post-norm, the original 2017 layout, normalises *after* the addition instead. Pre-norm trains more stably "
-    "without a careful warm-up, which is why most modern models use it."
-)
+st.markdown(view.norm_sentence)
 st.latex(r"\text{pre-norm: } x + \mathrm{Sublayer}(\mathrm{LN}(x)) \qquad "
          r"\text{post-norm: } \mathrm{LN}(x + \mathrm{Sublayer}(x))")
 
 st.subheader("Position-wise feed-forward network")
-st.markdown(
-    f"Each layer's feed-forward network widens every position from {c.d_model} to {c.d_ff} numbers, applies ReLU, "
-    f"and narrows back to {c.d_model}. It acts on **each position alone**: the same weights, no mixing across "
-    "positions. Only attention moves information between positions."
-)
-st.latex(ffn_formula(c.d_model, c.d_ff))
-st.caption(f"x is one position's row of {c.d_model} numbers, multiplied from the left, as in the code and on *Inside "
-           f"one head*. PyTorch stores each matrix transposed: W₁ is `expand.weight` ({c.d_ff} × {c.d_model}) "
-           "transposed.")
+st.markdown(view.ffn_sentence)
+st.latex(view.ffn_formula)
+st.caption(view.ffn_caption)
 
 st.subheader("Weight tying")
-if c.tie_embeddings:
-    st.markdown(
-        f"**Tied.** The source embedding, the target embedding and the generator share one {c.vocab_size} × "
-        f"{c.d_model} matrix: the generator scores each next token by its dot product with that token's embedding."
-    )
-else:
-    st.markdown("**Not tied.** The source embedding, target embedding and generator each have their own matrix.")
+st.markdown(view.tying_sentence)
 
-counts = ckpt.model.parameter_counts()
-st.dataframe({"part": list(counts), "parameters": list(counts.values())}, hide_index=True, width="content")
-st.caption(f"{ckpt.model.n_parameters():,} parameters in all.")
+st.dataframe(view.parameters, hide_index=True, width="content")
+st.caption(view.total_caption)

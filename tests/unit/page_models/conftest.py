@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 
 import pytest
+import torch
 
 from analysis.run import Decoding, Run, make_run
 from transformer.checkpoint import Checkpoint, bundled_checkpoint, load
@@ -26,3 +27,13 @@ def run_of(text: str, task: str = "reverse", how: Decoding = Decoding(),
 @pytest.fixture(scope="session")
 def reverser() -> Checkpoint:
     return checkpoint("reverse")
+
+
+@pytest.fixture(autouse=True, scope="package")
+def one_thread():
+    """One intra-op thread, as the server runs (explorer.model): on this shared 2-core machine a second thread
+    made these tiny passes some 40 times slower, not faster."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
