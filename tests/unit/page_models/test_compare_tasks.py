@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 from analysis.circuits import CONTENT_CONTENT, FOUR, POSITION_POSITION, TERMS
 from analysis.page_models.compare_tasks import COMPARED, SHARPEST, compare_tasks_view

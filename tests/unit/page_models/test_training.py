@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 from analysis.page_models.training import live_view, snapshot_steps, training_view
 from analysis.run import make_run
