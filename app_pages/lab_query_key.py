@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from analysis.labels import KIND_SHORT, attention_axes
+from analysis.page_models.lab_query_key import query_key_view
 from explorer.charts import chart_in
-from explorer.lab_runs import query_key_map
 from explorer.model import checkpoint_or_stop, text_run
 from explorer.pickers import pick_head
 from explorer.state import learner_text
@@ -26,16 +25,11 @@ config = ckpt.model.config
 run = text_run(text)
 
 kind, layer, head = pick_head(config, "qk_")
-queries, keys, _, _ = attention_axes(kind, run.source, run.decoder_in)
-qk = query_key_map(text, kind, layer, head)
+view = query_key_view(run, kind, layer, head)
+qk = view.plane
 left, right = st.columns([3, 2])
-chart_in(left, query_key_scatter(qk.query_xy, qk.key_xy, queries, keys, qk.explained,
-                                 title=f"{KIND_SHORT[kind]}-attention, layer {layer}, head {head}"), key="plane")
-chart_in(right, scores_heatmap(qk.scores, queries, keys, title="Its scores q·k/√d_k (all dimensions)"),
-                key="scores")
-st.caption(
-    f"The plane keeps {qk.explained.sum():.0%} of the variance of the centred {run.d_k}-dimensional keys. For "
-    f"{qk.agreement:.0%} of the queries, the key with the largest dot product in the plane is the key the head "
-    "attends to most; for the others, the dimensions the plane leaves out decide. The picture is a hint; the "
-    "scores on the right are the answer."
-)
+chart_in(left, query_key_scatter(qk.query_xy, qk.key_xy, view.queries, view.keys, qk.explained, title=view.title),
+         key="plane")
+chart_in(right, scores_heatmap(qk.scores, view.queries, view.keys, title="Its scores q·k/√d_k (all dimensions)"),
+         key="scores")
+st.caption(view.caption)

@@ -1,5 +1,5 @@
-"""The lab's experiments over whole samples, cached, and the query-key map of one word's run. One word's runs
-come from explorer.model.text_run; each experiment builds its own Intervention, so it is an argument to the
+"""The lab's experiments over whole samples, cached. One word's runs come from explorer.model.text_run; each
+experiment builds its own Intervention, so it is an argument to the
 shared model, never a change to it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from transformer.data import held_out_strings
 from transformer.intervention import NO_INTERVENTION, Head
 from transformer.metrics import exact_match
 
-from .model import SHARED_TABLES, checkpoint_for, intervention, model_run, text_run
+from .model import SHARED_TABLES, checkpoint_for, intervention, model_run
 from .on_request import on_request
 
 SAMPLE_SIZE = 200   # held-out words behind every exact-match figure of the lab
@@ -71,10 +71,6 @@ def _failure_table(key: str, per_length: int = 10, _progress: lab.Progress = Non
     limit = ckpt.model.config.max_len
     lengths = list(range(max(1, limit - 4), min(limit + 16, lab.lab_limit(ckpt.model)) + 1, 2))
     return lab.first_failures(ckpt.model, ckpt.vocab, lengths, per_length, task=ckpt.task, progress=_progress)
-
-
-def query_key_map(text: str, kind: str, layer: int, head: int) -> lab.QueryKeyMap:
-    return lab.query_key_map(text_run(text), kind, layer, head)
 
 
 
