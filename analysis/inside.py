@@ -164,6 +164,7 @@ class AttentionAt:
     concat: Checked              # (d_model,)
     output: Checked              # (d_model,) concat W^O + b
     residual: Checked            # (d_model,) the stream after the sublayer
+    exps: np.ndarray             # (H, Tk) e^(s − max s), the softmax before its division; 0 where masked
 
     @property
     def checks(self) -> list[Checked]:
@@ -218,9 +219,9 @@ def attention_at(model: Transformer, trace: Trace, kind: Kind, layer: int, query
     allowed = np.asarray(trace.mask(kind)[query], bool)                        # (Tk,)
     scores = np.einsum("hd,htd->ht", q, k) / math.sqrt(d_k)                    # (H, Tk)
     scores = np.where(allowed, scores, -np.inf)
-    weights = np.zeros_like(scores)
+    weights, shifted = np.zeros_like(scores), np.zeros_like(scores)
     if allowed.any():
-        shifted = np.exp(scores - scores.max(-1, keepdims=True))
+        shifted = np.exp(scores - scores.max(-1, keepdims=True))               # (H, Tk)
         weights = shifted / shifted.sum(-1, keepdims=True)
     heads = np.einsum("ht,htd->hd", weights, v)                                # (H, d_k)
     gate_tensor = edit.head_gate(kind, layer, n_heads)
@@ -240,6 +241,7 @@ def attention_at(model: Transformer, trace: Trace, kind: Kind, layer: int, query
         Checked("heads concatenated", concat, trace[f"{path}.concat"][query]),
         Checked("output concat W^O + b", output, trace[f"{path}.output"][query]),
         _add(x, output, residual, trace[f"{sublayer.residual_path}.output"][query], "residual stream after"),
+        shifted,
     )
 
 
