@@ -26,6 +26,7 @@ from .lab import Progress, lab_limit, report
 PATTERNS = ("task", "task+1", "task-1", "mirror", "diagonal", "uniform")
 JUDGED_FROM = 0.1  # below this exact match of its own, a model has too little of its task for a pattern to keep
 PAST_LENGTHS = 8   # words past the trained length: lengths max_len+1 .. max_len+8 (49-56 for the bundled models)
+NEARLY_ALL = 0.9   # from this exact match past the trained length on, a pattern rescues nearly all the longer words
 
 
 def pattern_label(name: str, task: str) -> str:
@@ -113,6 +114,12 @@ def past_lengths(model: Transformer) -> list[int]:
     return list(range(limit + 1, min(limit + PAST_LENGTHS, lab_limit(model)) + 1))
 
 
+def past_span(model: Transformer) -> str:
+    """The lengths past_lengths covers, as the pages write them: '49–56' (a model that can read none has none)."""
+    lengths = past_lengths(model)
+    return f"{lengths[0]}–{lengths[-1]}" if lengths else ""
+
+
 def longer_texts(model: Transformer, n: int, seed: int = 0) -> list[str]:
     """n random strings spread evenly over past_lengths, drawn from a seed (the same words for every pattern)."""
     rng = random.Random(seed)
@@ -143,6 +150,22 @@ def pattern_grid(name: str, task: str, vocab: Vocab, text: str, n_queries: int, 
     """(Tq, S) the pattern one text's run reads, for a chart."""
     source = torch.tensor([vocab.encode(text, limit)])
     return pattern_weights(name, task, source, n_queries)[0].numpy()
+
+
+def past_rescue(own: PatchScore, patched: PatchScore, noise_points: float) -> str:
+    """What a pattern, handed the true length n, wins back past the trained length, against the model's own
+    weights on the same longer words (both scored there; `noise_points` is one standard error of a figure, in
+    points): 'worse' or 'noise' when it does worse or no better than the noise; otherwise 'nearly all' when it
+    keeps NEARLY_ALL of them or more, 'most' when it wins back at least half of what the own weights lose, and
+    'some'. Build a head and How this model reverses both read their sentence about longer words from it."""
+    gain = patched.past - own.past
+    if gain * 100 < -noise_points:
+        return "worse"
+    if gain * 100 <= noise_points:
+        return "noise"
+    if patched.past >= NEARLY_ALL:
+        return "nearly all"
+    return "most" if gain >= (1 - own.past) / 2 else "some"
 
 
 def verdict(patched_share: float, normal_share: float) -> str:

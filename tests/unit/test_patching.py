@@ -5,7 +5,8 @@ import pytest
 import torch
 
 from analysis.patching import (
-    PATTERNS, Placement, longer_texts, past_lengths, patch_score, patched, pattern_weights, patterns_for, verdict,
+    PATTERNS, PatchScore, Placement, longer_texts, past_lengths, past_rescue, past_span, patch_score, patched,
+    pattern_weights, patterns_for, verdict,
 )
 from transformer.data import source_positions
 from transformer.data import held_out_strings
@@ -122,6 +123,19 @@ def test_longer_texts_are_past_the_trained_length(bundled):
     texts = longer_texts(bundled.model, 16)
     assert sorted({len(t) for t in texts}) == past_lengths(bundled.model)
     assert min(past_lengths(bundled.model)) == bundled.model.config.max_len + 1
+    limit = bundled.model.config.max_len
+    assert past_span(bundled.model) == f"{limit + 1}–{limit + 8}"
+
+
+def past(own: float, patched: float, noise: float = 3.5) -> str:
+    return past_rescue(PatchScore(1.0, own, 200, 200), PatchScore(1.0, patched, 200, 200), noise)
+
+
+def test_the_rescue_past_the_trained_length_is_judged_against_the_noise_and_what_the_own_weights_lose():
+    assert [past(0.5, x) for x in (0.46, 0.47, 0.53, 0.54)] == ["worse", "noise", "noise", "some"]
+    assert past(0.5, 0.54, noise=5) == "noise"
+    assert past(0.1, 0.9) == past(0.5, 0.95) == "nearly all"          # from 90 % kept on
+    assert past(0.1, 0.56) == "most" and past(0.1, 0.54) == "some"    # half of the 90 points lost: 45
 
 
 def test_on_the_bundled_reverser_the_mirror_is_enough_and_one_to_the_right_is_not(bundled):
