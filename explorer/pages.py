@@ -1,6 +1,7 @@
 """Every page of the app, declared once: the router (app.py), the glossary, the lesson's links, the tests' page
-lists and the benchmarks read this table. Adding a page means a row here and a script in app_pages/ named by
-its id; tests/unit/test_pages.py fails while a script and a row do not match.
+lists and the benchmarks read this table. Adding a page means a row here, a page model (the Streamlit-free
+function that computes everything it shows, analysis/page_models/<id>.py) and a script in app_pages/ named by
+its id that draws it; tests/unit/test_pages.py fails while a script, a row and a page model do not match.
 
 Plain data that makes no Streamlit call, so tests and benchmarks read it without running the app (importing the
 explorer package still loads Streamlit and installs its guards: explorer/__init__.py).
@@ -13,7 +14,8 @@ from pathlib import Path
 
 from teaching.glossary import GLOSSARY
 
-PAGES_DIR = Path(__file__).resolve().parents[1] / "app_pages"
+ROOT = Path(__file__).resolve().parents[1]
+PAGES_DIR = ROOT / "app_pages"
 
 
 @dataclass(frozen=True)
@@ -26,11 +28,17 @@ class Page:
     terms: tuple[str, ...]   # the glossary terms the page uses, in the order its popover lists them
     charts: int              # the charts it draws for a typed word under the reversal (the browser tests count them)
     reads_text: bool = True  # it shows the sidebar's text (the Glossary does not)
+    model_module: str = ""   # where its page model lives, if not analysis/page_models/<id>.py
 
     @property
     def script(self) -> str:
         """The path st.Page and AppTest take, relative to the project's root."""
         return f"app_pages/{self.id}.py"
+
+    @property
+    def model(self) -> str:
+        """The module of its page model, dotted."""
+        return self.model_module or f"analysis.page_models.{self.id}"
 
 
 LESSON, EXPLORE, LAB = "Lesson", "Explore", "Lab: change it and see"
@@ -39,7 +47,8 @@ PAGES: tuple[Page, ...] = (
     Page("lesson", "Lesson", "🎓", LESSON, "lesson",
          ("token", "embedding", "d_model", "positional encoding", "encoder", "decoder", "attention head", "query",
           "key", "value", "score", "d_k", "softmax", "mask", "causal mask", "self-attention", "cross-attention",
-          "logit", "greedy decoding", "teacher forcing", "ablation", "exact match"), charts=0),
+          "logit", "greedy decoding", "teacher forcing", "ablation", "exact match"), charts=0,
+         model_module="teaching.step_views"),
     Page("glossary", "Glossary", "📖", LESSON, "glossary", (), charts=0, reads_text=False),
     Page("home", "Home", "🏠", EXPLORE, "",
          ("encoder", "decoder", "embedding", "residual stream", "LayerNorm", "feed-forward network", "generator",
@@ -109,6 +118,11 @@ def mismatched_scripts(pages_dir: Path = PAGES_DIR) -> dict[str, list[str]]:
     scripts = {p.stem for p in pages_dir.glob("*.py") if p.stem != "__init__"}
     return {"scripts without a row": sorted(scripts - BY_ID.keys()),
             "rows without a script": sorted(BY_ID.keys() - scripts)}
+
+
+def pages_without_model(root: Path = ROOT) -> list[str]:
+    """The pages whose page model module is not a file under root: empty when every page has one."""
+    return [p.id for p in PAGES if not (root / (p.model.replace(".", "/") + ".py")).is_file()]
 
 
 assert len(BY_ID) == len(PAGES) and len({p.url_path for p in PAGES}) == len(PAGES), "a page id or path twice"

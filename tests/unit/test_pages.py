@@ -49,3 +49,15 @@ def test_an_unknown_page_id_names_the_ones_there_are():
         assert "lab_ablation" in str(err)
     else:
         raise AssertionError("a path taken for an id was accepted")
+
+
+def test_every_page_has_a_page_model_and_a_missing_one_is_named(tmp_path: Path):
+    from explorer.pages import ROOT, pages_without_model
+    assert pages_without_model() == []
+    assert page("lesson").model == "teaching.step_views" and page("decode").model == "analysis.page_models.decode"
+    for p in PAGES[1:]:                                         # the check itself, on a made-up tree
+        module = tmp_path / (p.model.replace(".", "/") + ".py")
+        module.parent.mkdir(parents=True, exist_ok=True)
+        module.write_text("")
+    assert pages_without_model(tmp_path) == [PAGES[0].id]
+    assert ROOT == PAGES_DIR.parent
