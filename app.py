@@ -11,7 +11,7 @@ from explorer.pages import PAGES, SECTIONS, at_url_path
 from explorer.link_guard import notice_goes_in, show_dropped_link_values
 from analysis.tasks import words as task_words
 from explorer.gate import script_place
-from explorer.model import TASK_KEY, checkpoint_or_stop, pointed_checkpoint, text_run
+from explorer.cache import TASK_KEY, checkpoint_or_stop, model_key, pointed_checkpoint, text_run
 from explorer.reconnect import rerun_after_reconnect
 from explorer.own_models import (
     CHOICE, GONE_KEY, LOST_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released, own_models,
@@ -69,7 +69,7 @@ def sidebar() -> None:
         _, cleaned, problem = checked_text(ckpt)
         if problem is None:
             st.caption("The model writes")
-            st.markdown(f"#### {visible(text_run(cleaned.text).output) or '(nothing)'}")  # the pages' own run
+            st.markdown(f"#### {visible(text_run(model_key(), cleaned.text).output) or '(nothing)'}")  # the pages' own run
         glossary_popover(at_url_path(page.url_path))
         st.toggle("Projector mode", key=PROJECTOR_KEY, **VIEW,
                   help="Large type, thick lines and a colour scale safe for colour-blind viewers, on every chart.")

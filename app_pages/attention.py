@@ -8,7 +8,7 @@ from explorer.charts import show_chart
 from explorer.exports import matrix_csv, trace_json
 from explorer.gate import deferred
 from explorer.links import page_link
-from explorer.model import checkpoint_or_stop, text_run
+from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head
 from explorer.state import learner_text
 from viz import attention_grid, attention_side_by_side
@@ -25,8 +25,9 @@ st.latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqr
          r"\mathrm{MultiHead}=\mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O")
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 text = learner_text(ckpt)
-run = text_run(text)
+run = text_run(key, text)
 config = ckpt.model.config
 
 kind, layer, head = pick_head(config)

@@ -6,7 +6,7 @@ from analysis.page_models.compare_tasks import COMPARED, SHARPEST, TERMS, compar
 from explorer.charts import chart_in, show_chart
 from explorer.errors import CheckpointError, InputError
 from explorer.link_guard import stop_page
-from explorer.model import checkpoint_or_stop, chosen_task, task_checkpoint, task_run
+from explorer.cache import checkpoint_or_stop, chosen_task, task_checkpoint, task_run
 from explorer.state import learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from viz import THIRD_WIDTH_TICKS, attention_grid, attention_heatmap

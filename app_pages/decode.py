@@ -6,7 +6,7 @@ import streamlit as st
 from analysis.page_models.decode import decode_step
 from explorer.callbacks import move_slider
 from explorer.charts import chart_in, show_chart
-from explorer.model import checkpoint_or_stop, text_run
+from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head
 from explorer.state import VIEW, keep_in_range, learner_text
 from viz import attention_heatmap, probability_bars, temperature_bars
@@ -21,6 +21,7 @@ st.markdown(
 st.latex(r"P(y_{t+1} \mid y_{\le t}, x) = \mathrm{softmax}\!\left(\frac{W\,h_t}{T}\right)")
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 text = learner_text(ckpt)
 config, vocab = ckpt.model.config, ckpt.vocab
 
@@ -35,7 +36,7 @@ with st.expander("How the next token is chosen", expanded=False):
                          help="Sample only among the k most likely tokens.", **VIEW)
     seed = seed_col.number_input("Seed", 0, 10_000, 0, disabled=mode == "greedy", key="seed", **VIEW)
 sampling = mode == "sample"
-run = text_run(text, temperature if sampling else None, int(top_k) if sampling else None, int(seed))
+run = text_run(key, text, temperature if sampling else None, int(top_k) if sampling else None, int(seed))
 n_steps = len(run.chosen_ids)
 keep_in_range("step", 0, n_steps - 1)
 
@@ -52,7 +53,7 @@ buttons[3].button("Last ⏭", on_click=move_slider, args=("step", 0, n_steps - 1
 upper = st.container()                           # drawn once the head below is picked
 st.subheader("Where this step looked")
 _, layer, head = pick_head(config, "step_", kinds=("cross",), layer_label="Decoder layer")
-view = decode_step(run, text_run(text, teacher=True), vocab, t, layer, head)
+view = decode_step(run, text_run(key, text, teacher=True), vocab, t, layer, head)
 
 with upper:
     a, b, c = st.columns(3)

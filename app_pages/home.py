@@ -5,7 +5,7 @@ import streamlit as st
 from analysis.page_models.home import home_view
 from analysis.tasks import words
 from explorer.callbacks import set_state
-from explorer.model import checkpoint_or_stop, text_run
+from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import TEXT_KEY, learner_text
 from explorer.text import in_full
 from viz.architecture import architecture_dot
@@ -13,6 +13,7 @@ from viz.architecture import architecture_dot
 EXAMPLES = ("hello", "banana", "aaab", "teacher forcing", "attention is all you need")
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 task = words(ckpt.task)
 st.title("🔁 Attention explorer")
 st.markdown(
@@ -30,7 +31,7 @@ for column, example in zip(st.columns(len(EXAMPLES)), EXAMPLES):
                   width="stretch")
 
 text = learner_text(ckpt)
-view = home_view(ckpt, text, text_run(text))
+view = home_view(ckpt, text, text_run(key, text))
 
 left, right = st.columns(2)
 left.metric("You typed", view.typed)

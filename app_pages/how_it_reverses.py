@@ -9,7 +9,7 @@ from analysis.page_models.how_it_reverses import (beyond_training, even_heads, e
 from explorer.charts import show_chart
 from explorer.lab_runs import (NOISE_POINTS, SAMPLE_SIZE, ablation_table, failure_table, length_probe, offset_table,
                                patch_table, pattern_table)
-from explorer.model import checkpoint_or_stop, reversal_only, text_run
+from explorer.cache import checkpoint_or_stop, model_key, reversal_only, text_run
 from explorer.state import learner_text
 from explorer.text import escape_markdown
 from viz.lab import maps_with_and_without
@@ -23,19 +23,20 @@ st.markdown(
 )
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 text = learner_text(ckpt)
 config = ckpt.model.config
-run = text_run(text)
+run = text_run(key, text)
 last_layer = config.n_decoder_layers - 1
 
 st.header("1 · The mirror needs the length")
 st.markdown(mirror_needs_length(text, escape_markdown))
 
 st.header("2 · Where the length comes from")
-patterns = pattern_table()
+patterns = pattern_table(key)
 even = even_heads(patterns)
-probe = length_probe(even)
-source = length_source(probe, run, text_run(text, teacher=True, ablated=even) if even else None, SAMPLE_SIZE,
+probe = length_probe(key, even)
+source = length_source(probe, run, text_run(key, text, teacher=True, ablated=even) if even else None, SAMPLE_SIZE,
                        NOISE_POINTS)
 st.markdown(
     "A **linear probe** is a small regression fitted to read one thing from the model's numbers. Here one probe "
@@ -59,21 +60,21 @@ if source.even is not None:
     st.markdown(source.reading)
     every = every_encoder_head(config, even)
     if every is not None:
-        st.markdown(every_head_off(length_probe(every)))
+        st.markdown(every_head_off(length_probe(key, every)))
 else:
     st.markdown(source.reading)
     st.info(source.no_candidate, icon="ℹ️")
 
 st.header("3 · The last layer and the mirrored position")
-st.markdown(last_layer_mirror(config, run, text_run(text, ablated=last_cross_heads(config)), escape_markdown))
+st.markdown(last_layer_mirror(config, run, text_run(key, text, ablated=last_cross_heads(config)), escape_markdown))
 
 st.header("4 · Two steps: where the character just read came from, then one to the left")
-fits = offset_table()
-_, effects = ablation_table()
+fits = offset_table(key)
+_, effects = ablation_table(key)
 first = read_first(fits, ckpt.task, last_layer)
 steps = two_steps(ckpt.task, last_layer, fits, effects,
-                  offset_table(first, "cross", last_layer) if first else None, text_run(text, teacher=True),
-                  text_run(text, teacher=True, ablated=first) if first else None, SAMPLE_SIZE)
+                  offset_table(key, first, "cross", last_layer) if first else None, text_run(key, text, teacher=True),
+                  text_run(key, text, teacher=True, ablated=first) if first else None, SAMPLE_SIZE)
 if steps.info is not None:
     st.info(steps.info, icon="ℹ️")
 for sentence in steps.sentences:
@@ -87,11 +88,11 @@ st.header("5 · Looking right, looking shifted, being needed")
 st.markdown(looking_and_needed(ckpt.task, patterns, fits, effects))
 
 st.header("6 · Why it fails beyond its training length")
-beyond = beyond_training(failure_table(), config.max_len)
+beyond = beyond_training(failure_table(key), config.max_len)
 st.markdown(beyond.sentence)
 if beyond.longer:
     st.caption(beyond.caption)
-    tested = length_reading_tested(ckpt.model, patch_table(None, 0, None), patch_table("task", last_layer, None),
+    tested = length_reading_tested(ckpt.model, patch_table(key, None, 0, None), patch_table(key, "task", last_layer, None),
                                    last_layer, NOISE_POINTS)
     if tested is not None:
         st.markdown(tested)

@@ -7,7 +7,7 @@ from analysis.inside import TOLERANCE
 from analysis.page_models.inside_one_head import MOST, axes, inside_view
 from explorer.callbacks import key_position
 from explorer.charts import show_chart
-from explorer.model import checkpoint_or_stop, intervention, text_run
+from explorer.cache import checkpoint_or_stop, intervention, model_key, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import VIEW, keep_in_range, learner_text
 from viz import attention_heatmap
@@ -26,13 +26,14 @@ st.markdown(
 )
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 text = learner_text(ckpt)
 model, config, vocab = ckpt.model, ckpt.model.config, ckpt.vocab
 
 kind, layer, head = pick_head(config, "inside_")   # the Attention page's link fills it with its own choice
 with st.expander("Heads switched off (the lab's experiment, shared with *Switch heads off*)"):
     ablated = pick_switched_off(config)
-run = text_run(text, ablated=ablated)
+run = text_run(key, text, ablated=ablated)
 ax = axes(run, kind)
 keep_in_range("inside_query", 0, len(ax.rows) - 1)
 if not isinstance(st.session_state.get("inside_key", MOST), str) and st.session_state["inside_key"] >= len(ax.cols):

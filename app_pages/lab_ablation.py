@@ -7,7 +7,7 @@ from analysis.tasks import words
 from explorer.callbacks import set_state
 from explorer.charts import show_chart
 from explorer.lab_runs import NOISE_POINTS, RULE_OF_THREE_POINTS, SAMPLE_SIZE, ablation_table
-from explorer.model import checkpoint_or_stop, text_run
+from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import learner_text
 from explorer.text import answer_metric
@@ -15,6 +15,7 @@ from viz import attention_side_by_side
 from viz.lab import correct_probability_bars
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 st.title("🧪 Lab: switch heads off")
 st.markdown(
     "Pick any heads and switch them off: their output is set to zero before W^O mixes the heads, while "
@@ -30,8 +31,8 @@ for column, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
                   on_click=set_state, args=("ablated", preset))
 ablated = pick_switched_off(config)
 
-before, after = text_run(text), text_run(text, ablated=ablated)                     # the model's own decoding
-taught, taught_after = text_run(text, teacher=True), text_run(text, teacher=True, ablated=ablated)
+before, after = text_run(key, text), text_run(key, text, ablated=ablated)                     # the model's own decoding
+taught, taught_after = text_run(key, text, teacher=True), text_run(key, text, teacher=True, ablated=ablated)
 upper = st.container()                           # drawn once the head below is picked
 
 st.subheader("The attention that changed")
@@ -53,7 +54,7 @@ show_chart(attention_side_by_side([view.was, view.now], ["every head working", "
 st.caption(view.change_caption)
 
 st.subheader("Every head switched off alone")
-singles = single_head_table(*ablation_table(), SAMPLE_SIZE, NOISE_POINTS, RULE_OF_THREE_POINTS)
+singles = single_head_table(*ablation_table(key), SAMPLE_SIZE, NOISE_POINTS, RULE_OF_THREE_POINTS)
 st.dataframe(singles.table, hide_index=True, width="content", column_config={
     singles.exact_column: st.column_config.ProgressColumn(format="percent", min_value=0, max_value=1),
     "exact match lost": st.column_config.NumberColumn(format="percent")})

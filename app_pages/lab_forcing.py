@@ -5,7 +5,7 @@ import streamlit as st
 from analysis.page_models.lab_forcing import forced_tokens, forcing_lab, writable_letters
 from explorer.callbacks import forced_step
 from explorer.charts import chart_in
-from explorer.model import checkpoint_or_stop, text_run
+from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown, visible
 from viz import HALF_WIDTH_TICKS, attention_heatmap
@@ -20,6 +20,7 @@ st.markdown(
 )
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 text = learner_text(ckpt)
 vocab = ckpt.vocab
 letters = writable_letters(vocab)
@@ -30,7 +31,7 @@ step = a.selectbox("Force a token at step", [None, *range(len(text) + 1)], key="
 token = b.selectbox("Token fed in instead", letters, index=letters.index("z"), key="force_token", **VIEW,
                     format_func=visible, disabled=step is None)
 forced = forced_tokens(vocab, step, token)
-view = forcing_lab(vocab, text_run(text, teacher=True), text_run(text, forced=forced), text_run(text), forced,
+view = forcing_lab(vocab, text_run(key, text, teacher=True), text_run(key, text, forced=forced), text_run(key, text), forced,
                    escape_markdown)
 
 

@@ -8,11 +8,12 @@ from analysis.page_models.lab_heads import heads_lab, hypothesis_table
 from analysis.tasks import words
 from explorer.charts import show_chart
 from explorer.lab_runs import NOISE_POINTS, SAMPLE_SIZE, ablation_table, offset_table, pattern_table
-from explorer.model import checkpoint_or_stop
+from explorer.cache import checkpoint_or_stop, model_key
 from explorer.state import learner_text
 from viz.lab import harm_against_pattern
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 task = words(ckpt.task)
 st.title(f"🧪 Lab: which head does the work?")
 st.markdown(
@@ -34,7 +35,7 @@ st.markdown(
 st.table(hypothesis_table(ckpt.task))
 
 learner_text(ckpt)
-view = heads_lab(ckpt.task, pattern_table(), offset_table(), ablation_table(), SAMPLE_SIZE, NOISE_POINTS)
+view = heads_lab(ckpt.task, pattern_table(key), offset_table(key), ablation_table(key), SAMPLE_SIZE, NOISE_POINTS)
 st.dataframe(view.table, hide_index=True, width="content", column_config={
     "pattern score": st.column_config.ProgressColumn(format="%.3f", min_value=0, max_value=1),
     "chance": st.column_config.NumberColumn(format="%.3f"),

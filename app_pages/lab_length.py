@@ -9,7 +9,7 @@ from explorer.charts import chart_in, show_chart
 from explorer.errors import InputError
 from explorer.lab_runs import failure_table, length_curve
 from explorer.link_guard import stop_page
-from explorer.model import checkpoint_or_stop, text_run
+from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from viz import HALF_WIDTH_TICKS, attention_heatmap
@@ -17,6 +17,7 @@ from viz.lab import length_curve as length_chart
 
 st.title("🧪 Lab: longer than trained")
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 text = learner_text(ckpt)
 config = ckpt.model.config
 longest = lab_limit(ckpt.model)
@@ -26,13 +27,13 @@ st.markdown(
     f"those codes mean. Here inputs may go up to {longest} characters, twice the trained length."
 )
 
-curve = exact_match_curve(length_curve(), config.max_len)
+curve = exact_match_curve(length_curve(key), config.max_len)
 show_chart(length_chart(curve.curve, config.max_len, title="Exact match by input length (20 random strings each)"),
            key="curve")
 st.caption(curve.caption)
 
 st.subheader("Where it first goes wrong")
-failures = first_wrong_table(failure_table(), config.max_len, ckpt.task)
+failures = first_wrong_table(failure_table(key), config.max_len, ckpt.task)
 st.dataframe(failures.table, hide_index=True, width="content", column_config={
     "exactly right": st.column_config.NumberColumn(format="percent"),
     "wrong from the first character": st.column_config.NumberColumn(format="percent"),
@@ -54,7 +55,7 @@ def runs(word: str):
     """The model's own output, and the attention with the correct output fed in. A word within the model's
     own limit reads as it does on every other page, so it shares their cached runs."""
     limit = None if len(word) <= config.max_len else longest
-    return text_run(word, max_len=limit), text_run(word, teacher=True, max_len=limit)
+    return text_run(key, word, max_len=limit), text_run(key, word, teacher=True, max_len=limit)
 
 
 (good_own, good_taught), (long_own, long_taught) = runs(text), runs(long)

@@ -9,12 +9,13 @@ from analysis.tasks import words
 from explorer.charts import chart_in
 from explorer.lab_runs import NOISE_POINTS, SAMPLE_SIZE, patch_table, patched_run
 from explorer.link_guard import stop_page
-from explorer.model import checkpoint_or_stop, text_run
+from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, in_full
 from viz import HALF_WIDTH_TICKS, attention_heatmap
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 task = words(ckpt.task)
 config = ckpt.model.config
 st.title("🧪 Lab: build a head")
@@ -38,7 +39,7 @@ place = right.selectbox("Where it goes", list(PLACES), key="patch_where", **VIEW
                         help="The other heads and layers keep their own weights.")
 placement = PLACES[place]
 
-maps = patch_maps(config, ckpt.vocab, text_run(text, teacher=True), pattern, placement)
+maps = patch_maps(config, ckpt.vocab, text_run(key, text, teacher=True), pattern, placement)
 charts = st.columns(2)
 for column, weights, name, title in ((charts[0], maps.own, "own", maps.own_title),
                                      (charts[1], maps.yours, "yours", "Your pattern")):
@@ -57,7 +58,7 @@ if guess_text is None or guess is None:
     stop_page()
 
 st.subheader("What happened")
-normal, patched = text_run(text), patched_run(text, pattern, placement.layer, placement.head)
+normal, patched = text_run(key, text), patched_run(key, text, pattern, placement.layer, placement.head)
 a, b = st.columns(2)
 answer_metric(a, "The model's own weights", normal, "exactly {output}", "not {output}")
 in_full(a, normal.output)
@@ -65,8 +66,8 @@ answer_metric(b, "With your pattern", patched, "exactly {output}", "not {output}
 in_full(b, patched.output)
 st.caption(answer_caption(guess_text, patched))
 
-base = patch_table(None, 0, None)                                # the own weights: one table wherever it goes
-mine = patch_table(pattern, placement.layer, placement.head)
+base = patch_table(key, None, 0, None)                                # the own weights: one table wherever it goes
+mine = patch_table(key, pattern, placement.layer, placement.head)
 findings = patch_findings(ckpt.model, ckpt.task, pattern, placement, base, mine, guess, SAMPLE_SIZE, NOISE_POINTS)
 st.dataframe(findings.table, hide_index=True, width="content", column_config={
     "own weights": st.column_config.NumberColumn("exact match, own weights", format="percent"),

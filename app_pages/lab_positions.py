@@ -7,13 +7,14 @@ from analysis.tasks import words
 from explorer.charts import show_chart
 from explorer.lab_runs import SAMPLE_SIZE, sample_exact_match
 from explorer.link_guard import stop_page
-from explorer.model import checkpoint_or_stop, text_run
+from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric
 from viz import attention_side_by_side
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 task = words(ckpt.task)
 st.title("🧪 Lab: no positions")
 st.markdown(
@@ -25,7 +26,7 @@ st.markdown(
 
 text = learner_text(ckpt)
 config = ckpt.model.config
-st.caption(target_codes_caption(sample_exact_match("zero", ("target",), 0), SAMPLE_SIZE))
+st.caption(target_codes_caption(sample_exact_match(key, "zero", ("target",), 0), SAMPLE_SIZE))
 
 a, b, c = st.columns([1, 2, 1])
 mode = a.radio("Positions", list(MODES), format_func=MODES.get, key="pe_mode", **VIEW)
@@ -38,13 +39,13 @@ if not sides:
 sides = tuple(s for s in SIDES if s in sides)
 
 edit = {"positions": mode, "sides": sides, "shuffle_seed": seed}
-before, after = text_run(text), text_run(text, **edit)
-taught, taught_after = text_run(text, teacher=True), text_run(text, teacher=True, **edit)
+before, after = text_run(key, text), text_run(key, text, **edit)
+taught, taught_after = text_run(key, text, teacher=True), text_run(key, text, teacher=True, **edit)
 outputs = taken_away(before, mode, sides)
 left, right = st.columns(2)                      # the exact matches join them once the layer below is picked
 left.metric("With positions", outputs.before_output)
 answer_metric(right, outputs.after_label, after)
-kept, lost = sample_exact_match("normal", ("source", "target"), 0), sample_exact_match(mode, sides, seed)
+kept, lost = sample_exact_match(key, "normal", ("source", "target"), 0), sample_exact_match(key, mode, sides, seed)
 
 _, layer, _ = pick_head(config, "pe_", kinds=("cross",), layer_label="Cross-attention layer", heads=False)
 view = no_positions(config, taught, taught_after, mode, sides, kept, lost, layer)

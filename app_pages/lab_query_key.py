@@ -4,7 +4,7 @@ import streamlit as st
 
 from analysis.page_models.lab_query_key import query_key_view
 from explorer.charts import chart_in
-from explorer.model import checkpoint_or_stop, text_run
+from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head
 from explorer.state import learner_text
 from viz import scores_heatmap
@@ -20,9 +20,10 @@ st.markdown(
 )
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 text = learner_text(ckpt)
 config = ckpt.model.config
-run = text_run(text)
+run = text_run(key, text)
 
 kind, layer, head = pick_head(config, "qk_")
 view = query_key_view(run, kind, layer, head)

@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import lesson
 from explorer.callbacks import move_slider
-from explorer.model import checkpoint_or_stop, current_model_key, reversal_only
+from explorer.cache import checkpoint_or_stop, model_key, reversal_only
 from explorer.own_models import is_own
 from explorer.pages import TITLES
 from explorer.state import VIEW, learner_text
@@ -22,6 +22,7 @@ st.markdown(
 
 reversal_only("The lesson")
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 text = learner_text(ckpt)
 config = ckpt.model.config
 last = len(STEPS)
@@ -38,10 +39,10 @@ step = STEPS[number - 1]
 
 st.subheader(f"Step {step.number} of {last} · {step.title}")
 st.markdown(f"**Goal.** {step.goal}")
-view = lesson.step_view(step.number, text, ask_tables=False)   # all of it, but for a table an own model lacks
+view = lesson.step_view(step.number, key, text, ask_tables=False)   # all of it, but for a table an own model lacks
 lesson.draw(view.before)
-if is_own(current_model_key()):   # a server model's tables are all there: asking again would build it twice
-    shown, view = view.before, lesson.step_view(step.number, text)   # a missing table is asked for here, below
+if is_own(key):   # a server model's tables are all there: asking again would build it twice
+    shown, view = view.before, lesson.step_view(step.number, key, text)   # a missing table is asked for here, below
     lesson.draw(view.before[len(shown):])
 st.caption(f"**Look for:** {step.look_for}")
 if view.question is None:
@@ -51,16 +52,16 @@ else:
     lesson.ask(view, text)
 
 st.divider()
-model = ("your own model" if is_own(current_model_key()) else "the bundled model") + (
+model = ("your own model" if is_own(key) else "the bundled model") + (
     f" ({config.n_encoder_layers} + {config.n_decoder_layers} layers, {config.n_heads} heads, d_model {config.d_model})")
 SHEET_FOR = "_sheet_for"   # the (text, model) the teacher asked a sheet for; later reruns keep offering it
-wanted = (text, current_model_key())
+wanted = (text, key)
 if st.session_state.get(SHEET_FOR) != wanted:
     st.button("Prepare the teacher's sheet", icon=":material/description:", key="prepare_sheet",
               on_click=st.session_state.update, kwargs={SHEET_FOR: wanted},
               help="Every step's question and the answer the model in use gives on this text, with timings.")
 else:  # built in this run, from the model this page shows (a download built later ran outside the session)
-    questions = lesson.all_questions(text, ask_tables=False)
+    questions = lesson.all_questions(key, text, ask_tables=False)
     left, right = st.columns(2)
     left.download_button("Teacher's sheet (Markdown)", sheet_markdown(text, model, questions, TITLES),
                          file_name=f"lesson_{text.replace(' ', '_')}.md", mime="text/markdown", on_click="ignore",

@@ -5,7 +5,7 @@ import streamlit as st
 from analysis.page_models.masks import D_K_SIZES, batch_texts, masks_view
 from explorer.callbacks import batch_row
 from explorer.charts import show_chart
-from explorer.model import batch_runs, checkpoint_or_stop
+from explorer.cache import batch_runs, checkpoint_or_stop, model_key
 from explorer.pickers import pick_head
 from explorer.state import VIEW, learner_text
 from viz import HALF_WIDTH_TICKS, attention_heatmap, mask_heatmap, panels, scores_heatmap, softmax_comparison
@@ -21,9 +21,10 @@ st.latex(r"\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right),\qquad 
          r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}")
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 text = learner_text(ckpt)
 config = ckpt.model.config
-batch = batch_runs(batch_texts(text, config.max_len))    # one padded pass, a run per row
+batch = batch_runs(key, batch_texts(text, config.max_len))    # one padded pass, a run per row
 
 st.subheader("Your text in a batch")
 batch_part = st.container()                             # drawn once the controls below are read

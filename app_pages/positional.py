@@ -4,7 +4,7 @@ import streamlit as st
 
 from analysis.page_models.positional import D_MODEL_SIZES, positional_view
 from explorer.charts import chart_in, show_chart
-from explorer.model import checkpoint_or_stop, text_run
+from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, keep_in_range, learner_text
 from viz import encoding_heatmap, norms_bars, offset_distance_chart, rotation_check_chart, similarity_heatmap
 
@@ -19,6 +19,7 @@ st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)
          r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 text = learner_text(ckpt)
 config = ckpt.model.config
 d_model, positions = config.d_model, config.max_len + 1
@@ -52,7 +53,7 @@ a, b = st.columns(2)
 delta = a.slider("δ", 1, 20, 3, key="delta", **VIEW)
 keep_in_range("pos", 0, positions - 1)
 pos = b.slider("pos", 0, positions - 1, 2, key="pos", **VIEW)
-run = text_run(text)
+run = text_run(key, text)
 view = positional_view(run, config, custom_d, custom_len, delta, pos)
 
 with model_part:

@@ -13,7 +13,7 @@ from explorer.charts import show_chart
 from explorer.errors import CheckpointError
 from explorer.gate import deferred, fragment
 from explorer.live_training import LIMITS, LiveSettings, LiveSettingsError
-from explorer.model import checkpoint_or_stop, chosen_task, snapshot_output, snapshot_run, snapshots
+from explorer.cache import checkpoint_or_stop, chosen_task, model_key, snapshot_output, snapshot_run, snapshots
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from explorer.uploads import DONE_KEY, ERROR_KEY, MISMATCH_KEY, NOTE_KEY, take_upload, uploader_key
@@ -21,6 +21,7 @@ from viz import attention_grid
 from viz.training import learning_curves, live_curves
 
 ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
 task = words(ckpt.task)
 st.title("📈 Training")
 st.markdown(
@@ -31,7 +32,7 @@ st.markdown(
 
 text = learner_text(ckpt)
 try:
-    saved = snapshots()
+    saved = snapshots(key)
 except CheckpointError as err:
     saved = None
     st.error(escape_markdown(f"The snapshots of this checkpoint cannot be read. {err}"), icon="⚠️")
@@ -42,8 +43,8 @@ if saved:
     story_part = st.container()                  # the story of the whole run, drawn once the slider is read
     steps = snapshot_steps(saved)
     step = st.select_slider("Training step", steps, value=steps[-1], key="snapshot", **VIEW)
-    view = training_view(ckpt, text, saved, step, {s: snapshot_output(text, s) for s in steps},
-                         functools.partial(snapshot_run, text))
+    view = training_view(ckpt, text, saved, step, {s: snapshot_output(key, text, s) for s in steps},
+                         functools.partial(snapshot_run, key, text))
     story_part.markdown(view.story)
     st.caption(view.step_caption)
     a, b, c, d = st.columns(4)

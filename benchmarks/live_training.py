@@ -4,7 +4,7 @@
 
 Runs explorer.live_training.LiveTraining with the page's defaults (the form's starting values), several seeds,
 one after another, and prints for each the first evaluated step and the seconds at which held-out exact
-match reached 90 %, then the medians. One torch thread by default, as in the app's server (explorer.model).
+match reached 90 %, then the medians. One torch thread by default, as in the app's server (explorer.cache).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     python -m benchmarks.page_rerun [--repeats 15]
 
-"cold" clears the cached runs (explorer.model.clear_runs) and st.cache_data before every run, so it pays for the model runs and the figures;
+"cold" clears the cached runs (explorer.cache.clear_runs) and st.cache_data before every run, so it pays for the model runs and the figures;
 "warm" is a rerun with the model's numbers cached (moving a slider that changes no input), so it pays
 for the figures and the page. The shared model itself is loaded once (st.cache_resource) in both.
 """
@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from explorer.model import clear_runs  # noqa: E402
+from explorer.cache import clear_runs  # noqa: E402
 PAGES = ["home", "decode", "attention", "positional", "masks"]
 TEXT = "the quick brown fox jump"  # 24 characters, the model's limit
 

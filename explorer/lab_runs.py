@@ -1,17 +1,19 @@
-"""The lab's experiments over whole samples, cached. One word's runs come from explorer.model.text_run; each
+"""The lab's experiments over whole samples (and the lesson's), cached; a bundled checkpoint's are read from its
+stored tables (analysis.table_store) when they are fresh. One word's runs come from explorer.cache.text_run; every
+function takes the model's key (explorer.cache.model_key) first; each
 experiment builds its own Intervention, so it is an argument to the
 shared model, never a change to it."""
 
 from __future__ import annotations
 
 from analysis import lab, mechanism, offsets, patching
+from analysis.lesson import ForcedOutcomes, forced_outcomes
 from analysis.run import Run, make_run
-from transformer.data import sample_strings
-from transformer.data import held_out_strings
+from transformer.data import held_out_strings, sample_strings
 from transformer.intervention import NO_INTERVENTION, Head
 from transformer.metrics import exact_match
 
-from .model import SHARED_TABLES, checkpoint_for, intervention, model_run
+from .cache import SHARED_TABLES, checkpoint_for, intervention, model_run
 from .on_request import on_request
 
 SAMPLE_SIZE = 200   # held-out words behind every exact-match figure of the lab
@@ -24,14 +26,15 @@ def held_out_sample(max_len: int) -> list[str]:
     return held_out_strings(SAMPLE_SIZE, max_len)
 
 
-@model_run(max_entries=4, show_spinner="Switching off each head in turn on 200 held-out words…", shared=SHARED_TABLES)
+@model_run(max_entries=4, show_spinner="Switching off each head in turn on 200 held-out words…",
+           shared=SHARED_TABLES, stored=True)
 def _ablation_table(key: str, _progress: lab.Progress = None) -> tuple[float, list[lab.HeadEffect]]:
     ckpt = checkpoint_for(key)
     return lab.ablation_ranking(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
                                 _progress)
 
 
-@model_run(max_entries=4, show_spinner="Scoring every head on 200 held-out words…", shared=SHARED_TABLES)
+@model_run(max_entries=4, show_spinner="Scoring every head on 200 held-out words…", shared=SHARED_TABLES, stored=True)
 def _pattern_table(key: str, _progress: lab.Progress = None) -> list[lab.HeadPattern]:
     ckpt = checkpoint_for(key)
     return lab.pattern_scores(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
@@ -39,7 +42,7 @@ def _pattern_table(key: str, _progress: lab.Progress = None) -> list[lab.HeadPat
 
 
 @model_run(max_entries=8, show_spinner="Scoring heads against the offsets of their pattern on 200 held-out words…",
-           shared=SHARED_TABLES)
+           shared=SHARED_TABLES, stored=True)
 def _offset_table(key: str, heads_off: tuple[tuple[str, int, int], ...] = (), kind: str | None = None,
                   layer: int | None = None, _progress: lab.Progress = None) -> list[offsets.OffsetFit]:
     ckpt = checkpoint_for(key)
@@ -47,7 +50,8 @@ def _offset_table(key: str, heads_off: tuple[tuple[str, int, int], ...] = (), ki
                                 kind, layer, edit=intervention(heads_off), progress=_progress)
 
 
-@model_run(max_entries=64, show_spinner="Measuring exact match on 200 held-out words…", shared=SHARED_TABLES)
+@model_run(max_entries=64, show_spinner="Measuring exact match on 200 held-out words…",
+           shared=SHARED_TABLES, stored=True)
 def _sample_exact_match(key: str, positions: str, sides: tuple[str, ...], seed: int,
                         _progress: lab.Progress = None) -> float:
     ckpt = checkpoint_for(key)
@@ -57,7 +61,8 @@ def _sample_exact_match(key: str, positions: str, sides: tuple[str, ...], seed: 
     return exact_match(ckpt.model, ckpt.vocab, sample, edit, task=ckpt.task).exact_match
 
 
-@model_run(max_entries=4, show_spinner="Running random strings of every length up to twice the trained length…", shared=SHARED_TABLES)
+@model_run(max_entries=4, show_spinner="Running random strings of every length up to twice the trained length…",
+           shared=SHARED_TABLES, stored=True)
 def _length_curve(key: str, per_length: int = 20, _progress: lab.Progress = None) -> dict[int, float]:
     ckpt = checkpoint_for(key)
     lengths = list(range(1, lab.lab_limit(ckpt.model) + 1))
@@ -65,7 +70,8 @@ def _length_curve(key: str, per_length: int = 20, _progress: lab.Progress = None
                                      progress=_progress)
 
 
-@model_run(max_entries=4, show_spinner="Finding where the output first goes wrong at each length…", shared=SHARED_TABLES)
+@model_run(max_entries=4, show_spinner="Finding where the output first goes wrong at each length…",
+           shared=SHARED_TABLES, stored=True)
 def _failure_table(key: str, per_length: int = 10, _progress: lab.Progress = None) -> list[lab.FirstFailure]:
     ckpt = checkpoint_for(key)
     limit = ckpt.model.config.max_len
@@ -74,7 +80,8 @@ def _failure_table(key: str, per_length: int = 10, _progress: lab.Progress = Non
 
 
 
-@model_run(max_entries=4, show_spinner="Fitting linear probes for the length on 600 held-out words…", shared=SHARED_TABLES)
+@model_run(max_entries=4, show_spinner="Fitting linear probes for the length on 600 held-out words…",
+           shared=SHARED_TABLES, stored=True)
 def _length_probe(key: str, heads_off: tuple[tuple[str, int, int], ...],
                   _progress: lab.Progress = None) -> mechanism.LengthProbe:
     ckpt = checkpoint_for(key)
@@ -85,39 +92,56 @@ def _length_probe(key: str, heads_off: tuple[tuple[str, int, int], ...],
     return mechanism.length_probe(ckpt.model, ckpt.vocab, train, test, [Head(*h) for h in heads_off])
 
 
-def ablation_table(ask: bool = True) -> tuple[float, list[lab.HeadEffect]] | None:
-    return on_request(_ablation_table, "Switching off each head in turn on 200 held-out words", ask=ask)
+@model_run(max_entries=4, show_spinner="Forcing a wrong first character on 200 held-out words…",
+           shared=SHARED_TABLES, stored=True)
+def _forced_table(key: str, token: str, _progress=None) -> ForcedOutcomes:
+    ckpt = checkpoint_for(key)
+    return forced_outcomes(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), token, ckpt.task,
+                           progress=_progress)
 
 
-def pattern_table() -> list[lab.HeadPattern]:
-    return on_request(_pattern_table, "Scoring every head on 200 held-out words")
+@model_run(max_entries=4, show_spinner="Finding where each cross head looks on 200 held-out words…",
+           shared=SHARED_TABLES, stored=True)
+def _cross_offsets(key: str, _progress=None) -> list[OffsetFit]:
+    ckpt = checkpoint_for(key)
+    return offsets.head_offsets(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
+                        kind="cross", progress=_progress)
 
 
-def offset_table(heads_off: tuple[tuple[str, int, int], ...] = (), kind: str | None = None,
+def ablation_table(key: str, ask: bool = True) -> tuple[float, list[lab.HeadEffect]] | None:
+    return on_request(_ablation_table, "Switching off each head in turn on 200 held-out words", key, ask=ask)
+
+
+def pattern_table(key: str) -> list[lab.HeadPattern]:
+    return on_request(_pattern_table, "Scoring every head on 200 held-out words", key)
+
+
+def offset_table(key: str, heads_off: tuple[tuple[str, int, int], ...] = (), kind: str | None = None,
                  layer: int | None = None, ask: bool = True) -> list[offsets.OffsetFit] | None:
     """Heads (all, or one kind or layer) against the offsets of their pattern, with `heads_off` switched off."""
     return on_request(_offset_table, "Scoring heads against the offsets of their pattern on 200 held-out words",
-                      heads_off, kind, layer, ask=ask)
+                      key, heads_off, kind, layer, ask=ask)
 
 
-def sample_exact_match(positions: str, sides: tuple[str, ...], seed: int) -> float:
-    return on_request(_sample_exact_match, "Measuring exact match on 200 held-out words", positions, sides, seed)
+def sample_exact_match(key: str, positions: str, sides: tuple[str, ...], seed: int) -> float:
+    return on_request(_sample_exact_match, "Measuring exact match on 200 held-out words", key, positions, sides,
+                      seed)
 
 
-def length_curve() -> dict[int, float]:
-    return on_request(_length_curve, "Running random strings of every length up to twice the trained length")
+def length_curve(key: str) -> dict[int, float]:
+    return on_request(_length_curve, "Running random strings of every length up to twice the trained length", key)
 
 
-def failure_table() -> list[lab.FirstFailure]:
-    return on_request(_failure_table, "Finding where the output first goes wrong at each length")
+def failure_table(key: str) -> list[lab.FirstFailure]:
+    return on_request(_failure_table, "Finding where the output first goes wrong at each length", key)
 
 
-def length_probe(heads_off: tuple[tuple[str, int, int], ...]) -> mechanism.LengthProbe:
-    return on_request(_length_probe, "Fitting linear probes for the length on 600 held-out words", heads_off)
+def length_probe(key: str, heads_off: tuple[tuple[str, int, int], ...]) -> mechanism.LengthProbe:
+    return on_request(_length_probe, "Fitting linear probes for the length on 600 held-out words", key, heads_off)
 
 
 @model_run(max_entries=32, show_spinner="Measuring exact match with the pattern in place on 400 words…",
-           shared=SHARED_TABLES)
+           shared=SHARED_TABLES, stored=True)
 def _patch_table(key: str, pattern: str | None, layer: int, head: int | None,
                  _progress: lab.Progress = None) -> patching.PatchScore:
     """Exact match with a pattern in place of cross-attention weights (None: the model's own), on the lab's
@@ -138,6 +162,6 @@ def patched_run(key: str, text: str, pattern: str, layer: int, head: int | None)
     return make_run(ckpt.model, ckpt.vocab, text, edit=edit, task=ckpt.task)
 
 
-def patch_table(pattern: str | None, layer: int, head: int | None) -> patching.PatchScore:
+def patch_table(key: str, pattern: str | None, layer: int, head: int | None) -> patching.PatchScore:
     return on_request(_patch_table, "Measuring exact match on 200 held-out words and 200 longer ones",
-                      pattern, layer, head)
+                      key, pattern, layer, head)

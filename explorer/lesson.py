@@ -10,8 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from analysis.lab import HeadEffect
-from analysis.lesson import ForcedOutcomes, forced_outcomes
-from analysis.offsets import OffsetFit, head_offsets
+from analysis.lesson import ForcedOutcomes
+from analysis.offsets import OffsetFit
 from analysis.run import Run
 from teaching import step_views
 from teaching.questions import Question
@@ -21,9 +21,9 @@ from viz import attention_heatmap, encoding_heatmap, mask_heatmap, norms_bars, p
 from viz.strips import vector_rows
 
 from .charts import chart_in
-from .lab_runs import SAMPLE_SIZE, ablation_table, held_out_sample
+from .lab_runs import SAMPLE_SIZE, _cross_offsets, _forced_table, ablation_table
 from .links import page_link
-from .model import SHARED_TABLES, checkpoint_for, checkpoint_or_stop, model_run, snapshot_output, snapshots, text_run
+from .cache import checkpoint_for, snapshot_output, snapshots, text_run
 from .on_request import on_request
 from .pages import page
 from .text import escape_markdown, visible
@@ -33,29 +33,16 @@ FIGURES = {f.__name__: f for f in (attention_heatmap, encoding_heatmap, mask_hea
                                    softmax_comparison)}
 
 
-@model_run(max_entries=4, show_spinner="Forcing a wrong first character on 200 held-out words…", shared=SHARED_TABLES)
-def _forced_table(key: str, token: str, _progress=None) -> ForcedOutcomes:
-    ckpt = checkpoint_for(key)
-    return forced_outcomes(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), token, ckpt.task,
-                           progress=_progress)
-
-
-@model_run(max_entries=4, show_spinner="Finding where each cross head looks on 200 held-out words…",
-           shared=SHARED_TABLES)
-def _cross_offsets(key: str, _progress=None) -> list[OffsetFit]:
-    ckpt = checkpoint_for(key)
-    return head_offsets(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
-                        kind="cross", progress=_progress)
-
-
 @dataclass(frozen=True)
 class CachedSource:
-    """The lesson's runs and tables for the model this session uses, from the caches every page shares."""
+    """The lesson's runs and tables for one model (its key: explorer.cache.model_key), from the caches every
+    page shares."""
+    key: str
     text: str
 
     @property
     def _ckpt(self):
-        return checkpoint_or_stop()
+        return checkpoint_for(self.key)
 
     @property
     def task(self) -> str:
@@ -72,36 +59,38 @@ class CachedSource:
     sample_size: int = SAMPLE_SIZE
 
     def run(self, **change) -> Run:
-        return text_run(self.text, **change)
+        return text_run(self.key, self.text, **change)
 
     def snapshots(self) -> list[dict]:
-        return snapshots()
+        return snapshots(self.key)
 
     def snapshot_output(self, step: int) -> str:
-        return snapshot_output(self.text, step)
+        return snapshot_output(self.key, self.text, step)
 
     def forced_table(self, token: str, ask: bool) -> ForcedOutcomes | None:
-        return on_request(_forced_table, "Forcing a wrong first character on 200 held-out words", token, ask=ask)
+        return on_request(_forced_table, "Forcing a wrong first character on 200 held-out words", self.key, token,
+                          ask=ask)
 
     def cross_offsets(self, ask: bool) -> list[OffsetFit] | None:
-        return on_request(_cross_offsets, "Finding where each cross head looks on 200 held-out words", ask=ask)
+        return on_request(_cross_offsets, "Finding where each cross head looks on 200 held-out words", self.key,
+                          ask=ask)
 
     def ablation_table(self, ask: bool) -> tuple[float, list[HeadEffect]] | None:
-        return ablation_table(ask=ask)
+        return ablation_table(self.key, ask=ask)
 
 
-def step_view(number: int, text: str, ask_tables: bool = True) -> StepView:
-    return step_views.step_view(number, CachedSource(text), ask_tables)
+def step_view(number: int, key: str, text: str, ask_tables: bool = True) -> StepView:
+    return step_views.step_view(number, CachedSource(key, text), ask_tables)
 
 
-def question(step: int, text: str, ask_tables: bool = True) -> Question | None:
-    """Step `step`'s question on this text, answered by the model in use (None: it has no snapshots, or, with
-    ask_tables=False, step 9's tables of an own model have not been computed yet)."""
-    return step_view(step, text, ask_tables).question
+def question(step: int, key: str, text: str, ask_tables: bool = True) -> Question | None:
+    """Step `step`'s question on this text, answered by the model named by `key` (None: it has no snapshots,
+    or, with ask_tables=False, step 9's tables of an own model have not been computed yet)."""
+    return step_view(step, key, text, ask_tables).question
 
 
-def all_questions(text: str, ask_tables: bool = True) -> list[Question | None]:
-    return [question(step.number, text, ask_tables) for step in STEPS]
+def all_questions(key: str, text: str, ask_tables: bool = True) -> list[Question | None]:
+    return [question(step.number, key, text, ask_tables) for step in STEPS]
 
 
 def answer_key(question: Question, step: int) -> str:

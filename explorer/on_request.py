@@ -21,7 +21,6 @@ import streamlit as st
 
 from .link_guard import stop_page
 from .gate import server_gate
-from .model import current_model_key
 from .own_models import is_own
 
 WORK_SECONDS = 60          # the longest one table of an own model may compute on the shared server...
@@ -35,14 +34,15 @@ class WorkStopped(Exception):
     """The work ran past its budget."""
 
 
-def on_request(table: Callable[..., T], what: str, *args, ask: bool = True) -> T | None:
-    """The table for the model in use: at once for a server model; for an own model, once the learner asks
-    (with ask=False, None until they have asked, and no button: the teacher's sheet leaves that step out)."""
-    if not is_own(current_model_key()) or table.is_cached(*args):
-        return table(*args)
+def on_request(table: Callable[..., T], what: str, key: str, *args, ask: bool = True) -> T | None:
+    """table(key, *args) for the model named by `key`: at once for a server model; for an own model, once the
+    learner asks (with ask=False, None until they have asked, and no button: the teacher's sheet leaves that
+    step out)."""
+    if not is_own(key) or table.is_cached(key, *args):
+        return table(key, *args)
     name = f"{table.__name__}{args!r}"
     asked = st.session_state.setdefault(ASKED_KEY, set())
-    if (current_model_key(), name) not in asked:
+    if (key, name) not in asked:
         if not ask:
             return None
         ask_box = st.empty()   # the question goes once the learner has answered it
@@ -56,7 +56,7 @@ def on_request(table: Callable[..., T], what: str, *args, ask: bool = True) -> T
         if not pressed:
             stop_page()
         ask_box.empty()
-    asked.add((current_model_key(), name))   # kept until the work stops: a rerun meanwhile goes on asking
+    asked.add((key, name))   # kept until the work stops: a rerun meanwhile goes on asking
     bar = st.progress(0.0, text=f"{what}…")
     worked, since = [0.0], [time.monotonic()]   # seconds of work so far; when the batch under way began
 
@@ -75,9 +75,9 @@ def on_request(table: Callable[..., T], what: str, *args, ask: bool = True) -> T
     try:
         with server_gate().heavy_lane(waiting):
             since[0] = time.monotonic()
-            result = table(*args, _progress=report)
+            result = table(key, *args, _progress=report)
     except WorkStopped as stopped:
-        asked.discard((current_model_key(), name))
+        asked.discard((key, name))
         bar.empty()
         st.warning(f"{what} was stopped ({stopped}): your model needs more than the {WORK_SECONDS} s one table "
                    "may take on a shared server. The rest of the page needs this table, so it ends here.",

@@ -108,6 +108,11 @@ class RunCache:
         with self._lock:
             return list(self._entries)
 
+    def items(self) -> list[tuple[Hashable, Any]]:
+        """((group, args), result) of every entry, least recently used first (scripts.store_tables)."""
+        with self._lock:
+            return [(key, entry.value) for key, entry in self._entries.items()]
+
     def get(self, group: str, args: tuple, compute: Callable[[], T], max_entries: int | None = None,
             waiting: Callable[[], ContextManager] = contextlib.nullcontext) -> T:
         """The result of `group` (a function's name) on `args` (plain values), computed by `compute` on a miss,

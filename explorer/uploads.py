@@ -14,7 +14,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from analysis.tasks import words
 from transformer.checkpoint import Checkpoint, CheckpointError, from_zip
 
-from .model import TASK_KEY, chosen_task
+from .cache import TASK_KEY, chosen_task
 from .own_models import add
 
 ERROR_KEY = "upload_error"

@@ -1,6 +1,6 @@
 import pytest
 
-from explorer.model import shared_checkpoint
+from explorer.cache import shared_checkpoint
 
 
 @pytest.fixture(scope="session")

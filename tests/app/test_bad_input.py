@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from explorer.model import BUNDLED_CHECKPOINT, CHECKPOINT_ENV
+from explorer.cache import BUNDLED_CHECKPOINT, CHECKPOINT_ENV
 from explorer.pages import PAGES as REGISTRY
 
 from .helpers import figures, no_exception, open_page

@@ -22,9 +22,11 @@ TEXT = "banana"
 def page_tables():
     """The page's own whole-sample tables (steps 8 and 9), computed before the first page opens: they are
     cached for the whole process, as on the server, and a page run computing them would wait for all of them."""
+    from explorer.cache import BUNDLED_CHECKPOINT
     from explorer.lab_runs import _ablation_table
     from explorer.lesson import _cross_offsets, _forced_table
-    _ablation_table(), _cross_offsets(), _forced_table("z")
+    key = str(BUNDLED_CHECKPOINT)     # the key the page's runs and tables are cached under
+    _ablation_table(key), _cross_offsets(key), _forced_table(key, "z")
 
 
 def answer_widget(at, step):

@@ -12,7 +12,7 @@ from analysis.lesson import forced_outcome, forced_outcomes
 from analysis.offsets import head_offsets, run_offsets
 from analysis.run import Decoding, make_run
 from explorer.lab_runs import held_out_sample
-from explorer.model import shared_checkpoint
+from explorer.cache import shared_checkpoint
 from teaching.questions import FORCED_OPTIONS
 from transformer.checkpoint import load_snapshot, snapshot_index
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from explorer import live_runs
-from explorer.model import BUNDLED_CHECKPOINT
+from explorer.cache import BUNDLED_CHECKPOINT
 from explorer.own_models import OWN_MODEL_KEY
 from explorer.pages import PAGES
 from transformer import checkpoint

@@ -5,7 +5,7 @@ import pytest
 
 from analysis.patching import Placement, patched, pattern_label, verdict
 from explorer.lab_runs import NOISE_POINTS
-from explorer.model import checkpoint_for
+from explorer.cache import checkpoint_for
 from transformer.decoding import generate
 from transformer.checkpoint import bundled_checkpoint
 from transformer.data import target

@@ -14,7 +14,7 @@ import pytest
 import torch
 from streamlit.runtime import caching
 
-from explorer.model import SHARED_RUNS
+from explorer.cache import SHARED_RUNS
 from explorer.run_cache import OWN_RUN_BYTES
 from transformer.checkpoint import Checkpoint
 from transformer.config import ModelConfig

@@ -9,6 +9,7 @@ import pytest
 from analysis.circuits import CONTENT_CONTENT, FOUR, POSITION_POSITION, TERMS, score_split, sharpest_head
 from analysis.run import make_run
 from analysis.tasks import WORDS
+from explorer.cache import TABLES_COMPUTED
 from explorer.pages import BY_ID
 from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import TASKS, source_positions, target
@@ -30,8 +31,12 @@ def page_text(at) -> str:
 @pytest.mark.parametrize("task", list(TASKS))
 @pytest.mark.parametrize("page", PAGE_NAMES)
 def test_every_page_runs_under_every_task(page, task):
+    """...and its default view reads every whole-sample table from the checkpoint's stored tables (a fresh
+    server's first visitor waits for none of them)."""
+    computed = sum(TABLES_COMPUTED.values())
     at = open_page(page, TEXT, state={"task": task})
     assert not at.exception, [e.value for e in at.exception]
+    assert sum(TABLES_COMPUTED.values()) == computed, f"computed instead of read: {TABLES_COMPUTED}"
     if page in REVERSAL_ONLY and task != "reverse":
         assert "built on the reversal model" in " ".join(i.value for i in at.info)
         at.button(key="back_to_reverse").click().run()

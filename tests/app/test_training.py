@@ -5,7 +5,7 @@ import shutil
 
 import numpy as np
 
-from explorer.model import BUNDLED_CHECKPOINT, CHECKPOINT_ENV
+from explorer.cache import BUNDLED_CHECKPOINT, CHECKPOINT_ENV
 from transformer.checkpoint import load_snapshot, snapshot_index
 from analysis.run import make_run
 from viz.attention import mosaic_origins

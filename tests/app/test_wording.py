@@ -163,8 +163,8 @@ def test_no_positions_says_when_the_text_repeats_no_character():
 def test_longer_than_trained_names_every_position_step_0_may_copy(task, monkeypatch):
     long = "bb a " * 12 + "c"                              # 61 characters, 12 spaces, many equal letters
     # The whole-sample tables are tested in test_lab; here only the caption under the two maps counts.
-    monkeypatch.setattr("explorer.lab_runs.length_curve", lambda: {n: float(n <= 48) for n in range(1, 97)})
-    monkeypatch.setattr("explorer.lab_runs.failure_table", lambda: [])
+    monkeypatch.setattr("explorer.lab_runs.length_curve", lambda key: {n: float(n <= 48) for n in range(1, 97)})
+    monkeypatch.setattr("explorer.lab_runs.failure_table", lambda key: [])
     at = open_page("lab_length", TEXT, state={"task": task})
     at.text_input(key="long_text").set_value(long).run()
     no_exception(at)

@@ -11,7 +11,7 @@ import pytest
 import torch
 from playwright.async_api import async_playwright
 
-from explorer.model import BUNDLED_CHECKPOINT
+from explorer.cache import BUNDLED_CHECKPOINT
 from transformer import decoding
 from transformer.checkpoint import load
 from transformer.vocab import SOS

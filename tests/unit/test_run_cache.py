@@ -129,7 +129,7 @@ def test_evicted_memory_is_given_back_every_few_megabytes_not_on_every_eviction(
 
 def test_model_run_keys_on_plain_values_with_defaults_filled_in_and_underscored_arguments_left_out():
     """As st.cache_resource did: a progress callback (explorer.on_request) does not make a new entry."""
-    from explorer.model import model_run
+    from explorer.cache import model_run
 
     calls = []
 
@@ -139,8 +139,8 @@ def test_model_run_keys_on_plain_values_with_defaults_filled_in_and_underscored_
         return [per_length]
 
     server_model = "checkpoints/not-an-own-model"
-    first = table.of(server_model)
-    assert table.of(server_model, 20, _progress=lambda share: None) is first
-    assert table.of(server_model, per_length=20) is first
-    assert table.of(server_model, 10) == [10]
+    first = table(server_model)
+    assert table(server_model, 20, _progress=lambda share: None) is first
+    assert table(server_model, per_length=20) is first
+    assert table(server_model, 10) == [10]
     assert calls == [(server_model, 20), (server_model, 10)]

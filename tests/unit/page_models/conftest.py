@@ -1,5 +1,5 @@
 """What the page models' tests share: the bundled models, loaded once, and runs made as the pages' cache makes
-them (explorer.model.text_run calls analysis.run.make_run with these arguments)."""
+them (explorer.cache.text_run calls analysis.run.make_run with these arguments)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def reverser() -> Checkpoint:
 
 @pytest.fixture(autouse=True, scope="package")
 def one_thread():
-    """One intra-op thread, as the server runs (explorer.model): on this shared 2-core machine a second thread
+    """One intra-op thread, as the server runs (explorer.cache): on this shared 2-core machine a second thread
     made these tiny passes some 40 times slower, not faster."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from collections import Counter
 import inspect
 import os
 from pathlib import Path
@@ -19,6 +20,7 @@ import streamlit as st
 import torch
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from analysis import table_store
 from analysis.run import Decoding, Run, make_batch_runs, make_run
 from transformer.decoding import generate
 from transformer.checkpoint import (
@@ -61,7 +63,7 @@ def server_checkpoint_dir() -> Path:
     return pointed_checkpoint() or bundled_checkpoint(chosen_task())
 
 
-def current_model_key() -> str:
+def model_key() -> str:
     """What names the model this session is looking at: the id of its own model (which only its own state
     holds, never the URL), else the server checkpoint's folder."""
     own = st.session_state.get(OWN_MODEL_KEY) if get_script_run_ctx() else None
@@ -80,7 +82,7 @@ def checkpoint_for(key: str) -> Checkpoint:
 
 
 def shared_checkpoint() -> Checkpoint:
-    return checkpoint_for(current_model_key())
+    return checkpoint_for(model_key())
 
 
 def checkpoint_or_stop() -> Checkpoint:
@@ -93,43 +95,47 @@ def checkpoint_or_stop() -> Checkpoint:
 
 SHARED_RUNS = RunCache(SHARED_RUN_BYTES)  # every session's runs of the server's models, one budget together
 SHARED_TABLES = RunCache(SHARED_TABLE_BYTES)  # the lab's tables of the server's models, apart from the runs
+TABLES_COMPUTED: Counter[str] = Counter()     # tables a server model computed for want of a fresh stored one
 
 
-def model_run(max_entries: int, show_spinner: bool | str = False,
-              shared: RunCache = SHARED_RUNS) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Decorate run(key, *args), which reads its model with checkpoint_for(key); call it without the key.
+def model_run(max_entries: int, show_spinner: bool | str = False, shared: RunCache = SHARED_RUNS,
+              stored: bool = False) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Cache run(key, *args), which reads its model with checkpoint_for(key); the caller passes the key
+    (model_key() for the model this session looks at), so the cache's key is the call's own arguments.
 
     For a server checkpoint the result is cached for every session in `shared` (keyed by plain values). For
     this session's own model it is cached on the session's shelf, which Streamlit drops with the session, so
     nothing computed about an upload outlives it or reaches another session. Both are bounded in bytes; at most
     `max_entries` results of this function are kept in each. Results are shared, not copied: they must not be
-    changed (a run's arrays are read-only)."""
+    changed (a run's arrays are read-only). With `stored`, a server checkpoint's result is first looked up in
+    the tables stored beside its weights (analysis.table_store), and computed only when none is there fresh."""
 
     def wrap(run: Callable[..., T]) -> Callable[..., T]:
-        cached = _cached(run, max_entries, show_spinner)
-
-        def of(key: str, *args, **kwargs):
-            return cached(shelf().runs if is_own(key) else shared, key, *args, **kwargs)
+        cached = _cached(run, max_entries, show_spinner, stored)
 
         @functools.wraps(run)
-        def call(*args, **kwargs):
-            return of(current_model_key(), *args, **kwargs)
+        def call(key: str, *args, **kwargs):
+            return cached(_cache_of(key, shared), key, *args, **kwargs)
 
-        def is_cached(*args, **kwargs) -> bool:
-            """Whether the run for the model in use is kept now (explorer.on_request skips its queue then)."""
-            key = current_model_key()
-            return cached.holds(shelf().runs if is_own(key) else shared, key, *args, **kwargs)
+        def is_cached(key: str, *args, **kwargs) -> bool:
+            """Whether the result is kept now (explorer.on_request skips its queue then)."""
+            return cached.holds(_cache_of(key, shared), key, *args, **kwargs)
 
-        call.of = of   # the same run of a model named by its key (Compare tasks: each task's bundled model)
         call.is_cached = is_cached
         return call
 
     return wrap
 
 
-def _cached(run: Callable[..., T], max_entries: int, show_spinner: bool | str) -> Callable[..., T]:
+def _cache_of(key: str, shared: RunCache) -> RunCache:
+    """Where a model's results are kept: the session's shelf for its own model, else the server's `shared`."""
+    return shelf().runs if is_own(key) else shared
+
+
+def _cached(run: Callable[..., T], max_entries: int, show_spinner: bool | str,
+            stored: bool = False) -> Callable[..., T]:
     """run(*args) through a RunCache passed first, keyed by the function and its arguments with defaults
-    filled in (text_run(t) and text_run(t, None) are one entry), behind a spinner while it is computed.
+    filled in (text_run(key, t) and text_run(key, t, None) are one entry), behind a spinner while it is computed.
     Arguments named with a leading underscore (a progress callback) are left out of the key, as
     st.cache_resource leaves them."""
     signature = inspect.signature(run)
@@ -144,9 +150,17 @@ def _cached(run: Callable[..., T], max_entries: int, show_spinner: bool | str) -
         bound.apply_defaults()
         return bound, tuple(value for arg, value in bound.arguments.items() if not arg.startswith("_"))
 
+    def compute(bound, key: tuple) -> T:
+        if stored and not is_own(key[0]):    # key[0]: the model's key, a server checkpoint's folder
+            found, table = table_store.lookup(key[0], name, key[1:])
+            if found:
+                return table
+            TABLES_COMPUTED[name] += 1
+        return run(*bound.args, **bound.kwargs)
+
     def cached(cache: RunCache, *args, **kwargs) -> T:
         bound, key = bind(*args, **kwargs)
-        return cache.get(name, key, lambda: run(*bound.args, **bound.kwargs), max_entries, spinner)
+        return cache.get(name, key, lambda: compute(bound, key), max_entries, spinner)
 
     cached.holds = lambda cache, *args, **kwargs: (name, bind(*args, **kwargs)[1]) in cache
     return cached
@@ -194,14 +208,14 @@ def _snapshot_index(directory: str) -> list[dict]:
     return snapshot_index(directory)
 
 
-def snapshots() -> list[dict]:
-    """The snapshots of the model this session looks at: a server checkpoint's, none for an own model."""
-    key = current_model_key()
+def snapshots(key: str) -> list[dict]:
+    """The snapshots of the model named by `key`: a server checkpoint's, none for an own model."""
     return [] if is_own(key) else _snapshot_index(key)
 
 
-def snapshot_run(text: str, step: int) -> Run:
-    return _snapshot_run(SHARED_RUNS, str(server_checkpoint_dir()), text, step)
+def snapshot_run(key: str, text: str, step: int) -> Run:
+    """A server checkpoint's snapshot (key: its folder) on the text."""
+    return _snapshot_run(SHARED_RUNS, key, text, step)
 
 
 def _make_snapshot_run(directory: str, text: str, step: int) -> Run:
@@ -212,9 +226,10 @@ def _make_snapshot_run(directory: str, text: str, step: int) -> Run:
 _snapshot_run = _cached(_make_snapshot_run, max_entries=64, show_spinner=False)
 
 
-def snapshot_output(text: str, step: int) -> str:
-    """What a snapshot writes for the text, without a trace (the lesson asks nine of them per word)."""
-    return _snapshot_output(str(server_checkpoint_dir()), text, step)
+def snapshot_output(key: str, text: str, step: int) -> str:
+    """What a server checkpoint's snapshot writes for the text, without a trace (the lesson asks nine of them
+    per word)."""
+    return _snapshot_output(key, text, step)
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
@@ -241,7 +256,7 @@ def reversal_only(what: str) -> None:
 def task_run(task: str, text: str) -> Run:
     """The bundled model of `task` on the text, greedy: Compare tasks sets the three side by side. The chosen
     task's run is the one every other page reads (one cache)."""
-    return text_run.of(str(bundled_checkpoint(task)), text)
+    return text_run(str(bundled_checkpoint(task)), text)
 
 
 def task_checkpoint(task: str) -> Checkpoint:

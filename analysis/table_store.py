@@ -1,0 +1,153 @@
+"""The lab's whole-sample tables of a bundled checkpoint, stored beside its weights and read instead of computed.
+
+A table (a head's cost over 200 held-out words, the length probes, the first failure per length…) is a fixed
+property of a checkpoint: computing it on a fresh server made the first learner to open a lab page wait up to a
+minute. `python -m scripts.store_tables` computes every table the pages' default views ask for and writes them
+to `checkpoints/<task>/tables.json`; the server reads a table from there when the file's fingerprint (the
+weights' and the code's) is the one it would compute with now, and computes it as before otherwise. So a
+stored table is only ever what the code in this checkout would compute (tests/unit/test_table_store.py holds
+the files fresh, and one table equal to a fresh computation).
+
+The file is JSON, decoded through a closed list of types: it can hold numbers, strings, lists, tuples, dicts,
+numpy arrays, the analysis records named in RECORDS and fitted ridge probes, and nothing that runs code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.linear_model import Ridge
+
+from transformer.intervention import Head
+
+from .lab import FirstFailure, HeadEffect, HeadPattern
+from .lesson import ForcedOutcomes
+from .mechanism import LengthProbe
+from .offsets import OffsetFit
+from .patching import PatchScore
+
+FILE_NAME = "tables.json"
+ROOT = Path(__file__).resolve().parent.parent
+RECORDS = {cls.__name__: cls for cls in (FirstFailure, ForcedOutcomes, Head, HeadEffect, HeadPattern, LengthProbe,
+                                         OffsetFit, PatchScore)}
+# The code a table's numbers depend on: the model, decoding, data and metrics, the analyses, and the functions
+# that call them with the lab's samples (a change to any of them makes every stored table stale).
+CODE = ("transformer/*.py", "analysis/*.py", "explorer/lab_runs.py")
+
+
+class StoreError(ValueError):
+    """A tables file that is not what this module writes."""
+
+
+def encode(value: Any) -> Any:
+    """A table as JSON values, tagged so that decode() gives back the same types."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        return number if math.isfinite(number) else {"float": repr(number)}
+    if isinstance(value, np.ndarray):
+        return {"array": [encode(v) for v in value.ravel().tolist()], "dtype": str(value.dtype),
+                "shape": list(value.shape)}
+    if isinstance(value, tuple):
+        return {"tuple": [encode(v) for v in value]}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        return {"dict": [[encode(k), encode(v)] for k, v in value.items()]}
+    if isinstance(value, Ridge):
+        return {"ridge": {"alpha": value.alpha, "coef": encode(value.coef_), "intercept": encode(value.intercept_)}}
+    if dataclasses.is_dataclass(value) and type(value).__name__ in RECORDS:
+        return {"record": type(value).__name__,
+                "fields": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+    raise StoreError(f"a table cannot hold a {type(value).__name__}")
+
+
+def decode(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if not isinstance(value, dict) or len(value) not in (1, 2, 3):
+        raise StoreError(f"not a stored value: {str(value)[:80]}")
+    if "float" in value:
+        return float(value["float"])
+    if "array" in value:
+        return np.array([decode(v) for v in value["array"]], dtype=value["dtype"]).reshape(value["shape"])
+    if "tuple" in value:
+        return tuple(decode(v) for v in value["tuple"])
+    if "dict" in value:
+        return {_hashable(decode(k)): decode(v) for k, v in value["dict"]}
+    if "ridge" in value:
+        fitted = value["ridge"]
+        probe = Ridge(alpha=fitted["alpha"])
+        probe.coef_, probe.intercept_ = decode(fitted["coef"]), decode(fitted["intercept"])
+        probe.n_features_in_ = probe.coef_.shape[-1]
+        return probe
+    if "record" in value and value["record"] in RECORDS:
+        return RECORDS[value["record"]](**{k: decode(v) for k, v in value["fields"].items()})
+    raise StoreError(f"not a stored value: {str(value)[:80]}")
+
+
+def _hashable(key: Any) -> Any:
+    return tuple(key) if isinstance(key, list) else key
+
+
+@cache
+def code_fingerprint() -> str:
+    """sha256 over the code the tables depend on (CODE), file by file in name order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for pattern in CODE for p in ROOT.glob(pattern)):
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def fingerprint(checkpoint_dir: Path) -> str:
+    """What a stored table depends on: the checkpoint's weights and configuration, and the code."""
+    digest = hashlib.sha256(code_fingerprint().encode())
+    for name in ("config.json", "model.safetensors"):
+        digest.update((Path(checkpoint_dir) / name).read_bytes())
+    return digest.hexdigest()
+
+
+def table_key(group: str, args: tuple) -> str:
+    """One table's name in the file: the function's name and its arguments after the model's key."""
+    return json.dumps([group.rsplit(".", 1)[-1], encode(args)])
+
+
+def write(checkpoint_dir: Path, tables: dict[tuple[str, tuple], Any]) -> Path:
+    """Store (function name, arguments after the key) -> table for one checkpoint, with its fingerprint."""
+    path = Path(checkpoint_dir) / FILE_NAME
+    entries = sorted([table_key(group, args), encode(value)] for (group, args), value in tables.items())
+    path.write_text(json.dumps({"fingerprint": fingerprint(checkpoint_dir), "tables": entries}, indent=0) + "\n")
+    return path
+
+
+@cache
+def stored_tables(checkpoint_dir: str) -> dict[str, Any] | None:
+    """The checkpoint's stored tables, still encoded, if its file exists and is fresh; else None."""
+    path = Path(checkpoint_dir) / FILE_NAME
+    if not path.is_file():
+        return None
+    saved = json.loads(path.read_text())
+    if saved.get("fingerprint") != fingerprint(Path(checkpoint_dir)):
+        return None
+    return dict((name, value) for name, value in saved["tables"])
+
+
+def lookup(checkpoint_dir: str, group: str, args: tuple) -> tuple[bool, Any]:
+    """(True, the table) when `checkpoint_dir` stores this table fresh; (False, None) otherwise."""
+    tables = stored_tables(str(checkpoint_dir))
+    if tables is None:
+        return False, None
+    name = table_key(group, args)
+    return (True, decode(tables[name])) if name in tables else (False, None)
