@@ -73,33 +73,49 @@ def encode(value: Any) -> Any:
 
 
 def decode(value: Any) -> Any:
+    """What encode() was given, rebuilt; StoreError for anything encode() does not write."""
+    try:
+        return _decode(value)
+    except StoreError:
+        raise
+    except (AttributeError, KeyError, TypeError, ValueError) as err:
+        raise StoreError(f"not a stored value: {str(value)[:80]} ({err})") from err
+
+
+def _decode(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, list):
-        return [decode(v) for v in value]
+        return [_decode(v) for v in value]
     if not isinstance(value, dict) or len(value) not in (1, 2, 3):
         raise StoreError(f"not a stored value: {str(value)[:80]}")
     if "float" in value:
         return float(value["float"])
     if "array" in value:
-        return np.array([decode(v) for v in value["array"]], dtype=value["dtype"]).reshape(value["shape"])
+        if np.dtype(value["dtype"]).kind not in "biuf":          # numbers only, never Python objects
+            raise StoreError(f"not a stored array type: {value['dtype']}")
+        return np.array([_decode(v) for v in value["array"]], dtype=value["dtype"]).reshape(value["shape"])
     if "tuple" in value:
-        return tuple(decode(v) for v in value["tuple"])
+        return tuple(_decode(v) for v in value["tuple"])
     if "dict" in value:
-        return {_hashable(decode(k)): decode(v) for k, v in value["dict"]}
+        return {_hashable(_decode(k)): _decode(v) for k, v in value["dict"]}
     if "ridge" in value:
         fitted = value["ridge"]
         probe = Ridge(alpha=fitted["alpha"])
-        probe.coef_, probe.intercept_ = decode(fitted["coef"]), decode(fitted["intercept"])
+        probe.coef_, probe.intercept_ = np.asarray(_decode(fitted["coef"]), dtype=float), float(
+            _decode(fitted["intercept"]))
         probe.n_features_in_ = probe.coef_.shape[-1]
         return probe
-    if "record" in value and value["record"] in RECORDS:
-        return RECORDS[value["record"]](**{k: decode(v) for k, v in value["fields"].items()})
+    if "record" in value and isinstance(value["record"], str) and value["record"] in RECORDS:
+        return RECORDS[value["record"]](**{k: _decode(v) for k, v in dict(value["fields"]).items()})
     raise StoreError(f"not a stored value: {str(value)[:80]}")
 
 
 def _hashable(key: Any) -> Any:
-    return tuple(key) if isinstance(key, list) else key
+    if isinstance(key, list):
+        return tuple(key)
+    hash(key)                                  # a TypeError (made a StoreError) for a key no dict can hold
+    return key
 
 
 @cache
@@ -120,8 +136,8 @@ def fingerprint(checkpoint_dir: Path) -> str:
 
 
 def table_key(group: str, args: tuple) -> str:
-    """One table's name in the file: the function's name and its arguments after the model's key."""
-    return json.dumps([group.rsplit(".", 1)[-1], encode(args)])
+    """One table's name in the file: the function's full name and its arguments after the model's key."""
+    return json.dumps([group, encode(args)])
 
 
 def write(checkpoint_dir: Path, tables: dict[tuple[str, tuple], Any]) -> Path:
@@ -134,20 +150,25 @@ def write(checkpoint_dir: Path, tables: dict[tuple[str, tuple], Any]) -> Path:
 
 @cache
 def stored_tables(checkpoint_dir: str) -> dict[str, Any] | None:
-    """The checkpoint's stored tables, still encoded, if its file exists and is fresh; else None."""
+    """The checkpoint's stored tables, still encoded, if its file exists, can be read and is fresh; else None
+    (the tables are then computed, as without a file)."""
     path = Path(checkpoint_dir) / FILE_NAME
-    if not path.is_file():
+    try:
+        saved = json.loads(path.read_text())
+        if saved["fingerprint"] != fingerprint(Path(checkpoint_dir)):
+            return None
+        return {name: value for name, value in saved["tables"]}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):   # no file, or not one write() made
         return None
-    saved = json.loads(path.read_text())
-    if saved.get("fingerprint") != fingerprint(Path(checkpoint_dir)):
-        return None
-    return dict((name, value) for name, value in saved["tables"])
 
 
 def lookup(checkpoint_dir: str, group: str, args: tuple) -> tuple[bool, Any]:
-    """(True, the table) when `checkpoint_dir` stores this table fresh; (False, None) otherwise."""
+    """(True, the table) when `checkpoint_dir` stores this table fresh and readable; (False, None) otherwise."""
     tables = stored_tables(str(checkpoint_dir))
-    if tables is None:
-        return False, None
     name = table_key(group, args)
-    return (True, decode(tables[name])) if name in tables else (False, None)
+    if tables is None or name not in tables:
+        return False, None
+    try:
+        return True, decode(tables[name])
+    except StoreError:
+        return False, None

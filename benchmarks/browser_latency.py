@@ -57,7 +57,7 @@ def cold_start(browser) -> float:
 def interaction_times(page, url: str, length: int, repeats: int, rng: random.Random) -> list[float]:
     page.goto(url)
     page.wait_for_selector("[data-testid='stSidebar'] input", timeout=60_000)
-    page.wait_for_selector(SETTLED, timeout=120_000)  # a lab page's first visit computes its server-wide table
+    page.wait_for_selector(SETTLED, timeout=120_000)  # a lab page's first visit loads its server-wide tables
     times = []
     for _ in range(repeats):
         word = random_word(rng, length)

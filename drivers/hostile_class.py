@@ -315,8 +315,8 @@ async def typing_flood(url: str, count: int = 180) -> dict:
 
 
 async def warm_up(url: str) -> None:
-    """The bundled model's lab tables, computed once per server, before any attack is timed (a fresh server's
-    first visit of a lab page takes a minute whoever opens it)."""
+    """The bundled model's lab tables, loaded once per server before any attack is timed (read from its stored
+    tables.json; a stale file makes a fresh server's first visit of a lab page compute them, a minute)."""
     session = ProtocolSession(url, "lab-heads")
     await session.open()
     for page in ("lab-ablation", "attention", ""):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections import Counter
 import inspect
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -27,7 +27,7 @@ from transformer.checkpoint import (
     Checkpoint, CheckpointError, bundled_checkpoint, load, load_snapshot, snapshot_index,
 )
 from transformer.data import TASKS
-from transformer.intervention import SIDES, Head, Intervention
+from transformer.intervention import SIDES, intervention  # intervention: pages build one from plain values
 
 from .link_guard import stop_page
 from .own_models import CHOICE, OWN_MODEL_KEY, SERVER_MODEL, held, is_own, shelf
@@ -190,11 +190,6 @@ def text_run(key: str, text: str, temperature: float | None = None, top_k: int |
 def batch_runs(key: str, texts: tuple[str, ...]) -> list[Run]:
     ckpt = checkpoint_for(key)
     return make_batch_runs(ckpt.model, ckpt.vocab, list(texts), ckpt.task)
-
-
-def intervention(ablated: tuple[HeadKey, ...] = (), positions: str = "normal", sides: tuple[str, ...] = SIDES,
-                 seed: int = 0) -> Intervention:
-    return Intervention(frozenset(Head(*h) for h in ablated), positions, frozenset(sides), seed)
 
 
 @st.cache_resource(max_entries=32, show_spinner="Loading a snapshot…")

@@ -79,7 +79,6 @@ def _failure_table(key: str, per_length: int = 10, _progress: lab.Progress = Non
     return lab.first_failures(ckpt.model, ckpt.vocab, lengths, per_length, task=ckpt.task, progress=_progress)
 
 
-
 @model_run(max_entries=4, show_spinner="Fitting linear probes for the length on 600 held-out words…",
            shared=SHARED_TABLES, stored=True)
 def _length_probe(key: str, heads_off: tuple[tuple[str, int, int], ...],
@@ -102,10 +101,10 @@ def _forced_table(key: str, token: str, _progress=None) -> ForcedOutcomes:
 
 @model_run(max_entries=4, show_spinner="Finding where each cross head looks on 200 held-out words…",
            shared=SHARED_TABLES, stored=True)
-def _cross_offsets(key: str, _progress=None) -> list[OffsetFit]:
+def _cross_offsets(key: str, _progress=None) -> list[offsets.OffsetFit]:
     ckpt = checkpoint_for(key)
     return offsets.head_offsets(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
-                        kind="cross", progress=_progress)
+                                kind="cross", progress=_progress)
 
 
 def ablation_table(key: str, ask: bool = True) -> tuple[float, list[lab.HeadEffect]] | None:

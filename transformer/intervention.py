@@ -116,5 +116,11 @@ class Intervention:
 NO_INTERVENTION = Intervention()
 
 
+def intervention(ablated: tuple[tuple[str, int, int], ...] = (), positions: str = "normal",
+                 sides: tuple[str, ...] = SIDES, seed: int = 0) -> Intervention:
+    """An Intervention from plain values (heads as (kind, layer, head)), as cache keys and links hold them."""
+    return Intervention(frozenset(Head(*h) for h in ablated), positions, frozenset(sides), seed)
+
+
 def every_head(n_layers: dict[Kind, int], n_heads: int) -> list[Head]:
     return [Head(kind, layer, h) for kind in KINDS for layer in range(n_layers[kind]) for h in range(n_heads)]

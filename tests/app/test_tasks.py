@@ -9,7 +9,7 @@ import pytest
 from analysis.circuits import CONTENT_CONTENT, FOUR, POSITION_POSITION, TERMS, score_split, sharpest_head
 from analysis.run import make_run
 from analysis.tasks import WORDS
-from explorer.cache import TABLES_COMPUTED
+from explorer.cache import SHARED_TABLES, TABLES_COMPUTED
 from explorer.pages import BY_ID
 from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import TASKS, source_positions, target
@@ -33,6 +33,7 @@ def page_text(at) -> str:
 def test_every_page_runs_under_every_task(page, task):
     """...and its default view reads every whole-sample table from the checkpoint's stored tables (a fresh
     server's first visitor waits for none of them)."""
+    SHARED_TABLES.clear()                        # what earlier tests computed must not hide a missing table
     computed = sum(TABLES_COMPUTED.values())
     at = open_page(page, TEXT, state={"task": task})
     assert not at.exception, [e.value for e in at.exception]

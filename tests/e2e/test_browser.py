@@ -243,7 +243,7 @@ def test_switching_the_task_switches_every_page(server, page):
     for path, (label, charts) in PAGES.items():
         sidebar.get_by_role("link", name=label, exact=True).click()
         page.wait_for_function("p => location.pathname.endsWith('/' + p)", arg=path)
-        settle(page, timeout=180_000)   # a lab page computes the sorter's tables the first time (up to 90 s)
+        settle(page, timeout=180_000)   # the sorter's tables are read from tables.json (computed, up to 90 s, if stale)
         if charts and path != "how-it-reverses":   # built on the reversal model: under sort it draws nothing
             wait_for_charts(page, charts)
         assert page.locator("[data-testid='stException']").count() == 0, path

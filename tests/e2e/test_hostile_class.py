@@ -25,7 +25,7 @@ SLOWER_AT_MOST = 2.0
 
 @pytest.fixture(scope="module")
 def class_server(chromium_path):
-    """A server of its own, so that its memory is this module's alone; the bundled lab tables computed first."""
+    """A server of its own, so that its memory is this module's alone; the bundled lab tables loaded first."""
     process, url = start_server("e2e-hostile-class.log")
     attacks.run_async(attacks.warm_up(url))
     yield Server(url, process.pid)

@@ -70,11 +70,29 @@ def test_every_kind_of_table_reads_back_as_the_types_it_was_written_from():
 
 def test_a_stored_value_can_only_be_data():
     for hostile in ({"record": "Popen", "fields": {"args": "ls"}}, {"__reduce__": ["os.system", ["ls"]]},
-                    {"record": "HeadEffect", "fields": {"head": {"record": "Popen", "fields": {}}}}):
+                    {"record": "HeadEffect", "fields": {"head": {"record": "Popen", "fields": {}}}},
+                    {"record": "HeadEffect"}, {"record": "HeadEffect", "fields": {"unknown": 1}},
+                    {"record": ["HeadEffect"], "fields": {}}, {"dict": [[{"dict": []}, 1]]},
+                    {"array": [1, 2, 3], "dtype": "float64", "shape": [2, 2]},
+                    {"array": [], "dtype": "object", "shape": [0]},
+                    {"ridge": {"alpha": 1.0, "coef": "x", "intercept": 0.0}}):
         with pytest.raises(table_store.StoreError):
             table_store.decode(hostile)
     with pytest.raises(table_store.StoreError):
         table_store.encode(object())
+
+
+@pytest.mark.parametrize("content", ["<<<<<<< HEAD\n{}", "[]", '{"fingerprint": 1}', '{"tables": []}'])
+def test_a_file_that_cannot_be_read_is_no_file_and_the_table_is_computed(tmp_path, content):
+    source = bundled_checkpoint("reverse")
+    for name in ("config.json", "model.safetensors"):
+        (tmp_path / name).write_bytes((source / name).read_bytes())
+    (tmp_path / table_store.FILE_NAME).write_text(content)
+    assert table_store.lookup(str(tmp_path), "explorer.lab_runs._length_curve", (20,)) == (False, None)
+    (tmp_path / "config.json").unlink()               # a folder without the files the fingerprint reads
+    table_store.stored_tables.cache_clear()
+    assert table_store.lookup(str(tmp_path), "explorer.lab_runs._length_curve", (20,)) == (False, None)
+    table_store.stored_tables.cache_clear()
 
 
 def test_a_stored_table_is_what_the_code_computes_now():
