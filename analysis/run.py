@@ -17,7 +17,7 @@ from transformer.data import pad, target
 from transformer.decoding import greedy_batch, next_token_probs
 from transformer.intervention import NO_INTERVENTION, Intervention
 from transformer.model import Transformer
-from transformer.trace import Trace, read_only
+from transformer.trace import Recorder, Trace, read_only
 from transformer.vocab import EOS, PAD, SOS, Vocab
 
 from .labels import token_label
@@ -87,7 +87,7 @@ def make_run(model: Transformer, vocab: Vocab, text: str, how: Decoding = GREEDY
     else:
         decided = decoding.decide(model, src, how.temperature, how.top_k, how.seed, edit, dict(how.forced))
         fed, chosen = list(decided.fed), list(decided.chosen)
-    logits, trace = model(torch.tensor([src]), torch.tensor([[SOS, *fed[:-1]]]), trace=True, edit=edit)
+    logits, trace = traced_pass(model, torch.tensor([src]), torch.tensor([[SOS, *fed[:-1]]]), edit)
     logits = logits[0]                                                          # (T, V)
     if chosen is None:
         chosen = logits.argmax(-1).tolist()
@@ -102,7 +102,7 @@ def make_batch_runs(model: Transformer, vocab: Vocab, texts: list[str], task: st
     sources = [vocab.encode(t, model.config.max_len) for t in texts]
     decoded = greedy_batch(model, sources)
     src, tgt = pad(sources), pad([[SOS, *d] for d in decoded])                  # (B, S), (B, T)
-    logits, trace = model(src, tgt, trace=True)
+    logits, trace = traced_pass(model, src, tgt)
     runs = []
     for b, text in enumerate(texts):
         # What each position passed on: the output, then padding where a shorter row would have had EOS (the
@@ -113,6 +113,16 @@ def make_batch_runs(model: Transformer, vocab: Vocab, texts: list[str], task: st
         runs.append(_record(vocab, text, src[b].tolist(), fed, row.argmax(-1).tolist(), row,
                             torch.softmax(row, -1), trace.row(b), model.config.d_k, task))
     return runs
+
+
+def traced_pass(model: Transformer, src: torch.Tensor, tgt: torch.Tensor,
+                edit: Intervention = NO_INTERVENTION) -> tuple[torch.Tensor, Trace]:
+    """(B, S) source and (B, T) decoder input -> logits (B, T, V) and the pass's trace. The run owns the
+    recorder: each layer writes what it computes (an attention's weights, in transformer/layers.py) straight
+    into it, and model.py only hands it down, so a chart's number reaches the run from the line that made it."""
+    recorder = Recorder()
+    logits = model.decode(tgt, model.encode(src, recorder, edit), recorder, edit)
+    return logits, Trace(recorder.store)
 
 
 def _record(vocab: Vocab, text: str, src: list[int], fed: list[int], chosen: list[int], logits: torch.Tensor,

@@ -99,16 +99,13 @@ def _forced_table(key: str, token: str, _progress=None) -> ForcedOutcomes:
                            progress=_progress)
 
 
-@model_run(max_entries=4, show_spinner="Finding where each cross head looks on 200 held-out words…",
-           shared=SHARED_TABLES, stored=True)
-def _cross_offsets(key: str, _progress=None) -> list[offsets.OffsetFit]:
-    ckpt = checkpoint_for(key)
-    return offsets.head_offsets(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
-                                kind="cross", progress=_progress)
-
-
 def ablation_table(key: str, ask: bool = True) -> tuple[float, list[lab.HeadEffect]] | None:
     return on_request(_ablation_table, "Switching off each head in turn on 200 held-out words", key, ask=ask)
+
+
+def forced_table(key: str, token: str, ask: bool = True) -> ForcedOutcomes | None:
+    """What the 200 held-out words write after a wrong first character (`token`) is forced on them."""
+    return on_request(_forced_table, "Forcing a wrong first character on 200 held-out words", key, token, ask=ask)
 
 
 def pattern_table(key: str) -> list[lab.HeadPattern]:

@@ -21,10 +21,9 @@ from viz import attention_heatmap, encoding_heatmap, mask_heatmap, norms_bars, p
 from viz.strips import vector_rows
 
 from .charts import chart_in
-from .lab_runs import SAMPLE_SIZE, _cross_offsets, _forced_table, ablation_table
+from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table
 from .links import page_link
 from .cache import checkpoint_for, snapshot_output, snapshots, text_run
-from .on_request import on_request
 from .pages import page
 from .text import escape_markdown, visible
 
@@ -68,12 +67,10 @@ class CachedSource:
         return snapshot_output(self.key, self.text, step)
 
     def forced_table(self, token: str, ask: bool) -> ForcedOutcomes | None:
-        return on_request(_forced_table, "Forcing a wrong first character on 200 held-out words", self.key, token,
-                          ask=ask)
+        return forced_table(self.key, token, ask=ask)
 
     def cross_offsets(self, ask: bool) -> list[OffsetFit] | None:
-        return on_request(_cross_offsets, "Finding where each cross head looks on 200 held-out words", self.key,
-                          ask=ask)
+        return offset_table(self.key, kind="cross", ask=ask)
 
     def ablation_table(self, ask: bool) -> tuple[float, list[HeadEffect]] | None:
         return ablation_table(self.key, ask=ask)

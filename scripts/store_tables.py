@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
-from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from analysis import table_store  # noqa: E402
+from drivers.app_test import open_page  # noqa: E402
 from explorer.cache import SHARED_TABLES  # noqa: E402
 from explorer.pages import BY_ID  # noqa: E402
 from transformer.checkpoint import bundled_checkpoint  # noqa: E402
@@ -34,11 +34,7 @@ ENDS_IN_Z = "jazz"            # step 8 forces 'q' instead of 'z' when the revers
 
 
 def visit(page: str, state: dict, text: str = TEXT) -> None:
-    at = AppTest.from_file(str(ROOT / "app_pages" / f"{page}.py"), default_timeout=900)
-    at.session_state["text"] = text
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
+    at = open_page(page, text, state=state, timeout=900)
     if at.exception:
         raise SystemExit(f"{page} under {state}: {[e.value for e in at.exception]}")
 

@@ -4,6 +4,7 @@ given to every test that needs Chromium (tests/README.md lists the tiers)."""
 from __future__ import annotations
 
 import io
+import os
 import sys
 import zipfile
 from pathlib import Path
@@ -19,6 +20,11 @@ from transformer.config import ModelConfig  # noqa: E402
 from transformer.model import Transformer  # noqa: E402
 
 BUNDLED = ROOT / "checkpoints" / "reverse"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):   # `-n 2` on two cores: one torch thread per worker, as the server
+        torch.set_num_threads(1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 import base64
+import functools
 import json
-from pathlib import Path
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[2]
-PAGES = ROOT / "app_pages"
+from analysis.lab import ablation_ranking
+from analysis.offsets import head_offsets
+from drivers.app_test import PAGES, ROOT, open_page  # noqa: F401 (the tests' door to a page)
+from explorer.cache import shared_checkpoint
+from explorer.lab_runs import held_out_sample
 
 
-def open_page(name: str, text: str | None = "hello", query: dict | None = None, state: dict | None = None) -> AppTest:
-    at = AppTest.from_file(str(PAGES / f"{name}.py"), default_timeout=120)
-    if text is not None:
-        at.session_state["text"] = text
-    for key, value in (state or {}).items():
-        at.session_state[key] = value
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    return at.run()
+
+@functools.cache
+def sample_tables() -> tuple[list, list]:
+    """The lab's held-out words, every head switched off in turn and every cross head's offsets: the lesson's
+    step-9 answer worked out from the model, independently of the page (which reads its stored tables), once
+    per process for every test that needs it."""
+    ckpt = shared_checkpoint()
+    sample = held_out_sample(ckpt.model.config.max_len)
+    return (ablation_ranking(ckpt.model, ckpt.vocab, sample)[1],
+            head_offsets(ckpt.model, ckpt.vocab, sample, kind="cross"))
 
 
 def compute_every_table(at: AppTest, most: int = 8) -> int:

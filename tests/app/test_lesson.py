@@ -3,15 +3,13 @@ a hint and the answer on request; the step is in the URL; the keys and the teach
 
 import pytest
 
-from analysis.lab import ablation_ranking
-from analysis.offsets import head_offsets, run_offsets
+from analysis.offsets import run_offsets
 from analysis.run import make_run
-from explorer.lab_runs import held_out_sample
 from teaching.steps import STEPS
 from transformer.checkpoint import load_snapshot, snapshot_index
 from transformer.intervention import Intervention, every_head
 
-from .helpers import compute_every_table, no_exception, open_page, own_model_state
+from .helpers import compute_every_table, no_exception, open_page, own_model_state, sample_tables
 from .test_entrypoint import open_app
 from ..conftest import BUNDLED
 
@@ -23,10 +21,9 @@ def page_tables():
     """The page's own whole-sample tables (steps 8 and 9), computed before the first page opens: they are
     cached for the whole process, as on the server, and a page run computing them would wait for all of them."""
     from explorer.cache import BUNDLED_CHECKPOINT
-    from explorer.lab_runs import _ablation_table
-    from explorer.lesson import _cross_offsets, _forced_table
+    from explorer.lab_runs import _ablation_table, _forced_table, _offset_table
     key = str(BUNDLED_CHECKPOINT)     # the key the page's runs and tables are cached under
-    _ablation_table(key), _cross_offsets(key), _forced_table(key, "z")
+    _ablation_table(key), _offset_table(key, kind="cross"), _forced_table(key, "z")
 
 
 def answer_widget(at, step):
@@ -65,9 +62,8 @@ def expected(ckpt, step: int) -> set[str]:
         first = next((s for s in steps if make_run(load_snapshot(BUNDLED, s), vocab, TEXT).output == TEXT[::-1]), None)
         return {f"step {first:,}" if first is not None else "never"}
     if step == 9:
-        sample = held_out_sample(model.config.max_len)
-        _, effects = ablation_ranking(model, vocab, sample)
-        offered = {f.id for f in head_offsets(model, vocab, sample, kind="cross")}   # the heads on screen
+        effects, fits = sample_tables()
+        offered = {f.id for f in fits}   # the heads on screen
         worst = max(e.drop for e in effects if e.head in offered)
         return {f"Cross L{e.head.layer} H{e.head.head}" for e in effects if e.head in offered and e.drop == worst}
     if step == 10:

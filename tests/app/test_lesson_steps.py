@@ -7,30 +7,19 @@ import functools
 import numpy as np
 import pytest
 
-from analysis.lab import ablation_ranking
 from analysis.lesson import forced_outcome, forced_outcomes
-from analysis.offsets import head_offsets, run_offsets
+from analysis.offsets import run_offsets
 from analysis.run import Decoding, make_run
 from explorer.lab_runs import held_out_sample
 from explorer.cache import shared_checkpoint
 from teaching.questions import FORCED_OPTIONS
 from transformer.checkpoint import load_snapshot, snapshot_index
 
-from .helpers import no_exception, open_page
+from .helpers import no_exception, open_page, sample_tables
 from .test_lesson import answer_widget, expected_in_sheet, page_tables, prepared_sheets  # noqa: F401 (autouse)
 from ..conftest import BUNDLED
 
 TEXTS = ("hello", "the quick brown fox jumps over the lazy dog", "aaab")
-
-
-@functools.cache
-def sample_tables() -> tuple[list, list]:
-    """The lab's held-out words, every head switched off in turn and every cross head's offsets, computed here
-    once for the module (the page computes its own)."""
-    ckpt = shared_checkpoint()
-    sample = held_out_sample(ckpt.model.config.max_len)
-    return (ablation_ranking(ckpt.model, ckpt.vocab, sample)[1],
-            head_offsets(ckpt.model, ckpt.vocab, sample, kind="cross"))
 
 
 @functools.cache

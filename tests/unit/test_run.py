@@ -118,3 +118,17 @@ def test_a_runs_pattern_shares_use_the_one_definition(bundled):
     cross = torch.tensor(run.trace["cross", 1])[None]
     assert pattern_shares(run, 1).tolist() == pattern_share(cross, ["banana"]).tolist()
     assert max(pattern_shares(run, 1)) == 1.0
+
+
+@torch.no_grad()
+def test_the_runs_own_recorder_holds_what_the_models_traced_pass_holds(tiny_model):
+    """make_run records through its own recorder (traced_pass), not through forward(trace=True): the two
+    must hold the same entries with the same values, under an experiment too."""
+    from transformer.intervention import intervention
+    edit = intervention((("cross", 0, 1), ("encoder_self", 1, 0)))
+    run = make_run(tiny_model, vocab, "abca", edit=edit)
+    model_trace = tiny_model(torch.tensor([run.source_ids]), torch.tensor([run.decoder_in_ids]), trace=True,
+                             edit=edit).trace.row(0)
+    assert set(run.trace) == set(model_trace)
+    for name in model_trace:
+        assert np.array_equal(run.trace[name], model_trace[name]), name

@@ -1,0 +1,97 @@
+"""Every page of two versions of the app, photographed side by side on a phone and a projector: did a change
+move anything a learner sees?
+
+    python -m scripts.screens_ab --against 6fc6c98 [--text hello] [--pages attention,masks]
+
+The other version is checked out with `git worktree` into a temporary folder; both servers run at once and
+each page is opened in each with the same text, at 390×844 (a phone) and 1280×720 (projector mode). Writes,
+in artifacts/screens_ab/, each page's two full-page screenshots side by side (before left, after right) and
+prints, per page and size, the two heights and the share of pixels that differ where the two overlap: a page
+the change did not touch prints 0.0 %, so only the others need a look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+from playwright.sync_api import sync_playwright
+
+from benchmarks.browser_ab import start
+from drivers.harness import CHROMIUM, CHROMIUM_ARGS, ROOT, load, stop_server, wait_until_healthy
+from explorer.pages import PAGES
+
+SIZES = {"phone": (390, 844), "projector": (1280, 720)}
+OUT = ROOT / "artifacts" / "screens_ab"
+
+
+def photograph(browser, port: int, path: str, text: str, size: tuple[int, int], file: Path) -> Image.Image:
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce")
+    page = context.new_page()
+    load(page, f"http://127.0.0.1:{port}/{path}?text={text}", timeout=180_000)
+    page.wait_for_timeout(500)       # let the last chart finish its transition
+    page.screenshot(path=str(file), full_page=True, animations="disabled")
+    context.close()
+    return Image.open(file).convert("RGB")
+
+
+def differing_share(a: Image.Image, b: Image.Image) -> float:
+    """Share of pixels, over the rows both images have, whose colour differs by more than a rounding."""
+    width, height = min(a.width, b.width), min(a.height, b.height)
+    x = np.asarray(a.crop((0, 0, width, height)), dtype=np.int16)
+    y = np.asarray(b.crop((0, 0, width, height)), dtype=np.int16)
+    return float((np.abs(x - y).max(axis=-1) > 8).mean())
+
+
+def side_by_side(a: Image.Image, b: Image.Image) -> Image.Image:
+    pair = Image.new("RGB", (a.width + b.width + 12, max(a.height, b.height)), (255, 0, 255))
+    pair.paste(a, (0, 0))
+    pair.paste(b, (a.width + 12, 0))
+    return pair
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", required=True, help="the version before (a commit)")
+    parser.add_argument("--text", default="hello")
+    parser.add_argument("--pages", help="page ids, comma-separated (default: every page of the registry)")
+    args = parser.parse_args()
+    chosen = [p for p in PAGES if not args.pages or p.id in args.pages.split(",")]
+    OUT.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        before_root = Path(folder) / "before"
+        subprocess.run(["git", "worktree", "add", "--detach", str(before_root), args.against], cwd=ROOT,
+                       check=True, capture_output=True)
+        servers = {"before": start(before_root), "after": start(ROOT)}
+        try:
+            for name, (process, port) in servers.items():
+                if not wait_until_healthy(f"http://127.0.0.1:{port}", process, 120):
+                    raise SystemExit(f"the {name} server did not start")
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                print(f"{'page':<18} {'size':<10} {'height before':>13} {'after':>6} {'differ':>7}")
+                for page in chosen:
+                    for size_name, size in SIZES.items():
+                        shots = {name: photograph(browser, port, page.url_path, args.text, size,
+                                                  OUT / f"{page.id}-{size_name}-{name}.png")
+                                 for name, (_, port) in servers.items()}
+                        side_by_side(shots["before"], shots["after"]).save(OUT / f"{page.id}-{size_name}.png")
+                        for name in servers:
+                            (OUT / f"{page.id}-{size_name}-{name}.png").unlink()
+                        share = differing_share(shots["before"], shots["after"])
+                        print(f"{page.id:<18} {size_name:<10} {shots['before'].height:>13} "
+                              f"{shots['after'].height:>6} {share:>6.1%}", flush=True)
+                browser.close()
+        finally:
+            for process, _ in servers.values():
+                stop_server(process)
+            subprocess.run(["git", "worktree", "remove", "--force", str(before_root)], cwd=ROOT,
+                           capture_output=True)
+
+
+if __name__ == "__main__":
+    main()
