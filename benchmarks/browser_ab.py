@@ -101,12 +101,16 @@ def main() -> None:
             subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, capture_output=True)
     old, new = args.against, "working tree"
     print(f"{args.length} characters, medians of {args.repeats} interleaved interactions (wall s; main thread s)")
-    print(f"{'page':<16} {old[:10]:>10} {'new':>8} {'new/old':>8}   {'main old':>9} {'main new':>9} {'new/old':>8}")
+    print("noise: the middle half (quartiles) of the per-word ratios new/old of the wall time; a page is slower "
+          "beyond its noise when even the lower quartile is above 1")
+    print(f"{'page':<16} {old[:10]:>10} {'new':>8} {'new/old':>8} {'quartiles':>11}   {'main old':>9} {'main new':>9} "
+          f"{'new/old':>8}")
     for path, (wall, busy) in results.items():
         w_old, w_new = statistics.median(wall[old]), statistics.median(wall[new])
         b_old, b_new = statistics.median(busy[old]), statistics.median(busy[new])
-        print(f"/{path:<15} {w_old:>10.3f} {w_new:>8.3f} {w_new / w_old:>8.2f}   {b_old:>9.3f} {b_new:>9.3f} "
-              f"{b_new / b_old:>8.2f}")
+        low, _, high = statistics.quantiles([n / o for n, o in zip(wall[new], wall[old])], n=4)
+        print(f"/{path:<15} {w_old:>10.3f} {w_new:>8.3f} {w_new / w_old:>8.2f} {low:>5.2f}–{high:<5.2f}   "
+              f"{b_old:>9.3f} {b_new:>9.3f} {b_new / b_old:>8.2f}")
 
 
 if __name__ == "__main__":

@@ -27,14 +27,25 @@ from explorer.pages import PAGES
 
 SIZES = {"phone": (390, 844), "projector": (1280, 720)}
 OUT = ROOT / "artifacts" / "screens_ab"
+MAIN_HEIGHT = "document.querySelector(\"[data-testid='stMain']\").scrollHeight"
 
 
 def photograph(browser, port: int, path: str, text: str, size: tuple[int, int], file: Path) -> Image.Image:
     context = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce")
     page = context.new_page()
     load(page, f"http://127.0.0.1:{port}/{path}?text={text}", timeout=180_000)
-    page.wait_for_timeout(500)       # let the last chart finish its transition
-    page.screenshot(path=str(file), full_page=True, animations="disabled")
+    # Streamlit scrolls inside its main block, not the document: the whole page is photographed by making the
+    # window as tall as that block's content (at most 16,000 px) at the size's own width, once that height has
+    # stopped changing (a late table or a chart redrawn to the new window moves it).
+    height = size[1]
+    for _ in range(10):
+        page.wait_for_timeout(1_500)
+        tall = max(size[1], min(page.evaluate(MAIN_HEIGHT), 16_000))
+        if tall == height:
+            break
+        height = tall
+        page.set_viewport_size({"width": size[0], "height": height})
+    page.screenshot(path=str(file), animations="disabled")
     context.close()
     return Image.open(file).convert("RGB")
 

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 packages=()
 [ -x /usr/bin/chromium ] || packages+=(chromium fonts-noto-color-emoji)
 command -v haproxy >/dev/null || packages+=(haproxy)
+# Debian's PostgreSQL for class mode's store tests (drivers/postgres.py starts a server of its own)
+compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null || packages+=(postgresql)
 if [ ${#packages[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq

@@ -27,11 +27,18 @@ def _schedule() -> list[tuple[int, int, str]]:
     return rows
 
 
+def class_mode(titles: Mapping[str, str]) -> str:
+    return (f"Class mode: open the app's {titles['run_a_class']} page to ask these questions of the whole class. "
+            "Students join on their phones with a six-character code; for each step, open voting, show the spread, "
+            "let neighbours discuss, open round 2, then reveal the model's answer.")
+
+
 def sheet_markdown(text: str, model: str, questions: list[Question | None], titles: Mapping[str, str]) -> str:
     """titles: each page id's title (explorer.pages), as the sidebar names the page a step sends the class to."""
     lines = [f"# Attention explorer: a 50-minute lesson on '{text}'", "",
              f"Model: {model}. Every expected answer below was read from this model on this text; another text or "
-             "model can give other answers (open the app's Lesson page to see them).", "", "## Timing", "",
+             "model can give other answers (open the app's Lesson page to see them).", "", class_mode(titles), "",
+             "## Timing", "",
              "| minutes | what |", "|---|---|"]
     lines += [f"| {a}–{b} | {what} |" for a, b, what in _schedule()]
     for step, question in zip(STEPS, questions):
@@ -53,7 +60,7 @@ def sheet_html(text: str, model: str, questions: list[Question | None], titles: 
     e = html.escape
     parts = [f"<h1>Attention explorer: a 50-minute lesson on ‘{e(text)}’</h1>",
              f"<p>Model: {e(model)}. Every expected answer below was read from this model on this text; another "
-             "text or model can give other answers.</p>", "<h2>Timing</h2><table><tr><th>minutes</th><th>what</th>"
+             f"text or model can give other answers.</p><p>{e(class_mode(titles))}</p>", "<h2>Timing</h2><table><tr><th>minutes</th><th>what</th>"
              "</tr>" + "".join(f"<tr><td>{a}–{b}</td><td>{e(what)}</td></tr>" for a, b, what in _schedule())
              + "</table>"]
     for step, question in zip(STEPS, questions):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -23,6 +24,11 @@ BUNDLED = ROOT / "checkpoints" / "reverse"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Class mode's store: a SQLite file of this run's own, never the project's data/classes.db (a test that
+    # needs its own database sets EXPLORER_DATABASE_URL itself; servers the tests start inherit this one).
+    if "EXPLORER_DATABASE_URL" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="explorer-classes-")
+        os.environ["EXPLORER_DATABASE_URL"] = f"sqlite:///{folder}/classes.db"
     if os.environ.get("PYTEST_XDIST_WORKER"):   # `-n 2` on two cores: one torch thread per worker, as the server
         torch.set_num_threads(1)
 

@@ -9,6 +9,8 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
     "home": ({"text": "level", "projector": "true"}, {"text": "level", "projector": True}),
     "lesson": ({"text": "level", "lesson_step": "4"}, {"lesson_step": 4}),
     "glossary": ({"text": "level"}, {"text": "level"}),
+    "run_a_class": ({"text": "level"}, {"text": "level"}),          # a class's own link holds its secret
+    "join": ({"text": "level"}, {"text": "level"}),   # ?class= fills the code in: tests/app/test_class_mode.py
     "decode": ({"text": "level", "mode": "sample", "temperature": "2.5", "top_k": "5", "seed": "7", "step": "3",
                 "step_layer": "0", "step_head": "2"},
                {"mode": "sample", "temperature": 2.5, "top_k": 5, "seed": 7, "step": 3, "step_layer": 0,

@@ -1,5 +1,6 @@
 """Each module in its room: the model package needs torch alone, analysis and teaching need no Streamlit, viz knows
 arrays and not models, a page script computes nothing (no numpy, torch or transformer/: its page model does),
+class mode's store knows only its database,
 the app never imports test code, and tests and benchmarks share drivers/ alone."""
 
 import ast
@@ -14,6 +15,8 @@ FORBIDDEN = {
                     *TEST_CODE},
     "analysis": {"streamlit", "plotly", "explorer", "viz", *TEST_CODE},
     "teaching": {"streamlit", "plotly", "explorer", "viz", *TEST_CODE},
+    "classroom": {"streamlit", "plotly", "torch", "transformer", "analysis", "explorer", "viz", "teaching",
+                  *TEST_CODE},
     "viz": {"streamlit", "torch", "transformer", "analysis", "explorer", "teaching", *TEST_CODE},
     "explorer": TEST_CODE,
     "app_pages": {"numpy", "torch", "transformer", *TEST_CODE},

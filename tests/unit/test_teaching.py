@@ -155,6 +155,8 @@ def test_the_teachers_sheet_has_every_step_question_and_expected_answer_in_fifty
         if question is not None:
             assert question.prompt in markdown and f"- {question.answer} **← expected**" in markdown
     assert "No question here for this model" in markdown
+    assert f"open the app's {TITLES['run_a_class']} page" in markdown     # class mode, named as the sidebar does
+    assert f"open the app&#x27;s {TITLES['run_a_class']} page" in page
     assert "<b>allel" not in page and "par&lt;b&gt;allel" in page        # the class's text is escaped
     assert page.count("← expected") == sum(len(x.answers) for x in every if x is not None)
 

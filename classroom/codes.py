@@ -1,0 +1,69 @@
+"""Join codes, the teacher's secret, seat tokens and nicknames: what a person types or holds in a link."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import unicodedata
+
+from .errors import BadNickname, TooManyTries
+
+# No look-alikes: no 0/O, 1/I/L; upper case only, so a code read aloud or off a projector is typed right.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+SECRET_BYTES = 24          # 192 random bits in the teacher's link (at least 128 asked for)
+NICKNAME_MAX = 24          # characters
+FREE_WRONG_CODES = 5       # wrong join codes a session may type before it is slowed down
+MAX_WAIT_SECONDS = 60.0
+
+
+def new_join_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normal_code(typed: str) -> str:
+    """What a student typed, as a code: spaces and dashes dropped, upper case (no code holds 0, O, 1, I or L,
+    so a look-alike typed fails as any wrong code does)."""
+    return "".join(c for c in typed.upper() if c not in " -\t")[: CODE_LENGTH * 2]
+
+
+def new_secret() -> str:
+    """A URL-safe secret: the teacher's link, or a student's seat token."""
+    return secrets.token_urlsafe(SECRET_BYTES)
+
+
+def digest(secret: str) -> str:
+    """What the store keeps of a secret: its SHA-256 (a random secret of 192 bits needs no slow hash)."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def matches(secret: str, stored_digest: str) -> bool:
+    """Constant-time comparison of a secret with a stored digest."""
+    return hmac.compare_digest(digest(secret), stored_digest)
+
+
+def clean_nickname(typed: str, fallback: str) -> str:
+    """A nickname as stored and shown: control and format characters dropped, spaces squeezed, at most
+    NICKNAME_MAX characters; empty gives the fallback ("Student 17"). Markup is kept as text: every screen
+    escapes it and the CSV neutralises formulas."""
+    kept = "".join(c for c in unicodedata.normalize("NFC", typed) if unicodedata.category(c)[0] != "C")
+    name = " ".join(kept.split())
+    if len(name) > NICKNAME_MAX:
+        raise BadNickname(f"A nickname has at most {NICKNAME_MAX} characters; this one has {len(name)}.")
+    return name or fallback
+
+
+def wait_before_next_code(wrong_in_a_row: int, last_wrong_at: float, now: float) -> float:
+    """Seconds this session must still wait before trying another join code: none for the first
+    FREE_WRONG_CODES wrong codes, then 2, 4, 8 … seconds after the last one, at most MAX_WAIT_SECONDS."""
+    if wrong_in_a_row < FREE_WRONG_CODES:
+        return 0.0
+    wait = min(2.0 ** (wrong_in_a_row - FREE_WRONG_CODES + 1), MAX_WAIT_SECONDS)
+    return max(0.0, last_wrong_at + wait - now)
+
+
+def check_not_waiting(wrong_in_a_row: int, last_wrong_at: float, now: float) -> None:
+    left = wait_before_next_code(wrong_in_a_row, last_wrong_at, now)
+    if left > 0:
+        raise TooManyTries(f"Too many wrong codes in a row: try again in {left:.0f} s.")

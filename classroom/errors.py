@@ -1,0 +1,41 @@
+"""One exception per thing that can go wrong in class mode, each with the sentence a page shows."""
+
+
+class ClassError(Exception):
+    """Anything class mode refuses; str(error) is the message for the screen."""
+
+
+class StoreUnavailable(ClassError):
+    """The database cannot be reached: the class pages say so, the rest of the app keeps working."""
+
+
+class UnknownClass(ClassError):
+    """No class has this join code (or it was ended and deleted)."""
+
+
+class ClassExpired(ClassError):
+    """The class is past its time: it can be read and downloaded, not joined or voted in."""
+
+
+class WrongSecret(ClassError):
+    """The teacher's link does not hold this class's secret."""
+
+
+class UnknownSeat(ClassError):
+    """A student's seat link names no seat of this class."""
+
+
+class BadNickname(ClassError):
+    """A nickname too long or made of nothing printable."""
+
+
+class VotingClosed(ClassError):
+    """A vote arrived when the teacher had not opened voting on this step and round."""
+
+
+class BadOption(ClassError):
+    """A vote for something that is not one of the question's options."""
+
+
+class TooManyTries(ClassError):
+    """This session typed too many wrong join codes in a row and must wait."""

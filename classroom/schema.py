@@ -1,0 +1,48 @@
+"""The tables, as SQLAlchemy Core sees them. The migrations in classroom/migrations create them; a test holds
+the two equal, so the code never reads a column the database lacks."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean, Column, Float, ForeignKey, Integer, MetaData, String, Table, UniqueConstraint,
+)
+
+metadata = MetaData()
+
+classes = Table(
+    "classes", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("code", String(6), nullable=False, unique=True),          # what students type
+    Column("secret_digest", String(64), nullable=False),              # SHA-256 of the teacher's secret
+    Column("text", String(64), nullable=False),                       # the word every live view shows
+    Column("step", Integer, nullable=False, default=1),               # the lesson step on screen
+    Column("round", Integer, nullable=False, default=1),              # 1, or 2 after discussion
+    Column("voting", Boolean, nullable=False, default=False),         # votes are taken now
+    Column("spread_shown", Boolean, nullable=False, default=False),   # the students see the bar chart
+    Column("revealed", Boolean, nullable=False, default=False),       # the model's answer is out
+    Column("created_at", Float, nullable=False),                      # seconds since the epoch
+    Column("expires_at", Float, nullable=False),
+    Column("changed_at", Float, nullable=False),                      # any of the above changed
+)
+
+seats = Table(
+    "seats", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("class_id", Integer, ForeignKey("classes.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("number", Integer, nullable=False),                        # "Student 17"
+    Column("token_digest", String(64), nullable=False, unique=True),  # SHA-256 of the seat's link token
+    Column("nickname", String(24), nullable=False),
+    Column("joined_at", Float, nullable=False),
+    UniqueConstraint("class_id", "number", name="uq_seat_number"),
+)
+
+votes = Table(
+    "votes", metadata,
+    Column("class_id", Integer, ForeignKey("classes.id", ondelete="CASCADE"), nullable=False),
+    Column("step", Integer, nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("seat_id", Integer, ForeignKey("seats.id", ondelete="CASCADE"), nullable=False),
+    Column("option", String(120), nullable=False),
+    Column("voted_at", Float, nullable=False),
+    UniqueConstraint("class_id", "step", "round", "seat_id", name="uq_one_vote"),   # voting again replaces
+)

@@ -1,0 +1,270 @@
+"""Every read and write of class mode: one short transaction each, so a replica can die between any two and
+lose nothing it reported as stored. The students' screens poll `snapshot`, one cheap query that runs no model."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, delete, func, insert, literal, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+
+from . import codes
+from .errors import (
+    BadOption, ClassExpired, StoreUnavailable, UnknownClass, UnknownSeat, VotingClosed, WrongSecret,
+)
+from .schema import classes, seats, votes
+
+LIFETIME_S = 24 * 3600       # a class can be joined and voted in for a day
+RETENTION_S = 7 * 24 * 3600  # then everything about it is deleted a week after it started
+ROUNDS = (1, 2)
+
+
+@dataclass(frozen=True)
+class NewClass:
+    code: str      # what students type
+    secret: str    # the teacher's link: shown once, stored only as a digest
+
+
+@dataclass(frozen=True)
+class ClassState:
+    code: str
+    text: str
+    step: int
+    round: int
+    voting: bool
+    spread_shown: bool
+    revealed: bool
+    expires_at: float
+    changed_at: float
+
+
+@dataclass(frozen=True)
+class Seat:
+    token: str | None   # the seat's link token (only when just joined: the store keeps its digest)
+    number: int
+    nickname: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a screen polls every second or two: the class's state, who has joined, who has voted now."""
+    state: ClassState
+    joined: int
+    voted: int
+
+
+@dataclass(frozen=True)
+class VoteRow:
+    step: int
+    round: int
+    number: int
+    nickname: str
+    option: str
+
+
+class ClassStore:
+    def __init__(self, engine: Engine, clock: Callable[[], float] = time.time,
+                 lifetime_s: float = LIFETIME_S, retention_s: float = RETENTION_S) -> None:
+        self.engine, self.clock = engine, clock
+        self.lifetime_s, self.retention_s = lifetime_s, retention_s
+
+    @contextmanager
+    def _begin(self) -> Iterator[Connection]:
+        try:
+            with self.engine.begin() as connection:
+                yield connection
+        except (OperationalError, DBAPIError) as error:
+            if isinstance(error, IntegrityError):
+                raise
+            raise StoreUnavailable("The class database cannot be reached just now; the lesson and every other "
+                                   "page still work.") from error
+
+    # --- the teacher ----------------------------------------------------------------------------------
+
+    def create_class(self, text: str) -> NewClass:
+        now = self.clock()
+        secret = codes.new_secret()
+        self.purge()
+        for _ in range(20):   # 31^6 ≈ 887 million codes: a collision is rare, and retried
+            code = codes.new_join_code()
+            try:
+                with self._begin() as c:
+                    c.execute(insert(classes).values(
+                        code=code, secret_digest=codes.digest(secret), text=text, step=1, round=1, voting=False,
+                        spread_shown=False, revealed=False, created_at=now, expires_at=now + self.lifetime_s,
+                        changed_at=now))
+                return NewClass(code, secret)
+            except IntegrityError:
+                continue
+        raise StoreUnavailable("No free join code was found; try again.")
+
+    def _teacher_row(self, c: Connection, code: str, secret: str):
+        row = c.execute(select(classes).where(classes.c.code == code)).first()
+        # The digest is compared even when the class is missing, so both cases take the same time.
+        if not codes.matches(secret, row.secret_digest if row else "0" * 64) or row is None:
+            raise WrongSecret("This teacher link does not open any class: check that it was copied whole.")
+        return row
+
+    def teacher_state(self, code: str, secret: str) -> ClassState:
+        with self._begin() as c:
+            return _state(self._teacher_row(c, code, secret))
+
+    def _change(self, code: str, secret: str, **values) -> ClassState:
+        with self._begin() as c:
+            self._teacher_row(c, code, secret)
+            c.execute(update(classes).where(classes.c.code == code).values(changed_at=self.clock(), **values))
+            return _state(c.execute(select(classes).where(classes.c.code == code)).one())
+
+    def go_to_step(self, code: str, secret: str, step: int) -> ClassState:
+        """A new question: round 1, voting closed, nothing shown."""
+        return self._change(code, secret, step=step, round=1, voting=False, spread_shown=False, revealed=False)
+
+    def open_voting(self, code: str, secret: str) -> ClassState:
+        return self._change(code, secret, voting=True)
+
+    def close_voting(self, code: str, secret: str) -> ClassState:
+        return self._change(code, secret, voting=False)
+
+    def show_spread(self, code: str, secret: str) -> ClassState:
+        return self._change(code, secret, voting=False, spread_shown=True)
+
+    def second_round(self, code: str, secret: str) -> ClassState:
+        """After discussion: everyone votes again, the first round's spread hidden."""
+        return self._change(code, secret, round=2, voting=True, spread_shown=False)
+
+    def reveal(self, code: str, secret: str) -> ClassState:
+        return self._change(code, secret, voting=False, spread_shown=True, revealed=True)
+
+    def end_class(self, code: str, secret: str) -> None:
+        """The class, its seats and its votes, deleted at once."""
+        with self._begin() as c:
+            row = self._teacher_row(c, code, secret)
+            c.execute(delete(votes).where(votes.c.class_id == row.id))
+            c.execute(delete(seats).where(seats.c.class_id == row.id))
+            c.execute(delete(classes).where(classes.c.id == row.id))
+
+    def all_votes(self, code: str, secret: str) -> list[VoteRow]:
+        """Every vote of the class, by seat number (for the teacher's CSV)."""
+        with self._begin() as c:
+            row = self._teacher_row(c, code, secret)
+            found = c.execute(
+                select(votes.c.step, votes.c.round, seats.c.number, seats.c.nickname, votes.c.option)
+                .join(seats, seats.c.id == votes.c.seat_id).where(votes.c.class_id == row.id)
+                .order_by(votes.c.step, votes.c.round, seats.c.number))
+            return [VoteRow(*r) for r in found]
+
+    def purge(self) -> int:
+        """Delete every class started more than the retention period ago; how many."""
+        old = select(classes.c.id).where(classes.c.created_at < self.clock() - self.retention_s)
+        with self._begin() as c:
+            c.execute(delete(votes).where(votes.c.class_id.in_(old)))
+            c.execute(delete(seats).where(seats.c.class_id.in_(old)))
+            return c.execute(delete(classes).where(classes.c.id.in_(old))).rowcount
+
+    # --- everyone --------------------------------------------------------------------------------------
+
+    def snapshot(self, code: str) -> Snapshot:
+        """The state, the seats taken and the votes in this step and round: one query."""
+        joined = select(func.count()).select_from(seats).where(seats.c.class_id == classes.c.id).scalar_subquery()
+        voted = (select(func.count()).select_from(votes)
+                 .where(votes.c.class_id == classes.c.id, votes.c.step == classes.c.step,
+                        votes.c.round == classes.c.round).scalar_subquery())
+        with self._begin() as c:
+            row = c.execute(select(classes, joined.label("joined"), voted.label("voted"))
+                            .where(classes.c.code == code)).first()
+        if row is None:
+            raise UnknownClass("No class has this code. Check it on the teacher's screen; a class that ended is "
+                               "gone.")
+        return Snapshot(_state(row), row.joined, row.voted)
+
+    def counts(self, code: str, step: int, round_: int) -> Counter:
+        """Votes per option in one step and round."""
+        with self._begin() as c:
+            found = c.execute(select(votes.c.option, func.count()).join(classes, classes.c.id == votes.c.class_id)
+                              .where(classes.c.code == code, votes.c.step == step, votes.c.round == round_)
+                              .group_by(votes.c.option))
+            return Counter(dict(found.all()))
+
+    # --- a student --------------------------------------------------------------------------------------
+
+    def join(self, code: str, nickname: str) -> Seat:
+        """A new seat: its number is the next free one in the class (retried if two join at once)."""
+        token = codes.new_secret()
+        for _ in range(50):
+            with self._begin() as c:
+                row = c.execute(select(classes.c.id, classes.c.expires_at).where(classes.c.code == code)).first()
+                if row is None:
+                    raise UnknownClass("No class has this code. Check it on the teacher's screen.")
+                if row.expires_at <= self.clock():
+                    raise ClassExpired("This class has ended: its time is over.")
+                number = c.execute(select(func.coalesce(func.max(seats.c.number), 0) + 1)
+                                   .where(seats.c.class_id == row.id)).scalar_one()
+            name = codes.clean_nickname(nickname, f"Student {number}")
+            try:
+                with self._begin() as c:
+                    c.execute(insert(seats).values(class_id=row.id, number=number, token_digest=codes.digest(token),
+                                                   nickname=name, joined_at=self.clock()))
+                return Seat(token, number, name)
+            except IntegrityError:
+                continue   # another student took this number first
+        raise StoreUnavailable("The class is too busy to seat you just now; try again.")
+
+    def seat(self, code: str, token: str) -> Seat:
+        with self._begin() as c:
+            row = c.execute(select(seats.c.number, seats.c.nickname).join(classes, classes.c.id == seats.c.class_id)
+                            .where(classes.c.code == code, seats.c.token_digest == codes.digest(token))).first()
+        if row is None:
+            raise UnknownSeat("This seat link belongs to no seat of this class: join again with the code.")
+        return Seat(None, row.number, row.nickname)
+
+    def vote(self, code: str, token: str, step: int, round_: int, option: str, options: tuple[str, ...]) -> None:
+        """Store (or replace) this seat's vote in this step and round, in one statement that also checks the
+        teacher has voting open on exactly that step and round. Returns only once it is committed."""
+        if option not in options:
+            raise BadOption("That answer is not one of the question's options.")
+        now = self.clock()
+        source = (select(classes.c.id, literal(step), literal(round_), seats.c.id, literal(option), literal(now))
+                  .join(seats, seats.c.class_id == classes.c.id)
+                  .where(classes.c.code == code, classes.c.voting.is_(True), classes.c.step == step,
+                         classes.c.round == round_, classes.c.expires_at > now,
+                         seats.c.token_digest == codes.digest(token)))
+        dialect = {"sqlite": sqlite, "postgresql": postgresql}[self.engine.dialect.name]
+        statement = (dialect.insert(votes)
+                     .from_select(["class_id", "step", "round", "seat_id", "option", "voted_at"], source)
+                     .on_conflict_do_update(index_elements=["class_id", "step", "round", "seat_id"],
+                                            set_={"option": option, "voted_at": now})
+                     .returning(votes.c.seat_id))   # an upsert's rowcount is not 1 on psycopg: count what it returns
+        with self._begin() as c:
+            stored = len(c.execute(statement).all())
+        if stored != 1:
+            self._why_not_stored(code, token, step, round_)
+
+    def _why_not_stored(self, code: str, token: str, step: int, round_: int) -> None:
+        state = self.snapshot(code).state            # UnknownClass if it is gone
+        self.seat(code, token)                       # UnknownSeat if the token is not a seat here
+        if state.expires_at <= self.clock():
+            raise ClassExpired("This class has ended: its time is over.")
+        if (state.step, state.round) != (step, round_):
+            raise VotingClosed("The teacher has moved on: your screen now shows the current question.")
+        raise VotingClosed("Voting is closed for this question.")
+
+    def my_vote(self, code: str, token: str, step: int, round_: int) -> str | None:
+        with self._begin() as c:
+            return c.execute(
+                select(votes.c.option).join(seats, seats.c.id == votes.c.seat_id)
+                .join(classes, classes.c.id == votes.c.class_id)
+                .where(classes.c.code == code, seats.c.token_digest == codes.digest(token), votes.c.step == step,
+                       votes.c.round == round_)).scalar_one_or_none()
+
+
+def _state(row) -> ClassState:
+    return ClassState(row.code, row.text, row.step, row.round, bool(row.voting), bool(row.spread_shown),
+                      bool(row.revealed), row.expires_at, row.changed_at)
+
+

@@ -1,0 +1,103 @@
+"""Class mode's page model: from the class's state, its vote counts and the step's question to everything the
+teacher's and the students' screens show (the spread, the share right in each round, the teacher's next move)
+and the CSV the teacher downloads. Streamlit-free, so every figure has a unit test."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .questions import Question
+
+EXPLAIN_BELOW, MOVE_ON_ABOVE = 0.30, 0.70   # peer instruction's rule of thumb (Crouch & Mazur)
+
+
+@dataclass(frozen=True)
+class Spread:
+    """One round's votes over the question's options, in the question's order (the right one not marked)."""
+    options: tuple[str, ...]
+    counts: tuple[int, ...]
+    total: int
+
+    @property
+    def shares(self) -> tuple[float, ...]:
+        return tuple(c / self.total if self.total else 0.0 for c in self.counts)
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    round: int
+    votes: int
+    right: int
+
+    @property
+    def share_right(self) -> float | None:
+        return self.right / self.votes if self.votes else None
+
+
+def spread(question: Question, counts: Mapping[str, int]) -> Spread:
+    """Votes for options the question no longer has (none, unless the class's text changed) are left out."""
+    values = tuple(int(counts.get(o, 0)) for o in question.options)
+    return Spread(question.options, values, sum(values))
+
+
+def round_result(question: Question, round_: int, counts: Mapping[str, int]) -> RoundResult:
+    shown = spread(question, counts)
+    return RoundResult(round_, shown.total, sum(c for o, c in zip(shown.options, shown.counts)
+                                                 if question.grade(o)))
+
+
+def teacher_advice(result: RoundResult) -> str:
+    """What the peer-instruction literature suggests after a round, from its share right."""
+    share = result.share_right
+    if share is None:
+        return "No votes yet."
+    said = f"{share:.0%} right ({result.right} of {result.votes})."
+    if share < EXPLAIN_BELOW:
+        return f"{said} Under {EXPLAIN_BELOW:.0%}: explain the idea again before a second vote."
+    if share <= MOVE_ON_ABOVE:
+        return (f"{said} Between {EXPLAIN_BELOW:.0%} and {MOVE_ON_ABOVE:.0%}: let neighbours convince each other, "
+                "then start round 2.")
+    return f"{said} Over {MOVE_ON_ABOVE:.0%}: most have it; reveal and move on."
+
+
+def joined_line(joined: int, voted: int, voting: bool, round_: int) -> str:
+    people = f"{joined} student{'s' if joined != 1 else ''} joined"
+    if not voting:
+        return f"{people} · {voted} voted in round {round_} · voting closed"
+    return f"{people} · {voted} of {joined} voted in round {round_}"
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: object) -> str:
+    """A cell a spreadsheet shows as text: one beginning like a formula gets a leading apostrophe."""
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def class_csv(questions: Mapping[int, Question], counts: Mapping[tuple[int, int], Mapping[str, int]],
+              votes: list[tuple[int, int, int, str, str]]) -> str:
+    """Two parts, one file: a row per (step, question, round, option) with its count and the round's share
+    right; then a row per student's vote, by nickname only. `counts` maps (step, round) to votes per option;
+    `votes` holds (step, round, seat number, nickname, option)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["step", "question", "round", "option", "count", "right", "share right in round"])
+    for (step, round_), by_option in sorted(counts.items()):
+        question = questions.get(step)
+        if question is None:
+            continue
+        result = round_result(question, round_, by_option)
+        for option, count in zip(question.options, spread(question, by_option).counts):
+            writer.writerow([step, safe_cell(question.prompt), round_, safe_cell(option), count,
+                             "yes" if question.grade(option) else "no",
+                             "" if result.share_right is None else f"{result.share_right:.3f}"])
+    writer.writerow([])
+    writer.writerow(["step", "round", "student", "option"])
+    for step, round_, number, nickname, option in votes:
+        writer.writerow([step, round_, safe_cell(nickname or f"Student {number}"), safe_cell(option)])
+    return out.getvalue()

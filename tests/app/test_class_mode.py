@@ -1,0 +1,156 @@
+"""Run a class and Join a class through AppTest, on a real SQLite file (EXPLORER_DATABASE_URL): a teacher starts
+a class and steps it, students join, vote, change their vote, see the spread and the reveal; every bad input
+gets its own message and changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from classroom.database import make_engine
+from classroom.store import ClassStore
+from explorer.classes import CLASS_MODEL_KEY
+from explorer.lesson import question
+
+from .helpers import no_exception, open_page
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'classes.db'}"
+    monkeypatch.setenv("EXPLORER_DATABASE_URL", url)
+    store = ClassStore(make_engine(url))
+    from classroom.database import migrate
+    migrate(store.engine)
+    return store
+
+
+def texts(at) -> str:
+    return " ".join(str(e.value) for kind in ("markdown", "caption", "info", "success", "warning", "error")
+                    for e in getattr(at, kind))
+
+
+def teacher(new) -> object:
+    return open_page("run_a_class", None, query={"class": new.code, "teacher": new.secret})
+
+
+def student(code: str, token: str | None = None):
+    return open_page("join", None, query={"class": code, **({"seat": token} if token else {})})
+
+
+def test_a_teacher_starts_a_class_and_gets_a_code_a_qr_code_and_a_private_link(store):
+    at = open_page("run_a_class", None)
+    no_exception(at)
+    at.text_input[0].set_value("hello")
+    at.button[0].click().run()
+    no_exception(at)
+    code, secret = at.query_params["class"], at.query_params["teacher"]
+    assert store.teacher_state(code, secret).text == "hello"
+    assert any(code in str(h.proto.body) for h in at.get("html"))          # shown large
+    assert len(at.get("image")) == 1                                         # the QR code
+    assert any(secret in c.value for c in at.code)                           # the private link, once asked
+    assert "0 students joined" in texts(at) and "Step 1 of 10" in " ".join(s.value for s in at.subheader)
+
+
+def test_a_text_the_model_cannot_read_starts_no_class(store):
+    at = open_page("run_a_class", None)
+    at.text_input[0].set_value("héllo ☃")
+    at.button[0].click().run()
+    no_exception(at)
+    assert at.error and "class" not in at.query_params
+
+
+@pytest.mark.parametrize("secret", ["", "x", "wrong-secret-of-the-right-length-xxxxxx"])
+def test_a_wrong_teacher_link_opens_nothing(store, secret):
+    new = store.create_class("hello")
+    at = open_page("run_a_class", None, query={"class": new.code, "teacher": secret})
+    no_exception(at)
+    if secret:
+        assert any("does not open any class" in e.value for e in at.error)
+        assert not [b for b in at.button if b.label == "Open voting"]
+    assert not store.snapshot(new.code).state.voting
+
+
+def test_the_teachers_buttons_drive_the_class(store):
+    new = store.create_class("hello")
+    at = teacher(new)
+    button = {b.label: b for b in at.button}
+    assert button["Close voting"].disabled and not button["Open voting"].disabled
+    button["Open voting"].click().run()
+    no_exception(at)
+    assert store.snapshot(new.code).state.voting
+    {b.label: b for b in at.button}["Round 2"].click().run()
+    assert store.snapshot(new.code).state.round == 2
+    {b.label: b for b in at.button}["Reveal"].click().run()
+    no_exception(at)
+    state = store.snapshot(new.code).state
+    assert state.revealed and not state.voting
+    q = question(1, CLASS_MODEL_KEY, "hello")
+    assert any(s.value.replace("\\", "").startswith(f"The model's answer: {q.answer}") for s in at.success)
+
+
+def test_a_student_joins_votes_changes_the_vote_and_sees_the_reveal(store):
+    new = store.create_class("hello")
+    at = student(new.code)
+    no_exception(at)
+    at.text_input[1].set_value("<b>Ann</b>")
+    at.button[0].click().run()
+    no_exception(at)
+    token = at.query_params["seat"]
+    assert "<b>Ann</b>" in texts(at).replace("\\", "") and not [h for h in at.get("html") if "<b>Ann" in
+                                                                 str(h.proto.body)]
+    assert any("Voting is not open" in i.value for i in at.info)
+    store.open_voting(new.code, new.secret)
+    at = student(new.code, token)
+    q = question(1, CLASS_MODEL_KEY, "hello")
+    options = [b for b in at.button if b.key and b.key.startswith("vote_1_1_")]
+    assert len(options) == len(q.options)
+    options[0].click().run()
+    no_exception(at)
+    assert any(f"Your vote is in (round 1): {q.options[0]}" in s.value.replace("\\", "") for s in at.success)
+    [b for b in at.button if b.key == "vote_1_1_1"][0].click().run()
+    assert store.counts(new.code, 1, 1) == {q.options[1]: 1}              # replaced, not added
+    store.show_spread(new.code, new.secret)
+    at = student(new.code, token)                                          # a reload: the same seat, its vote
+    assert store.snapshot(new.code).joined == 1
+    assert any(q.options[1] in s.value.replace("\\", "") for s in at.success)
+    assert at.get("plotly_chart")
+    store.reveal(new.code, new.secret)
+    at = student(new.code, token)
+    no_exception(at)
+    assert any(s.value.replace("\\", "").startswith(f"The model's answer: {q.answer}") for s in at.success)
+
+
+def test_wrong_join_codes_get_a_message_and_slow_the_session_down(store):
+    store.create_class("hello")
+    at = open_page("join", None)
+    for attempt in range(7):
+        at.text_input[0].set_value("ZZZZZZ")
+        at.button[0].click().run()
+        no_exception(at)
+        message = " ".join(e.value for e in at.error)
+        assert ("No class has this code" in message) if attempt < 5 else ("Too many wrong codes" in message)
+
+
+def test_a_nickname_too_long_or_a_class_gone_is_said_plainly(store):
+    new = store.create_class("hello")
+    at = student(new.code)
+    at.text_input[1].set_value("x" * 40)       # past max_chars: Streamlit keeps the first 24 (the store refuses
+    at.button[0].click().run()                 # a longer one: tests/unit/test_classroom.py)
+    no_exception(at)
+    token = at.query_params["seat"]
+    assert store.seat(new.code, token).nickname == "x" * 24
+    store.end_class(new.code, new.secret)
+    at = student(new.code, token)
+    no_exception(at)
+    assert any("join again" in w.value for w in at.warning) and at.button[0].label == "Join"
+
+
+def test_an_unreachable_database_is_a_message_on_the_class_pages_only(monkeypatch):
+    monkeypatch.setenv("EXPLORER_DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    for page in ("run_a_class", "join"):
+        at = open_page(page, None)
+        no_exception(at)
+        assert any("cannot be reached" in e.value for e in at.error)
+    at = open_page("lesson", "hello")
+    no_exception(at)
+    assert not at.error

@@ -1,0 +1,67 @@
+"""Class mode's page model: the spread in the question's order, the share right per round, the teacher's next
+move by the peer-instruction thresholds, and a CSV no spreadsheet runs as formulas."""
+
+import csv
+import io
+
+import pytest
+
+from teaching.class_mode import (
+    EXPLAIN_BELOW, MOVE_ON_ABOVE, class_csv, joined_line, round_result, safe_cell, spread, teacher_advice,
+)
+from teaching.questions import Question
+
+QUESTION = Question("choice", "Which?", ("left", "right", "=SUM(A1)"), frozenset({"right"}), "hint", "why")
+
+
+def test_the_spread_keeps_the_questions_order_and_drops_unknown_options():
+    shown = spread(QUESTION, {"=SUM(A1)": 2, "left": 1, "gone": 5})
+    assert shown.options == QUESTION.options and shown.counts == (1, 0, 2) and shown.total == 3
+    assert shown.shares == pytest.approx((1 / 3, 0, 2 / 3))
+    assert spread(QUESTION, {}).shares == (0.0, 0.0, 0.0)
+
+
+def test_the_share_right_counts_every_right_option_of_a_tie():
+    tied = Question("choice", "Which?", ("a", "b", "c"), frozenset({"a", "b"}), "hint", "why")
+    result = round_result(tied, 2, {"a": 3, "b": 1, "c": 4})
+    assert (result.round, result.votes, result.right) == (2, 8, 4) and result.share_right == 0.5
+    assert round_result(tied, 1, {}).share_right is None
+
+
+@pytest.mark.parametrize("right, votes, says", [
+    (0, 10, "explain the idea again"), (2, 10, "explain the idea again"), (3, 10, "neighbours"),
+    (7, 10, "neighbours"), (8, 10, "move on"), (10, 10, "move on")])
+def test_the_teachers_advice_follows_the_thresholds(right, votes, says):
+    counts = {"right": right, "left": votes - right}
+    advice = teacher_advice(round_result(QUESTION, 1, counts))
+    assert says in advice and advice.startswith(f"{right / votes:.0%} right ({right} of {votes})")
+    assert (EXPLAIN_BELOW, MOVE_ON_ABOVE) == (0.30, 0.70)
+
+
+def test_no_votes_gives_no_advice_and_the_count_line_reads_right():
+    assert teacher_advice(round_result(QUESTION, 1, {})) == "No votes yet."
+    assert joined_line(1, 0, True, 1) == "1 student joined · 0 of 1 voted in round 1"
+    assert joined_line(30, 28, False, 2) == "30 students joined · 28 voted in round 2 · voting closed"
+
+
+@pytest.mark.parametrize("cell", ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1"])
+def test_a_cell_that_looks_like_a_formula_is_text(cell):
+    assert safe_cell(cell) == "'" + cell
+    assert safe_cell("Ann") == "Ann" and safe_cell(3) == "3"
+
+
+def test_the_csv_has_a_row_per_option_and_round_and_one_per_students_vote():
+    counts = {(4, 1): {"left": 2, "right": 1}, (4, 2): {"right": 3}, (9, 1): {"left": 1}}
+    votes = [(4, 1, 1, "=HYPERLINK(\"x\")", "left"), (4, 2, 1, "=HYPERLINK(\"x\")", "right"),
+             (4, 1, 2, "", "=SUM(A1)")]
+    rows = list(csv.reader(io.StringIO(class_csv({4: QUESTION}, counts, votes))))
+    header, summary = rows[0], rows[1:7]
+    assert header[:6] == ["step", "question", "round", "option", "count", "right"]
+    assert [(r[2], r[3], r[4], r[5]) for r in summary] == [
+        ("1", "left", "2", "no"), ("1", "right", "1", "yes"), ("1", "'=SUM(A1)", "0", "no"),
+        ("2", "left", "0", "no"), ("2", "right", "3", "yes"), ("2", "'=SUM(A1)", "0", "no")]
+    assert [r[6] for r in summary] == ["0.333"] * 3 + ["1.000"] * 3
+    assert rows[7] == [] and rows[8] == ["step", "round", "student", "option"]   # step 9 has no question here
+    assert rows[9:] == [["4", "1", "'=HYPERLINK(\"x\")", "left"], ["4", "2", "'=HYPERLINK(\"x\")", "right"],
+                        ["4", "1", "Student 2", "'=SUM(A1)"]]
+    assert not any(cell.startswith(("=", "+", "@")) for row in rows for cell in row)

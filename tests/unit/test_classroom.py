@@ -1,0 +1,251 @@
+"""Class mode's store on a real SQLite file and a real PostgreSQL server (drivers/postgres.py starts one in a
+temporary folder): the schema the migrations make, who may change a class, a vote as one replaceable row,
+every refusal with its own exception, deletion and expiry, and many students at once."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import create_engine, select
+
+from classroom import codes
+from classroom.database import head_revision, make_engine, migrate, current_revision
+from classroom.errors import (
+    BadNickname, BadOption, ClassExpired, StoreUnavailable, TooManyTries, UnknownClass, UnknownSeat, VotingClosed,
+    WrongSecret,
+)
+from classroom.schema import classes, metadata, seats, votes
+from classroom.store import ClassStore
+from drivers.postgres import postgres_bin, temporary_postgres
+
+OPTIONS = ("a", "b", "c")
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    if postgres_bin() is None:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL is missing in CI: scripts/test.sh installs Debian's postgresql")
+        pytest.skip("Debian's postgresql is not installed here (scripts/test.sh installs it)")
+    with temporary_postgres() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request, tmp_path):
+    url = f"sqlite:///{tmp_path / 'classes.db'}" if request.param == "sqlite" else \
+        request.getfixturevalue("postgres_url")
+    engine = make_engine(url)
+    migrate(engine)
+    yield engine
+    if request.param == "postgresql":   # one server for the module: each test starts from empty tables
+        with engine.begin() as c:
+            for table in (votes, seats, classes):
+                c.execute(table.delete())
+    engine.dispose()
+
+
+class Clock:
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def store(engine):
+    return ClassStore(engine, clock=Clock())
+
+
+def test_the_migrations_make_exactly_the_tables_the_code_reads(engine):
+    assert current_revision(engine) == head_revision()
+    with engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), metadata) == []
+    migrate(engine)                                    # a second replica starting: nothing to do, no error
+    assert current_revision(engine) == head_revision()
+
+
+def test_a_new_class_has_a_readable_code_and_a_long_secret_kept_only_as_a_digest(store, engine):
+    new = store.create_class("hello")
+    assert len(new.code) == 6 and set(new.code) <= set(codes.CODE_ALPHABET)
+    assert not set("0O1IL") & set(codes.CODE_ALPHABET)
+    assert len(new.secret) * 6 >= 128                  # URL-safe base64: 6 bits a character
+    with engine.connect() as c:
+        stored = [str(v) for row in c.execute(select(classes)) for v in row]
+    assert new.secret not in stored and codes.digest(new.secret) in stored
+    assert store.teacher_state(new.code, new.secret).text == "hello"
+
+
+def test_only_the_teachers_secret_changes_a_class(store):
+    new = store.create_class("hello")
+    other = store.create_class("world")
+    for wrong in ("", new.code, other.secret, new.secret[:-1], new.secret + "x"):
+        with pytest.raises(WrongSecret):
+            store.open_voting(new.code, wrong)
+    with pytest.raises(WrongSecret):
+        store.teacher_state("ZZZZZZ", new.secret)      # a code that is no class: the same message
+    assert not store.snapshot(new.code).state.voting
+    assert store.open_voting(new.code, new.secret).voting
+
+
+def test_voting_again_replaces_the_vote_and_counts_follow(store, engine):
+    new = store.create_class("hello")
+    ann, bob = store.join(new.code, "Ann"), store.join(new.code, "")
+    store.open_voting(new.code, new.secret)
+    store.vote(new.code, ann.token, 1, 1, "a", OPTIONS)
+    store.vote(new.code, ann.token, 1, 1, "b", OPTIONS)
+    store.vote(new.code, bob.token, 1, 1, "b", OPTIONS)
+    assert store.counts(new.code, 1, 1) == {"b": 2}
+    with engine.connect() as c:
+        assert len(c.execute(select(votes)).all()) == 2
+    snap = store.snapshot(new.code)
+    assert (snap.joined, snap.voted) == (2, 2)
+    assert store.my_vote(new.code, ann.token, 1, 1) == "b"
+    assert (bob.number, bob.nickname) == (2, "Student 2")
+
+
+def test_a_second_round_keeps_the_first_and_a_new_step_starts_empty(store):
+    new = store.create_class("hello")
+    ann = store.join(new.code, "Ann")
+    store.open_voting(new.code, new.secret)
+    store.vote(new.code, ann.token, 1, 1, "a", OPTIONS)
+    state = store.second_round(new.code, new.secret)
+    assert (state.round, state.voting, state.spread_shown) == (2, True, False)
+    assert store.snapshot(new.code).voted == 0
+    store.vote(new.code, ann.token, 1, 2, "c", OPTIONS)
+    assert store.counts(new.code, 1, 1) == {"a": 1} and store.counts(new.code, 1, 2) == {"c": 1}
+    state = store.reveal(new.code, new.secret)
+    assert state.revealed and state.spread_shown and not state.voting
+    state = store.go_to_step(new.code, new.secret, 5)
+    assert (state.step, state.round, state.voting, state.spread_shown, state.revealed) == (5, 1, False, False, False)
+    assert [(v.step, v.round, v.option) for v in store.all_votes(new.code, new.secret)] == [(1, 1, "a"), (1, 2, "c")]
+
+
+def test_every_vote_that_cannot_be_stored_says_why_and_stores_nothing(store):
+    new = store.create_class("hello")
+    ann = store.join(new.code, "Ann")
+    with pytest.raises(VotingClosed, match="closed"):
+        store.vote(new.code, ann.token, 1, 1, "a", OPTIONS)
+    store.open_voting(new.code, new.secret)
+    with pytest.raises(BadOption):
+        store.vote(new.code, ann.token, 1, 1, "=1+1", OPTIONS)
+    with pytest.raises(VotingClosed, match="moved on"):
+        store.vote(new.code, ann.token, 2, 1, "a", OPTIONS)      # a stale screen's step
+    with pytest.raises(UnknownSeat):
+        store.vote(new.code, "not-a-seat", 1, 1, "a", OPTIONS)
+    other = store.create_class("world")
+    store.open_voting(other.code, other.secret)
+    with pytest.raises(UnknownSeat):
+        store.vote(other.code, ann.token, 1, 1, "a", OPTIONS)    # a seat of one class votes in no other
+    with pytest.raises(UnknownClass):
+        store.vote("ZZZZZZ", ann.token, 1, 1, "a", OPTIONS)
+    assert store.counts(new.code, 1, 1) == {} and store.counts(other.code, 1, 1) == {}
+
+
+def test_nicknames_are_cleaned_limited_and_kept_as_typed_text(store):
+    new = store.create_class("hello")
+    assert store.join(new.code, "  <b>Ann</b>\u200b\n ").nickname == "<b>Ann</b>"
+    assert store.join(new.code, "\x00\x07").nickname == "Student 2"
+    with pytest.raises(BadNickname, match="24"):
+        store.join(new.code, "x" * 25)
+    assert store.snapshot(new.code).joined == 2
+
+
+def test_a_seat_link_brings_back_the_same_seat_and_its_vote(store):
+    new = store.create_class("hello")
+    ann = store.join(new.code, "Ann")
+    store.open_voting(new.code, new.secret)
+    store.vote(new.code, ann.token, 1, 1, "c", OPTIONS)
+    again = store.seat(new.code, ann.token)                 # a reload, or another replica
+    assert (again.number, again.nickname) == (ann.number, "Ann")
+    assert store.my_vote(new.code, ann.token, 1, 1) == "c"
+    with pytest.raises(UnknownSeat):
+        store.seat(new.code, ann.token[:-2])
+
+
+def test_a_class_expires_then_is_deleted_after_the_retention(engine):
+    clock = Clock()
+    store = ClassStore(engine, clock=clock, lifetime_s=100, retention_s=1000)
+    new = store.create_class("hello")
+    ann = store.join(new.code, "Ann")
+    clock.now += 101
+    with pytest.raises(ClassExpired):
+        store.join(new.code, "Bob")
+    store.open_voting(new.code, new.secret)                   # the teacher can still read and change it
+    with pytest.raises(ClassExpired):
+        store.vote(new.code, ann.token, 1, 1, "a", OPTIONS)
+    assert store.purge() == 0
+    clock.now += 1000
+    assert store.purge() == 1
+    with pytest.raises(UnknownClass):
+        store.snapshot(new.code)
+    with engine.connect() as c:
+        assert c.execute(select(seats)).all() == []
+
+
+def test_ending_a_class_deletes_its_seats_and_votes_and_no_other_class(store, engine):
+    new, other = store.create_class("hello"), store.create_class("world")
+    for cls in (new, other):
+        seat = store.join(cls.code, "Ann")
+        store.open_voting(cls.code, cls.secret)
+        store.vote(cls.code, seat.token, 1, 1, "a", OPTIONS)
+    with pytest.raises(WrongSecret):
+        store.end_class(new.code, other.secret)
+    store.end_class(new.code, new.secret)
+    with pytest.raises(UnknownClass):
+        store.snapshot(new.code)
+    with engine.connect() as c:
+        assert len(c.execute(select(seats)).all()) == 1 and len(c.execute(select(votes)).all()) == 1
+    assert store.counts(other.code, 1, 1) == {"a": 1}
+
+
+def test_forty_students_joining_and_voting_at_once_are_all_seated_and_counted_once(store):
+    new = store.create_class("hello")
+    store.open_voting(new.code, new.secret)
+    seated, errors = [], []
+
+    def student(i: int) -> None:
+        try:
+            seat = store.join(new.code, f"s{i}")
+            for option in ("a", OPTIONS[i % 3]):            # a change of mind: the second vote replaces
+                store.vote(new.code, seat.token, 1, 1, option, OPTIONS)
+            seated.append(seat.number)
+        except Exception as error:   # noqa: BLE001 (reported below, with its type)
+            errors.append(repr(error))
+
+    threads = [threading.Thread(target=student, args=(i,)) for i in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert sorted(seated) == list(range(1, 41))
+    assert store.counts(new.code, 1, 1) == {o: sum(1 for i in range(40) if OPTIONS[i % 3] == o) for o in OPTIONS}
+    assert store.snapshot(new.code).voted == 40
+
+
+def test_an_unreachable_database_is_a_store_error_not_a_crash(tmp_path, postgres_url):
+    port = postgres_url.rsplit(":", 1)[1].split("/")[0]
+    dead = ClassStore(create_engine(postgres_url.replace(f":{port}/", ":1/")))
+    with pytest.raises(StoreUnavailable, match="lesson"):
+        dead.snapshot("ABCDEF")
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    with pytest.raises(StoreUnavailable):
+        ClassStore(create_engine(f"sqlite:///{blocked}/classes.db")).create_class("hello")
+
+
+def test_a_session_typing_wrong_codes_is_slowed_down():
+    waits = [codes.wait_before_next_code(n, last_wrong_at=100.0, now=100.0) for n in range(12)]
+    assert waits[: codes.FREE_WRONG_CODES] == [0.0] * codes.FREE_WRONG_CODES
+    assert waits[codes.FREE_WRONG_CODES:codes.FREE_WRONG_CODES + 3] == [2.0, 4.0, 8.0]
+    assert max(waits) == codes.MAX_WAIT_SECONDS
+    assert codes.wait_before_next_code(7, last_wrong_at=100.0, now=200.0) == 0.0
+    with pytest.raises(TooManyTries, match="try again in 8 s"):
+        codes.check_not_waiting(7, 100.0, 100.0)
+    assert codes.normal_code(" abc-def ") == "ABCDEF"
