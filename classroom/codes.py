@@ -28,6 +28,11 @@ def normal_code(typed: str) -> str:
     return "".join(c for c in typed.upper() if c not in " -\t")[: CODE_LENGTH * 2]
 
 
+def is_code(code: str) -> bool:
+    """Whether a (normalised) string could be a join code at all: asked before the store is."""
+    return len(code) == CODE_LENGTH and set(code) <= set(CODE_ALPHABET)
+
+
 def new_secret() -> str:
     """A URL-safe secret: the teacher's link, or a student's seat token."""
     return secrets.token_urlsafe(SECRET_BYTES)

@@ -6,8 +6,10 @@ reads never wait for a vote being written; PostgreSQL takes a postgresql+psycopg
 
 from __future__ import annotations
 
+import fcntl
 import os
-import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from alembic import command
@@ -67,21 +69,27 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
 
-def migrate(engine: Engine, tries: int = 5) -> None:
-    """Bring the schema to the newest migration. Replicas starting together may race: PostgreSQL serialises
-    them with an advisory lock; on SQLite a loser's error is followed by a look at the revision, and it tries
-    again until the winner's migration is in."""
-    for attempt in range(tries):
-        try:
-            with engine.begin() as connection:
-                if engine.dialect.name == "postgresql":
-                    connection.execute(text("SELECT pg_advisory_xact_lock(727001)"))
-                command.upgrade(_alembic_config(connection), "head")
-            return
-        except SQLAlchemyError as error:
-            if current_revision(engine) == head_revision():
-                return
-            if attempt == tries - 1:
-                raise StoreUnavailable(f"The class database could not be set up ({type(error).__name__}).") \
-                    from error
-            time.sleep(0.2 * (attempt + 1))
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest migration. Replicas starting together take turns: PostgreSQL through an
+    advisory lock held for the migration's transaction; SQLite, whose DDL commits statement by statement, through
+    an exclusive lock on a file beside the database, so no replica ever sees half a migration."""
+    try:
+        with _sqlite_migration_lock(engine), engine.begin() as connection:
+            if engine.dialect.name == "postgresql":
+                connection.execute(text("SELECT pg_advisory_xact_lock(727001)"))
+            command.upgrade(_alembic_config(connection), "head")
+    except (SQLAlchemyError, OSError) as error:
+        raise StoreUnavailable(f"The class database cannot be reached just now ({type(error).__name__}), so "
+                               "classes cannot be run or joined; the lesson and every other page still work.") \
+            from error
+
+
+@contextmanager
+def _sqlite_migration_lock(engine: Engine) -> Iterator[None]:
+    path = engine.url.database
+    if engine.dialect.name != "sqlite" or not path or path == ":memory:":
+        yield
+        return
+    with open(f"{path}.migrate-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)     # released when the file closes, or the process dies
+        yield

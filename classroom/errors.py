@@ -37,5 +37,13 @@ class BadOption(ClassError):
     """A vote for something that is not one of the question's options."""
 
 
+class ClassFull(ClassError):
+    """The class has handed out as many seats as one class may have."""
+
+
+class BadStep(ClassError):
+    """A step the lesson does not have."""
+
+
 class TooManyTries(ClassError):
     """This session typed too many wrong join codes in a row and must wait."""

@@ -23,6 +23,7 @@ classes = Table(
     Column("created_at", Float, nullable=False),                      # seconds since the epoch
     Column("expires_at", Float, nullable=False),
     Column("changed_at", Float, nullable=False),                      # any of the above changed
+    Column("seats_given", Integer, nullable=False, server_default="0"),  # the last seat number handed out
 )
 
 seats = Table(

@@ -16,11 +16,14 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from . import codes
 from .errors import (
-    BadOption, ClassExpired, StoreUnavailable, UnknownClass, UnknownSeat, VotingClosed, WrongSecret,
+    BadOption, BadStep, ClassExpired, ClassFull, StoreUnavailable, UnknownClass, UnknownSeat, VotingClosed,
+    WrongSecret,
 )
 from .schema import classes, seats, votes
 
 LIFETIME_S = 24 * 3600       # a class can be joined and voted in for a day
+MAX_SEATS = 500              # seats one class may hand out (a lecture hall, with room for rejoins)
+STEPS = 10                   # the lesson's steps (teaching.steps.STEPS; a test holds the two equal)
 RETENTION_S = 7 * 24 * 3600  # then everything about it is deleted a week after it started
 ROUNDS = (1, 2)
 
@@ -98,7 +101,7 @@ class ClassStore:
                     c.execute(insert(classes).values(
                         code=code, secret_digest=codes.digest(secret), text=text, step=1, round=1, voting=False,
                         spread_shown=False, revealed=False, created_at=now, expires_at=now + self.lifetime_s,
-                        changed_at=now))
+                        changed_at=now, seats_given=0))
                 return NewClass(code, secret)
             except IntegrityError:
                 continue
@@ -118,11 +121,16 @@ class ClassStore:
     def _change(self, code: str, secret: str, **values) -> ClassState:
         with self._begin() as c:
             self._teacher_row(c, code, secret)
-            c.execute(update(classes).where(classes.c.code == code).values(changed_at=self.clock(), **values))
-            return _state(c.execute(select(classes).where(classes.c.code == code)).one())
+            changed = c.execute(update(classes).where(classes.c.code == code)
+                                .values(changed_at=self.clock(), **values).returning(*classes.c)).first()
+        if changed is None:   # ended by another of the teacher's tabs in between
+            raise UnknownClass("This class has ended.")
+        return _state(changed)
 
     def go_to_step(self, code: str, secret: str, step: int) -> ClassState:
         """A new question: round 1, voting closed, nothing shown."""
+        if not 1 <= step <= STEPS:
+            raise BadStep(f"The lesson has steps 1 to {STEPS}; there is no step {step}.")
         return self._change(code, secret, step=step, round=1, voting=False, spread_shown=False, revealed=False)
 
     def open_voting(self, code: str, secret: str) -> ClassState:
@@ -194,26 +202,31 @@ class ClassStore:
     # --- a student --------------------------------------------------------------------------------------
 
     def join(self, code: str, nickname: str) -> Seat:
-        """A new seat: its number is the next free one in the class (retried if two join at once)."""
-        token = codes.new_secret()
-        for _ in range(50):
-            with self._begin() as c:
-                row = c.execute(select(classes.c.id, classes.c.expires_at).where(classes.c.code == code)).first()
-                if row is None:
-                    raise UnknownClass("No class has this code. Check it on the teacher's screen.")
-                if row.expires_at <= self.clock():
-                    raise ClassExpired("This class has ended: its time is over.")
-                number = c.execute(select(func.coalesce(func.max(seats.c.number), 0) + 1)
-                                   .where(seats.c.class_id == row.id)).scalar_one()
-            name = codes.clean_nickname(nickname, f"Student {number}")
-            try:
-                with self._begin() as c:
-                    c.execute(insert(seats).values(class_id=row.id, number=number, token_digest=codes.digest(token),
-                                                   nickname=name, joined_at=self.clock()))
-                return Seat(token, number, name)
-            except IntegrityError:
-                continue   # another student took this number first
-        raise StoreUnavailable("The class is too busy to seat you just now; try again.")
+        """A new seat. Its number comes from the class's counter, taken and raised in one statement, so students
+        joining at once never race for a number."""
+        name = codes.clean_nickname(nickname, "")          # refused before a number is spent on it
+        token, now = codes.new_secret(), self.clock()
+        with self._begin() as c:
+            given = c.execute(update(classes)
+                              .where(classes.c.code == code, classes.c.expires_at > now,
+                                     classes.c.seats_given < MAX_SEATS)
+                              .values(seats_given=classes.c.seats_given + 1)
+                              .returning(classes.c.id, classes.c.seats_given)).first()
+            if given is None:
+                self._why_no_seat(c, code, now)
+            c.execute(insert(seats).values(class_id=given.id, number=given.seats_given,
+                                           token_digest=codes.digest(token),
+                                           nickname=name or f"Student {given.seats_given}", joined_at=now))
+        return Seat(token, given.seats_given, name or f"Student {given.seats_given}")
+
+    @staticmethod
+    def _why_no_seat(c: Connection, code: str, now: float) -> None:
+        row = c.execute(select(classes.c.expires_at).where(classes.c.code == code)).first()
+        if row is None:
+            raise UnknownClass("No class has this code. Check it on the teacher's screen.")
+        if row.expires_at <= now:
+            raise ClassExpired("This class has ended: its time is over.")
+        raise ClassFull(f"This class is full: it has handed out {MAX_SEATS} seats.")
 
     def seat(self, code: str, token: str) -> Seat:
         with self._begin() as c:
@@ -233,7 +246,10 @@ class ClassStore:
                   .join(seats, seats.c.class_id == classes.c.id)
                   .where(classes.c.code == code, classes.c.voting.is_(True), classes.c.step == step,
                          classes.c.round == round_, classes.c.expires_at > now,
-                         seats.c.token_digest == codes.digest(token)))
+                         seats.c.token_digest == codes.digest(token))
+                  # PostgreSQL: the class row is share-locked, so a teacher's close waits for a vote already
+                  # under way and a vote after it sees voting closed (SQLite writes one at a time anyway)
+                  .with_for_update(read=True, of=classes))
         dialect = {"sqlite": sqlite, "postgresql": postgresql}[self.engine.dialect.name]
         statement = (dialect.insert(votes)
                      .from_select(["class_id", "step", "round", "seat_id", "option", "voted_at"], source)

@@ -41,15 +41,19 @@ class Answer:
 class ProtocolSession:
     """One session on one page. `await session.open()`, then `await session.type(word)` as often as wanted."""
 
-    def __init__(self, url: str, page: str) -> None:
+    def __init__(self, url: str, page: str, query: str = "") -> None:
         self.stream_url = url.replace("http://", "ws://") + "/_stcore/stream"
         self.page = page
+        self.query = query                     # the page's query string (when given, as the server last set it)
         self.page_hash = ""
         self.text_id: str | None = None
         self.widget_ids: dict[str, str] = {}   # label -> id of every widget the last runs drew
         self.deferred_ids: dict[str, str] = {}  # label -> deferred file id of every download button drawn
         self.session_id: str | None = None     # the server's id of this session (sent in new_session)
         self.replies: list = []                # ForwardMsgs answering a request (file URLs, downloads)
+        self.fragments: dict[str, float] = {}  # id -> seconds of each timed fragment the last full run drew
+        self.drawn_fragments: dict[str, float] = {}  # the same, for the run being read (a fragment's id
+                                                     # follows its place on the page, so each full run redraws it)
         self.socket = None
 
     async def open(self) -> Answer:
@@ -71,6 +75,18 @@ class ProtocolSession:
     async def send_raw(self, data: bytes) -> None:
         """Bytes sent as they are, as a crafted client could send them; nothing is awaited."""
         await self.socket.send(data)
+
+    async def fill_and_press(self, values: dict[str, str], label: str) -> Answer:
+        """Type these text inputs (by label) and press a button (a form's submit button too) in one rerun, as a
+        browser sends a form."""
+        states = [WidgetState(id=self.widget_ids[name], string_value=value) for name, value in values.items()]
+        states.append(WidgetState(id=self.widget_ids[label], trigger_value=True))
+        return await self._rerun(None, states)
+
+    async def poll(self) -> Answer:
+        """One timed rerun of the page's busiest fragment (the shortest run_every), as the browser's timer sends
+        it (the app's hourly reconnect check is another)."""
+        return await self._rerun(None, fragment_id=min(self.fragments, key=self.fragments.get))
 
     async def goto(self, page: str) -> Answer:
         """Switch this session to another page (its url path), as the page list does."""
@@ -137,10 +153,17 @@ class ProtocolSession:
             self.session_id = forward.new_session.initialize.session_id
         elif kind in ("file_urls_response", "backend_operation_response"):
             self.replies.append(forward)
+        elif kind == "auto_rerun":
+            self.drawn_fragments[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
+        elif kind == "page_info_changed" and self.query:   # a session opened with a query keeps the URL's
+            self.query = forward.page_info_changed.query_string
 
-    async def _rerun(self, text: str | None, widgets: list = ()) -> Answer:
+    async def _rerun(self, text: str | None, widgets: list = (), fragment_id: str = "") -> Answer:
         message = BackMsg()
         state = message.rerun_script
+        state.query_string = self.query
+        if fragment_id:
+            state.fragment_id, state.is_auto_rerun = fragment_id, True
         if self.page_hash:
             state.page_script_hash = self.page_hash
         else:
@@ -150,6 +173,7 @@ class ProtocolSession:
             widget.id, widget.string_value = self.text_id, text
         state.widget_states.widgets.extend(widgets)
         start = time.perf_counter()
+        self.drawn_fragments = {}
         await self.socket.send(message.SerializeToString())
         answer = Answer(0.0)
         while True:
@@ -164,6 +188,11 @@ class ProtocolSession:
             elif kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
                 self._read(forward.delta.new_element, answer)
             elif kind == "script_finished":
+                if forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    self.drawn_fragments = {}
+                    continue   # st.rerun(): the run it asked for follows, and answers this request
+                if forward.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY:
+                    self.fragments = self.drawn_fragments
                 answer.seconds = time.perf_counter() - start
                 return answer
 

@@ -12,6 +12,9 @@ from pathlib import Path
 from .harness import ROOT, _free_port, wait_until_healthy
 
 
+COOKIE = "EXPLORER_REPLICA"   # the cookie HAProxy keeps each browser on its replica with (scripts/serve.sh)
+
+
 @dataclass
 class Replicas:
     process: subprocess.Popen   # scripts/serve.sh, leader of its own process group

@@ -23,6 +23,8 @@ from .pages import page
 POLL_SECONDS = 1.5                 # a screen sees a vote or the teacher's move within this (asked: 2 s)
 CLASS_PARAM, TEACHER_PARAM, SEAT_PARAM = "class", "teacher", "seat"
 WRONG_CODES_KEY = "_wrong_join_codes"   # (wrong codes in a row, time of the last) for this session
+TEACHING_KEY = "_class_teaching"       # (code, secret) of the class this session controls: never in the URL
+SEATS_KEY = "_class_seats"             # {code: seat token} this session holds: joining again keeps the seat
 SEEN_KEY = "_class_seen"               # the class state this screen last drew
 CLASS_MODEL_KEY = str(BUNDLED_CHECKPOINT)   # every screen of a class shows the bundled reverser's numbers
 
@@ -31,7 +33,9 @@ CLASS_MODEL_KEY = str(BUNDLED_CHECKPOINT)   # every screen of a class shows the 
 def _store(url: str) -> ClassStore:
     engine = make_engine(url)
     migrate(engine)
-    return ClassStore(engine)
+    store = ClassStore(engine)
+    store.purge()   # besides each new class: a server that starts deletes what is past its retention too
+    return store
 
 
 def class_store() -> ClassStore | None:

@@ -8,7 +8,7 @@ import pytest
 
 from classroom.database import make_engine
 from classroom.store import ClassStore
-from explorer.classes import CLASS_MODEL_KEY
+from explorer.classes import CLASS_MODEL_KEY, TEACHING_KEY
 from explorer.lesson import question
 
 from .helpers import no_exception, open_page
@@ -43,11 +43,12 @@ def test_a_teacher_starts_a_class_and_gets_a_code_a_qr_code_and_a_private_link(s
     at.text_input[0].set_value("hello")
     at.button[0].click().run()
     no_exception(at)
-    code, secret = at.query_params["class"], at.query_params["teacher"]
+    code, secret = at.session_state[TEACHING_KEY]
+    assert dict(at.query_params) == {"class": code}                          # the secret is not projected
     assert store.teacher_state(code, secret).text == "hello"
     assert any(code in str(h.proto.body) for h in at.get("html"))          # shown large
     assert len(at.get("image")) == 1                                         # the QR code
-    assert any(secret in c.value for c in at.code)                           # the private link, once asked
+    assert any(secret in c.value for c in at.code)                           # the private link, in an expander
     assert "0 students joined" in texts(at) and "Step 1 of 10" in " ".join(s.value for s in at.subheader)
 
 
@@ -66,13 +67,18 @@ def test_a_wrong_teacher_link_opens_nothing(store, secret):
     no_exception(at)
     if secret:
         assert any("does not open any class" in e.value for e in at.error)
-        assert not [b for b in at.button if b.label == "Open voting"]
+    else:
+        assert any("private teacher link" in w.value for w in at.warning)
+    assert not [b for b in at.button if b.label == "Open voting"]
+    assert [b.label for b in at.button] == ["Start a class"]                 # a new class can be started
+    assert "teacher" not in at.query_params and TEACHING_KEY not in at.session_state
     assert not store.snapshot(new.code).state.voting
 
 
 def test_the_teachers_buttons_drive_the_class(store):
     new = store.create_class("hello")
     at = teacher(new)
+    assert dict(at.query_params) == {"class": new.code}           # the private link's secret left the URL
     button = {b.label: b for b in at.button}
     assert button["Close voting"].disabled and not button["Open voting"].disabled
     button["Open voting"].click().run()
@@ -154,3 +160,45 @@ def test_an_unreachable_database_is_a_message_on_the_class_pages_only(monkeypatc
     at = open_page("lesson", "hello")
     no_exception(at)
     assert not at.error
+
+
+ODD = ["", "x" * 5000, "ÄÖÜ€", "abc def", "<script>", "%00", "ZZZZZZ"]
+
+
+@pytest.mark.parametrize("value", ODD)
+def test_odd_links_to_the_class_pages_get_a_message_never_a_crash(store, value):
+    new = store.create_class("hello")
+    seat = store.join(new.code, "Ann")
+    for page, query in [("run_a_class", {"class": value}), ("run_a_class", {"class": new.code, "teacher": value}),
+                        ("run_a_class", {"class": value, "teacher": new.secret}),
+                        ("join", {"class": value}), ("join", {"class": new.code, "seat": value}),
+                        ("join", {"class": value, "seat": seat.token}),
+                        ("join", {"class": [new.code, value], "seat": [value, seat.token]})]:
+        at = open_page(page, None, query=query)
+        no_exception(at)
+        assert not [b for b in at.button if b.label == "Open voting"]        # nothing opens without the secret
+    assert not store.snapshot(new.code).state.voting and store.snapshot(new.code).joined == 1
+
+
+def test_joining_again_from_the_same_session_keeps_the_seat(store):
+    new = store.create_class("hello")
+    at = student(new.code)
+    at.text_input[1].set_value("Ann")
+    at.button[0].click().run()
+    token = at.query_params["seat"]
+    at.query_params.pop("seat")           # the join link opened again in the same browser session
+    at.run()
+    no_exception(at)
+    assert at.query_params["seat"] == token and store.snapshot(new.code).joined == 1
+    assert any("You are Ann" in c.value for c in at.caption)
+
+
+def test_a_code_of_the_wrong_shape_counts_as_wrong_without_asking_the_store(store, monkeypatch):
+    store.create_class("hello")
+    asked = []
+    monkeypatch.setattr(ClassStore, "join", lambda self, *a: asked.append(a))
+    at = open_page("join", None)
+    at.text_input[0].set_value("0O1IL!")
+    at.button[0].click().run()
+    no_exception(at)
+    assert any("No class has this code" in e.value for e in at.error) and asked == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 
 import pytest
@@ -19,6 +20,14 @@ def chromium_path() -> str:
             pytest.fail(f"{CHROMIUM} is missing in CI: scripts/test.sh should have installed Debian's chromium")
         pytest.skip(f"browser tests skipped: {CHROMIUM} not found (install Debian's chromium, or run scripts/test.sh)")
     return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def haproxy():
+    if shutil.which("haproxy") is None:
+        if os.environ.get("CI"):
+            pytest.fail("haproxy is missing in CI: scripts/test.sh should have installed it")
+        pytest.skip("haproxy is not installed here (scripts/test.sh installs it); in CI these tests must run")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 
 import pytest
@@ -23,19 +22,10 @@ from transformer.vocab import Vocab
 
 from drivers.harness import ROOT, load, settle, type_text
 from drivers.hostile import upload
-from drivers.replicas import start_replicas, stop_replicas
+from drivers.replicas import COOKIE, start_replicas, stop_replicas
 
 pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
 
-COOKIE = "EXPLORER_REPLICA"   # set by HAProxy (scripts/serve.sh)
-
-
-@pytest.fixture(scope="module")
-def haproxy():
-    if shutil.which("haproxy") is None:
-        if os.environ.get("CI"):
-            pytest.fail("haproxy is missing in CI: scripts/test.sh should have installed it")
-        pytest.skip("haproxy is not installed here (scripts/test.sh installs it); in CI these tests must run")
 
 
 @pytest.fixture

@@ -14,9 +14,10 @@ from sqlalchemy import create_engine, select
 
 from classroom import codes
 from classroom.database import head_revision, make_engine, migrate, current_revision
+from classroom import store as store_module
 from classroom.errors import (
-    BadNickname, BadOption, ClassExpired, StoreUnavailable, TooManyTries, UnknownClass, UnknownSeat, VotingClosed,
-    WrongSecret,
+    BadNickname, BadOption, BadStep, ClassExpired, ClassFull, StoreUnavailable, TooManyTries, UnknownClass,
+    UnknownSeat, VotingClosed, WrongSecret,
 )
 from classroom.schema import classes, metadata, seats, votes
 from classroom.store import ClassStore
@@ -63,11 +64,60 @@ def store(engine):
 
 
 def test_the_migrations_make_exactly_the_tables_the_code_reads(engine):
-    assert current_revision(engine) == head_revision()
+    assert current_revision(engine) == head_revision() == "0002"
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), metadata) == []
-    migrate(engine)                                    # a second replica starting: nothing to do, no error
+    migrate(engine)                                    # a replica starting later: nothing to do, no error
     assert current_revision(engine) == head_revision()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_replicas_migrating_an_empty_database_at_once_take_turns(backend, tmp_path, request):
+    if backend == "sqlite":
+        url = f"sqlite:///{tmp_path / 'fresh.db'}"
+    else:   # a fresh database on the module's server
+        base = request.getfixturevalue("postgres_url")
+        with create_engine(base, isolation_level="AUTOCOMMIT").connect() as c:
+            c.exec_driver_sql("DROP DATABASE IF EXISTS fresh")
+            c.exec_driver_sql("CREATE DATABASE fresh")
+        url = base.rsplit("/", 1)[0] + "/fresh"
+    engines = [make_engine(url) for _ in range(4)]
+    errors = []
+
+    def start(engine) -> None:
+        try:
+            migrate(engine)
+        except Exception as error:   # noqa: BLE001 (reported below)
+            errors.append(repr(error))
+
+    threads = [threading.Thread(target=start, args=(e,)) for e in engines]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert all(current_revision(e) == head_revision() for e in engines)
+    store = ClassStore(engines[0])
+    assert store.join(store.create_class("hello").code, "Ann").number == 1
+    for e in engines:
+        e.dispose()
+
+
+def test_an_older_database_is_brought_forward_with_its_seat_numbers(tmp_path):
+    """A database at the first migration, with seats in it, gets the seat counter from its seats."""
+    from alembic import command
+    from classroom.database import _alembic_config
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    with engine.begin() as connection:
+        command.upgrade(_alembic_config(connection), "0001")
+        connection.exec_driver_sql(
+            "INSERT INTO classes (id, code, secret_digest, text, step, round, voting, spread_shown, revealed, "
+            "created_at, expires_at, changed_at) VALUES (1, 'ABCDEF', 'x', 'hello', 1, 1, 0, 0, 0, 0, 1e12, 0)")
+        for number in (1, 2, 3):
+            connection.exec_driver_sql(f"INSERT INTO seats (class_id, number, token_digest, nickname, joined_at) "
+                                       f"VALUES (1, {number}, 'd{number}', 'n', 0)")
+    migrate(engine)
+    assert ClassStore(engine, clock=lambda: 1.0).join("ABCDEF", "").number == 4
 
 
 def test_a_new_class_has_a_readable_code_and_a_long_secret_kept_only_as_a_digest(store, engine):
@@ -79,6 +129,29 @@ def test_a_new_class_has_a_readable_code_and_a_long_secret_kept_only_as_a_digest
         stored = [str(v) for row in c.execute(select(classes)) for v in row]
     assert new.secret not in stored and codes.digest(new.secret) in stored
     assert store.teacher_state(new.code, new.secret).text == "hello"
+
+
+def test_a_step_the_lesson_lacks_is_refused_and_the_store_knows_the_lessons_length(store):
+    from teaching.steps import STEPS
+    assert store_module.STEPS == len(STEPS)
+    new = store.create_class("hello")
+    for step in (0, -1, len(STEPS) + 1):
+        with pytest.raises(BadStep):
+            store.go_to_step(new.code, new.secret, step)
+    assert store.go_to_step(new.code, new.secret, len(STEPS)).step == len(STEPS)
+    store.end_class(new.code, new.secret)
+    with pytest.raises(WrongSecret):                    # a second tab of the teacher's, after the end
+        store.open_voting(new.code, new.secret)
+
+
+def test_a_full_class_seats_nobody_more(store, monkeypatch):
+    monkeypatch.setattr(store_module, "MAX_SEATS", 3)
+    new = store.create_class("hello")
+    assert [store.join(new.code, "").number for _ in range(3)] == [1, 2, 3]
+    with pytest.raises(ClassFull, match="3 seats"):
+        store.join(new.code, "late")
+    with pytest.raises(BadNickname):                    # refused before a seat number is spent on it
+        store.join(store.create_class("world").code, "x" * 25)
 
 
 def test_only_the_teachers_secret_changes_a_class(store):

@@ -60,3 +60,13 @@ def test_vector_rows_colour_by_sign_keep_every_value_and_escape_names():
     assert 'data-value="-1.5"' in table and 'data-value="0.25"' in table and ">-1.50<" in table
     assert "<q>" not in table and "&lt;q&gt;" in table
     assert "outline:3px" in table and table.count("border-top:2px") == 3   # the ruled row: its name and two cells
+
+
+def test_the_vote_spread_marks_no_answer_and_labels_each_bar_with_its_count_and_share():
+    from viz.classroom import vote_spread
+    fig = vote_spread(("a", "b", "c"), (3, 1, 0), "Round 1")
+    bar = fig.data[0]
+    assert list(bar.x) == ["a", "b", "c"] and list(bar.y) == [3, 1, 0]
+    assert isinstance(bar.marker.color, str)                 # one colour for every bar: the right one is not told
+    assert list(bar.text) == ["3 (75%)", "1 (25%)", "0 (0%)"]
+    assert list(vote_spread(("a",), (0,)).data[0].text) == ["0"]

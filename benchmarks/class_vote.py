@@ -1,0 +1,210 @@
+"""A class voting at once: protocol-level students join a class on a real server and vote within a few seconds;
+a protocol-level teacher polls the count as the teacher's page does.
+
+    python -m benchmarks.class_vote [--students 60,200] [--backends sqlite,postgresql] [--window 10]
+
+For each database (a SQLite file, or a PostgreSQL server of its own from drivers/postgres.py) and class size:
+one `streamlit run app.py` pointed at it by EXPLORER_DATABASE_URL; the class is made and voting opened in the
+store; every student opens Join a class with the code, joins (the form, as a browser sends it), then votes at a
+random moment in the window by pressing an option's button; everyone, teacher included, reruns the page's
+fragment every 1.5 s as the browser's timer does. Prints votes the students were told were stored, votes in
+the database, lost and double-counted ones, the p50 and p95 seconds from a student being told "your vote is
+in" to the teacher's screen counting it, and the server's CPU while 60 joined students only poll (no votes),
+as a share of one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+from classroom import codes
+from classroom.database import make_engine, migrate
+from classroom.store import ClassStore
+from drivers.harness import ROOT, _free_port, stop_server, wait_until_healthy
+from drivers.postgres import temporary_postgres
+from drivers.protocol_session import ProtocolSession
+from explorer.classes import CLASS_MODEL_KEY
+from explorer.lesson import question
+from explorer.pages import page
+
+POLL_S = 1.5
+POLL_TIMEOUT_S = 30        # a poll the server never finishes counts as stuck, and the client polls on
+STUCK: list[str] = []      # which kind of session a stuck poll came from
+NICKNAME = f"Nickname (optional, up to {codes.NICKNAME_MAX} characters)"   # the join form's label
+VOTED = re.compile(r"(\d+) of (\d+) voted")
+
+
+def server_with(url: str) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
+         str(port), "--server.address", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, env={**os.environ, "EXPLORER_DATABASE_URL": url})
+    address = f"http://127.0.0.1:{port}"
+    if not wait_until_healthy(address, process, 120):
+        process.kill()
+        raise RuntimeError("the server did not start")
+    return process, address
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def poll(session: ProtocolSession, who: str):
+    try:
+        return await asyncio.wait_for(session.poll(), POLL_TIMEOUT_S)
+    except asyncio.TimeoutError:
+        STUCK.append(who)
+        return None
+
+
+async def teacher_watch(session: ProtocolSession, stop: asyncio.Event, seen: list[tuple[float, int]]) -> None:
+    """Poll as the teacher's page does; note (time, votes counted) at every poll."""
+    while not stop.is_set():
+        answer = await poll(session, "teacher")
+        for line in answer.markdown if answer else ():
+            found = VOTED.search(line)
+            if found:
+                seen.append((time.perf_counter(), int(found.group(1))))
+        await asyncio.sleep(POLL_S)
+
+
+async def student(url: str, code: str, n: int, options: tuple[str, ...], window: float, start: float,
+                  told: list[float], stop: asyncio.Event, rng: random.Random) -> tuple[bool, str | None]:
+    """Join, vote once in the window, poll until told to stop: (seated, the option the page said was stored)."""
+    session = ProtocolSession(url, page("join").url_path, f"class={code}")
+    await session.open()
+    await session.fill_and_press({NICKNAME: f"s{n}"}, "Join")   # then the page reruns itself with the seat
+    if "seat=" not in session.query:
+        await session.close()
+        return False, None
+    await asyncio.sleep(max(0.0, start + rng.uniform(0, window) - time.perf_counter()))
+    label = next(l for l in session.widget_ids if l.replace("\\", "") == options[n % len(options)])
+    answer = await session.press(label)
+    said = None
+    if any("Your vote is in" in m for m in answer.markdown):
+        told.append(time.perf_counter())
+        said = options[n % len(options)]
+    while not stop.is_set():
+        await poll(session, "student")
+        await asyncio.sleep(POLL_S)
+    await session.close()
+    return True, said
+
+
+async def one_class(url: str, store: ClassStore, students: int, window: float) -> dict:
+    new = store.create_class("hello")
+    store.open_voting(new.code, new.secret)
+    options = question(1, CLASS_MODEL_KEY, "hello").options
+    teacher = ProtocolSession(url, page("run_a_class").url_path, f"class={new.code}&teacher={new.secret}")
+    await teacher.open()
+    stop, seen, told = asyncio.Event(), [], []
+    watching = asyncio.create_task(teacher_watch(teacher, stop, seen))
+    rng = random.Random(0)
+    start = time.perf_counter() + 5 + students * 0.05          # after everyone has joined, roughly
+    tasks = [asyncio.create_task(student(url, new.code, n, options, window, start, told, stop, rng))
+             for n in range(students)]
+    await asyncio.sleep(max(0.0, start + window - time.perf_counter()) + 4 * POLL_S)
+    while len(told) < students and time.perf_counter() < start + window + 120:
+        await asyncio.sleep(POLL_S)
+    await asyncio.sleep(2 * POLL_S)
+    stop.set()
+    outcomes = await asyncio.gather(*tasks)
+    watching.cancel()
+    await teacher.close()
+    said = {f"s{n}": option for n, (_, option) in enumerate(outcomes) if option is not None}
+    rows = [(v.nickname, v.option) for v in store.all_votes(new.code, new.secret) if (v.step, v.round) == (1, 1)]
+    held = dict(rows)
+    lost = sum(1 for name, option in said.items() if held.get(name) != option)   # told stored, not (or not so)
+    double = len(rows) - len(held)                                                # one student counted twice
+    joined = sum(seated for seated, _ in outcomes)
+    told.sort()
+    delays = []
+    for k, at in enumerate(told, start=1):
+        shown = next((t for t, count in seen if count >= k and t >= at), None)
+        if shown is not None:
+            delays.append(shown - at)
+    return dict(code=new.code, joined=joined, told=len(said), stored=len(rows), lost=lost, double=double,
+                delays=delays)
+
+
+async def quiet_polling(url: str, pid: int, store: ClassStore, students: int, seconds: float = 20) -> float:
+    """Server CPU, as a share of one core, while `students` joined students poll and nobody votes."""
+    new = store.create_class("hello")
+    sessions = []
+    for n in range(students):
+        s = ProtocolSession(url, page("join").url_path, f"class={new.code}")
+        await s.open()
+        await s.fill_and_press({NICKNAME: f"q{n}"}, "Join")
+        sessions.append(s)
+    stop = asyncio.Event()
+
+    async def keep_polling(s: ProtocolSession, offset: float) -> None:
+        await asyncio.sleep(offset)
+        while not stop.is_set():
+            await poll(s, "quiet")
+            await asyncio.sleep(POLL_S)
+
+    tasks = [asyncio.create_task(keep_polling(s, i * POLL_S / students)) for i, s in enumerate(sessions)]
+    await asyncio.sleep(2 * POLL_S)
+    before, wall = cpu_seconds(pid), time.perf_counter()
+    await asyncio.sleep(seconds)
+    used = (cpu_seconds(pid) - before) / (time.perf_counter() - wall)
+    stop.set()
+    await asyncio.gather(*tasks)
+    for s in sessions:
+        await s.close()
+    return used
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", default="60,200")
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--window", type=float, default=10.0)
+    args = parser.parse_args()
+    sizes = [int(n) for n in args.students.split(",")]
+    print(f"{'database':<11} {'students':>8} {'joined':>6} {'told':>5} {'stored':>6} {'lost':>4} {'double':>6} "
+          f"{'p50 s':>6} {'p95 s':>6}")
+    polling = {}
+    for backend in args.backends.split(","):
+        with ExitStack() as stack:
+            url = (f"sqlite:///{stack.enter_context(tempfile.TemporaryDirectory())}/classes.db"
+                   if backend == "sqlite" else stack.enter_context(temporary_postgres()))
+            engine = make_engine(url)
+            migrate(engine)
+            store = ClassStore(engine)
+            process, address = server_with(url)
+            try:
+                for n in sizes:
+                    r = asyncio.run(one_class(address, store, n, args.window))
+                    q = statistics.quantiles(r["delays"], n=20) if len(r["delays"]) > 1 else [float("nan")] * 19
+                    print(f"{backend:<11} {n:>8} {r['joined']:>6} {r['told']:>5} {r['stored']:>6} {r['lost']:>4} "
+                          f"{r['double']:>6} {statistics.median(r['delays']) if r['delays'] else float('nan'):>6.2f} "
+                          f"{q[18]:>6.2f}", flush=True)
+                polling[backend] = asyncio.run(quiet_polling(address, process.pid, store, 60))
+            finally:
+                stop_server(process)
+                engine.dispose()
+    print(f"polls the server never finished within {POLL_TIMEOUT_S} s: {len(STUCK)} "
+          f"({', '.join(f'{w}: {STUCK.count(w)}' for w in sorted(set(STUCK)))})")
+    for backend, share in polling.items():
+        print(f"{backend}: the server's CPU while 60 joined students and no teacher poll every {POLL_S} s: "
+              f"{share:.1%} of one core")
+
+
+if __name__ == "__main__":
+    main()

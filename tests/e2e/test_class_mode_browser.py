@@ -1,0 +1,142 @@
+"""Class mode in a real browser: a teacher at 1280×720 and three students (one on a 390×844 touch phone) run one
+question end to end (join, vote, see the spread, vote again, see the reveal), and, behind HAProxy, students on
+two replicas are one class and a replica killed with SIGKILL loses no vote a student was told was stored."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections import Counter
+
+import pytest
+from playwright.sync_api import expect
+
+from classroom.database import make_engine
+from classroom.store import ClassStore
+from drivers.harness import ROOT, load, settle
+from drivers.replicas import COOKIE, start_replicas, stop_replicas
+
+from .conftest import screenshot
+
+PHONE = dict(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+
+
+def class_store() -> ClassStore:
+    return ClassStore(make_engine(os.environ["EXPLORER_DATABASE_URL"]))   # the one the servers use
+
+
+def start_class(browser, url: str):
+    teacher = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    load(teacher, f"{url}/run-a-class", timeout=120_000)
+    teacher.get_by_role("button", name="Start a class").click()
+    expect(teacher.locator(".class-code")).to_be_visible(timeout=60_000)
+    settle(teacher)
+    return teacher, teacher.locator(".class-code").inner_text().strip()
+
+
+def join(browser, url: str, code: str, nickname: str, phone: bool = False, by_typing: bool = False):
+    context = browser.new_context(**PHONE) if phone else browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    load(page, f"{url}/join" if by_typing else f"{url}/join?class={code}", timeout=120_000)
+    if by_typing:
+        page.get_by_label("Class code").fill(code.lower())         # typed in lower case: still the code
+    page.get_by_label("Nickname").first.fill(nickname)
+    button = page.get_by_role("button", name="Join")
+    button.tap() if phone else button.click()
+    expect(page.get_by_text(f"You are {nickname}")).to_be_visible(timeout=60_000)
+    return page
+
+
+def vote(page, option: int, tap: bool = False) -> str:
+    button = page.locator(".st-key-class_vote_options button").nth(option)
+    expect(button).to_be_visible(timeout=30_000)                  # the page saw voting open by itself
+    label = button.inner_text().strip()
+    button.tap() if tap else button.click()
+    expect(page.get_by_text("Your vote is in")).to_contain_text(label, timeout=30_000)
+    return label
+
+
+def press(teacher, name: str) -> None:
+    teacher.get_by_role("button", name=name).click()
+    settle(teacher)
+
+
+def test_one_question_end_to_end_with_a_teacher_and_three_students(browser, server):
+    teacher, code = start_class(browser, server)
+    phone = join(browser, server, code, "Ann", phone=True, by_typing=True)
+    laptops = [join(browser, server, code, name) for name in ("Bo", "Cy")]
+    expect(teacher.get_by_text("3 students joined")).to_be_visible(timeout=10_000)   # polled, not reloaded
+
+    press(teacher, "Open voting")
+    picks = [vote(phone, 0, tap=True), vote(laptops[0], 1), vote(laptops[1], 1)]
+    expect(teacher.get_by_text("3 of 3 voted in round 1")).to_be_visible(timeout=10_000)
+    screenshot(phone, "class-phone-voted")
+
+    press(teacher, "Show the spread")
+    for page in (phone, *laptops):
+        expect(page.locator("[data-testid='stPlotlyChart']")).to_have_count(1, timeout=10_000)
+    assert class_store().counts(code, 1, 1) == Counter(picks)          # each vote stored once
+    screenshot(teacher, "class-teacher-spread")
+
+    press(teacher, "Round 2")
+    again = [vote(phone, 1, tap=True), vote(laptops[0], 1), vote(laptops[1], 0)]
+    expect(teacher.get_by_text("3 of 3 voted in round 2")).to_be_visible(timeout=10_000)
+    press(teacher, "Reveal")
+    expect(teacher.get_by_text("Round 2: share right")).to_be_visible()
+    for page in (phone, *laptops):
+        expect(page.get_by_text("The model's answer")).to_be_visible(timeout=10_000)
+    store = class_store()
+    assert store.counts(code, 1, 1) == Counter(picks) and store.counts(code, 1, 2) == Counter(again)
+    screenshot(teacher, "class-teacher-reveal")
+    screenshot(phone, "class-phone-reveal")
+    for page in (teacher, phone, *laptops):
+        assert page.locator("[data-testid='stException']").count() == 0
+        page.context.close()
+
+
+def replica_of(page) -> str:
+    return next(c["value"] for c in page.context.cookies() if c["name"] == COOKIE)
+
+
+@pytest.mark.load
+def test_students_on_two_replicas_are_one_class_and_a_killed_replica_loses_no_stored_vote(
+        chromium_path, haproxy, browser):
+    served = start_replicas(2, ROOT / "artifacts" / "e2e-class-replicas")
+    try:
+        teacher, code = start_class(browser, served.url)
+        students = [join(browser, served.url, code, f"S{i}") for i in range(4)]
+        on = {replica_of(p) for p in students}
+        assert len(on) == 2, f"every student went to {on}"   # HAProxy balances by least connections
+        expect(teacher.get_by_text("4 students joined")).to_be_visible(timeout=10_000)
+        press(teacher, "Open voting")
+        told = {i: vote(p, i % 2) for i, p in enumerate(students)}
+        expect(teacher.get_by_text("4 of 4 voted in round 1")).to_be_visible(timeout=10_000)
+
+        press(teacher, "Round 2")
+        victim = next(r for r in on if r != replica_of(teacher))
+        first = [i for i, p in enumerate(students) if replica_of(p) == victim][0]
+        told_again = {first: vote(students[first], 1 - first % 2)}   # stored, then its replica dies
+        pids = {f"replica{number}": pid for number, _, pid in served.table()}
+        os.kill(pids[victim], signal.SIGKILL)
+
+        store = class_store()
+        assert store.counts(code, 1, 1) == Counter(told.values())
+        assert store.counts(code, 1, 2) == Counter(told_again.values())
+        moved = students[first]             # its page reconnects by itself: to the live replica, same seat
+        deadline = time.monotonic() + 90
+        while replica_of(moved) == victim and time.monotonic() < deadline:
+            moved.wait_for_timeout(500)
+        assert replica_of(moved) != victim, "the student's page never moved to the live replica"
+        settle(moved)
+        expect(moved.get_by_text("Your vote is in")).to_contain_text(told_again[first], timeout=30_000)
+        moved.reload()                      # and a reload, too, finds the seat and the vote
+        expect(moved.get_by_text("Your vote is in")).to_contain_text(told_again[first], timeout=60_000)
+        others = [i for i in range(4) if i != first]
+        for i in others:
+            told_again[i] = vote(students[i], 0)
+        expect(teacher.get_by_text("4 of 4 voted in round 2")).to_be_visible(timeout=30_000)
+        assert store.counts(code, 1, 2) == Counter(told_again.values())
+        assert store.snapshot(code).joined == 4                  # nobody seated twice by the move
+    finally:
+        stop_replicas(served)
