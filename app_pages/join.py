@@ -95,7 +95,7 @@ def in_class(store: ClassStore, code: str, token: str, seat) -> None:
                             "Yours was another answer: look at the numbers below.")
             lesson.draw(view.after)
 
-    @st.fragment(run_every=classes.POLL_SECONDS)
+    @st.fragment(run_every=classes.STUDENT_POLL_SECONDS)
     def waiting_line() -> None:
         classes.rerun_when_changed(store, code, lambda s: st.caption(
             f"{s.joined} joined · {s.voted} voted in round {s.state.round}"))

@@ -115,7 +115,7 @@ def run_class(store: ClassStore, code: str, secret: str) -> None:
     st.markdown(f"**Predict first.** {escape_markdown(question.prompt)}")
     st.markdown("  ·  ".join(f"**{escape_markdown(o)}**" for o in question.options))
 
-    @st.fragment(run_every=classes.POLL_SECONDS)
+    @st.fragment(run_every=classes.TEACHER_POLL_SECONDS)
     def counts_line() -> None:
         classes.rerun_when_changed(store, code, lambda s: st.markdown(
             f"#### {joined_line(s.joined, s.voted, s.state.voting, s.state.round)}"))

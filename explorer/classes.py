@@ -20,7 +20,9 @@ from classroom.store import ClassState, ClassStore
 from .cache import BUNDLED_CHECKPOINT
 from .pages import page
 
-POLL_SECONDS = 1.5                 # a screen sees a vote or the teacher's move within this (asked: 2 s)
+TEACHER_POLL_SECONDS = 1.5         # the teacher's count follows the votes within this (asked: 2 s)
+STUDENT_POLL_SECONDS = 3.0         # a student's screen follows the teacher's move within this: each poll is a
+                                   # fragment run (about 4 ms of the server's CPU), and a hall has many students
 CLASS_PARAM, TEACHER_PARAM, SEAT_PARAM = "class", "teacher", "seat"
 WRONG_CODES_KEY = "_wrong_join_codes"   # (wrong codes in a row, time of the last) for this session
 TEACHING_KEY = "_class_teaching"       # (code, secret) of the class this session controls: never in the URL
@@ -93,7 +95,7 @@ def drawn_state(s: ClassState) -> tuple:
 
 
 def rerun_when_changed(store: ClassStore, code: str, show_counts) -> None:
-    """Polled every POLL_SECONDS in a fragment: one cheap query; the page reruns only when the class moved on,
+    """Polled in a fragment every few seconds: one cheap query; the page reruns only when the class moved on,
     otherwise `show_counts(snapshot)` redraws the fragment's own few lines."""
     try:
         snapshot = store.snapshot(code)

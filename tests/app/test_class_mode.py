@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from classroom.database import make_engine
+from classroom.errors import UnknownClass
 from classroom.store import ClassStore
 from explorer.classes import CLASS_MODEL_KEY, TEACHING_KEY
 from explorer.lesson import question
@@ -202,3 +203,34 @@ def test_a_code_of_the_wrong_shape_counts_as_wrong_without_asking_the_store(stor
     at.button[0].click().run()
     no_exception(at)
     assert any("No class has this code" in e.value for e in at.error) and asked == []
+
+
+def test_an_expired_class_takes_no_seat_and_says_so_while_its_teacher_still_sees_it(store):
+    new = store.create_class("hello")
+    with store.engine.begin() as c:
+        c.exec_driver_sql("UPDATE classes SET expires_at = 0")
+    at = student(new.code)
+    at.text_input[1].set_value("Ann")
+    at.button[0].click().run()
+    no_exception(at)
+    assert any("has ended" in e.value for e in at.error) and "seat" not in at.query_params
+    at = teacher(new)
+    no_exception(at)
+    assert "Step 1 of 10" in " ".join(s.value for s in at.subheader)
+
+
+def test_the_teacher_prepares_the_csv_then_ends_the_class_and_its_answers_are_gone(store):
+    new = store.create_class("hello")
+    seat = store.join(new.code, "=cmd()")
+    store.open_voting(new.code, new.secret)
+    q = question(1, CLASS_MODEL_KEY, "hello")
+    store.vote(new.code, seat.token, 1, 1, q.options[0], q.options)
+    at = teacher(new)
+    [b for b in at.button if b.label == "Prepare the class's answers (CSV)"][0].click().run()
+    no_exception(at)
+    assert [d for d in at.get("download_button") if "Download the answers as of" in d.proto.label]
+    at.button(key="end_class").click().run()
+    no_exception(at)
+    with pytest.raises(UnknownClass):
+        store.snapshot(new.code)
+    assert [b.label for b in at.button] == ["Start a class"]

@@ -48,12 +48,14 @@ def join(browser, url: str, code: str, nickname: str, phone: bool = False, by_ty
     return page
 
 
-def vote(page, option: int, tap: bool = False) -> str:
-    button = page.locator(".st-key-class_vote_options button").nth(option)
-    expect(button).to_be_visible(timeout=30_000)                  # the page saw voting open by itself
+def vote(page, option: int, round_: int = 1, tap: bool = False) -> str:
+    """Press an option's button of step 1 in this round, once the page has drawn that round by itself (a
+    student's page follows the teacher within its 3-second poll); the option's label."""
+    button = page.locator(f".st-key-vote_1_{round_}_{option} button")
+    expect(button).to_be_visible(timeout=30_000)
     label = button.inner_text().strip()
     button.tap() if tap else button.click()
-    expect(page.get_by_text("Your vote is in")).to_contain_text(label, timeout=30_000)
+    expect(page.get_by_text("Your vote is in")).to_contain_text(f"(round {round_}): {label}", timeout=30_000)
     return label
 
 
@@ -80,7 +82,7 @@ def test_one_question_end_to_end_with_a_teacher_and_three_students(browser, serv
     screenshot(teacher, "class-teacher-spread")
 
     press(teacher, "Round 2")
-    again = [vote(phone, 1, tap=True), vote(laptops[0], 1), vote(laptops[1], 0)]
+    again = [vote(phone, 1, 2, tap=True), vote(laptops[0], 1, 2), vote(laptops[1], 0, 2)]
     expect(teacher.get_by_text("3 of 3 voted in round 2")).to_be_visible(timeout=10_000)
     press(teacher, "Reveal")
     expect(teacher.get_by_text("Round 2: share right")).to_be_visible()
@@ -116,7 +118,7 @@ def test_students_on_two_replicas_are_one_class_and_a_killed_replica_loses_no_st
         press(teacher, "Round 2")
         victim = next(r for r in on if r != replica_of(teacher))
         first = [i for i, p in enumerate(students) if replica_of(p) == victim][0]
-        told_again = {first: vote(students[first], 1 - first % 2)}   # stored, then its replica dies
+        told_again = {first: vote(students[first], 1 - first % 2, 2)}   # stored, then its replica dies
         pids = {f"replica{number}": pid for number, _, pid in served.table()}
         os.kill(pids[victim], signal.SIGKILL)
 
@@ -134,7 +136,7 @@ def test_students_on_two_replicas_are_one_class_and_a_killed_replica_loses_no_st
         expect(moved.get_by_text("Your vote is in")).to_contain_text(told_again[first], timeout=60_000)
         others = [i for i in range(4) if i != first]
         for i in others:
-            told_again[i] = vote(students[i], 0)
+            told_again[i] = vote(students[i], 0, 2)
         expect(teacher.get_by_text("4 of 4 voted in round 2")).to_be_visible(timeout=30_000)
         assert store.counts(code, 1, 2) == Counter(told_again.values())
         assert store.snapshot(code).joined == 4                  # nobody seated twice by the move
