@@ -5,7 +5,7 @@ the class's spread and the model's answer when the teacher shows them. The seat 
 import streamlit as st
 
 from classroom import codes
-from classroom.errors import ClassError, UnknownClass
+from classroom.errors import NO_SUCH_CODE, ClassError, UnknownClass
 from classroom.store import ClassStore
 from explorer import classes, lesson
 from explorer.charts import show_chart
@@ -30,7 +30,7 @@ def join_form(store: ClassStore, code: str) -> None:
     try:
         classes.check_code_tries()
         if not codes.is_code(wanted):   # not even the shape of a code: the same answer, without asking the store
-            raise UnknownClass("No class has this code. Check it on the teacher's screen.")
+            raise UnknownClass(NO_SUCH_CODE)
         seat = store.join(wanted, nickname)
     except UnknownClass as error:
         classes.count_wrong_code(True)

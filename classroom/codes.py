@@ -48,15 +48,15 @@ def matches(secret: str, stored_digest: str) -> bool:
     return hmac.compare_digest(digest(secret), stored_digest)
 
 
-def clean_nickname(typed: str, fallback: str) -> str:
+def clean_nickname(typed: str) -> str:
     """A nickname as stored and shown: control and format characters dropped, spaces squeezed, at most
-    NICKNAME_MAX characters; empty gives the fallback ("Student 17"). Markup is kept as text: every screen
+    NICKNAME_MAX characters; empty when nothing printable was typed (the store then names the seat "Student 17"). Markup is kept as text: every screen
     escapes it and the CSV neutralises formulas."""
     kept = "".join(c for c in unicodedata.normalize("NFC", typed) if unicodedata.category(c)[0] != "C")
     name = " ".join(kept.split())
     if len(name) > NICKNAME_MAX:
         raise BadNickname(f"A nickname has at most {NICKNAME_MAX} characters; this one has {len(name)}.")
-    return name or fallback
+    return name
 
 
 def wait_before_next_code(wrong_in_a_row: int, last_wrong_at: float, now: float) -> float:

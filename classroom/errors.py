@@ -9,6 +9,9 @@ class StoreUnavailable(ClassError):
     """The database cannot be reached: the class pages say so, the rest of the app keeps working."""
 
 
+NO_SUCH_CODE = "No class has this code. Check it on the teacher's screen."
+
+
 class UnknownClass(ClassError):
     """No class has this join code (or it was ended and deleted)."""
 

@@ -16,7 +16,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from . import codes
 from .errors import (
-    BadOption, BadStep, ClassExpired, ClassFull, StoreUnavailable, UnknownClass, UnknownSeat, VotingClosed,
+    NO_SUCH_CODE, BadOption, BadStep, ClassExpired, ClassFull, StoreUnavailable, UnknownClass, UnknownSeat, VotingClosed,
     WrongSecret,
 )
 from .schema import classes, seats, votes
@@ -187,8 +187,7 @@ class ClassStore:
             row = c.execute(select(classes, joined.label("joined"), voted.label("voted"))
                             .where(classes.c.code == code)).first()
         if row is None:
-            raise UnknownClass("No class has this code. Check it on the teacher's screen; a class that ended is "
-                               "gone.")
+            raise UnknownClass(f"{NO_SUCH_CODE} A class that ended is gone.")
         return Snapshot(_state(row), row.joined, row.voted)
 
     def counts(self, code: str, step: int, round_: int) -> Counter:
@@ -204,7 +203,7 @@ class ClassStore:
     def join(self, code: str, nickname: str) -> Seat:
         """A new seat. Its number comes from the class's counter, taken and raised in one statement, so students
         joining at once never race for a number."""
-        name = codes.clean_nickname(nickname, "")          # refused before a number is spent on it
+        name = codes.clean_nickname(nickname)              # refused before a number is spent on it
         token, now = codes.new_secret(), self.clock()
         with self._begin() as c:
             given = c.execute(update(classes)
@@ -223,7 +222,7 @@ class ClassStore:
     def _why_no_seat(c: Connection, code: str, now: float) -> None:
         row = c.execute(select(classes.c.expires_at).where(classes.c.code == code)).first()
         if row is None:
-            raise UnknownClass("No class has this code. Check it on the teacher's screen.")
+            raise UnknownClass(NO_SUCH_CODE)
         if row.expires_at <= now:
             raise ClassExpired("This class has ended: its time is over.")
         raise ClassFull(f"This class is full: it has handed out {MAX_SEATS} seats.")

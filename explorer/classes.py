@@ -1,6 +1,7 @@
 """Class mode's Streamlit glue: the store (one engine per process, its schema migrated once), a class's links,
 its QR code, and the polling that redraws a screen only when the class changed. Nothing about a class is kept
-in the session but the links' own values (class code, teacher secret, seat token), which the URL holds too."""
+in the session but what its links hold (the teacher's code and secret, which leave the projected page's URL,
+and the seats this session took) and the wrong-code count."""
 
 from __future__ import annotations
 
