@@ -88,12 +88,18 @@ async def teacher_watch(session: ProtocolSession, stop: asyncio.Event, seen: lis
         await asyncio.sleep(interval(session))
 
 
+async def joined(url: str, code: str, nickname: str) -> ProtocolSession:
+    """A student's session on Join a class after the join form (the page then reruns itself with the seat)."""
+    session = ProtocolSession(url, page("join").url_path, f"class={code}")
+    await session.open()
+    await session.fill_and_press({NICKNAME: nickname}, "Join")
+    return session
+
+
 async def student(url: str, code: str, n: int, options: tuple[str, ...], window: float, start: float,
                   told: list[float], stop: asyncio.Event, rng: random.Random) -> tuple[bool, str | None]:
     """Join, vote once in the window, poll until told to stop: (seated, the option the page said was stored)."""
-    session = ProtocolSession(url, page("join").url_path, f"class={code}")
-    await session.open()
-    await session.fill_and_press({NICKNAME: f"s{n}"}, "Join")   # then the page reruns itself with the seat
+    session = await joined(url, code, f"s{n}")
     if "seat=" not in session.query:
         await session.close()
         return False, None
@@ -155,10 +161,7 @@ async def quiet_polling(url: str, pid: int, store: ClassStore, students: int,
     new = store.create_class("hello")
     sessions = []
     for n in range(students):
-        s = ProtocolSession(url, page("join").url_path, f"class={new.code}")
-        await s.open()
-        await s.fill_and_press({NICKNAME: f"q{n}"}, "Join")
-        sessions.append(s)
+        sessions.append(await joined(url, new.code, f"q{n}"))
 
     async def share_of_core() -> float:
         before, wall = cpu_seconds(pid), time.perf_counter()
