@@ -36,6 +36,10 @@ class VotingClosed(ClassError):
     """A vote arrived when the teacher had not opened voting on this step and round."""
 
 
+class QuizClosed(ClassError):
+    """Quiz answers arrived when the teacher had not opened that form of the quiz."""
+
+
 class BadOption(ClassError):
     """A vote for something that is not one of the question's options."""
 

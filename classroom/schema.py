@@ -24,6 +24,8 @@ classes = Table(
     Column("expires_at", Float, nullable=False),
     Column("changed_at", Float, nullable=False),                      # any of the above changed
     Column("seats_given", Integer, nullable=False, server_default="0"),  # the last seat number handed out
+    Column("quiz_stage", Integer, nullable=False, server_default="0"),   # classroom.store.QUIZ_STAGES
+    Column("quiz_seed", Integer, nullable=False, server_default="0"),    # the class's two quizzes are built from it
 )
 
 seats = Table(
@@ -46,4 +48,15 @@ votes = Table(
     Column("option", String(120), nullable=False),
     Column("voted_at", Float, nullable=False),
     UniqueConstraint("class_id", "step", "round", "seat_id", name="uq_one_vote"),   # voting again replaces
+)
+
+quiz_answers = Table(
+    "quiz_answers", metadata,
+    Column("class_id", Integer, ForeignKey("classes.id", ondelete="CASCADE"), nullable=False),
+    Column("form", String(6), nullable=False),                        # "before" or "after"
+    Column("seat_id", Integer, ForeignKey("seats.id", ondelete="CASCADE"), nullable=False),
+    Column("item", Integer, nullable=False),                          # the item's place in the quiz, from 0
+    Column("option", String(120), nullable=False),
+    Column("answered_at", Float, nullable=False),
+    UniqueConstraint("class_id", "form", "seat_id", "item", name="uq_one_answer"),   # handing in again replaces
 )

@@ -3,29 +3,35 @@ lose nothing it reported as stored. The students' screens poll `snapshot`, one c
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, delete, func, insert, literal, select, update
+from sqlalchemy import Connection, case, delete, func, insert, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from . import codes
 from .errors import (
-    NO_SUCH_CODE, BadOption, BadStep, ClassExpired, ClassFull, StoreUnavailable, UnknownClass, UnknownSeat, VotingClosed,
-    WrongSecret,
+    NO_SUCH_CODE, BadOption, BadStep, ClassExpired, ClassFull, QuizClosed, StoreUnavailable, UnknownClass,
+    UnknownSeat, VotingClosed, WrongSecret,
 )
-from .schema import classes, seats, votes
+from .schema import classes, quiz_answers, seats, votes
 
 LIFETIME_S = 24 * 3600       # a class can be joined and voted in for a day
 MAX_SEATS = 500              # seats one class may hand out (a lecture hall, with room for rejoins)
 STEPS = 10                   # the lesson's steps (teaching.steps.STEPS; a test holds the two equal)
 RETENTION_S = 7 * 24 * 3600  # then everything about it is deleted a week after it started
 ROUNDS = (1, 2)
+QUIZ_STAGES = ("no quiz yet", "the before quiz is open", "the before quiz is closed", "the after quiz is open",
+               "the after quiz is closed")
+OPEN_FORM = {1: "before", 3: "after"}     # the stage in which each form takes answers
+FORM_STAGE = {form: stage for stage, form in OPEN_FORM.items()}
+RESULTS_STAGE = 4                         # students see their scores and the answers once the after quiz closed
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,13 @@ class ClassState:
     revealed: bool
     expires_at: float
     changed_at: float
+    quiz_stage: int = 0
+    quiz_seed: int = 0
+
+    @property
+    def open_form(self) -> str | None:
+        """The quiz form taking answers now, if any."""
+        return OPEN_FORM.get(self.quiz_stage)
 
 
 @dataclass(frozen=True)
@@ -60,6 +73,16 @@ class Snapshot:
     state: ClassState
     joined: int
     voted: int
+    handed_in: int = 0   # seats with an answer in the quiz open now
+
+
+@dataclass(frozen=True)
+class QuizAnswerRow:
+    form: str
+    number: int
+    nickname: str
+    item: int
+    option: str
 
 
 @dataclass(frozen=True)
@@ -101,7 +124,7 @@ class ClassStore:
                     c.execute(insert(classes).values(
                         code=code, secret_digest=codes.digest(secret), text=text, step=1, round=1, voting=False,
                         spread_shown=False, revealed=False, created_at=now, expires_at=now + self.lifetime_s,
-                        changed_at=now, seats_given=0))
+                        changed_at=now, seats_given=0, quiz_stage=0, quiz_seed=secrets.randbelow(2 ** 31)))
                 return NewClass(code, secret)
             except IntegrityError:
                 continue
@@ -149,10 +172,18 @@ class ClassStore:
     def reveal(self, code: str, secret: str) -> ClassState:
         return self._change(code, secret, voting=False, spread_shown=True, revealed=True)
 
+    def set_quiz_stage(self, code: str, secret: str, stage: int) -> ClassState:
+        """Open or close the before or after quiz (QUIZ_STAGES); voting on a step closes while a quiz is open."""
+        if not 0 <= stage < len(QUIZ_STAGES):
+            raise BadStep(f"There is no quiz stage {stage}.")
+        extra = {"voting": False} if stage in OPEN_FORM else {}
+        return self._change(code, secret, quiz_stage=stage, **extra)
+
     def end_class(self, code: str, secret: str) -> None:
-        """The class, its seats and its votes, deleted at once."""
+        """The class, its seats, its votes and its quiz answers, deleted at once."""
         with self._begin() as c:
             row = self._teacher_row(c, code, secret)
+            c.execute(delete(quiz_answers).where(quiz_answers.c.class_id == row.id))
             c.execute(delete(votes).where(votes.c.class_id == row.id))
             c.execute(delete(seats).where(seats.c.class_id == row.id))
             c.execute(delete(classes).where(classes.c.id == row.id))
@@ -167,10 +198,22 @@ class ClassStore:
                 .order_by(votes.c.step, votes.c.round, seats.c.number))
             return [VoteRow(*r) for r in found]
 
+    def all_quiz_answers(self, code: str, secret: str) -> list[QuizAnswerRow]:
+        """Every quiz answer of the class, by form, seat number and item (for the teacher's results and CSV)."""
+        with self._begin() as c:
+            row = self._teacher_row(c, code, secret)
+            found = c.execute(
+                select(quiz_answers.c.form, seats.c.number, seats.c.nickname, quiz_answers.c.item,
+                       quiz_answers.c.option)
+                .join(seats, seats.c.id == quiz_answers.c.seat_id).where(quiz_answers.c.class_id == row.id)
+                .order_by(quiz_answers.c.form, seats.c.number, quiz_answers.c.item))
+            return [QuizAnswerRow(*r) for r in found]
+
     def purge(self) -> int:
         """Delete every class started more than the retention period ago; how many."""
         old = select(classes.c.id).where(classes.c.created_at < self.clock() - self.retention_s)
         with self._begin() as c:
+            c.execute(delete(quiz_answers).where(quiz_answers.c.class_id.in_(old)))
             c.execute(delete(votes).where(votes.c.class_id.in_(old)))
             c.execute(delete(seats).where(seats.c.class_id.in_(old)))
             return c.execute(delete(classes).where(classes.c.id.in_(old))).rowcount
@@ -178,17 +221,22 @@ class ClassStore:
     # --- everyone --------------------------------------------------------------------------------------
 
     def snapshot(self, code: str) -> Snapshot:
-        """The state, the seats taken and the votes in this step and round: one query."""
+        """The state, the seats taken, the votes in this step and round, the quiz handed in: one query."""
         joined = select(func.count()).select_from(seats).where(seats.c.class_id == classes.c.id).scalar_subquery()
         voted = (select(func.count()).select_from(votes)
                  .where(votes.c.class_id == classes.c.id, votes.c.step == classes.c.step,
                         votes.c.round == classes.c.round).scalar_subquery())
+        open_form = case({stage: literal(form) for stage, form in OPEN_FORM.items()}, value=classes.c.quiz_stage,
+                         else_=literal(""))
+        handed = (select(func.count(func.distinct(quiz_answers.c.seat_id))).select_from(quiz_answers)
+                  .where(quiz_answers.c.class_id == classes.c.id, quiz_answers.c.form == open_form)
+                  .scalar_subquery())
         with self._begin() as c:
-            row = c.execute(select(classes, joined.label("joined"), voted.label("voted"))
+            row = c.execute(select(classes, joined.label("joined"), voted.label("voted"), handed.label("handed"))
                             .where(classes.c.code == code)).first()
         if row is None:
             raise UnknownClass(f"{NO_SUCH_CODE} A class that ended is gone.")
-        return Snapshot(_state(row), row.joined, row.voted)
+        return Snapshot(_state(row), row.joined, row.voted, row.handed)
 
     def counts(self, code: str, step: int, round_: int) -> Counter:
         """Votes per option in one step and round."""
@@ -269,6 +317,53 @@ class ClassStore:
             raise VotingClosed("The teacher has moved on: your screen now shows the current question.")
         raise VotingClosed("Voting is closed for this question.")
 
+    def hand_in(self, code: str, token: str, form: str, answers: Sequence[str | None],
+                options: Sequence[tuple[str, ...]]) -> int:
+        """Store this seat's answers to one form of the quiz (an unanswered item is left out; handing in again
+        replaces), all in one transaction that first checks the teacher has that form open. Returns how many
+        answers were stored, once they are committed."""
+        if form not in FORM_STAGE:
+            raise BadOption(f"There is no '{form}' quiz.")
+        if len(answers) != len(options) or any(a is not None and a not in o for a, o in zip(answers, options)):
+            raise BadOption("An answer is not one of its item's options.")
+        now = self.clock()
+        with self._begin() as c:
+            found = c.execute(
+                select(classes.c.id, seats.c.id.label("seat_id")).join(seats, seats.c.class_id == classes.c.id)
+                .where(classes.c.code == code, classes.c.quiz_stage == FORM_STAGE[form], classes.c.expires_at > now,
+                       seats.c.token_digest == codes.digest(token))
+                .with_for_update(read=True, of=classes)).first()   # PostgreSQL: a close waits for a hand-in
+            if found is not None:
+                dialect = {"sqlite": sqlite, "postgresql": postgresql}[self.engine.dialect.name]
+                for item, answer in enumerate(answers):
+                    if answer is None:
+                        continue
+                    c.execute(dialect.insert(quiz_answers)
+                              .values(class_id=found.id, form=form, seat_id=found.seat_id, item=item, option=answer,
+                                      answered_at=now)
+                              .on_conflict_do_update(index_elements=["class_id", "form", "seat_id", "item"],
+                                                     set_={"option": answer, "answered_at": now}))
+        if found is None:
+            self._why_not_handed_in(code, token, form)
+        return sum(a is not None for a in answers)
+
+    def _why_not_handed_in(self, code: str, token: str, form: str) -> None:
+        state = self.snapshot(code).state
+        self.seat(code, token)
+        if state.expires_at <= self.clock():
+            raise ClassExpired("This class has ended: its time is over.")
+        raise QuizClosed(f"The {form} quiz is not open: the teacher has closed it or not opened it yet.")
+
+    def my_answers(self, code: str, token: str, form: str) -> dict[int, str]:
+        """This seat's stored answers to one form, by item."""
+        with self._begin() as c:
+            found = c.execute(
+                select(quiz_answers.c.item, quiz_answers.c.option).join(seats, seats.c.id == quiz_answers.c.seat_id)
+                .join(classes, classes.c.id == quiz_answers.c.class_id)
+                .where(classes.c.code == code, seats.c.token_digest == codes.digest(token),
+                       quiz_answers.c.form == form))
+            return dict(found.all())
+
     def my_vote(self, code: str, token: str, step: int, round_: int) -> str | None:
         with self._begin() as c:
             return c.execute(
@@ -280,6 +375,6 @@ class ClassStore:
 
 def _state(row) -> ClassState:
     return ClassState(row.code, row.text, row.step, row.round, bool(row.voting), bool(row.spread_shown),
-                      bool(row.revealed), row.expires_at, row.changed_at)
+                      bool(row.revealed), row.expires_at, row.changed_at, row.quiz_stage, row.quiz_seed)
 
 

@@ -92,7 +92,7 @@ def count_wrong_code(wrong: bool) -> None:
 
 def drawn_state(s: ClassState) -> tuple:
     """What a screen's full redraw depends on: a change of any of it reruns the page."""
-    return (s.step, s.round, s.voting, s.spread_shown, s.revealed)
+    return (s.step, s.round, s.voting, s.spread_shown, s.revealed, s.quiz_stage)
 
 
 def rerun_when_changed(store: ClassStore, code: str, show_counts) -> None:

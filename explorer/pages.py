@@ -49,6 +49,8 @@ PAGES: tuple[Page, ...] = (
           "key", "value", "score", "d_k", "softmax", "mask", "causal mask", "self-attention", "cross-attention",
           "logit", "greedy decoding", "teacher forcing", "ablation", "exact match"), charts=0,
          model_module="teaching.step_views"),
+    Page("quiz", "Quiz: before and after", "📝", LESSON, "quiz", (), charts=0, reads_text=False,
+         model_module="teaching.quiz_results"),
     Page("run_a_class", "Run a class", "📣", LESSON, "run-a-class", (), charts=0, reads_text=False,
          model_module="teaching.class_mode"),
     Page("join", "Join a class", "🙋", LESSON, "join", (), charts=0, reads_text=False,

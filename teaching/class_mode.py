@@ -79,11 +79,23 @@ def safe_cell(value: object) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
+def _number_or_safe(value: object) -> str:
+    """A number as it is (a negative gain keeps its sign), any other cell made safe."""
+    try:
+        float(str(value))
+    except ValueError:
+        return safe_cell(value)
+    return str(value)
+
+
 def class_csv(questions: Mapping[int, Question], counts: Mapping[tuple[int, int], Mapping[str, int]],
-              votes: list[tuple[int, int, int, str, str]]) -> str:
-    """Two parts, one file: a row per (step, question, round, option) with its count and the round's share
-    right; then a row per student's vote, by nickname only. `counts` maps (step, round) to votes per option;
-    `votes` holds (step, round, seat number, nickname, option)."""
+              votes: list[tuple[int, int, int, str, str]], quiz_rows: list[list[object]] = (),
+              quiz_answers: list[tuple[str, int, str, int, str, bool]] = ()) -> str:
+    """Up to four parts, one file: a row per (step, question, round, option) with its count and the round's share
+    right; a row per student's vote, by nickname only; then, once a quiz has answers, its gain and items
+    (teaching.quiz_results.report_rows) and a row per quiz answer. `counts` maps (step, round) to votes per
+    option; `votes` holds (step, round, seat number, nickname, option); `quiz_answers` holds (form, seat number,
+    nickname, item, option, right)."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["step", "question", "round", "option", "count", "right", "share right in round"])
@@ -100,4 +112,12 @@ def class_csv(questions: Mapping[int, Question], counts: Mapping[tuple[int, int]
     writer.writerow(["step", "round", "student", "option"])
     for step, round_, number, nickname, option in votes:
         writer.writerow([step, round_, safe_cell(nickname or f"Student {number}"), safe_cell(option)])
+    if quiz_rows:
+        writer.writerow([])
+        writer.writerows([[_number_or_safe(v) for v in row] for row in quiz_rows])
+        writer.writerow([])
+        writer.writerow(["form", "student", "item", "option", "right"])
+        for form, number, nickname, item, option, right in quiz_answers:
+            writer.writerow([form, safe_cell(nickname or f"Student {number}"), item + 1, safe_cell(option),
+                             "yes" if right else "no"])
     return out.getvalue()

@@ -15,8 +15,8 @@ import torch
 from .layers import WeightOverride
 from .trace import KINDS, Kind
 
-PositionMode = Literal["normal", "zero", "shuffle"]
-POSITION_MODES: tuple[PositionMode, ...] = ("normal", "zero", "shuffle")
+PositionMode = Literal["normal", "zero", "shuffle", "swap"]
+POSITION_MODES: tuple[PositionMode, ...] = ("normal", "zero", "shuffle", "swap")
 SIDES = ("source", "target")
 
 
@@ -63,10 +63,11 @@ class Replacement:
 @dataclass(frozen=True)
 class Intervention:
     ablated: frozenset[Head] = frozenset()   # heads whose output is zeroed before W^O mixes the heads
-    positions: PositionMode = "normal"       # "zero": no positional encoding; "shuffle": permuted codes
+    positions: PositionMode = "normal"       # "zero": no codes; "shuffle": permuted codes; "swap": two traded
     sides: frozenset[str] = frozenset(SIDES)  # where the position switch applies: source, target or both
     shuffle_seed: int = 0
     replaced: tuple[Replacement, ...] = ()   # cross-attention weights set by hand, at most one per layer
+    swapped: tuple[int, int] = (0, 0)        # with positions="swap": the two source positions whose codes trade
 
     def __post_init__(self) -> None:
         if self.positions not in POSITION_MODES:
@@ -76,6 +77,9 @@ class Intervention:
         for head in self.ablated:
             if head.kind not in KINDS:
                 raise ValueError(f"unknown attention kind {head.kind!r}")
+        if self.positions == "swap" and (len(self.swapped) != 2 or min(self.swapped) < 0
+                                         or self.swapped[0] == self.swapped[1]):
+            raise ValueError(f"a swap needs two different positions, got {self.swapped}")
         layers = [r.layer for r in self.replaced]
         if len(set(layers)) < len(layers):
             raise ValueError(f"at most one replacement per layer, got layers {sorted(layers)}")
@@ -99,7 +103,8 @@ class Intervention:
     def position_rows(self, table: torch.Tensor, side: str, length: int) -> torch.Tensor:
         """The (length, d_model) rows to add to a sequence of this length on this side.
 
-        Shuffle gives position p the code of position perm[p]. The source permutes its own positions;
+        Swap gives positions i and j each other's code and leaves the rest in place, one change a learner can
+        predict. Shuffle gives position p the code of position perm[p]. The source permutes its own positions;
         the target draws from the positions it could reach (table rows 0..len(table)-1) with a fixed
         permutation, so step after step of one decoding sees the same code at the same place."""
         rows = table[:length]
@@ -107,6 +112,15 @@ class Intervention:
             return rows
         if self.positions == "zero":
             return torch.zeros_like(rows)
+        if self.positions == "swap":          # a swap is of the source's positions only
+            if side != "source":
+                return rows
+            i, j = self.swapped
+            if max(i, j) >= length:
+                raise ValueError(f"cannot swap positions {i} and {j} of a sequence of {length}")
+            order = list(range(length))
+            order[i], order[j] = j, i
+            return rows[order]
         generator = torch.Generator().manual_seed(self.shuffle_seed)
         span = length if side == "source" else table.size(0)
         order = torch.randperm(span, generator=generator)[:length]

@@ -16,10 +16,10 @@ from classroom import codes
 from classroom.database import head_revision, make_engine, migrate, current_revision
 from classroom import store as store_module
 from classroom.errors import (
-    BadNickname, BadOption, BadStep, ClassExpired, ClassFull, StoreUnavailable, TooManyTries, UnknownClass,
+    BadNickname, BadOption, BadStep, ClassExpired, ClassFull, QuizClosed, StoreUnavailable, TooManyTries, UnknownClass,
     UnknownSeat, VotingClosed, WrongSecret,
 )
-from classroom.schema import classes, metadata, seats, votes
+from classroom.schema import classes, metadata, quiz_answers, seats, votes
 from classroom.store import ClassStore
 from drivers.postgres import postgres_bin, temporary_postgres
 
@@ -45,7 +45,7 @@ def engine(request, tmp_path):
     yield engine
     if request.param == "postgresql":   # one server for the module: each test starts from empty tables
         with engine.begin() as c:
-            for table in (votes, seats, classes):
+            for table in (quiz_answers, votes, seats, classes):
                 c.execute(table.delete())
     engine.dispose()
 
@@ -64,7 +64,7 @@ def store(engine):
 
 
 def test_the_migrations_make_exactly_the_tables_the_code_reads(engine):
-    assert current_revision(engine) == head_revision() == "0002"
+    assert current_revision(engine) == head_revision() == "0003"
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), metadata) == []
     migrate(engine)                                    # a replica starting later: nothing to do, no error
@@ -117,7 +117,9 @@ def test_an_older_database_is_brought_forward_with_its_seat_numbers(tmp_path):
             connection.exec_driver_sql(f"INSERT INTO seats (class_id, number, token_digest, nickname, joined_at) "
                                        f"VALUES (1, {number}, 'd{number}', 'n', 0)")
     migrate(engine)
-    assert ClassStore(engine, clock=lambda: 1.0).join("ABCDEF", "").number == 4
+    old = ClassStore(engine, clock=lambda: 1.0)
+    assert old.join("ABCDEF", "").number == 4
+    assert old.snapshot("ABCDEF").state.quiz_stage == 0 and old.snapshot("ABCDEF").handed_in == 0
 
 
 def test_a_new_class_has_a_readable_code_and_a_long_secret_kept_only_as_a_digest(store, engine):
@@ -322,3 +324,95 @@ def test_a_session_typing_wrong_codes_is_slowed_down():
     with pytest.raises(TooManyTries, match="try again in 8 s"):
         codes.check_not_waiting(7, 100.0, 100.0)
     assert codes.normal_code(" abc-def ") == "ABCDEF"
+
+
+QUIZ_OPTIONS = (("a", "b"), ("c", "d"), ("e", "f"))
+
+
+def test_quiz_answers_are_taken_only_while_that_form_is_open_and_handing_in_again_replaces(store, engine):
+    new = store.create_class("hello")
+    ann, bob = store.join(new.code, "Ann"), store.join(new.code, "Bob")
+    with pytest.raises(QuizClosed):
+        store.hand_in(new.code, ann.token, "before", ["a", "c", "e"], QUIZ_OPTIONS)
+    store.open_voting(new.code, new.secret)
+    state = store.set_quiz_stage(new.code, new.secret, 1)
+    assert state.open_form == "before" and not state.voting          # a quiz closes the step's voting
+    assert store.hand_in(new.code, ann.token, "before", ["a", None, "e"], QUIZ_OPTIONS) == 2
+    with pytest.raises(QuizClosed):                                   # the other form is not open
+        store.hand_in(new.code, ann.token, "after", ["a", "c", "e"], QUIZ_OPTIONS)
+    store.hand_in(new.code, ann.token, "before", ["b", "d", None], QUIZ_OPTIONS)   # again: replaces, adds
+    assert store.my_answers(new.code, ann.token, "before") == {0: "b", 1: "d", 2: "e"}
+    assert store.snapshot(new.code).handed_in == 1
+    store.hand_in(new.code, bob.token, "before", ["a", "c", "e"], QUIZ_OPTIONS)
+    assert store.snapshot(new.code).handed_in == 2
+    store.set_quiz_stage(new.code, new.secret, 2)
+    with pytest.raises(QuizClosed):
+        store.hand_in(new.code, bob.token, "before", ["b", "c", "e"], QUIZ_OPTIONS)
+    store.set_quiz_stage(new.code, new.secret, 3)
+    assert store.snapshot(new.code).handed_in == 0                   # nobody has handed in the after quiz yet
+    store.hand_in(new.code, bob.token, "after", ["b", "d", "f"], QUIZ_OPTIONS)
+    rows = store.all_quiz_answers(new.code, new.secret)
+    assert [(r.form, r.nickname, r.item, r.option) for r in rows] == [
+        ("after", "Bob", 0, "b"), ("after", "Bob", 1, "d"), ("after", "Bob", 2, "f"),
+        ("before", "Ann", 0, "b"), ("before", "Ann", 1, "d"), ("before", "Ann", 2, "e"),
+        ("before", "Bob", 0, "a"), ("before", "Bob", 1, "c"), ("before", "Bob", 2, "e")]
+    with pytest.raises(WrongSecret):
+        store.all_quiz_answers(new.code, "not the secret")
+    with pytest.raises(WrongSecret):
+        store.set_quiz_stage(new.code, "not the secret", 4)
+
+
+def test_a_quiz_answer_that_cannot_be_stored_says_why_and_stores_nothing(store, engine):
+    new = store.create_class("hello")
+    seat = store.join(new.code, "Ann")
+    store.set_quiz_stage(new.code, new.secret, 1)
+    for answers, error in ((["z", "c", "e"], BadOption), (["a", "c"], BadOption)):
+        with pytest.raises(error):
+            store.hand_in(new.code, seat.token, "before", answers, QUIZ_OPTIONS)
+    with pytest.raises(BadOption):
+        store.hand_in(new.code, seat.token, "during", ["a", "c", "e"], QUIZ_OPTIONS)
+    with pytest.raises(UnknownSeat):
+        store.hand_in(new.code, "no-such-seat", "before", ["a", "c", "e"], QUIZ_OPTIONS)
+    with pytest.raises(BadStep):
+        store.set_quiz_stage(new.code, new.secret, 5)
+    with engine.connect() as c:
+        assert c.execute(select(quiz_answers)).all() == []
+    store.clock.now += store.lifetime_s + 1
+    with pytest.raises(ClassExpired):
+        store.hand_in(new.code, seat.token, "before", ["a", "c", "e"], QUIZ_OPTIONS)
+
+
+def test_ending_a_class_deletes_its_quiz_answers_and_two_classes_get_their_own_seeds(store, engine):
+    new, other = store.create_class("hello"), store.create_class("world")
+    for cls in (new, other):
+        seat = store.join(cls.code, "Ann")
+        store.set_quiz_stage(cls.code, cls.secret, 1)
+        store.hand_in(cls.code, seat.token, "before", ["a", "c", "e"], QUIZ_OPTIONS)
+    assert store.snapshot(new.code).state.quiz_seed != store.snapshot(other.code).state.quiz_seed
+    store.end_class(new.code, new.secret)
+    with engine.connect() as c:
+        assert len(c.execute(select(quiz_answers)).all()) == 3
+
+
+def test_thirty_students_handing_in_at_once_are_all_stored_once(store):
+    new = store.create_class("hello")
+    store.set_quiz_stage(new.code, new.secret, 3)
+    seats_ = [store.join(new.code, f"s{i}") for i in range(30)]
+    errors = []
+
+    def student(i: int) -> None:
+        try:
+            for answers in (["a", "c", "e"], [QUIZ_OPTIONS[0][i % 2], "d", None]):   # the second replaces
+                store.hand_in(new.code, seats_[i].token, "after", answers, QUIZ_OPTIONS)
+        except Exception as error:   # noqa: BLE001 (reported below)
+            errors.append(repr(error))
+
+    threads = [threading.Thread(target=student, args=(i,)) for i in range(30)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    rows = store.all_quiz_answers(new.code, new.secret)
+    assert len(rows) == 90 and store.snapshot(new.code).handed_in == 30
+    assert sum(r.option == "b" for r in rows if r.item == 0) == 15

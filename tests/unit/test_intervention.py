@@ -75,6 +75,21 @@ def test_shuffled_target_codes_stay_put_as_the_decoding_grows(tiny_model):
     assert torch.equal(long[:3], short)
 
 
+def test_a_swap_trades_two_source_codes_and_leaves_the_rest_and_the_target(tiny_model):
+    src, tgt = batch(tiny_model.config)
+    table = tiny_model.positions.encoding(src.size(1))
+    trace = tiny_model(src, tgt, trace=True, edit=Intervention(positions="swap", swapped=(1, 4))).trace
+    rows = trace["src_positions.rows"][0]
+    order = [0, 4, 2, 3, 1, 5]
+    assert torch.equal(rows, table[order])
+    assert torch.equal(trace["tgt_positions.rows"][0], tiny_model.positions.encoding(tgt.size(1)))
+    for bad in ((2, 2), (-1, 3), (1,)):
+        with pytest.raises(ValueError, match="two different positions"):
+            Intervention(positions="swap", swapped=bad)
+    with pytest.raises(ValueError, match="cannot swap"):
+        tiny_model(src, tgt, edit=Intervention(positions="swap", swapped=(1, 9)))
+
+
 def test_bad_interventions_are_refused():
     with pytest.raises(ValueError, match="positions"):
         Intervention(positions="backwards")

@@ -1,0 +1,77 @@
+"""Quiz: eight questions before the lesson and eight after, each built and graded by the model, and the gain
+between the two. The page's link keeps the seed and the answers, so a learner can close it and come back."""
+
+import streamlit as st
+
+from explorer import quiz
+from explorer.links import page_link
+from explorer.text import escape_markdown
+from teaching.quiz_results import learner_result, missed_items
+
+SEED_PARAM = "quiz"
+SEED_KEY, ANSWERS_KEY = "_quiz_seed", "_quiz_answers"   # this session's quiz, if the link holds none
+
+st.title("📝 Quiz: before and after the lesson")
+st.markdown(
+    "Eight questions on the lesson's ideas, each about a string you have not seen, each answered by the model "
+    "itself (the bundled reverser). Take the first quiz **before** the lesson and the second **after** it: they "
+    "ask the same kinds of question on different strings, and the gain between your two scores is the share of "
+    "what was left to learn that you learnt.")
+
+
+def link_seed() -> int | None:
+    raw = str(st.query_params.get(SEED_PARAM, ""))
+    return int(raw) if raw.isdigit() and len(raw) <= 10 and int(raw) <= quiz.MAX_SEED else None
+
+
+seed = link_seed()
+if seed is None:
+    seed = st.session_state.get(SEED_KEY) or quiz.new_seed()
+if seed != st.session_state.get(SEED_KEY):
+    st.session_state[SEED_KEY], st.session_state[ANSWERS_KEY] = seed, {}
+answers: dict = st.session_state[ANSWERS_KEY]
+quizzes = {form: quiz.quiz_on_reverser(seed, form) for form in quiz.FORMS}
+for form in quiz.FORMS:    # a link's answers (a bookmark, another tab) fill in what this session lacks
+    if form not in answers and form in st.query_params:
+        found = quiz.decode_answers(quizzes[form], str(st.query_params[form]))
+        if found is not None:
+            answers[form] = found
+st.query_params.from_dict({SEED_PARAM: str(seed), **{f: quiz.encode_answers(quizzes[f], a) for f, a in
+                                                     answers.items()}})
+
+
+def hand_in(form: str, picked: list) -> None:
+    answers[form] = picked
+    st.rerun()
+
+
+before, after = answers.get("before"), answers.get("after")
+if before is None:
+    st.subheader("1 · Before the lesson")
+    st.caption("An item left blank counts as wrong. The answers stay hidden until the second quiz, so that it "
+               "measures the lesson, not the answers.")
+    if (picked := quiz.answer_form(quizzes["before"], "quiz_before")) is not None:
+        hand_in("before", picked)
+elif after is None:
+    right = sum(quizzes["before"].marks(before))
+    st.success(f"First quiz handed in: {right} of {len(before)} right. Now do the lesson, then come back here "
+               "(this page's address keeps your answers: bookmark it).", icon="✅")
+    page_link("lesson", "Go to the lesson", "🎓")
+    st.subheader("2 · After the lesson")
+    if (picked := quiz.answer_form(quizzes["after"], "quiz_after")) is not None:
+        hand_in("after", picked)
+else:
+    st.subheader("Your result")
+    quiz.show_result(learner_result(quizzes["before"], quizzes["after"], before, after))
+    with st.expander("The first quiz, item by item"):
+        first = missed_items(quizzes["before"], before)
+        st.markdown(f"Missed {len(first)} of {len(before)}." if first else "Every item right.")
+        for m in first:
+            st.markdown(escape_markdown(f"{m.index + 1}. {m.concept}: the model's answer is {m.answer}. "
+                                             f"{m.why}"))
+    st.caption("A quiz of eight items is a rough instrument: one item more or less moves the score by 12.5 "
+               "points. The gain is a measure of this lesson only if the lesson came between the two quizzes.")
+    if st.button("Start again with new questions", icon=":material/refresh:"):
+        st.session_state[SEED_KEY], st.session_state[ANSWERS_KEY] = quiz.new_seed(), {}
+        st.query_params.clear()
+        st.rerun()

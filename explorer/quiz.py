@@ -1,0 +1,105 @@
+"""The quizzes' Streamlit glue: a quiz built once per (seed, form) on the bundled reverser, the form a learner
+answers it in, and the results with a link to the page of each missed item. The questions, their answers and
+every figure come from teaching.quiz and teaching.quiz_results."""
+
+from __future__ import annotations
+
+import secrets
+
+import streamlit as st
+
+from teaching.quiz import FORMS, Quiz, build_quiz
+from teaching.quiz_results import LearnerResult, gain_words
+
+from .cache import checkpoint_for
+from .classes import CLASS_MODEL_KEY
+from .links import page_link
+from .pages import page
+from .text import escape_markdown
+
+MAX_SEED = 2 ** 31 - 1
+UNANSWERED = "-"                 # an item left out, in a link's list of answers
+FORM_TITLES = {"before": "Before the lesson", "after": "After the lesson"}
+
+
+@st.cache_resource(show_spinner="Building the quiz from the model's own numbers…", max_entries=64)
+def _quiz(seed: int, form: str, avoid: tuple[str, ...]) -> Quiz:
+    ckpt = checkpoint_for(CLASS_MODEL_KEY)
+    return build_quiz(ckpt.model, ckpt.vocab, ckpt.task, seed, form, frozenset(avoid))
+
+
+def quiz_on_reverser(seed: int, form: str, avoid: tuple[str, ...] = ()) -> Quiz:
+    """One form of the quiz on the bundled reverser, the lesson's case study (whichever task the sidebar
+    shows): a class and a learner alone answer the same model."""
+    if form not in FORMS or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"no quiz {form!r} with seed {seed}")
+    return _quiz(seed, form, tuple(sorted(avoid)))
+
+
+def new_seed() -> int:
+    return secrets.randbelow(MAX_SEED)
+
+
+def encode_answers(quiz: Quiz, answers: list[str | None]) -> str:
+    """Answers as option places, one character each ('-' for none): short enough for a link."""
+    return "".join(UNANSWERED if a is None else str(item.question.options.index(a))
+                   for item, a in zip(quiz.items, answers))
+
+
+def decode_answers(quiz: Quiz, text: str) -> list[str | None] | None:
+    """The answers a link holds, or None when it holds none that fit this quiz."""
+    if len(text) != len(quiz.items):
+        return None
+    answers: list[str | None] = []
+    for item, ch in zip(quiz.items, text):
+        if ch == UNANSWERED:
+            answers.append(None)
+        elif ch.isdigit() and int(ch) < len(item.question.options):
+            answers.append(item.question.options[int(ch)])
+        else:
+            return None
+    return answers
+
+
+def answer_form(quiz: Quiz, key: str, stored: dict[int, str] | None = None,
+                submit: str = "Hand in") -> list[str | None] | None:
+    """Every item with its options as large radio buttons, in one form; the answers when handed in."""
+    stored = stored or {}
+    with st.form(key):
+        picked = []
+        for i, item in enumerate(quiz.items):
+            question = item.question
+            prompt, _, block = question.prompt.partition("\n\n")
+            st.markdown(f"**{i + 1}.** {escape_markdown(prompt)}")
+            if block:
+                st.code(block, language=None, wrap_lines=True)
+            before = stored.get(i)
+            picked.append(st.radio(f"Answer to question {i + 1}", question.options, key=f"{key}_{i}",
+                                   index=question.options.index(before) if before in question.options else None,
+                                   label_visibility="collapsed"))
+        handed = st.form_submit_button(submit, type="primary", icon=":material/send:", width="stretch")
+    return picked if handed else None
+
+
+def show_result(result: LearnerResult, before_title: str = "Before", after_title: str = "After") -> None:
+    """The two scores, the gain in words, and each missed item: the model's answer, its numbers, its page."""
+    left, middle, right = st.columns(3)
+    left.metric(before_title, "—" if result.before is None else f"{result.right_before} of {result.items}")
+    middle.metric(after_title, "—" if result.after is None else f"{result.right_after} of {result.items}")
+    right.metric("Normalised gain", "—" if result.gain is None else f"{result.gain:.2f}",
+                 help="g = (after − before) / (100 % − before): the share of what was left to learn that you "
+                      "learnt.")
+    if result.before is not None and result.after is not None:
+        st.markdown(escape_markdown(gain_words(result.gain)))
+    if not result.missed:
+        st.success("Every item right.", icon="🎯")
+        return
+    st.markdown(f"**{'The items you missed' if result.after is not None else 'Missed'}**, with the model's own "
+                "answer and the page that shows it:")
+    for missed in result.missed:
+        with st.container(border=True):
+            st.markdown(escape_markdown(f"{missed.index + 1}. {missed.concept}. You picked: "
+                                        f"{missed.picked or 'nothing'}. The model's answer: {missed.answer}. "
+                                        f"{missed.why}"))
+            target = page(missed.page)
+            page_link(target.id, f"See it on {target.title}", target.icon)

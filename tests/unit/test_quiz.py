@@ -1,0 +1,224 @@
+"""The quizzes: every item's answer is what the model computes (recomputed here another way, on the three
+bundled checkpoints where the item applies), the two forms never share a string, and no item can be answered
+from its text alone: a dozen surface rules that read only the prompt and the options do no better than chance."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from analysis.lab import lab_limit
+from analysis.labels import SOS_LABEL
+from analysis.run import make_run
+from teaching import quiz as qz
+from transformer.checkpoint import bundled_checkpoint, load
+from transformer.data import is_held_out, target
+from transformer.intervention import Intervention
+
+SEEDS = range(6)            # per task, both forms: the answer checks
+TEXT_ONLY_SEEDS = range(60)  # the reverser, both forms: 120 items of each kind for the text-only answerers
+
+
+@pytest.fixture(scope="module")
+def checkpoints():
+    return {task: load(bundled_checkpoint(task)) for task in ("reverse", "copy", "sort")}
+
+
+@pytest.fixture(scope="module")
+def quizzes(checkpoints):
+    return {(task, seed, form): qz.build_quiz(ck.model, ck.vocab, task, seed, form)
+            for task, ck in checkpoints.items() for seed in SEEDS for form in qz.FORMS}
+
+
+def recomputed_answer(item: qz.QuizItem, ck, task: str) -> set[str]:
+    """The item's right options, found from the model again, another way than the builder found them."""
+    question, s, text = item.question, item.setting, item.text
+
+    def run(**kw):
+        return make_run(ck.model, ck.vocab, text, task=task, **kw)
+
+    if item.kind == "positions":
+        return {run(edit=Intervention(positions="swap", swapped=s["swapped"])).output} & set(question.options)
+    if item.kind == "scaling":
+        taken = run()
+        scores = taken.trace.attention("encoder_self", s["layer"], "scores")[s["head"], s["row"]].astype(float)
+        now = float(np.exp(scores - scores.max()).max() / np.exp(scores - scores.max()).sum())
+        scaled = np.exp(s["factor"] * (scores - scores.max()))
+        then = float(scaled.max() / scaled.sum())
+        return {question.options[0 if then - now > qz.CLOSE else 2 if now - then > qz.CLOSE else 1]}
+    if item.kind == "mask":
+        taken = run()
+        row = taken.trace["decoder_self", s["layer"]][s["head"], s["position"]]
+        assert (row[s["position"] + 1:] == 0).all() and (row[: s["position"] + 1] > 0).all()   # the mask's rule
+        return {str(s["position"] + 1)}
+    if item.kind == "decoder_input":
+        taken = run()
+        return {" ".join([SOS_LABEL, *taken.output[: s["step"]]])}
+    if item.kind == "cross":
+        weights = run().trace["cross", s["layer"]][:, s["step"]].mean(0)
+        top = int(np.argmax(weights))
+        return {o for o, p in zip(question.options, s["shown"]) if p == top}
+    if item.kind == "forcing":
+        return {" ".join([SOS_LABEL, *target(text, task)[: s["step"]]])}
+    if item.kind == "head_off":
+        changed = run(edit=Intervention(ablated=frozenset({s["head"]}))).output != run().output
+        return {question.options[0 if changed else 1]}
+    if item.kind == "length":
+        exact = make_run(ck.model, ck.vocab, text, max_len=lab_limit(ck.model), task=task).output == target(text, task)
+        return {question.options[0 if exact else 1]}
+    raise AssertionError(f"no check for {item.kind}")
+
+
+@pytest.mark.parametrize("task", ["reverse", "copy", "sort"])
+def test_every_answer_is_what_the_model_computes(quizzes, checkpoints, task):
+    kinds = Counter()
+    for (t, seed, form), quiz in quizzes.items():
+        if t != task:
+            continue
+        for item in quiz.items:
+            assert set(item.question.answers) == recomputed_answer(item, checkpoints[task], task), (
+                task, seed, form, item.kind, item.question.prompt)
+            assert len(item.question.answers) == 1
+            kinds[item.kind] += 1
+    applies = [k.name for k in qz.ITEM_KINDS if task in k.tasks]
+    assert sorted(kinds) == sorted(applies) and set(kinds.values()) == {2 * len(SEEDS)}
+
+
+def test_another_model_gets_its_own_key(checkpoints, quizzes):
+    """The key is read from the model: the same seed on an untrained model of the bundled vocabulary gives items
+    whose right answers differ from the trained model's (where its outputs are not the task's)."""
+    untrained = qz.build_quiz(tiny_model_like(checkpoints["reverse"]), checkpoints["reverse"].vocab, "reverse", 0,
+                              "before")
+    trained = quizzes[("reverse", 0, "before")]
+    assert [i.question.answers for i in untrained.items] != [i.question.answers for i in trained.items]
+
+
+def tiny_model_like(ck):
+    import torch
+    from transformer.model import Transformer
+    torch.manual_seed(0)
+    return Transformer(ck.model.config).eval()
+
+
+def test_the_two_forms_never_share_a_string(quizzes, checkpoints):
+    lab = qz.lab_sample(48)
+    for task in checkpoints:
+        for seed in SEEDS:
+            before = {i.text for i in quizzes[(task, seed, "before")].items}
+            after = {i.text for i in quizzes[(task, seed, "after")].items}
+            assert not before & after
+            for form, texts in (("before", before), ("after", after)):
+                assert all(qz.form_of(t) == form and is_held_out(t) and t not in lab for t in texts)
+
+
+def test_a_text_to_avoid_is_never_asked_about(checkpoints):
+    ck = checkpoints["reverse"]
+    first = qz.build_quiz(ck.model, ck.vocab, "reverse", 3, "after")
+    avoided = qz.build_quiz(ck.model, ck.vocab, "reverse", 3, "after", avoid=frozenset({first.items[2].text}))
+    assert first.items[2].text not in {i.text for i in avoided.items}
+
+
+def test_seeds_make_different_quizzes_and_one_seed_the_same(quizzes, checkpoints):
+    ck = checkpoints["reverse"]
+    again = qz.build_quiz(ck.model, ck.vocab, "reverse", 1, "before")
+    assert [i.question for i in again.items] == [i.question for i in quizzes[("reverse", 1, "before")].items]
+    assert ([i.text for i in quizzes[("reverse", 1, "before")].items]
+            != [i.text for i in quizzes[("reverse", 2, "before")].items])
+
+
+def test_sorting_has_no_positions_item_and_a_bad_form_is_refused(quizzes, checkpoints):
+    assert "positions" not in [i.kind for i in quizzes[("sort", 0, "before")].items]
+    assert len(quizzes[("reverse", 0, "before")].items) == 8
+    with pytest.raises(ValueError, match="form"):
+        qz.build_quiz(checkpoints["reverse"].model, checkpoints["reverse"].vocab, "reverse", 0, "during")
+
+
+def test_marks_and_score(quizzes):
+    quiz = quizzes[("reverse", 0, "after")]
+    right = [i.question.answer for i in quiz.items]
+    assert quiz.score(right) == 1
+    wrong = [next(o for o in i.question.options if o not in i.question.answers) for i in quiz.items]
+    assert quiz.score(wrong) == 0
+    assert quiz.marks([None] * len(quiz.items)) == (False,) * len(quiz.items)
+    with pytest.raises(ValueError):
+        quiz.marks(right[:-1])
+
+
+# --- From the text alone -------------------------------------------------------------------------------
+
+def _numbers(text: str) -> list[float]:
+    return [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)]
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+|⟨/?s⟩", text.lower()))
+
+
+def _by(key):
+    """A rule that picks the option with the largest key (the first such in order)."""
+    return lambda prompt, options: max(range(len(options)), key=lambda i: (key(prompt, options[i]), -i))
+
+
+TEXT_ONLY_RULES = {
+    "first": lambda p, o: 0,
+    "second": lambda p, o: 1,
+    "last": lambda p, o: len(o) - 1,
+    "longest": _by(lambda p, x: len(x)),
+    "shortest": _by(lambda p, x: -len(x)),
+    "most words shared with the prompt": _by(lambda p, x: len(_words(x) & _words(p))),
+    "fewest words shared with the prompt": _by(lambda p, x: -len(_words(x) & _words(p))),
+    "most letters shared with the prompt": _by(lambda p, x: sum((Counter(x) & Counter(p)).values())),
+    "largest number": _by(lambda p, x: max(_numbers(x), default=-math.inf)),
+    "smallest number": _by(lambda p, x: -min(_numbers(x), default=math.inf)),
+    "a number the prompt names": _by(lambda p, x: len(set(_numbers(x)) & set(_numbers(p)))),
+    "appears in the prompt": _by(lambda p, x: x in p),
+    "the odd one out in length": _by(lambda p, x: 0),   # replaced per item below
+}
+
+
+def odd_one_out(options: tuple[str, ...]) -> int:
+    lengths = Counter(len(o) for o in options)
+    return min(range(len(options)), key=lambda i: (lengths[len(options[i])], i))
+
+
+def beats_chance(hits: int, chances: list[float], alpha: float = 1e-3) -> bool:
+    """Whether `hits` right is more than chance allows: above the (1 − alpha) quantile of the number of hits a
+    guesser at each item's chance would get (a binomial at the mean chance; the items here have equal counts)."""
+    return hits > binom.ppf(1 - alpha, len(chances), float(np.mean(chances)))
+
+
+def test_the_chance_check_catches_a_leaky_item():
+    """The check can fail: an item whose right option is the longest in 60 % of cases is caught."""
+    assert beats_chance(72, [0.25] * 120) and not beats_chance(36, [0.25] * 120)
+
+
+@pytest.fixture(scope="module")
+def many_reverser_quizzes(checkpoints):
+    ck = checkpoints["reverse"]
+    return [qz.build_quiz(ck.model, ck.vocab, "reverse", seed, form) for seed in TEXT_ONLY_SEEDS
+            for form in qz.FORMS]
+
+
+def test_no_item_can_be_answered_from_its_text_alone(many_reverser_quizzes):
+    by_kind: dict[str, list] = {}
+    for quiz in many_reverser_quizzes:
+        for item in quiz.items:
+            by_kind.setdefault(item.kind, []).append(item.question)
+    leaks = []
+    for kind, questions in by_kind.items():
+        chances = [1 / len(q.options) for q in questions]
+        for name, rule in TEXT_ONLY_RULES.items():
+            picks = [odd_one_out(q.options) if name == "the odd one out in length" else rule(q.prompt, q.options)
+                     for q in questions]
+            hits = sum(q.grade(q.options[i]) for q, i in zip(questions, picks))
+            if beats_chance(hits, chances):
+                leaks.append(f"{kind}: '{name}' right {hits} of {len(questions)} (chance {np.mean(chances):.2f})")
+        # and no option place is right more often than chance allows
+        places = Counter(q.options.index(q.answer) for q in questions)
+        assert all(not beats_chance(c, chances) for c in places.values()), (kind, places)
+    assert not leaks, leaks
