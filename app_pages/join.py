@@ -6,12 +6,13 @@ import streamlit as st
 
 from classroom import codes
 from classroom.errors import NO_SUCH_CODE, ClassError, UnknownClass
-from classroom.store import ClassStore
-from explorer import classes, lesson
+from classroom.store import RESULTS_STAGE, ClassStore
+from explorer import classes, lesson, quiz
 from explorer.charts import show_chart
 from explorer.errors import InputError
 from explorer.text import escape_markdown
 from teaching.class_mode import spread
+from teaching.quiz_results import learner_result
 from teaching.steps import STEPS
 from viz.classroom import vote_spread
 
@@ -60,11 +61,65 @@ def vote_buttons(store: ClassStore, code: str, token: str, state, question, mine
     return mine
 
 
+QUIZ_ERROR_KEY = "_class_quiz_error"   # why the last answer picked was not stored, for the next run
+
+
+def take_quiz(store: ClassStore, code: str, token: str, state) -> None:
+    """The open quiz: each answer is stored the moment it is picked, and can be changed until the teacher closes
+    the quiz."""
+    form = state.open_form
+    taken = quiz.class_quizzes(state.quiz_seed, state.text)[form]
+    options = [i.question.options for i in taken.items]
+
+    def keep(item: int, option: str) -> None:
+        answers = [None] * len(taken.items)
+        answers[item] = option
+        try:
+            store.hand_in(code, token, form, answers, options)
+        except ClassError as error:
+            st.session_state[QUIZ_ERROR_KEY] = str(error)
+
+    st.subheader(f"The {form} quiz")
+    if message := st.session_state.pop(QUIZ_ERROR_KEY, None):
+        st.error(message, icon="⚠️")
+    stored = store.my_answers(code, token, form)
+    count = st.empty()
+    st.markdown(f"{len(taken.items)} questions, each answered by the model itself. Each answer is kept the moment "
+                "you pick it; an item left blank counts as wrong. Your score comes when the teacher closes the after "
+                "quiz.")
+    quiz.answer_each(taken, f"class_quiz_{form}", stored, keep)
+    said = f"Your answers are in: {len(stored)} of {len(taken.items)}."
+    (count.success if len(stored) == len(taken.items) else count.info)(
+        f"{said} You can change them until the teacher closes the quiz." if stored else
+        f"No answer yet: 0 of {len(taken.items)}.", icon="📨")
+
+
+def quiz_result(store: ClassStore, code: str, token: str, state) -> None:
+    """Once the after quiz is closed: this student's two scores, the gain and the items to look at again."""
+    quizzes = quiz.class_quizzes(state.quiz_seed, state.text)
+    mine = {f: store.my_answers(code, token, f) for f in quiz.FORMS}
+    if not any(mine.values()):
+        return
+    listed = {f: [mine[f].get(i) for i in range(len(quizzes[f].items))] if mine[f] else None for f in quiz.FORMS}
+    with st.expander("Your quiz result", expanded=True, icon=":material/quiz:"):
+        quiz.show_result(learner_result(quizzes["before"], quizzes["after"], listed["before"], listed["after"]))
+
+
 def in_class(store: ClassStore, code: str, token: str, seat) -> None:
     state = store.snapshot(code).state
     st.session_state[classes.SEEN_KEY] = classes.drawn_state(state)
     st.caption(escape_markdown(f"You are {seat.nickname} in class {code}. Keep this page's link to come back to "
                                "your seat."))
+    if state.open_form is not None:
+        take_quiz(store, code, token, state)
+    else:
+        if state.quiz_stage == RESULTS_STAGE:
+            quiz_result(store, code, token, state)
+        step_screen(store, code, token, state)
+    poll(store, code)
+
+
+def step_screen(store: ClassStore, code: str, token: str, state) -> None:
     step = STEPS[state.step - 1]
     view = lesson.step_view(step.number, classes.CLASS_MODEL_KEY, state.text)
     question = view.question
@@ -95,9 +150,12 @@ def in_class(store: ClassStore, code: str, token: str, seat) -> None:
                             "Yours was another answer: look at the numbers below.")
             lesson.draw(view.after)
 
+
+def poll(store: ClassStore, code: str) -> None:
     @st.fragment(run_every=classes.STUDENT_POLL_SECONDS)
     def waiting_line() -> None:
         classes.rerun_when_changed(store, code, lambda s: st.caption(
+            f"{s.joined} joined · {s.handed_in} handed in the {s.state.open_form} quiz" if s.state.open_form else
             f"{s.joined} joined · {s.voted} voted in round {s.state.round}"))
 
     waiting_line()

@@ -8,15 +8,17 @@ import time
 import streamlit as st
 
 from classroom.errors import ClassError, UnknownClass, WrongSecret
-from classroom.store import ClassStore
-from explorer import classes, lesson
+from classroom.store import OPEN_FORM, QUIZ_STAGES, ClassStore
+from explorer import classes, lesson, quiz
 from explorer.cache import checkpoint_for
 from explorer.charts import show_chart
 from explorer.errors import InputError
 from explorer.text import escape_markdown
 from teaching.class_mode import class_csv, joined_line, round_result, spread, teacher_advice
+from teaching.quiz_results import class_report, gain_words, report_rows
 from teaching.steps import STEPS
 from viz.classroom import vote_spread
+from viz.quiz import score_spread, share_right_by_item
 
 st.title("📣 Run a class")
 CSV_KEY, ERROR_KEY = "_class_csv", "_class_error"
@@ -80,28 +82,136 @@ def controls(store: ClassStore, code: str, secret: str, state) -> None:
                       icon=":material/visibility:")
 
 
-def csv_of_class(store: ClassStore, code: str, secret: str, text: str) -> bytes:
-    """Every vote so far, with each voted step's question as the model answers it on the class's text."""
+def csv_of_class(store: ClassStore, code: str, secret: str, state) -> bytes:
+    """Every vote so far, with each voted step's question as the model answers it on the class's text; then the
+    quizzes' gain, items and answers."""
     votes = store.all_votes(code, secret)
     steps = sorted({v.step for v in votes})
     counts = {(s, r): store.counts(code, s, r) for s in steps for r in (1, 2)}
-    questions = {s: lesson.question(s, classes.CLASS_MODEL_KEY, text, ask_tables=False) for s in steps}
+    questions = {s: lesson.question(s, classes.CLASS_MODEL_KEY, state.text, ask_tables=False) for s in steps}
     rows = [(v.step, v.round, v.number, v.nickname, v.option) for v in votes]
+    answers = store.all_quiz_answers(code, secret)
+    quiz_rows, quiz_answers = [], []
+    if answers:
+        quizzes = quiz.class_quizzes(state.quiz_seed, state.text)
+        report = class_report(quizzes["before"], quizzes["after"], [(a.form, a.number, a.item, a.option)
+                                                                    for a in answers])
+        quiz_rows = report_rows(quizzes["before"], quizzes["after"], report)
+        quiz_answers = [(a.form, a.number, a.nickname, a.item, a.option,
+                         quizzes[a.form].items[a.item].question.grade(a.option)) for a in answers]
     return class_csv({s: q for s, q in questions.items() if q is not None}, {k: c for k, c in counts.items() if c},
-                     rows).encode()
+                     rows, quiz_rows, quiz_answers).encode()
+
+
+def quiz_controls(store: ClassStore, code: str, secret: str, state) -> None:
+    """Open the before quiz at the start, the after quiz at the end; students answer on their own screens."""
+    def act(stage: int) -> None:
+        try:
+            store.set_quiz_stage(code, secret, stage)
+        except ClassError as error:
+            st.session_state[ERROR_KEY] = str(error)
+
+    stage = state.quiz_stage
+    with st.container(border=True, key="quiz_controls"):
+        st.markdown(f"**Quiz before and after the lesson.** Now: {QUIZ_STAGES[stage]}. Eight questions the model "
+                    "answers, on strings no one has seen; the gain between the two is the class's learning.")
+        left, middle, right = st.columns(3)
+        left.button("Reopen the before quiz" if stage >= 2 else "Open the before quiz", width="stretch",
+                    type="primary" if stage == 0 else "secondary", disabled=stage not in (0, 2), on_click=act,
+                    args=(1,), icon=":material/quiz:")
+        middle.button("Reopen the after quiz" if stage == 4 else "Open the after quiz", width="stretch",
+                      type="primary" if stage == 2 else "secondary", disabled=stage not in (0, 2, 4), on_click=act,
+                      args=(3,), icon=":material/quiz:")
+        right.button("Close the quiz", width="stretch", disabled=stage not in OPEN_FORM, on_click=act,
+                     args=(stage + 1,), icon=":material/lock:",
+                     help="Closing the after quiz shows each student their two scores and the answers.")
+
+
+def counts_line(store: ClassStore, code: str, state) -> None:
+    """Who has joined, and who has voted (or handed in the open quiz), polled; the page reruns when the class
+    moves on."""
+    @st.fragment(run_every=classes.TEACHER_POLL_SECONDS)
+    def polled() -> None:
+        classes.rerun_when_changed(store, code, lambda s: st.markdown(
+            f"#### {joined_line(s.joined, s.voted, s.state.voting, s.state.round, s.state.open_form, s.handed_in)}"))
+
+    st.session_state[classes.SEEN_KEY] = classes.drawn_state(state)
+    polled()
+
+
+def quiz_open(store: ClassStore, code: str, state) -> None:
+    """While a quiz is open, the projected page shows who has handed in, and the questions in a closed
+    expander (the students have them on their screens)."""
+    form = state.open_form
+    st.subheader(f"The {form} quiz is open")
+    st.markdown("Students answer on their phones; each answer is kept as they pick it, and they can change it until "
+                "you close the quiz.")
+
+    counts_line(store, code, state)
+    with st.expander("The questions, as the students see them (not while projecting)"):
+        for i, item in enumerate(quiz.class_quizzes(state.quiz_seed, state.text)[form].items):
+            st.markdown(escape_markdown(f"{i + 1}. {item.question.prompt}"))
+
+
+def quiz_results(store: ClassStore, code: str, secret: str, state) -> None:
+    """Scores before and after, the class's gain with its interval, and how each item worked."""
+    answers = store.all_quiz_answers(code, secret)
+    if not answers:
+        return
+    quizzes = quiz.class_quizzes(state.quiz_seed, state.text)
+    report = class_report(quizzes["before"], quizzes["after"], [(a.form, a.number, a.item, a.option)
+                                                                for a in answers])
+    g, n = report.gain, len(quizzes["after"].items)
+    st.subheader("Quiz results")
+    cols = st.columns(3)
+    for column, form in zip(cols, (report.before, report.after)):
+        column.metric(f"{form.form.capitalize()}: mean right",
+                      "—" if form.mean_share is None else f"{form.mean_share:.0%}",
+                      f"{form.students} student{'s' if form.students != 1 else ''}", delta_color="off",
+                      delta_arrow="off")
+    cols[2].metric("Class gain (normalised)", "—" if g.gain is None else f"{g.gain:.2f}",
+                   "—" if g.low is None else f"95 % interval {g.low:.2f} to {g.high:.2f}", delta_color="off",
+                   delta_arrow="off", help="g = (after − before) / (100 % − before), from the class's means, over "
+                   "the students who took both; the interval resamples those students 2,000 times.")
+    if g.students:
+        st.markdown(escape_markdown(f"Over the {g.students} students who took both: {gain_words(g.gain)}"))
+    st.caption(f"A quiz of {n} items is a rough instrument, and a small class's interval is wide: with a few "
+               "students it can span most of the scale. Read the interval before the gain.")
+    show_chart(score_spread({f.form: f.counts for f in (report.before, report.after)},
+                            "Students by items right"), key="quiz_scores")
+    show_chart(share_right_by_item([i.concept for i in quizzes["after"].items],
+                                   {f.form: [s.share_right for s in f.items] for f in (report.before, report.after)},
+                                   "Share right, item by item"), key="quiz_items")
+    table = [{"item": i + 1, "concept": b.concept,
+              "before: share right": b.share_right, "before: discrimination": b.discrimination,
+              "after: share right": a.share_right, "after: discrimination": a.discrimination}
+             for i, (b, a) in enumerate(zip(report.before.items, report.after.items))]
+    st.dataframe(table, hide_index=True, width="stretch", column_config={
+        **{f"{f}: share right": st.column_config.NumberColumn(format="percent") for f in ("before", "after")},
+        **{f"{f}: discrimination": st.column_config.NumberColumn(format="%.2f") for f in ("before", "after")}})
+    st.caption("Share right is the item's difficulty. Discrimination is the correlation between getting the item "
+               "right and the score on the other items: near 0 or below, the item does not separate the students "
+               "who learnt more from the others (empty: everyone alike). The two forms' items ask the same "
+               "concept in the same place, on different strings.")
 
 
 def run_class(store: ClassStore, code: str, secret: str) -> None:
     state = store.teacher_state(code, secret)
     header(code, secret)
+    quiz_controls(store, code, secret, state)
+    if message := st.session_state.pop(ERROR_KEY, None):
+        st.error(message)
+    if state.open_form is not None:
+        quiz_open(store, code, state)
+        quiz_results(store, code, secret, state)
+        class_files(store, code, secret, state)
+        return
     last = len(STEPS)
     number = st.select_slider("Step", list(range(1, last + 1)), value=state.step, key=f"class_step_{state.step}",
                               format_func=lambda n: f"{n} · {STEPS[n - 1].title}")
     if number != state.step:
         store.go_to_step(code, secret, number)
         st.rerun()
-    if message := st.session_state.pop(ERROR_KEY, None):
-        st.error(message)
 
     step = STEPS[state.step - 1]
     view = lesson.step_view(step.number, classes.CLASS_MODEL_KEY, state.text)
@@ -111,17 +221,17 @@ def run_class(store: ClassStore, code: str, secret: str) -> None:
     lesson.draw(view.before)
     if question is None:
         st.info("This step has no question for this model: move to another step.", icon="ℹ️")
-        return
+    else:
+        step_question(store, code, secret, state, view, step, question)
+    quiz_results(store, code, secret, state)
+    class_files(store, code, secret, state)
+
+
+def step_question(store: ClassStore, code: str, secret: str, state, view, step, question) -> None:
     st.markdown(f"**Predict first.** {escape_markdown(question.prompt)}")
     st.markdown("  ·  ".join(f"**{escape_markdown(o)}**" for o in question.options))
 
-    @st.fragment(run_every=classes.TEACHER_POLL_SECONDS)
-    def counts_line() -> None:
-        classes.rerun_when_changed(store, code, lambda s: st.markdown(
-            f"#### {joined_line(s.joined, s.voted, s.state.voting, s.state.round)}"))
-
-    st.session_state[classes.SEEN_KEY] = classes.drawn_state(state)
-    counts_line()
+    counts_line(store, code, state)
     controls(store, code, secret, state)
 
     counts = {r: store.counts(code, step.number, r) for r in range(1, state.round + 1)}
@@ -143,10 +253,12 @@ def run_class(store: ClassStore, code: str, secret: str) -> None:
         st.success(escape_markdown(f"The model's answer: {question.answer}. {question.why}"), icon="🔎")
         lesson.reveal(view)
 
+
+def class_files(store: ClassStore, code: str, secret: str, state) -> None:
     st.divider()
     low, high = st.columns(2)
     if low.button("Prepare the class's answers (CSV)", width="stretch", icon=":material/table:"):
-        st.session_state[CSV_KEY] = (code, csv_of_class(store, code, secret, state.text), time.strftime("%H:%M:%S"))
+        st.session_state[CSV_KEY] = (code, csv_of_class(store, code, secret, state), time.strftime("%H:%M:%S"))
     prepared = st.session_state.get(CSV_KEY)
     if prepared and prepared[0] == code:
         low.download_button(f"Download the answers as of {prepared[2]}", prepared[1], file_name=f"class_{code}.csv",

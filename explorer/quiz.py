@@ -5,6 +5,7 @@ every figure come from teaching.quiz and teaching.quiz_results."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -61,24 +62,33 @@ def decode_answers(quiz: Quiz, text: str) -> list[str | None] | None:
     return answers
 
 
-def answer_form(quiz: Quiz, key: str, stored: dict[int, str] | None = None,
-                submit: str = "Hand in") -> list[str | None] | None:
-    """Every item with its options as large radio buttons, in one form; the answers when handed in."""
-    stored = stored or {}
+def _item(quiz: Quiz, i: int, key: str, stored: dict[int, str], **radio) -> str | None:
+    """One item: its number and prompt (a long text in a wrapped block), its options as radio buttons."""
+    question = quiz.items[i].question
+    prompt, _, block = question.prompt.partition("\n\n")
+    st.markdown(f"**{i + 1}.** {escape_markdown(prompt)}")
+    if block:
+        st.code(block, language=None, wrap_lines=True)
+    before = stored.get(i)
+    return st.radio(f"Answer to question {i + 1}", question.options, key=f"{key}_{i}",
+                    index=question.options.index(before) if before in question.options else None,
+                    label_visibility="collapsed", **radio)
+
+
+def answer_form(quiz: Quiz, key: str) -> list[str | None] | None:
+    """Every item in one form, handed in together; the answers when handed in."""
     with st.form(key):
-        picked = []
-        for i, item in enumerate(quiz.items):
-            question = item.question
-            prompt, _, block = question.prompt.partition("\n\n")
-            st.markdown(f"**{i + 1}.** {escape_markdown(prompt)}")
-            if block:
-                st.code(block, language=None, wrap_lines=True)
-            before = stored.get(i)
-            picked.append(st.radio(f"Answer to question {i + 1}", question.options, key=f"{key}_{i}",
-                                   index=question.options.index(before) if before in question.options else None,
-                                   label_visibility="collapsed"))
-        handed = st.form_submit_button(submit, type="primary", icon=":material/send:", width="stretch")
+        picked = [_item(quiz, i, key, {}) for i in range(len(quiz.items))]
+        handed = st.form_submit_button("Hand in", type="primary", icon=":material/send:", width="stretch")
     return picked if handed else None
+
+
+def answer_each(quiz: Quiz, key: str, stored: dict[int, str], keep: Callable[[int, str], None]) -> None:
+    """Every item, each answer kept (`keep(item, option)`) the moment it is picked. For a page that polls: a
+    form's submit press that follows a timed fragment run was lost in Chromium (Streamlit 1.65), a radio's
+    change is not."""
+    for i in range(len(quiz.items)):
+        _item(quiz, i, key, stored, on_change=lambda i=i: keep(i, st.session_state[f"{key}_{i}"]))
 
 
 def show_result(result: LearnerResult, before_title: str = "Before", after_title: str = "After") -> None:
@@ -103,3 +113,8 @@ def show_result(result: LearnerResult, before_title: str = "Before", after_title
                                         f"{missed.why}"))
             target = page(missed.page)
             page_link(target.id, f"See it on {target.title}", target.icon)
+
+
+def class_quizzes(seed: int, text: str) -> dict[str, Quiz]:
+    """A class's two quizzes: from the seed the store drew for it, never about the class's own text."""
+    return {form: quiz_on_reverser(seed, form, (text,)) for form in FORMS}

@@ -63,8 +63,11 @@ def teacher_advice(result: RoundResult) -> str:
     return f"{said} Over {MOVE_ON_ABOVE:.0%}: most have it; reveal and move on."
 
 
-def joined_line(joined: int, voted: int, voting: bool, round_: int) -> str:
+def joined_line(joined: int, voted: int, voting: bool, round_: int, quiz_form: str | None = None,
+                handed_in: int = 0) -> str:
     people = f"{joined} student{'s' if joined != 1 else ''} joined"
+    if quiz_form is not None:
+        return f"{people} · {handed_in} of {joined} handed in the {quiz_form} quiz"
     if not voting:
         return f"{people} · {voted} voted in round {round_} · voting closed"
     return f"{people} · {voted} of {joined} voted in round {round_}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from classroom.database import make_engine
-from classroom.errors import UnknownClass
+from classroom.errors import QuizClosed, UnknownClass
 from classroom.store import ClassStore
 from explorer.classes import CLASS_MODEL_KEY, TEACHING_KEY
 from explorer.lesson import question
@@ -234,3 +234,75 @@ def test_the_teacher_prepares_the_csv_then_ends_the_class_and_its_answers_are_go
     with pytest.raises(UnknownClass):
         store.snapshot(new.code)
     assert [b.label for b in at.button] == ["Start a class"]
+
+
+def test_a_class_takes_both_quizzes_and_the_teacher_sees_the_gain_and_the_items(store):
+    """The teacher opens the before quiz; two students hand in (one changes an answer); the teacher closes it,
+    opens and closes the after quiz; each student sees both scores and the gain, and the teacher's page and CSV
+    hold the class's gain, its interval and every item's difficulty and discrimination."""
+    from explorer.quiz import class_quizzes
+    new = store.create_class("hello")
+    at = teacher(new)
+    {b.label: b for b in at.button}["Open the before quiz"].click().run()
+    no_exception(at)
+    state = store.snapshot(new.code).state
+    assert state.open_form == "before" and "The before quiz is open" in [s.value for s in at.subheader]
+    quizzes = class_quizzes(state.quiz_seed, state.text)
+    assert "hello" not in {i.text for q in quizzes.values() for i in q.items}
+
+    def hand_in(at, form, picks):
+        """Pick each answer: each is stored as it is picked (a run per pick)."""
+        radios = [r for r in at.radio if r.key and r.key.startswith(f"class_quiz_{form}_")]
+        assert [tuple(r.options) for r in radios] == [i.question.options for i in quizzes[form].items]
+        for i, pick in enumerate(picks):
+            at.radio(key=f"class_quiz_{form}_{i}").set_value(pick).run()
+            no_exception(at)
+
+    right = {f: [i.question.answer for i in quizzes[f].items] for f in quizzes}
+    wrong = {f: [next(o for o in i.question.options if o not in i.question.answers) for i in quizzes[f].items]
+             for f in quizzes}
+    students = {}
+    for name in ("Ann", "Bob"):
+        s = student(new.code)
+        s.text_input[1].set_value(name)
+        s.button[0].click().run()
+        students[name] = s.query_params["seat"]
+    ann, bob = (student(new.code, students[n]) for n in ("Ann", "Bob"))
+    assert [s.value for s in ann.subheader] == ["The before quiz"]
+    hand_in(ann, "before", wrong["before"][:6] + right["before"][6:])           # 2 of 8
+    assert any("Your answers are in: 8 of 8" in s.value for s in ann.success)
+    hand_in(ann, "before", wrong["before"][:4] + right["before"][4:])           # changed her mind: 4 of 8
+    hand_in(bob, "before", wrong["before"])                                      # 0 of 8
+    at.run()
+    assert "2 of 2 handed in the before quiz" in texts(at)
+    {b.label: b for b in at.button}["Close the quiz"].click().run()
+    {b.label: b for b in at.button}["Open the after quiz"].click().run()
+    no_exception(at)
+    ann, bob = (student(new.code, students[n]) for n in ("Ann", "Bob"))
+    hand_in(ann, "after", right["after"])                                        # 8 of 8
+    hand_in(bob, "after", right["after"][:4] + wrong["after"][4:])               # 4 of 8
+    with pytest.raises(QuizClosed):    # the before quiz is closed: the store refuses it
+        store.hand_in(new.code, students["Bob"], "before", right["before"],
+                      [i.question.options for i in quizzes["before"].items])
+    at.run()
+    {b.label: b for b in at.button}["Close the quiz"].click().run()
+    no_exception(at)
+    assert store.snapshot(new.code).state.quiz_stage == 4
+    # the class: before 4/16 right, after 12/16: g = (0.75 − 0.25) / 0.75
+    metrics = {m.label: m for m in at.metric}
+    assert metrics["Class gain (normalised)"].value == f"{(0.75 - 0.25) / 0.75:.2f}"
+    assert metrics["Before: mean right"].value == "25%" and metrics["After: mean right"].value == "75%"
+    table = at.dataframe[-1].value
+    assert list(table["after: share right"]) == [1.0] * 4 + [0.5] * 4
+    assert len(at.get("plotly_chart")) >= 2
+    ann = student(new.code, students["Ann"])
+    no_exception(ann)
+    mine = {m.label: m.value for m in ann.metric}
+    assert mine == {"Before": "4 of 8", "After": "8 of 8", "Normalised gain": "1.00"}
+    bob = student(new.code, students["Bob"])
+    assert {m.label: m.value for m in bob.metric}["Normalised gain"] == "0.50"
+    assert quizzes["after"].items[4].concept in texts(bob).replace("\\", "")   # a missed item, named
+    next(b for b in at.button if b.label.startswith("Prepare the class")).click().run()
+    csv = at.session_state["_class_csv"][1].decode()
+    assert "normalised gain" in csv and f"{(0.75 - 0.25) / 0.75:.3f}" in csv and "discrimination" in csv
+    assert csv.count("\nafter,") == 8 + 16 and csv.count("\nbefore,") == 8 + 16   # items, then answers
