@@ -12,16 +12,17 @@ SEED_PARAM = "quiz"
 SEED_KEY, ANSWERS_KEY = "_quiz_seed", "_quiz_answers"   # this session's quiz, if the link holds none
 
 st.title("📝 Quiz: before and after the lesson")
-st.markdown(
-    "Eight questions on the lesson's ideas, each about a string you have not seen, each answered by the model "
-    "itself (the bundled reverser). Take the first quiz **before** the lesson and the second **after** it: they "
-    "ask the same kinds of question on different strings, and the gain between your two scores is the share of "
-    "what was left to learn that you learnt.")
+INTRO = ("Eight questions on the lesson's ideas, each about a string you have not seen, each answered by the model "
+         "itself (the bundled reverser). Take the first quiz **before** the lesson and the second **after** it: they "
+         "ask the same kinds of question on different strings, and the normalised gain compares your two scores: how "
+         "much of the room your first score left, your second one took up. Guessing every item would score about "
+         "{chance:.0%}.")
 
 
 def link_seed() -> int | None:
     raw = str(st.query_params.get(SEED_PARAM, ""))
-    return int(raw) if raw.isdigit() and len(raw) <= 10 and int(raw) <= quiz.MAX_SEED else None
+    digits = raw.isascii() and raw.isdigit() and len(raw) <= 10      # '²' is a digit to isdigit, not to int
+    return int(raw) if digits and int(raw) <= quiz.MAX_SEED else None
 
 
 seed = link_seed()
@@ -36,6 +37,7 @@ for form in quiz.FORMS:    # a link's answers (a bookmark, another tab) fill in 
         found = quiz.decode_answers(quizzes[form], str(st.query_params[form]))
         if found is not None:
             answers[form] = found
+st.markdown(INTRO.format(chance=quizzes["before"].chance))
 st.query_params.from_dict({SEED_PARAM: str(seed), **{f: quiz.encode_answers(quizzes[f], a) for f, a in
                                                      answers.items()}})
 
@@ -69,8 +71,8 @@ else:
         for m in first:
             st.markdown(escape_markdown(f"{m.index + 1}. {m.concept}: the model's answer is {m.answer}. "
                                              f"{m.why}"))
-    st.caption("A quiz of eight items is a rough instrument: one item more or less moves the score by 12.5 "
-               "points. The gain is a measure of this lesson only if the lesson came between the two quizzes.")
+    st.caption("The gain measures this lesson only if the lesson came between the two quizzes, and the two "
+               "forms, on different strings, may not be equally hard.")
     if st.button("Start again with new questions", icon=":material/refresh:"):
         st.session_state[SEED_KEY], st.session_state[ANSWERS_KEY] = quiz.new_seed(), {}
         st.query_params.clear()

@@ -15,7 +15,7 @@ from explorer.charts import show_chart
 from explorer.errors import InputError
 from explorer.text import escape_markdown
 from teaching.class_mode import class_csv, joined_line, round_result, spread, teacher_advice
-from teaching.quiz_results import class_report, gain_words, report_rows
+from teaching.quiz_results import MIN_FOR_INTERVAL, class_report, gain_words, report_rows
 from teaching.steps import STEPS
 from viz.classroom import vote_spread
 from viz.quiz import score_spread, share_right_by_item
@@ -114,14 +114,14 @@ def quiz_controls(store: ClassStore, code: str, secret: str, state) -> None:
     stage = state.quiz_stage
     with st.container(border=True, key="quiz_controls"):
         st.markdown(f"**Quiz before and after the lesson.** Now: {QUIZ_STAGES[stage]}. Eight questions the model "
-                    "answers, on strings no one has seen; the gain between the two is the class's learning.")
+                    "answers, on strings no one has seen; the gain between the two estimates what the class learnt. "
+                    "Once the after quiz is closed, students see the answers, so it cannot be opened again.")
         left, middle, right = st.columns(3)
-        left.button("Reopen the before quiz" if stage >= 2 else "Open the before quiz", width="stretch",
+        left.button("Reopen the before quiz" if stage == 2 else "Open the before quiz", width="stretch",
                     type="primary" if stage == 0 else "secondary", disabled=stage not in (0, 2), on_click=act,
                     args=(1,), icon=":material/quiz:")
-        middle.button("Reopen the after quiz" if stage == 4 else "Open the after quiz", width="stretch",
-                      type="primary" if stage == 2 else "secondary", disabled=stage not in (0, 2, 4), on_click=act,
-                      args=(3,), icon=":material/quiz:")
+        middle.button("Open the after quiz", width="stretch", type="primary" if stage == 2 else "secondary",
+                      disabled=stage not in (0, 2), on_click=act, args=(3,), icon=":material/quiz:")
         right.button("Close the quiz", width="stretch", disabled=stage not in OPEN_FORM, on_click=act,
                      args=(stage + 1,), icon=":material/lock:",
                      help="Closing the after quiz shows each student their two scores and the answers.")
@@ -170,13 +170,16 @@ def quiz_results(store: ClassStore, code: str, secret: str, state) -> None:
                       f"{form.students} student{'s' if form.students != 1 else ''}", delta_color="off",
                       delta_arrow="off")
     cols[2].metric("Class gain (normalised)", "—" if g.gain is None else f"{g.gain:.2f}",
-                   "—" if g.low is None else f"95 % interval {g.low:.2f} to {g.high:.2f}", delta_color="off",
+                   f"95 % interval {g.low:.2f} to {g.high:.2f}" if g.low is not None else
+                   f"no interval under {MIN_FOR_INTERVAL} students", delta_color="off",
                    delta_arrow="off", help="g = (after − before) / (100 % − before), from the class's means, over "
                    "the students who took both; the interval resamples those students 2,000 times.")
     if g.students:
-        st.markdown(escape_markdown(f"Over the {g.students} students who took both: {gain_words(g.gain)}"))
-    st.caption(f"A quiz of {n} items is a rough instrument, and a small class's interval is wide: with a few "
-               "students it can span most of the scale. Read the interval before the gain.")
+        st.markdown(escape_markdown(f"Over the {g.students} students who took both: {g.pre:.0%} right before, "
+                                    f"{g.post:.0%} after. {gain_words(g.gain, g.students)}"))
+    st.caption(f"A quiz of {n} items is a rough instrument, and a small class's interval is wide (none is shown "
+               f"under {MIN_FOR_INTERVAL} students). The interval resamples the students only, not the items; read "
+               "it before the gain.")
     show_chart(score_spread({f.form: f.counts for f in (report.before, report.after)},
                             "Students by items right"), key="quiz_scores")
     show_chart(share_right_by_item([i.concept for i in quizzes["after"].items],
@@ -191,7 +194,7 @@ def quiz_results(store: ClassStore, code: str, secret: str, state) -> None:
         **{f"{f}: discrimination": st.column_config.NumberColumn(format="%.2f") for f in ("before", "after")}})
     st.caption("Share right is the item's difficulty. Discrimination is the correlation between getting the item "
                "right and the score on the other items: near 0 or below, the item does not separate the students "
-               "who learnt more from the others (empty: everyone alike). The two forms' items ask the same "
+               "who learnt more from the others (None: everyone alike). The two forms' items ask the same "
                "concept in the same place, on different strings.")
 
 
@@ -202,8 +205,7 @@ def run_class(store: ClassStore, code: str, secret: str) -> None:
     if message := st.session_state.pop(ERROR_KEY, None):
         st.error(message)
     if state.open_form is not None:
-        quiz_open(store, code, state)
-        quiz_results(store, code, secret, state)
+        quiz_open(store, code, state)      # no results while it is open: a student could test an answer
         class_files(store, code, secret, state)
         return
     last = len(STEPS)

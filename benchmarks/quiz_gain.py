@@ -6,7 +6,7 @@ On pairs of quizzes built on the bundled reverser (a seed per class), prints:
 - classes answering at random on both quizzes (30 students): the mean gain, and the share of classes whose
   bootstrap 95 % interval contains 0;
 - a class right on every "after" item: its gain and interval;
-- the half-width of the interval for a class of 3, 10, 30 and 100 students whose "after" answers are right half
+- the half-width of the interval for a class of 5, 10, 30 and 100 students whose "after" answers are right half
   the time and random otherwise (the median over the classes);
 - every text-only answering rule of tests/unit/test_quiz.py on `--quizzes` seeds × 2 forms: the best rule's
   share right per item kind, beside that kind's chance.
@@ -21,7 +21,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from teaching.quiz import FORMS, Quiz, build_quiz
+from teaching.quiz import FORMS, Quiz, build_quiz, lab_head_costs
 from teaching.quiz_results import class_gain
 from transformer.checkpoint import bundled_checkpoint, load
 
@@ -41,7 +41,9 @@ def main() -> None:
     parser.add_argument("--quizzes", type=int, default=60)
     args = parser.parse_args()
     ck = load(bundled_checkpoint("reverse"))
-    pairs = [{f: build_quiz(ck.model, ck.vocab, "reverse", seed, f) for f in FORMS} for seed in range(args.quizzes)]
+    costs = lab_head_costs(bundled_checkpoint("reverse"), ck.model, ck.vocab, "reverse")
+    pairs = [{f: build_quiz(ck.model, ck.vocab, "reverse", seed, f, costs) for f in FORMS}
+             for seed in range(args.quizzes)]
     rng = random.Random(0)
 
     gains, covered = [], 0
@@ -59,7 +61,7 @@ def main() -> None:
     print(f"a class right on every after item: gain {perfect.gain:.3f}, interval {perfect.low:.3f} to "
           f"{perfect.high:.3f}")
 
-    for size in (3, 10, 30, 100):
+    for size in (5, 10, 30, 100):
         widths = []
         for c in range(args.classes // 4):
             pair = pairs[c % len(pairs)]

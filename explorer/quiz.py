@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from teaching.quiz import FORMS, Quiz, build_quiz
-from teaching.quiz_results import LearnerResult, gain_words
+from teaching.quiz import FORMS, Quiz, build_quiz, lab_head_costs
+from teaching.quiz_results import LearnerResult
 
 from .cache import checkpoint_for
 from .classes import CLASS_MODEL_KEY
@@ -23,18 +23,38 @@ UNANSWERED = "-"                 # an item left out, in a link's list of answers
 FORM_TITLES = {"before": "Before the lesson", "after": "After the lesson"}
 
 
-@st.cache_resource(show_spinner="Building the quiz from the model's own numbers…", max_entries=64)
-def _quiz(seed: int, form: str, avoid: tuple[str, ...]) -> Quiz:
+@st.cache_resource(show_spinner=False)
+def _head_costs() -> dict:
     ckpt = checkpoint_for(CLASS_MODEL_KEY)
-    return build_quiz(ckpt.model, ckpt.vocab, ckpt.task, seed, form, frozenset(avoid))
+    return lab_head_costs(CLASS_MODEL_KEY, ckpt.model, ckpt.vocab, ckpt.task)   # stored with the checkpoint
 
 
-def quiz_on_reverser(seed: int, form: str, avoid: tuple[str, ...] = ()) -> Quiz:
+def _build(seed: int, form: str, avoid: tuple[str, ...]) -> Quiz:
+    ckpt = checkpoint_for(CLASS_MODEL_KEY)
+    return build_quiz(ckpt.model, ckpt.vocab, ckpt.task, seed, form, _head_costs(), frozenset(avoid))
+
+
+BUILDING = "Building the quiz from the model's own numbers…"
+
+
+# A learner's seed comes from a link, a class's from the store: two caches, so links with new seeds never push a
+# running class's quizzes out.
+@st.cache_resource(show_spinner=BUILDING, max_entries=64)
+def _learner_quiz(seed: int, form: str, avoid: tuple[str, ...]) -> Quiz:
+    return _build(seed, form, avoid)
+
+
+@st.cache_resource(show_spinner=BUILDING, max_entries=128)
+def _class_quiz(seed: int, form: str, avoid: tuple[str, ...]) -> Quiz:
+    return _build(seed, form, avoid)
+
+
+def quiz_on_reverser(seed: int, form: str, avoid: tuple[str, ...] = (), for_class: bool = False) -> Quiz:
     """One form of the quiz on the bundled reverser, the lesson's case study (whichever task the sidebar
     shows): a class and a learner alone answer the same model."""
     if form not in FORMS or not 0 <= seed <= MAX_SEED:
         raise ValueError(f"no quiz {form!r} with seed {seed}")
-    return _quiz(seed, form, tuple(sorted(avoid)))
+    return (_class_quiz if for_class else _learner_quiz)(seed, form, tuple(sorted(avoid)))
 
 
 def new_seed() -> int:
@@ -55,7 +75,7 @@ def decode_answers(quiz: Quiz, text: str) -> list[str | None] | None:
     for item, ch in zip(quiz.items, text):
         if ch == UNANSWERED:
             answers.append(None)
-        elif ch.isdigit() and int(ch) < len(item.question.options):
+        elif ch in "0123456789" and int(ch) < len(item.question.options):
             answers.append(item.question.options[int(ch)])
         else:
             return None
@@ -97,10 +117,13 @@ def show_result(result: LearnerResult, before_title: str = "Before", after_title
     left.metric(before_title, "—" if result.before is None else f"{result.right_before} of {result.items}")
     middle.metric(after_title, "—" if result.after is None else f"{result.right_after} of {result.items}")
     right.metric("Normalised gain", "—" if result.gain is None else f"{result.gain:.2f}",
-                 help="g = (after − before) / (100 % − before): the share of what was left to learn that you "
-                      "learnt.")
+                 help="g = (after − before) / (100 % − before): how much of the room the first score left, the "
+                      "second one took up.")
     if result.before is not None and result.after is not None:
-        st.markdown(escape_markdown(gain_words(result.gain)))
+        st.caption("g = (after − before) / (100 % − before). On eight items one item moves a score by 12.5 points, "
+                   "so one person's gain is a rough estimate; course averages (such as Hake's) are not comparable "
+                   "to it." if result.gain is not None else
+                   "No gain can be computed: the first quiz left nothing to gain.")
     if not result.missed:
         st.success("Every item right.", icon="🎯")
         return
@@ -117,4 +140,4 @@ def show_result(result: LearnerResult, before_title: str = "Before", after_title
 
 def class_quizzes(seed: int, text: str) -> dict[str, Quiz]:
     """A class's two quizzes: from the seed the store drew for it, never about the class's own text."""
-    return {form: quiz_on_reverser(seed, form, (text,)) for form in FORMS}
+    return {form: quiz_on_reverser(seed, form, (text,), for_class=True) for form in FORMS}

@@ -17,14 +17,16 @@ from __future__ import annotations
 import math
 import random
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.labels import EOS_LABEL, KIND_SHORT, SOS_LABEL
-from analysis.lab import lab_limit
+from analysis.labels import EOS_LABEL, KIND_SHORT, SOS_LABEL, weight_text
+from analysis.lab import ablation_ranking, lab_limit
 from analysis.run import TEACHER, Decoding, Run, make_run
+from analysis.table_store import lookup
 from transformer.data import LETTERS, held_out_strings, is_held_out, target
 from transformer.intervention import Head, Intervention, every_head
 from transformer.model import Transformer
@@ -68,6 +70,11 @@ class Quiz:
             raise ValueError(f"{len(answers)} answers for {len(self.items)} items")
         return tuple(item.question.grade(a) for item, a in zip(self.items, answers))
 
+    @property
+    def chance(self) -> float:
+        """The share right expected from guessing every item."""
+        return sum(1 / len(item.question.options) for item in self.items) / len(self.items)
+
     def score(self, answers: Sequence[str | None]) -> float:
         """The share of items right, 0 to 1."""
         return sum(self.marks(answers)) / len(self.items)
@@ -105,6 +112,7 @@ class QuizModel:
     model: Transformer
     vocab: Vocab
     task: str
+    head_costs: Mapping[Head, float]   # exact match lost with each head alone off, on the lab's 200 words
 
     def run(self, text: str, how: Decoding = Decoding(), edit: Intervention = Intervention(),
             max_len: int | None = None) -> Run:
@@ -242,8 +250,9 @@ def mask_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
             f"position that holds '{run.decoder_in[t]}' give a weight above 0?",
             options, frozenset({str(count)}),
             "Which positions does the causal mask hide from a decoder position, and does a position read itself?",
-            f"Position {t}'s weights: " + ", ".join(f"{w:.2f}" if w > 0 else "0" for w in row)
-            + f": {count} above 0."), {"layer": layer, "head": head, "position": t}
+            f"The weights of the position holding '{run.decoder_in[t]}' (position {t}, counting ⟨s⟩ as 0): "
+            + ", ".join(weight_text(float(w)) for w in row) + f"; {count} above 0."), {
+            "layer": layer, "head": head, "position": t}
     return _search(build, "causal mask")
 
 
@@ -320,9 +329,9 @@ def forcing_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
             return None
         return Question(
             "token",
-            f"Generating from '{text}', we force step 0 to write '{token}' instead of the model's own choice; it "
-            f"then writes '{forced.output}'. The model was trained with teacher forcing. In training on this same "
-            f"text, what did the decoder read at step {t} (steps count from 0)?",
+            f"Generating from '{text}', we force step 0 to write '{token}' instead of the model's own choice; its "
+            f"output is then '{forced.output}'. The model was trained with teacher forcing. With teacher forcing "
+            f"on this text, as in training, what would the decoder read at step {t} (steps count from 0)?",
             _shuffled(rng, candidates), frozenset({right}),
             "Teacher forcing: in training, what the decoder reads at each step is not its own output.",
             f"Teacher forcing feeds ⟨s⟩ and the correct {TASK_WORDS[m.task]} so far: {right}. Generating with "
@@ -331,19 +340,22 @@ def forcing_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
 
 
 HEAD_OPTIONS = ("yes, it writes something else", "no, it writes the same")
+COSTLY, CHEAP = 0.5, 0.05   # exact match lost on the lab's words: a head asked about is clearly one or the other
 
 
 def head_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
-    """Switch one head off: does the model write something else for this string? Whether the drawn head is one
-    that changes the output is drawn first (half each), so the item's answer is the model's, not the wording's."""
-    heads = every_head(m.n_layers, m.model.config.n_heads)
+    """Switch one head off: does the model write something else for this string? Only heads the lab's table
+    puts clearly on one side are asked about (costing at least half its words, or at most 5 %), each where this
+    string agrees with the table, so the lab's evidence answers it. Which side is drawn first, half each."""
     changes = rng.random() < 0.5
+    heads = sorted(h for h, cost in m.head_costs.items() if (cost >= COSTLY if changes else cost <= CHEAP))
+    if not heads:
+        raise QuizError("no head of this model is clearly needed (or clearly not) on the lab's words")
 
     def build() -> Built | None:
         text = strings.word()
         normal = m.run(text).output
-        order = rng.sample(heads, len(heads))
-        for head in order:                     # heads in a random order, until one does what was drawn
+        for head in rng.sample(heads, len(heads)):     # in a random order, until one does what the table says
             written = m.run(text, edit=Intervention(ablated=frozenset({head}))).output
             if (written != normal) == changes:
                 return Question(
@@ -351,9 +363,10 @@ def head_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
                     f"The model writes '{normal}' for '{text}'. Switch off {head_label(head)} (its output is set "
                     "to zero; every other head works as before). Will the model write something else?",
                     HEAD_OPTIONS, frozenset({HEAD_OPTIONS[not changes]}),
-                    "Switching a head off shows whether the model needs it; heads that share a job can stand in for "
-                    "each other. The lab's table of what each head costs is the evidence.",
-                    f"With {head_label(head)} off it writes '{written}'."), {"head": head}
+                    "Switching a head off shows whether the model needs it; the lab's table of what each head "
+                    "costs is the evidence.",
+                    f"With {head_label(head)} off it writes '{written}'. On the lab's {LAB_WORDS} held-out words, "
+                    f"switching it off alone costs {m.head_costs[head]:.1%} of exact match."), {"head": head}
         return None
     return _search(build, "switched-off head")
 
@@ -375,14 +388,17 @@ def length_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
             return None
         first = next((i for i, (a, b) in enumerate(zip(run.output, run.target)) if a != b),
                      min(len(run.output), len(run.target)))
+        kept = target(text[:trained], m.task)     # the task done on the characters it was trained to reach
+        wrong = (f"It writes {len(run.output)} characters, exactly the {TASK_WORDS[m.task]} of the first "
+                 f"{trained} and nothing of the other {len(text) - trained}." if run.output == kept else
+                 f"Its first wrong character is at step {first} of {len(run.target)}.")
         return Question(
             "choice",
             f"The model was trained on texts of 1 to {trained} characters. Will it write the exact "
             f"{TASK_WORDS[m.task]} of this random text of {len(text)} characters?\n\n{text}",
             LENGTH_OPTIONS, frozenset({LENGTH_OPTIONS[not exact]}),
             "Every position past the training length has a positional code the model never saw in training.",
-            "It writes the exact " + TASK_WORDS[m.task] + "." if exact else
-            f"Its first wrong character is at step {first} of {len(run.target)}."), {"max_len": lab_limit(m.model)}
+            "It writes the exact " + TASK_WORDS[m.task] + "." if exact else wrong), {"max_len": lab_limit(m.model)}
     return _search(build, "training length")
 
 
@@ -406,22 +422,36 @@ ITEM_KINDS: tuple[ItemKind, ...] = (
     ItemKind("decoder_input", "what the decoder reads at step t", "decode", decoder_input_item),
     ItemKind("cross", "where a cross-attention row looks for this task", "attention", cross_item),
     ItemKind("forcing", "what teacher forcing feeds", "lab_forcing", forcing_item),
-    ItemKind("head_off", "what switching a head off does", "lab_ablation", head_item),
+    ItemKind("head_off", "what switching a head off does", "lab_ablation", head_item, ("reverse", "sort")),
     ItemKind("length", "why the model fails beyond its training length", "lab_length", length_item),
 )
 
 
+LAB_WORDS = 200                                      # explorer.lab_runs.SAMPLE_SIZE
+ABLATION_TABLE = "explorer.lab_runs._ablation_table"  # its name among a checkpoint's stored tables
+
+
 def lab_sample(max_len: int) -> frozenset[str]:
     """The held-out words the lab and the lesson's tables show: a quiz never asks about one of them."""
-    return frozenset(held_out_strings(200, max_len))
+    return frozenset(held_out_strings(LAB_WORDS, max_len))
+
+
+def lab_head_costs(checkpoint_dir: Path | str, model: Transformer, vocab: Vocab, task: str) -> dict[Head, float]:
+    """Exact match lost with each head alone switched off on the lab's words (Switch heads off shows it): read
+    from the checkpoint's stored tables while fresh, else computed (a minute or so)."""
+    found, table = lookup(str(checkpoint_dir), ABLATION_TABLE, ())
+    if not found:
+        table = ablation_ranking(model, vocab, held_out_strings(LAB_WORDS, model.config.max_len), task)
+    return {effect.head: effect.drop for effect in table[1]}
 
 
 def build_quiz(model: Transformer, vocab: Vocab, task: str, seed: int, form: str,
-               avoid: frozenset[str] = frozenset()) -> Quiz:
-    """One form of the quiz: an item per kind that applies to the task, each on its own fresh strings."""
+               head_costs: Mapping[Head, float], avoid: frozenset[str] = frozenset()) -> Quiz:
+    """One form of the quiz: an item per kind that applies to the task, each on its own fresh strings.
+    `head_costs`: lab_head_costs of this model."""
     if form not in FORMS:
         raise ValueError(f"a quiz form is one of {FORMS}, not {form!r}")
-    m = QuizModel(model, vocab, task)
+    m = QuizModel(model, vocab, task, head_costs)
     avoid = avoid | lab_sample(model.config.max_len)
     items = []
     for kind in ITEM_KINDS:

@@ -17,6 +17,8 @@ import numpy as np
 from .quiz import Quiz
 
 RESAMPLES = 2000          # bootstrap resamples of the class's students
+MIN_FOR_INTERVAL = 5      # fewer students than this get no interval: a bootstrap of 1–4 students has 1–35
+                          # distinct resamples, and its percentiles understate the uncertainty
 LECTURE_GAIN, INTERACTIVE_GAIN = 0.23, 0.48   # Hake (1998): means of traditional and interactive courses
 
 
@@ -73,7 +75,7 @@ class ClassGain:
     pre: float | None         # the class's mean share right before
     post: float | None
     gain: float | None
-    low: float | None         # the bootstrap 95 % interval
+    low: float | None         # the bootstrap 95 % interval (None under MIN_FOR_INTERVAL students)
     high: float | None
     undefined: int            # resamples whose "before" mean was 100 %, so they have no gain
 
@@ -85,7 +87,8 @@ class ClassGain:
 def class_gain(pre: Sequence[float], post: Sequence[float], resamples: int = RESAMPLES,
                seed: int = 0) -> ClassGain:
     """The class's normalised gain from its mean scores, with a percentile bootstrap 95 % interval over its
-    students (resampled with replacement; `pre[i]` and `post[i]` are one student's two scores)."""
+    students (resampled with replacement; `pre[i]` and `post[i]` are one student's two scores). Only students
+    are resampled: the items, and how hard one form is beside the other, are taken as they are."""
     before, after = np.asarray(pre, dtype=float), np.asarray(post, dtype=float)   # (N,) each
     if before.shape != after.shape:
         raise ValueError("one 'before' and one 'after' score per student")
@@ -97,7 +100,8 @@ def class_gain(pre: Sequence[float], post: Sequence[float], resamples: int = RES
     pre_r, post_r = before[picks].mean(1), after[picks].mean(1)                   # (R,) each
     defined = pre_r < 1
     gains = (post_r[defined] - pre_r[defined]) / (1 - pre_r[defined])
-    low, high = (float(np.percentile(gains, 2.5)), float(np.percentile(gains, 97.5))) if gains.size else (None, None)
+    low, high = ((float(np.percentile(gains, 2.5)), float(np.percentile(gains, 97.5)))
+                 if gains.size and n >= MIN_FOR_INTERVAL else (None, None))
     return ClassGain(n, pre_mean, post_mean, gain(pre_mean, post_mean), low, high, int((~defined).sum()))
 
 
@@ -133,17 +137,19 @@ def score_counts(scores_right: Sequence[int], items: int) -> list[int]:
     return counts
 
 
-def gain_words(g: float | None) -> str:
-    """The gain set against Hake's two reference means, without claiming more than that comparison."""
+def gain_words(g: float | None, students: int) -> str:
+    """A class's gain set against Hake's two reference means, as a reference only: those are averages of whole
+    courses on a 30-item test, this is one class on eight items."""
     if g is None:
-        return "No gain can be computed: the first score left nothing to gain."
+        return "No gain can be computed: the first quiz left nothing to gain."
     if g < 0:
-        return f"g = {g:.2f}: the second score is lower than the first."
+        return f"g = {g:.2f}: the class's second score is lower than its first."
     ref = ("under the {l:.2f} of traditional lecture courses" if g < LECTURE_GAIN else
            "between the {l:.2f} of traditional lecture courses and the {i:.2f} of interactive ones"
            if g < INTERACTIVE_GAIN else "at or above the {i:.2f} of interactive courses")
-    return (f"g = {g:.2f}: {ref.format(l=LECTURE_GAIN, i=INTERACTIVE_GAIN)} in Hake's survey of physics courses "
-            "(measured with a longer test than this one).")
+    return (f"g = {g:.2f}: {ref.format(l=LECTURE_GAIN, i=INTERACTIVE_GAIN)} in Hake's survey of physics courses, "
+            f"a reference only: those are course averages on a 30-item test, this is {students} "
+            f"student{'s' if students != 1 else ''} on eight items.")
 
 
 # --- A class ---------------------------------------------------------------------------------------------

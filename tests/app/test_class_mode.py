@@ -275,6 +275,7 @@ def test_a_class_takes_both_quizzes_and_the_teacher_sees_the_gain_and_the_items(
     hand_in(bob, "before", wrong["before"])                                      # 0 of 8
     at.run()
     assert "2 of 2 handed in the before quiz" in texts(at)
+    assert not at.dataframe and not at.get("plotly_chart")     # no share right while answers can still change
     {b.label: b for b in at.button}["Close the quiz"].click().run()
     {b.label: b for b in at.button}["Open the after quiz"].click().run()
     no_exception(at)
@@ -291,6 +292,9 @@ def test_a_class_takes_both_quizzes_and_the_teacher_sees_the_gain_and_the_items(
     # the class: before 4/16 right, after 12/16: g = (0.75 − 0.25) / 0.75
     metrics = {m.label: m for m in at.metric}
     assert metrics["Class gain (normalised)"].value == f"{(0.75 - 0.25) / 0.75:.2f}"
+    assert "no interval under 5 students" in str(metrics["Class gain (normalised)"].proto.delta)
+    buttons = {b.label: b for b in at.button}
+    assert buttons["Open the after quiz"].disabled and buttons["Open the before quiz"].disabled   # answers out
     assert metrics["Before: mean right"].value == "25%" and metrics["After: mean right"].value == "75%"
     table = at.dataframe[-1].value
     assert list(table["after: share right"]) == [1.0] * 4 + [0.5] * 4

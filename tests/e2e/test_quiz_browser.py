@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from drivers.harness import load, settle
-from teaching.quiz import FORMS, Quiz, build_quiz
+from teaching.quiz import FORMS, Quiz, build_quiz, lab_head_costs
 from transformer.checkpoint import bundled_checkpoint, load as load_checkpoint
 
 from .conftest import ARTIFACTS, screenshot
@@ -29,7 +29,8 @@ def reverser():
 
 
 def quiz_of(reverser, seed: int, form: str, avoid: tuple[str, ...] = ()) -> Quiz:
-    return build_quiz(reverser.model, reverser.vocab, "reverse", seed, form, frozenset(avoid))
+    costs = lab_head_costs(bundled_checkpoint("reverse"), reverser.model, reverser.vocab, "reverse")
+    return build_quiz(reverser.model, reverser.vocab, "reverse", seed, form, costs, frozenset(avoid))
 
 
 def picks(quiz: Quiz, right: int) -> list[str]:
@@ -64,11 +65,11 @@ def test_a_learner_alone_on_a_phone_takes_both_quizzes_and_sees_the_gain(browser
     answer(page, before, picks(before, 3), tap=True)
     expect(page.get_by_text("First quiz handed in: 3 of 8 right")).to_be_visible(timeout=30_000)
     answer(page, after, picks(after, 7), tap=True)
-    expect(page.get_by_text("Normalised gain")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Normalised gain", exact=True)).to_be_visible(timeout=30_000)
     expect(page.get_by_text(f"{(7 / 8 - 3 / 8) / (1 - 3 / 8):.2f}", exact=True)).to_be_visible()
     expect(page.get_by_role("link", name="See it on")).to_have_count(1)          # the one item missed
     page.reload()                                   # the link keeps the seed and the answers
-    expect(page.get_by_text("Normalised gain")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Normalised gain", exact=True)).to_be_visible(timeout=60_000)
     phone_shot(page, "quiz-phone-result")
     assert page.locator("[data-testid='stException']").count() == 0
     page.context.close()

@@ -30,12 +30,19 @@ def checkpoints():
 
 
 @pytest.fixture(scope="module")
-def quizzes(checkpoints):
-    return {(task, seed, form): qz.build_quiz(ck.model, ck.vocab, task, seed, form)
+def costs(checkpoints):
+    """Each model's exact match lost per head switched off, on the lab's words (its stored table)."""
+    return {task: qz.lab_head_costs(bundled_checkpoint(task), ck.model, ck.vocab, task)
+            for task, ck in checkpoints.items()}
+
+
+@pytest.fixture(scope="module")
+def quizzes(checkpoints, costs):
+    return {(task, seed, form): qz.build_quiz(ck.model, ck.vocab, task, seed, form, costs[task])
             for task, ck in checkpoints.items() for seed in SEEDS for form in qz.FORMS}
 
 
-def recomputed_answer(item: qz.QuizItem, ck, task: str) -> set[str]:
+def recomputed_answer(item: qz.QuizItem, ck, task: str, costs: dict) -> set[str]:
     """The item's right options, found from the model again, another way than the builder found them."""
     question, s, text = item.question, item.setting, item.text
 
@@ -67,6 +74,8 @@ def recomputed_answer(item: qz.QuizItem, ck, task: str) -> set[str]:
         return {" ".join([SOS_LABEL, *target(text, task)[: s["step"]]])}
     if item.kind == "head_off":
         changed = run(edit=Intervention(ablated=frozenset({s["head"]}))).output != run().output
+        cost = costs[s["head"]]       # the lab's table agrees: a head asked about is clearly needed or not
+        assert cost >= qz.COSTLY if changed else cost <= qz.CHEAP
         return {question.options[0 if changed else 1]}
     if item.kind == "length":
         exact = make_run(ck.model, ck.vocab, text, max_len=lab_limit(ck.model), task=task).output == target(text, task)
@@ -75,13 +84,13 @@ def recomputed_answer(item: qz.QuizItem, ck, task: str) -> set[str]:
 
 
 @pytest.mark.parametrize("task", ["reverse", "copy", "sort"])
-def test_every_answer_is_what_the_model_computes(quizzes, checkpoints, task):
+def test_every_answer_is_what_the_model_computes(quizzes, checkpoints, costs, task):
     kinds = Counter()
     for (t, seed, form), quiz in quizzes.items():
         if t != task:
             continue
         for item in quiz.items:
-            assert set(item.question.answers) == recomputed_answer(item, checkpoints[task], task), (
+            assert set(item.question.answers) == recomputed_answer(item, checkpoints[task], task, costs[task]), (
                 task, seed, form, item.kind, item.question.prompt)
             assert len(item.question.answers) == 1
             kinds[item.kind] += 1
@@ -89,11 +98,11 @@ def test_every_answer_is_what_the_model_computes(quizzes, checkpoints, task):
     assert sorted(kinds) == sorted(applies) and set(kinds.values()) == {2 * len(SEEDS)}
 
 
-def test_another_model_gets_its_own_key(checkpoints, quizzes):
+def test_another_model_gets_its_own_key(checkpoints, costs, quizzes):
     """The key is read from the model: the same seed on an untrained model of the bundled vocabulary gives items
     whose right answers differ from the trained model's (where its outputs are not the task's)."""
     untrained = qz.build_quiz(tiny_model_like(checkpoints["reverse"]), checkpoints["reverse"].vocab, "reverse", 0,
-                              "before")
+                              "before", costs["reverse"])
     trained = quizzes[("reverse", 0, "before")]
     assert [i.question.answers for i in untrained.items] != [i.question.answers for i in trained.items]
 
@@ -116,26 +125,30 @@ def test_the_two_forms_never_share_a_string(quizzes, checkpoints):
                 assert all(qz.form_of(t) == form and is_held_out(t) and t not in lab for t in texts)
 
 
-def test_a_text_to_avoid_is_never_asked_about(checkpoints):
+def test_a_text_to_avoid_is_never_asked_about(checkpoints, costs):
     ck = checkpoints["reverse"]
-    first = qz.build_quiz(ck.model, ck.vocab, "reverse", 3, "after")
-    avoided = qz.build_quiz(ck.model, ck.vocab, "reverse", 3, "after", avoid=frozenset({first.items[2].text}))
+    first = qz.build_quiz(ck.model, ck.vocab, "reverse", 3, "after", costs["reverse"])
+    avoided = qz.build_quiz(ck.model, ck.vocab, "reverse", 3, "after", costs["reverse"],
+                            avoid=frozenset({first.items[2].text}))
     assert first.items[2].text not in {i.text for i in avoided.items}
 
 
-def test_seeds_make_different_quizzes_and_one_seed_the_same(quizzes, checkpoints):
+def test_seeds_make_different_quizzes_and_one_seed_the_same(quizzes, checkpoints, costs):
     ck = checkpoints["reverse"]
-    again = qz.build_quiz(ck.model, ck.vocab, "reverse", 1, "before")
+    again = qz.build_quiz(ck.model, ck.vocab, "reverse", 1, "before", costs["reverse"])
     assert [i.question for i in again.items] == [i.question for i in quizzes[("reverse", 1, "before")].items]
     assert ([i.text for i in quizzes[("reverse", 1, "before")].items]
             != [i.text for i in quizzes[("reverse", 2, "before")].items])
 
 
-def test_sorting_has_no_positions_item_and_a_bad_form_is_refused(quizzes, checkpoints):
+def test_sorting_has_no_positions_item_and_a_bad_form_is_refused(quizzes, checkpoints, costs):
     assert "positions" not in [i.kind for i in quizzes[("sort", 0, "before")].items]
+    assert "head_off" not in [i.kind for i in quizzes[("copy", 0, "before")].items]   # no head costs half its words
     assert len(quizzes[("reverse", 0, "before")].items) == 8
     with pytest.raises(ValueError, match="form"):
-        qz.build_quiz(checkpoints["reverse"].model, checkpoints["reverse"].vocab, "reverse", 0, "during")
+        qz.build_quiz(checkpoints["reverse"].model, checkpoints["reverse"].vocab, "reverse", 0, "during",
+                      costs["reverse"])
+    assert quizzes[("reverse", 0, "before")].chance == pytest.approx((5 / 4 + 1 / 3 + 2 / 2) / 8)
 
 
 def test_marks_and_score(quizzes):
@@ -198,9 +211,9 @@ def test_the_chance_check_catches_a_leaky_item():
 
 
 @pytest.fixture(scope="module")
-def many_reverser_quizzes(checkpoints):
+def many_reverser_quizzes(checkpoints, costs):
     ck = checkpoints["reverse"]
-    return [qz.build_quiz(ck.model, ck.vocab, "reverse", seed, form) for seed in TEXT_ONLY_SEEDS
+    return [qz.build_quiz(ck.model, ck.vocab, "reverse", seed, form, costs["reverse"]) for seed in TEXT_ONLY_SEEDS
             for form in qz.FORMS]
 
 

@@ -18,7 +18,8 @@ from transformer.checkpoint import bundled_checkpoint, load
 @pytest.fixture(scope="module")
 def pair():
     ck = load(bundled_checkpoint("reverse"))
-    return tuple(qz.build_quiz(ck.model, ck.vocab, "reverse", 11, form) for form in qz.FORMS)
+    costs = qz.lab_head_costs(bundled_checkpoint("reverse"), ck.model, ck.vocab, "reverse")
+    return tuple(qz.build_quiz(ck.model, ck.vocab, "reverse", 11, form, costs) for form in qz.FORMS)
 
 
 def random_answers(quiz: qz.Quiz, rng: random.Random) -> list[str]:
@@ -72,7 +73,10 @@ def test_a_small_class_has_a_wider_interval_than_a_large_one(pair):
                 for _ in range(n)]
         return class_gain(pre, post, seed=n).interval_width
 
-    assert np.mean([width(3) for _ in range(10)]) > 2 * np.mean([width(60) for _ in range(10)])
+    assert np.mean([width(5) for _ in range(10)]) > 2 * np.mean([width(60) for _ in range(10)])
+    pre = [before.score(random_answers(before, rng)) for _ in range(4)]
+    few = class_gain(pre, [1.0] * 4)
+    assert few.gain == 1 and few.low is None and few.high is None      # under 5 students: no interval
 
 
 def test_a_class_with_nothing_left_to_gain_and_an_empty_class():
@@ -113,4 +117,5 @@ def test_learner_result_names_the_pages_of_missed_items(pair):
 
 def test_score_counts_and_words():
     assert score_counts([0, 2, 2, 8], 8) == [1, 0, 2, 0, 0, 0, 0, 0, 1]
-    assert "lecture" in gain_words(0.1) and "interactive" in gain_words(0.6) and "lower" in gain_words(-0.2)
+    assert "lecture" in gain_words(0.1, 20) and "interactive" in gain_words(0.6, 20)
+    assert "lower" in gain_words(-0.2, 20) and "20 students on eight items" in gain_words(0.3, 20)
