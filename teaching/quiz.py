@@ -28,7 +28,7 @@ from analysis.lab import ablation_ranking, lab_limit
 from analysis.run import TEACHER, Decoding, Run, make_run
 from analysis.table_store import lookup
 from transformer.data import LETTERS, held_out_strings, is_held_out, target
-from transformer.intervention import Head, Intervention, every_head
+from transformer.intervention import Head, Intervention
 from transformer.model import Transformer
 from transformer.vocab import Vocab
 
