@@ -114,8 +114,9 @@ def quiz_controls(store: ClassStore, code: str, secret: str, state) -> None:
     stage = state.quiz_stage
     with st.container(border=True, key="quiz_controls"):
         st.markdown(f"**Quiz before and after the lesson.** Now: {QUIZ_STAGES[stage]}. Eight questions the model "
-                    "answers, on strings no one has seen; the gain from the first to the second estimates what the class learnt. "
-                    "Once the after quiz is closed, students see the answers, so it cannot be opened again.")
+                    "answers, on strings no one has seen; the gain from the first to the second estimates what the "
+                    "class learnt. Once the after quiz is closed, students see the answers, so it cannot be opened "
+                    "again.")
         left, middle, right = st.columns(3)
         left.button("Reopen the before quiz" if stage == 2 else "Open the before quiz", width="stretch",
                     type="primary" if stage == 0 else "secondary", disabled=stage not in (0, 2), on_click=act,
