@@ -38,8 +38,10 @@ for form in quiz.FORMS:    # a link's answers (a bookmark, another tab) fill in 
         if found is not None:
             answers[form] = found
 st.markdown(INTRO.format(chance=quizzes["before"].chance))
-st.query_params.from_dict({SEED_PARAM: str(seed), **{f: quiz.encode_answers(quizzes[f], a) for f, a in
-                                                     answers.items()}})
+in_link = {SEED_PARAM: str(seed), **{f: quiz.encode_answers(quizzes[f], a) for f, a in answers.items()}}
+for name, value in in_link.items():
+    if st.query_params.get(name) != value:   # only the quiz's own keys: the sidebar's text and task stay in the link
+        st.query_params[name] = value
 
 
 def hand_in(form: str, picked: list) -> None:
@@ -75,5 +77,6 @@ else:
                "forms, on different strings, may not be equally hard.")
     if st.button("Start again with new questions", icon=":material/refresh:"):
         st.session_state[SEED_KEY], st.session_state[ANSWERS_KEY] = quiz.new_seed(), {}
-        st.query_params.clear()
+        for name in (SEED_PARAM, *quiz.FORMS):
+            st.query_params.pop(name, None)
         st.rerun()

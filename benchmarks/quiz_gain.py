@@ -21,6 +21,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from drivers.text_only import TEXT_ONLY_RULES, odd_one_out
 from teaching.quiz import FORMS, Quiz, build_quiz, lab_head_costs
 from teaching.quiz_results import class_gain
 from transformer.checkpoint import bundled_checkpoint, load
@@ -71,7 +72,6 @@ def main() -> None:
         print(f"class of {size:3d} (after: half the answers known): median interval half-width "
               f"±{statistics.median(widths):.2f}")
 
-    from tests.unit.test_quiz import TEXT_ONLY_RULES, odd_one_out
     by_kind = defaultdict(list)
     for pair in pairs:
         for quiz in pair.values():

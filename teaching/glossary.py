@@ -74,6 +74,17 @@ GLOSSARY: dict[str, str] = {
     "nats": "The unit of an entropy or a loss computed with the natural logarithm ln (1 nat ≈ 1.44 bits).",
     "uniformity": "A row's entropy divided by the largest it could be, ln(number of keys the query may see): 1 "
                   "when the weight is spread evenly, 0 when it all sits on one key.",
+    "gradient × input": "For one output, the gradient of its log-probability with respect to an input vector, "
+                        "times that vector, summed: how the output would move if that input grew a little. A slope "
+                        "at one point, so it misses effects that have saturated.",
+    "integrated gradients": "Gradients summed along a straight path from a baseline input (here all-zero "
+                            "embeddings) to the real one, times the difference: the attributions add up to how far "
+                            "the output moves between the two (completeness). The baseline is a choice.",
+    "occlusion": "Change one input (here: swap one character for each other letter in turn) and measure how much "
+                 "the output's probability drops: a direct test, one input at a time.",
+    "attention rollout": "A merged attention map: each layer's weights (heads averaged, plus the residual as half) "
+                         "multiplied through the layers, as if each layer passed on exactly what it weighs. A "
+                         "summary the model never computes (Abnar and Zuidema, 2020).",
     "Spearman ρ": "A rank correlation: put two lists of numbers in order and correlate their ranks. +1 means the "
                   "same order, −1 the opposite order, and a value near 0 that the orders are unrelated.",
     "R²": "How much of a quantity's spread a fit explains, measured on words it was not fitted on: 1 is perfect, "

@@ -37,6 +37,8 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
     "lab_positions": ({"text": "level", "pe_mode": "Shuffled", "pe_sides": "Source (encoder)", "pe_seed": "5",
                        "pe_layer": "0"},
                       {"pe_mode": "shuffle", "pe_sides": ["source"], "pe_seed": 5, "pe_layer": 0}),
+    "lab_attribution": ({"text": "level", "why_step": "2", "why_layer": "0", "why_head": "head 3"},
+                        {"why_step": 2, "why_layer": 0, "why_head": "head 3"}),
     "lab_forcing": ({"text": "level", "force_step": "step 2", "force_token": "q"},
                     {"force_step": 2, "force_token": "q"}),
     "lab_length": ({"text": "level", "long_text": "abcdefghijklmnopqrstuvwxyzab"},

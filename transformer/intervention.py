@@ -7,7 +7,7 @@ model is shared by every browser session, so an experiment in one must not leak 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 import torch
@@ -68,6 +68,9 @@ class Intervention:
     shuffle_seed: int = 0
     replaced: tuple[Replacement, ...] = ()   # cross-attention weights set by hand, at most one per layer
     swapped: tuple[int, int] = (0, 0)        # with positions="swap": the two source positions whose codes trade
+    # (B, S, d_model) in place of the source's scaled embeddings: the input gradient methods differentiate
+    # through it, so no hook is ever put on the shared model. Left out of == and hash (a tensor has neither).
+    source_embeddings: torch.Tensor | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.positions not in POSITION_MODES:

@@ -60,7 +60,8 @@ class Transformer(nn.Module):
     def _input(self, ids: torch.Tensor, side: str, edit: Intervention, record: Recorder | None) -> torch.Tensor:
         """(B, L) ids -> (B, L, d_model): scaled embeddings plus the positional rows (or an experiment's rows)."""
         embed, name = (self.src_embed, "src") if side == "source" else (self.tgt_embed, "tgt")
-        scaled = embed(ids)                                                  # (B, L, d_model)
+        given = edit.source_embeddings if side == "source" else None
+        scaled = embed(ids) if given is None else given                      # (B, L, d_model)
         rows = self._position_rows(edit, side, ids.size(1))                  # (L, d_model) or None
         x = self.positions(scaled, rows)
         if record is not None:

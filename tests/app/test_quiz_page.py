@@ -78,3 +78,9 @@ def test_codecs_round_trip():
     text = glue.encode_answers(q, picks)
     assert text[0] == glue.UNANSWERED and glue.decode_answers(q, text) == picks
     assert glue.decode_answers(q, text[:-1]) is None
+
+
+def test_the_quiz_keeps_the_sidebars_text_in_the_link():
+    at = open_page("quiz", "banana", query={"text": "banana", "task": "copy"})
+    no_exception(at)
+    assert at.query_params["text"] == "banana" and at.query_params["task"] == "copy" and "quiz" in at.query_params

@@ -4,8 +4,6 @@ from its text alone: a dozen surface rules that read only the prompt and the opt
 
 from __future__ import annotations
 
-import math
-import re
 from collections import Counter
 
 import numpy as np
@@ -15,6 +13,7 @@ from scipy.stats import binom
 from analysis.lab import lab_limit
 from analysis.labels import SOS_LABEL
 from analysis.run import make_run
+from drivers.text_only import TEXT_ONLY_RULES, odd_one_out
 from teaching import quiz as qz
 from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import is_held_out, target
@@ -162,42 +161,7 @@ def test_marks_and_score(quizzes):
         quiz.marks(right[:-1])
 
 
-# --- From the text alone -------------------------------------------------------------------------------
-
-def _numbers(text: str) -> list[float]:
-    return [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)]
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w+|⟨/?s⟩", text.lower()))
-
-
-def _by(key):
-    """A rule that picks the option with the largest key (the first such in order)."""
-    return lambda prompt, options: max(range(len(options)), key=lambda i: (key(prompt, options[i]), -i))
-
-
-TEXT_ONLY_RULES = {
-    "first": lambda p, o: 0,
-    "second": lambda p, o: 1,
-    "last": lambda p, o: len(o) - 1,
-    "longest": _by(lambda p, x: len(x)),
-    "shortest": _by(lambda p, x: -len(x)),
-    "most words shared with the prompt": _by(lambda p, x: len(_words(x) & _words(p))),
-    "fewest words shared with the prompt": _by(lambda p, x: -len(_words(x) & _words(p))),
-    "most letters shared with the prompt": _by(lambda p, x: sum((Counter(x) & Counter(p)).values())),
-    "largest number": _by(lambda p, x: max(_numbers(x), default=-math.inf)),
-    "smallest number": _by(lambda p, x: -min(_numbers(x), default=math.inf)),
-    "a number the prompt names": _by(lambda p, x: len(set(_numbers(x)) & set(_numbers(p)))),
-    "appears in the prompt": _by(lambda p, x: x in p),
-    "the odd one out in length": _by(lambda p, x: 0),   # replaced per item below
-}
-
-
-def odd_one_out(options: tuple[str, ...]) -> int:
-    lengths = Counter(len(o) for o in options)
-    return min(range(len(options)), key=lambda i: (lengths[len(options[i])], i))
-
+# --- From the text alone (the rules: drivers/text_only.py) ----------------------------------------------
 
 def beats_chance(hits: int, chances: list[float], alpha: float = 1e-3) -> bool:
     """Whether `hits` right is more than chance allows: above the (1 − alpha) quantile of the number of hits a

@@ -1,0 +1,172 @@
+"""Which source character made the model write this one? Lenses on one run, each a number per (output step,
+source position), and how far each agrees with the most direct of them, occlusion.
+
+- attention: the cross-attention weights (per head; a layer's heads averaged is a summary, not a model quantity);
+- value-weighted influence ‖w_ij v_j W_O^h‖ (analysis.inside.value_weighted);
+- gradient × input and integrated gradients (Captum) of the step's chosen-token log-probability with respect to
+  the source's scaled embeddings, summed over their d_model numbers. The gradients flow through an Intervention
+  that hands the embeddings to the call, so no hook is put on the shared model;
+- occlusion: how much the chosen token's probability drops when one source character is replaced, averaged over
+  every other letter, with the decoder reading the same prefix;
+- attention rollout (Abnar & Zuidema 2020): the encoder's self-attention, heads averaged, multiplied through its
+  layers with the residual counted as half of each, then the last decoder layer's cross-attention on top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from captum.attr import InputXGradient, IntegratedGradients
+from scipy.stats import spearmanr
+
+from transformer.data import LETTERS
+from transformer.intervention import Intervention
+from transformer.model import Transformer
+from transformer.vocab import Vocab
+
+from .inside import value_weighted
+from .run import Run
+
+FIRST_POINTS, MOST_POINTS = 64, 1024   # points on the integrated gradients' path (Gauss-Legendre), doubled
+COMPLETENESS_TOLERANCE = 0.05          # nats: until |Σ attributions − (f(text) − f(baseline))| is at most this
+OCCLUSION_BATCH = 256
+
+
+@dataclass(frozen=True)
+class Lenses:
+    """Every lens but integrated gradients (a step at a time: integrated_gradients), for T output steps, S source
+    positions, L decoder layers, H heads."""
+    attention: np.ndarray        # (L, H, T, S) cross-attention weights
+    influence: np.ndarray        # (L, H, T, S) ‖w_ij v_j W_O^h‖
+    grad_input: np.ndarray       # (T, S) gradient × input, summed over d_model
+    occlusion: np.ndarray        # (T, S) drop in p(chosen token), averaged over replacement letters
+    rollout: np.ndarray          # (T, S) attention rollout into the last cross layer
+
+
+def _chosen_log_p(model: Transformer, src: torch.Tensor, tgt: torch.Tensor, chosen: torch.Tensor,
+                  embeddings: torch.Tensor) -> torch.Tensor:
+    """(B, S, d) source embeddings -> (B, T) log p of each step's chosen token, the decoder reading `tgt`."""
+    batch = embeddings.size(0)
+    edit = Intervention(source_embeddings=embeddings)
+    memory = model.encode(src.expand(batch, -1), None, edit)
+    logits = model.decode(tgt.expand(batch, -1), memory, None, edit)                # (B, T, V)
+    log_p = torch.log_softmax(logits, -1)
+    return log_p.gather(-1, chosen.expand(batch, -1)[..., None])[..., 0]             # (B, T)
+
+
+def _pieces(model: Transformer, run: Run):
+    """The run's scaled source embeddings (1, S, d), and the function of them every gradient lens
+    differentiates."""
+    src, tgt = torch.tensor([run.source_ids]), torch.tensor([run.decoder_in_ids])
+    chosen = torch.tensor([run.chosen_ids])
+    with torch.no_grad():
+        embeddings = model.src_embed(src)
+    return embeddings, lambda e: _chosen_log_p(model, src, tgt, chosen, e)
+
+
+@dataclass(frozen=True)
+class Integrated:
+    """Integrated gradients of one step: attributions per source position, what they must add up to, and by how
+    much they miss it."""
+    attributions: np.ndarray     # (S,) summed over d_model
+    gap: float                   # f(text) − f(zero baseline), in nats
+    error: float                 # Σ attributions − gap
+    points: int                  # points on the path it took to come within COMPLETENESS_TOLERANCE (or the most)
+
+
+def integrated_gradients(model: Transformer, run: Run, step: int) -> Integrated:
+    """Captum's integrated gradients of step `step`'s chosen-token log-probability with respect to the source's
+    scaled embeddings, from a zero baseline, the path's points doubled until the attributions add up to the gap
+    within COMPLETENESS_TOLERANCE (at most MOST_POINTS)."""
+    embeddings, forward = _pieces(model, run)
+    baseline = torch.zeros_like(embeddings)
+    with torch.no_grad():
+        gap = float((forward(embeddings) - forward(baseline))[0, step])
+    points = FIRST_POINTS
+    with torch.enable_grad():
+        while True:
+            attr, delta = IntegratedGradients(forward).attribute(
+                embeddings, baselines=baseline, target=step, n_steps=points, method="gausslegendre",
+                return_convergence_delta=True, internal_batch_size=256)
+            if abs(float(delta[0])) <= COMPLETENESS_TOLERANCE or points >= MOST_POINTS:
+                return Integrated(attr.sum(-1)[0].detach().numpy(), gap, float(delta[0]), points)
+            points *= 2
+
+
+def gradient_x_input(model: Transformer, run: Run) -> np.ndarray:
+    """(T, S) Captum's gradient × input of each step's chosen-token log-probability, summed over d_model: all
+    steps in one batch, one row per step."""
+    embeddings, forward = _pieces(model, run)
+    steps = len(run.chosen_ids)
+    with torch.enable_grad():
+        attr = InputXGradient(forward).attribute(embeddings.expand(steps, -1, -1).clone().requires_grad_(),
+                                                 target=list(range(steps)))
+    return attr.sum(-1).detach().numpy()                                             # (T, S)
+
+
+@torch.inference_mode()
+def occlusion(model: Transformer, vocab: Vocab, run: Run, letters: str = LETTERS) -> np.ndarray:
+    """(T, S) p(chosen token) with the text as it is, minus its mean with source position j replaced by each
+    other letter, the decoder reading the same prefix: positive where the character mattered to the step."""
+    src, tgt = list(run.source_ids), torch.tensor([run.decoder_in_ids])
+    chosen = torch.tensor([run.chosen_ids])
+    base = torch.softmax(torch.tensor(run.logits, dtype=torch.float32), -1)                # (T, V)
+    base_p = base.gather(-1, chosen[0][:, None])[:, 0].numpy()                            # (T,)
+    variants, owner = [], []
+    for j, token in enumerate(src):
+        for letter in letters:
+            other = vocab.encode(letter, 1)[0]
+            if other != token:
+                variants.append([*src[:j], other, *src[j + 1:]])
+                owner.append(j)
+    drops = np.zeros((len(run.chosen_ids), len(src)))
+    counts = np.zeros(len(src))
+    for start in range(0, len(variants), OCCLUSION_BATCH):
+        batch = torch.tensor(variants[start:start + OCCLUSION_BATCH])                      # (B, S)
+        logits = model.decode(tgt.expand(len(batch), -1), model.encode(batch))            # (B, T, V)
+        p = torch.softmax(logits, -1).gather(-1, chosen.expand(len(batch), -1)[..., None])[..., 0]   # (B, T)
+        for row, j in zip(p.numpy(), owner[start:start + OCCLUSION_BATCH]):
+            drops[:, j] += base_p - row
+            counts[j] += 1
+    return drops / np.maximum(counts, 1)[None, :]
+
+
+def rollout(run: Run) -> np.ndarray:
+    """(T, S) attention rollout: R = Π over encoder layers of (½ A + ½ I), rows renormalised, A the layer's
+    self-attention with its heads averaged; then the last decoder layer's cross-attention, heads averaged, times R.
+    It merges heads and layers by assuming each passes on what it weighs, which the model never computes."""
+    n = len(run.source)
+    merged = np.eye(n)
+    for layer in range(run.trace.n_layers("encoder_self")):
+        a = 0.5 * run.trace["encoder_self", layer].mean(0) + 0.5 * np.eye(n)                 # (S, S)
+        merged = (a / a.sum(-1, keepdims=True)) @ merged
+    last = run.trace.n_layers("cross") - 1
+    return run.trace["cross", last].mean(0) @ merged                                      # (T, S)
+
+
+def lenses(model: Transformer, vocab: Vocab, run: Run) -> Lenses:
+    layers = run.trace.n_layers("cross")
+    attention = np.stack([run.trace["cross", layer] for layer in range(layers)])          # (L, H, T, S)
+    influence = np.stack([value_weighted(model, run.trace, "cross", layer) for layer in range(layers)])
+    return Lenses(attention, influence, gradient_x_input(model, run), occlusion(model, vocab, run), rollout(run))
+
+
+# --- Agreement with occlusion ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Agreement:
+    rho: float | None            # Spearman ρ with occlusion, averaged over the steps where both vary
+    steps: int                   # the steps that entered that mean
+    same_top: float              # the share of steps where both put their largest value on the same position
+
+
+def agreement(lens: np.ndarray, occluded: np.ndarray) -> Agreement:
+    """How far a (T, S) lens ranks the source positions as occlusion does, step by step."""
+    rhos = []
+    for a, b in zip(lens, occluded):
+        if np.ptp(a) > 0 and np.ptp(b) > 0:
+            rhos.append(float(spearmanr(a, b).statistic))
+    same = float(np.mean(lens.argmax(-1) == occluded.argmax(-1)))
+    return Agreement(float(np.mean(rhos)) if rhos else None, len(rhos), same)

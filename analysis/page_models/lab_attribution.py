@@ -1,0 +1,138 @@
+"""Lab: why this character? For one output step, every source character under five lenses side by side, and how
+far each lens ranks the characters as occlusion does over every step of the text. Streamlit-free: the page draws
+this record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..attribution import COMPLETENESS_TOLERANCE, MOST_POINTS, Agreement, Integrated, Lenses, agreement
+from ..labels import visible
+from ..run import Run
+
+HEADS_AVERAGED = "all heads, averaged (a summary)"
+NAMED_DISAGREEMENTS = 8   # steps named in the sentence; the rest counted
+
+# What each lens measures, and what it does not: one sentence each, checked against the numbers shown.
+LENS_SAYS = {
+    "attention": "how much weight the step's query puts on each source position: where the head reads, not what "
+                 "reading it changes",
+    "influence": "the weight times the length of what that key sends through the head's W_O (‖w v W_O‖): a large "
+                 "weight on a value that sends little counts for little",
+    "gradient × input": "how fast the chosen token's log-probability moves as each character's embedding grows, "
+                        "times the embedding: a slope at the text itself, blind to where the effect saturates",
+    "integrated gradients": "the same slopes summed along a straight line from all-zero embeddings to the text's, "
+                            "so a step's numbers add up to how far its log-probability moves between the two; the "
+                            "all-zero start is a choice",
+    "occlusion": "the drop in the chosen token's probability when that one character is swapped for each other "
+                 "letter in turn (the mean): a direct test, one character at a time, blind to characters that "
+                 "matter only together",
+}
+
+
+@dataclass(frozen=True)
+class LensColumn:
+    name: str          # as the table heads it
+    values: np.ndarray  # (S,)
+    says: str
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    lens: str
+    rho: float | None
+    steps: int
+    same_top: float
+
+
+@dataclass(frozen=True)
+class WhyView:
+    step_line: str                    # what the step reads and writes
+    sources: list[str]                # (S,) "3: l"
+    columns: list[LensColumn]         # the lenses at this step
+    completeness: str                 # integrated gradients against their gap
+    agreement: list[AgreementRow]     # each lens against occlusion, over every step
+    disagreements: str                # where the layer's attention and occlusion part ways
+    rollout_rows: list[str]           # (T,) decoder rows: what each step writes
+    rollout: np.ndarray               # (T, S)
+    occlusion: np.ndarray             # (T, S)
+    rollout_line: str
+
+
+def head_name(head: int | None) -> str:
+    return HEADS_AVERAGED if head is None else f"head {head}"
+
+
+def why_view(run: Run, lenses: Lenses, layer: int, head: int | None, step: int, integrated: Integrated,
+             every_step: np.ndarray | None = None) -> WhyView:
+    """`head` None: the layer's heads averaged (attention) or summed (influence: what all of them send).
+    `every_step`: (T, S) integrated gradients at every step, when computed."""
+    attention = lenses.attention[layer]                                      # (H, T, S)
+    influence = lenses.influence[layer]
+    att = attention.mean(0) if head is None else attention[head]             # (T, S)
+    inf = influence.sum(0) if head is None else influence[head]
+    which = f"layer {layer}, {head_name(head)}"
+    summed = which.replace("averaged", "summed")        # what every head sends adds up; weights are averaged
+    columns = [
+        LensColumn(f"attention ({which})", att[step], LENS_SAYS["attention"]),
+        LensColumn(f"influence ({summed})", inf[step], LENS_SAYS["influence"]),
+        LensColumn("gradient × input", lenses.grad_input[step], LENS_SAYS["gradient × input"]),
+        LensColumn("integrated gradients", integrated.attributions, LENS_SAYS["integrated gradients"]),
+        LensColumn("occlusion", lenses.occlusion[step], LENS_SAYS["occlusion"]),
+    ]
+    total = float(integrated.attributions.sum())
+    within = abs(integrated.error) <= COMPLETENESS_TOLERANCE
+    completeness = (
+        f"Integrated gradients at this step add up to {total:.3f} nats; the log-probability moves by "
+        f"{integrated.gap:.3f} nats from all-zero embeddings to your text's, so they miss it by "
+        f"{abs(integrated.error):.3f} ({integrated.points} points on the path). "
+        + (f"The page computes until the miss is at most {COMPLETENESS_TOLERANCE} nats." if within else
+           f"Even {MOST_POINTS} points left it above the {COMPLETENESS_TOLERANCE} nats aimed at: read these "
+           "attributions with that in mind."))
+    rows = [("attention", att), ("influence", inf), ("gradient × input", lenses.grad_input),
+            ("rollout", lenses.rollout)]
+    if every_step is not None:
+        rows.insert(3, ("integrated gradients", every_step))
+    table = []
+    for name, lens in rows:
+        found: Agreement = agreement(lens, lenses.occlusion)
+        label = {"attention": f"attention ({which})", "influence": f"influence ({summed})"}.get(name, name)
+        table.append(AgreementRow(label, found.rho, found.steps, found.same_top))
+    return WhyView(
+        step_line=(f"Step {step} reads {' '.join(run.decoder_in[:step + 1])} and writes '{run.decoder_out[step]}' "
+                   f"(p = {float(run.probs[step].max()):.3f})."),
+        sources=[f"{i}: {c}" for i, c in enumerate(run.source)],
+        columns=columns,
+        completeness=completeness,
+        agreement=table,
+        disagreements=disagreements(run, att, lenses.occlusion, which),
+        rollout_rows=[f"{i}→{w}" for i, w in enumerate(run.decoder_out)],
+        rollout=lenses.rollout,
+        occlusion=lenses.occlusion,
+        rollout_line=rollout_line(lenses.rollout, lenses.occlusion),
+    )
+
+
+def disagreements(run: Run, att: np.ndarray, occluded: np.ndarray, which: str) -> str:
+    """The steps where attention's top source position is not occlusion's, named (the first few)."""
+    top_a, top_o = att.argmax(-1), occluded.argmax(-1)
+    parted = [t for t in range(len(top_a)) if top_a[t] != top_o[t]]
+    if not parted:
+        return (f"At every one of the {len(top_a)} steps, attention ({which}) and occlusion agree on the top source "
+                "character.")
+    named = "; ".join(f"step {t} (writes '{visible(run.decoder_out[t])}'): attention on {top_a[t]} "
+                      f"'{visible(run.source[top_a[t]])}', occlusion on {top_o[t]} '{visible(run.source[top_o[t]])}'"
+                      for t in parted[:NAMED_DISAGREEMENTS])
+    more = f"; and {len(parted) - NAMED_DISAGREEMENTS} more" if len(parted) > NAMED_DISAGREEMENTS else ""
+    return (f"At {len(parted)} of {len(top_a)} steps, attention ({which}) and occlusion put their largest value on "
+            f"different source characters: {named}{more}.")
+
+
+def rollout_line(rolled: np.ndarray, occluded: np.ndarray) -> str:
+    found = agreement(rolled, occluded)
+    rho = "no step where both vary" if found.rho is None else f"a mean Spearman ρ of {found.rho:.2f}"
+    return (f"Rollout and occlusion put their largest value on the same source character at {found.same_top:.0%} of "
+            f"the steps, with {rho} over {found.steps} steps. Rollout assumes each layer passes on what it weighs, "
+            "plus its residual; where it parts from occlusion, a merged attention map is not the explanation.")

@@ -1,0 +1,75 @@
+"""Lab: why this character? Which source character made the model write this one, seen through five lenses side
+by side, each scored against occlusion, and attention rollout beside occlusion."""
+
+import streamlit as st
+
+from analysis.attribution import COMPLETENESS_TOLERANCE
+from analysis.page_models.lab_attribution import HEADS_AVERAGED, why_view
+from explorer import why_runs
+from explorer.cache import checkpoint_or_stop, model_key, text_run
+from explorer.charts import show_chart
+from explorer.state import VIEW, learner_text
+from explorer.text import escape_markdown
+from viz import attention_side_by_side
+from viz.attribution import lens_rows
+
+ckpt = checkpoint_or_stop()
+key = model_key()   # names the model in use: the key of every cached run below
+st.title("🔎 Lab: why this character?")
+st.markdown(
+    "Which source character made the model write this one? Attention says where a head *reads*; the other lenses "
+    "ask what reading it *changes*. Pick an output step: each source character gets a number under each lens, "
+    "side by side, and below, how often each lens agrees with the most direct test, occlusion (swap the character "
+    "and watch the probability fall).")
+text = learner_text(ckpt)
+config = ckpt.model.config
+run = text_run(key, text)
+steps = len(run.chosen_ids)
+
+left, middle, right = st.columns([2, 1, 1])
+step = left.slider("Output step", 0, steps - 1, 0, key="why_step", **VIEW,
+                   help="Each step writes one character; step 0 writes the first.")
+layer = middle.selectbox("Cross-attention layer", list(range(config.n_decoder_layers)),
+                         index=config.n_decoder_layers - 1, key="why_layer", **VIEW)
+heads = [HEADS_AVERAGED, *(f"head {h}" for h in range(config.n_heads))]
+picked = right.selectbox("Head", heads, key="why_head", **VIEW)
+head = None if picked == HEADS_AVERAGED else int(picked.split()[-1])
+
+found = why_runs.lenses(key, text)
+every = (why_runs.integrated_every_step(key, text) if why_runs.integrated_every_step.is_cached(key, text)
+         else None)
+view = why_view(run, found, layer, head, step, why_runs.integrated_at(key, text, step), every)
+
+st.markdown(escape_markdown(view.step_line))
+show_chart(lens_rows([c.name for c in view.columns], [c.values for c in view.columns], view.sources,
+                     f"Step {step}: each lens over the source (each row on its own colour scale)"), key="lenses")
+st.dataframe({"source": view.sources, **{c.name: c.values for c in view.columns}}, hide_index=True,
+             width="stretch", column_config={c.name: st.column_config.NumberColumn(format="%.3g")
+                                             for c in view.columns})
+st.caption(escape_markdown(view.completeness))
+with st.expander("What each lens measures, and what it does not"):
+    for column in view.columns:
+        st.markdown(f"**{escape_markdown(column.name)}**: {escape_markdown(column.says)}.")
+
+st.subheader("Which lens ranks the characters as occlusion does, over every step")
+st.dataframe([{"lens": r.lens, "mean Spearman ρ with occlusion": r.rho, "steps where both vary": r.steps,
+               "same top character": r.same_top} for r in view.agreement],
+             hide_index=True, width="stretch",
+             column_config={"mean Spearman ρ with occlusion": st.column_config.NumberColumn(format="%.2f"),
+                            "same top character": st.column_config.NumberColumn(format="percent")})
+if every is None:
+    st.caption(f"Integrated gradients are computed one step at a time (until they add up within "
+               f"{COMPLETENESS_TOLERANCE} nats); for their row, compute them at all {steps} steps.")
+    if st.button("Compute integrated gradients at every step", icon=":material/calculate:"):
+        bar = st.progress(0.0, text="Integrated gradients, step by step…")
+        why_runs.integrated_every_step(key, text, lambda share: bar.progress(share))
+        st.rerun()
+st.markdown(escape_markdown(view.disagreements))
+
+st.subheader("Merging heads and layers: attention rollout beside occlusion")
+show_chart(attention_side_by_side([view.rollout, view.occlusion.clip(0, 1)], ["attention rollout", "occlusion"],
+                                  view.rollout_rows, view.sources,
+                                  query_title="output step → writes", key_title="source character"),
+           key="rollout")
+st.caption(escape_markdown(view.rollout_line + " Occlusion drawn from 0: a swap that raised the probability shows "
+                           "as 0."))

@@ -1,0 +1,43 @@
+"""Why this character? under AppTest: the page draws its lenses for every task on a 48-character text, its
+numbers are the model's (the occlusion column against analysis.attribution), a step and a head are chosen from
+the page, and integrated gradients at every step join the agreement table when asked for."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analysis import attribution as A
+from analysis.run import make_run
+from explorer.cache import task_checkpoint
+from transformer.data import random_string
+
+from .helpers import no_exception, open_page
+
+LONG = random_string(__import__("random").Random(48), 48)
+
+
+@pytest.mark.parametrize("task", ["reverse", "copy", "sort"])
+def test_the_page_draws_every_lens_for_every_task_on_48_characters(task):
+    at = open_page("lab_attribution", LONG, query={"task": task}, state={"task": task})
+    no_exception(at)
+    table = at.dataframe[0].value
+    assert len(table) == 48 and list(table.columns)[0] == "source"
+    assert len(at.get("plotly_chart")) == 2
+    ckpt = task_checkpoint(task)
+    run = make_run(ckpt.model, ckpt.vocab, LONG, task=task)
+    assert np.allclose(table["occlusion"], A.occlusion(ckpt.model, ckpt.vocab, run)[0], atol=1e-6)
+
+
+def test_choosing_a_step_and_a_head_and_asking_for_every_step():
+    at = open_page("lab_attribution", "hello")
+    at.slider(key="why_step").set_value(3).run()
+    at.selectbox(key="why_head").set_value("head 3").run()
+    no_exception(at)
+    names = list(at.dataframe[0].value.columns)
+    assert names[1] == "attention (layer 1, head 3)" and "Step 3 reads" in at.markdown[1].value
+    assert len(at.dataframe[1].value) == 4
+    next(b for b in at.button if b.label.startswith("Compute integrated gradients")).click().run()
+    no_exception(at)
+    lenses = list(at.dataframe[1].value["lens"])
+    assert "integrated gradients" in lenses and len(lenses) == 5
