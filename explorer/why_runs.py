@@ -1,11 +1,12 @@
-"""Why this character? The lenses on one text, cached per model and text; integrated gradients a step at a time,
-or at every step when the learner asks (with a progress bar)."""
+"""Why this character? and Patch one activation, cached per model and texts: the lenses on one text (integrated
+gradients a step at a time, or at every step when the learner asks, with a progress bar), one patch, and every
+single patch at once."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from analysis import attribution
+from analysis import activation_patching, attribution
 from analysis.lab import Progress, report
 
 from .cache import checkpoint_for, model_run, text_run
@@ -31,3 +32,19 @@ def integrated_every_step(key: str, text: str, _progress: Progress = None) -> np
         report(_progress, t / steps)
         rows.append(integrated_at(key, text, t).attributions)
     return np.stack(rows)
+
+
+@model_run(max_entries=32, show_spinner="Patching…")
+def patched(key: str, clean: str, other: str, site: str, position: int, layer: int, head: int):
+    ckpt = checkpoint_for(key)
+    return activation_patching.patch_one(ckpt.model, ckpt.vocab, text_run(key, clean), text_run(key, other),
+                                         activation_patching.Site(site, position, layer, head), ckpt.task)
+
+
+@model_run(max_entries=8, show_spinner="Every single patch, one at a time…")
+def causal_cone(key: str, clean: str, other: str) -> activation_patching.Cone:
+    return activation_patching.cone(checkpoint_for(key).model, text_run(key, clean), text_run(key, other))
+
+
+def site_of(site: str, position: int, layer: int, head: int) -> activation_patching.Site:
+    return activation_patching.Site(site, position, layer, head)

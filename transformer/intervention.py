@@ -60,6 +60,31 @@ class Replacement:
         return WeightOverride(chosen, weights)
 
 
+PatchSite = Literal["memory", "cross_head", "decoder_stream"]
+PATCH_SITES: tuple[PatchSite, ...] = ("memory", "cross_head", "decoder_stream")
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One activation of another run copied into this one (activation patching): the encoder's output at a source
+    position ("memory"), one cross-attention head's output at a decoder position ("cross_head", before W_O), or
+    the decoder's residual stream after a layer at a position ("decoder_stream")."""
+
+    site: PatchSite
+    position: int
+    layer: int = 0           # the decoder layer (cross_head, decoder_stream)
+    head: int = 0            # the head (cross_head)
+    value: torch.Tensor | None = field(default=None, compare=False, repr=False)   # (d_model,), a head's (d_k,)
+
+    def __post_init__(self) -> None:
+        if self.site not in PATCH_SITES:
+            raise ValueError(f"a patch site is one of {PATCH_SITES}, got {self.site!r}")
+        if self.value is None or self.value.dim() != 1:
+            raise ValueError("a patch needs the value to copy in, one vector")
+        if min(self.position, self.layer, self.head) < 0:
+            raise ValueError(f"a patch's position, layer and head are 0 or more, got {self}")
+
+
 @dataclass(frozen=True)
 class Intervention:
     ablated: frozenset[Head] = frozenset()   # heads whose output is zeroed before W^O mixes the heads
@@ -71,6 +96,7 @@ class Intervention:
     # (B, S, d_model) in place of the source's scaled embeddings: the input gradient methods differentiate
     # through it, so no hook is ever put on the shared model. Left out of == and hash (a tensor has neither).
     source_embeddings: torch.Tensor | None = field(default=None, compare=False, repr=False)
+    patches: tuple[Patch, ...] = field(default=(), compare=False, repr=False)   # activations of another run
 
     def __post_init__(self) -> None:
         if self.positions not in POSITION_MODES:
@@ -102,6 +128,35 @@ class Intervention:
         """The weights replacing this decoder layer's cross-attention for a source (B, S) and Tq queries, if any."""
         chosen = [r for r in self.replaced if r.layer == layer]
         return chosen[0].override(n_heads, source, n_queries) if chosen else None
+
+    def patched_memory(self, memory: torch.Tensor) -> torch.Tensor:
+        """(B, S, d_model) the encoder's output with the memory patches copied in."""
+        chosen = [p for p in self.patches if p.site == "memory"]
+        if not chosen:
+            return memory
+        memory = memory.clone()
+        for p in chosen:
+            if p.position >= memory.size(1):
+                raise ValueError(f"no source position {p.position} in a source of {memory.size(1)}")
+            memory[:, p.position] = p.value
+        return memory
+
+    def patched_stream(self, layer: int, stream: torch.Tensor) -> torch.Tensor:
+        """(B, T, d_model) the decoder's residual stream after `layer`, with that layer's patches copied in (a
+        position the decoding has not reached yet is left for the step that reaches it)."""
+        chosen = [p for p in self.patches if p.site == "decoder_stream" and p.layer == layer
+                  and p.position < stream.size(1)]
+        if not chosen:
+            return stream
+        stream = stream.clone()
+        for p in chosen:
+            stream[:, p.position] = p.value
+        return stream
+
+    def cross_head_values(self, layer: int) -> list[tuple[int, int, torch.Tensor]] | None:
+        """(head, position, value) of this decoder layer's patched cross-attention heads, if any."""
+        chosen = [(p.head, p.position, p.value) for p in self.patches if p.site == "cross_head" and p.layer == layer]
+        return chosen or None
 
     def position_rows(self, table: torch.Tensor, side: str, length: int) -> torch.Tensor:
         """The (length, d_model) rows to add to a sequence of this length on this side.

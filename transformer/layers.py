@@ -125,7 +125,8 @@ class MultiHeadAttention(nn.Module):
         record: Recorder | None = None,
         head_gate: torch.Tensor | None = None,  # (H,) 0 switches a head's output off (an ablation)
         override: WeightOverride | None = None,  # weights set from outside for some heads
-    ) -> torch.Tensor:
+        head_values: list[tuple[int, int, torch.Tensor]] | None = None,  # (head, query position, (d_k,) output)
+    ) -> torch.Tensor:                                                   # copied in from another run (patching)
         q = self.split_heads(self.w_q(query))      # (B, H, Tq, d_k)
         k = self.split_heads(self.w_k(key_value))  # (B, H, Tk, d_k)
         v = self.split_heads(self.w_v(key_value))  # (B, H, Tk, d_k)
@@ -141,6 +142,13 @@ class MultiHeadAttention(nn.Module):
             heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
             if mask is not None:
                 heads = heads.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+        if head_values:
+            heads = heads.clone()
+            for head, position, value in head_values:
+                if position < heads.size(2):        # a step not decoded yet has nothing to patch
+                    heads[:, head, position] = value
+            if record is not None:
+                record["heads"] = heads
         if head_gate is not None:
             gate = head_gate.to(heads)[None, :, None, None]  # (1, H, 1, 1)
             if record is not None:
@@ -236,12 +244,13 @@ class DecoderLayer(nn.Module):
         self_gate: torch.Tensor | None = None,   # (H,) head gates of the two attentions, see MultiHeadAttention
         cross_gate: torch.Tensor | None = None,
         cross_override: WeightOverride | None = None,  # cross-attention weights set from outside, see above
+        cross_values: list[tuple[int, int, torch.Tensor]] | None = None,   # cross head outputs patched in
     ) -> torch.Tensor:
         attend, cross = child_of(record, "self_attention"), child_of(record, "cross_attention")
         y = self.self_residual(y, lambda h: self.self_attention(h, h, tgt_mask, attend, self_gate),
                                child_of(record, "self_residual"))
         y = self.cross_residual(y, lambda h: self.cross_attention(h, memory, src_mask, cross, cross_gate,
-                                                                  cross_override),
+                                                                  cross_override, cross_values),
                                 child_of(record, "cross_residual"))
         y = self.feed_forward_residual(y, lambda h: self.feed_forward(h, child_of(record, "feed_forward")),
                                        child_of(record, "feed_forward_residual"))

@@ -79,7 +79,7 @@ class Transformer(nn.Module):
         for i, layer in enumerate(self.encoder_layers):
             x = layer(x, src_mask, child_of(record, f"encoder_layers.{i}"),
                       edit.head_gate("encoder_self", i, self.config.n_heads))
-        memory = self.encoder_norm(x)
+        memory = edit.patched_memory(self.encoder_norm(x))
         if record is not None:
             record["masks.source"], record["encoder_norm.output"] = src_mask, memory
         return Encoded(memory, src_mask, src)
@@ -94,7 +94,8 @@ class Transformer(nn.Module):
             y = layer(y, encoded.memory, encoded.src_mask, tgt_mask,
                       child_of(record, f"decoder_layers.{i}"),
                       edit.head_gate("decoder_self", i, h), edit.head_gate("cross", i, h),
-                      edit.cross_override(i, h, encoded.source, tgt.size(1)))
+                      edit.cross_override(i, h, encoded.source, tgt.size(1)), edit.cross_head_values(i))
+            y = edit.patched_stream(i, y)
         final = self.decoder_norm(y)
         logits = self.generator(final)  # (B, T, vocab)
         if record is not None:
