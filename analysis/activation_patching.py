@@ -106,11 +106,20 @@ def cone(model: Transformer, clean: Run, other: Run) -> Cone:
     return Cone(memory, stream, len(other.chosen_ids))
 
 
-def proposed_pairs(text: str, max_len: int) -> dict[str, str]:
-    """Texts that differ from `text` by one letter changed (in its middle) or one added (at its end)."""
-    middle = len(text) // 2
-    changed = text[:middle] + ("a" if text[middle] != "a" else "b") + text[middle + 1:]
-    pairs = {f"one letter changed (position {middle}: '{text[middle]}' → '{changed[middle]}')": changed}
+def proposed_pairs(text: str, max_len: int, task: str = "reverse") -> dict[str, str]:
+    """Texts that differ from `text` by one letter changed (the letter nearest its middle) or one added where the
+    task's output keeps the rest in place (reverse: at the start, so the new letter is written last; copy and
+    sort: 'z' at the end)."""
+    letters = [i for i, c in enumerate(text) if c != " "]
+    pairs = {}
+    if letters:
+        middle = min(letters, key=lambda i: abs(i - len(text) // 2))
+        new = "a" if text[middle] != "a" else "b"
+        pairs[f"one letter changed (position {middle}: '{text[middle]}' → '{new}')"] = (text[:middle] + new
+                                                                                       + text[middle + 1:])
     if len(text) < max_len:
-        pairs["one letter added (at the end: 'z')"] = text + "z"
+        if task == "reverse":
+            pairs["one letter added (at the start: 'z')"] = "z" + text
+        else:
+            pairs["one letter added (at the end: 'z')"] = text + "z"
     return pairs

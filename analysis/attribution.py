@@ -155,18 +155,26 @@ def lenses(model: Transformer, vocab: Vocab, run: Run) -> Lenses:
 
 # --- Agreement with occlusion ------------------------------------------------------------------------
 
+VARIES = 1e-3   # a step's lens (or occlusion) varies over the source when its values span more than this: below,
+                # float noise (a saturated step's gradient is ~1e-6 nats) would be ranked as if it were a finding
+
+
 @dataclass(frozen=True)
 class Agreement:
     rho: float | None            # Spearman ρ with occlusion, averaged over the steps where both vary
-    steps: int                   # the steps that entered that mean
-    same_top: float              # the share of steps where both put their largest value on the same position
+    steps: int                   # the steps where both vary: the only ones either figure counts
+    same_top: float | None       # the share of those steps where both put their largest value on the same position
+
+
+def varies(row: np.ndarray) -> bool:
+    return float(np.ptp(row)) > VARIES
 
 
 def agreement(lens: np.ndarray, occluded: np.ndarray) -> Agreement:
-    """How far a (T, S) lens ranks the source positions as occlusion does, step by step."""
-    rhos = []
-    for a, b in zip(lens, occluded):
-        if np.ptp(a) > 0 and np.ptp(b) > 0:
-            rhos.append(float(spearmanr(a, b).statistic))
-    same = float(np.mean(lens.argmax(-1) == occluded.argmax(-1)))
-    return Agreement(float(np.mean(rhos)) if rhos else None, len(rhos), same)
+    """How far a (T, S) lens ranks the source positions as occlusion does, over the steps where both vary."""
+    counted = [(a, b) for a, b in zip(lens, occluded) if varies(a) and varies(b)]
+    if not counted:
+        return Agreement(None, 0, None)
+    rhos = [float(spearmanr(a, b).statistic) for a, b in counted]
+    same = float(np.mean([a.argmax() == b.argmax() for a, b in counted]))
+    return Agreement(float(np.mean(rhos)), len(counted), same)

@@ -1,6 +1,8 @@
 """Lab: patch one activation. Copy one activation from a run of your text into a run of a text that differs,
 predict which output characters will change, then see; and every single patch's effect at once."""
 
+import zlib
+
 import streamlit as st
 
 from analysis.activation_patching import SITE_NAMES, proposed_pairs, reach
@@ -14,6 +16,8 @@ from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown
 from viz.attribution import causal_cone
 
+REVEALED_KEY = "_patch_revealed"   # (the patch asked about, the steps picked when Reveal was pressed)
+
 ckpt = checkpoint_or_stop()
 key = model_key()   # names the model in use: the key of every cached run below
 config = ckpt.model.config
@@ -24,7 +28,7 @@ st.markdown(
     "patch that brings the clean run's character back shows where, inside the model, that character's "
     "difference is carried.")
 text = learner_text(ckpt)
-pairs = proposed_pairs(text, config.max_len)
+pairs = proposed_pairs(text, config.max_len, ckpt.task)
 left, right = st.columns(2)
 choice = left.selectbox("The other text", [*pairs, "type one"], key="patch_pair", **VIEW)
 typed = right.text_input("Your other text", value=next(iter(pairs.values())), key="patch_other",
@@ -56,23 +60,28 @@ view = patch_view(clean, done, why_runs.site_of(site, position, layer, head))
 asked = (text, other_text, site, position, layer, head)
 st.markdown(escape_markdown(f"'{other_text}' writes '{other.output}'.") + " **Predict first:** with this one "
             "activation copied from the clean run, which of its output characters will change?")
-picked = st.pills("Output steps that will change", view.options, selection_mode="multi", key="patch_guess")
-if st.button("Reveal", type="primary", icon=":material/visibility:"):
-    st.session_state["_patch_revealed"] = asked
-if st.session_state.get("_patch_revealed") == asked:
-    right = set(picked or []) == set(view.changed)
+picked = st.pills("Output steps that will change", view.options, selection_mode="multi",
+                  key=f"patch_guess_{zlib.crc32(repr(asked).encode()):08x}")   # a fresh guess for each patch
+revealed = st.session_state.get(REVEALED_KEY)
+if st.button("Reveal", type="primary", icon=":material/visibility:", disabled=bool(revealed and revealed[0] == asked)):
+    revealed = st.session_state[REVEALED_KEY] = (asked, tuple(picked or ()))   # graded as picked when revealed
+if revealed and revealed[0] == asked:
+    right = set(revealed[1]) == set(view.changed)
     (st.success if right else st.info)(
-        escape_markdown(("Right. " if right else "Not quite. ") + view.verdict_right), icon="🔎")
+        escape_markdown(("Right. " if right else "Not quite. ") + view.verdict), icon="🔎")
     st.markdown(escape_markdown(view.outputs))
     st.dataframe(view.table, hide_index=True, width="stretch", column_config={
         "p before the patch": st.column_config.NumberColumn(format="%.3f"),
         "p with the patch": st.column_config.NumberColumn(format="%.3f")})
-    st.caption("p: the probability of the first text's token at each step, the other text's own output read so "
-               "far, before and with the patch.")
+    st.caption("The reveal decodes freely, as the model writes: once one character changes, the later ones may "
+               "shift too. p: the probability of the first text's token at each step, with the other text's own "
+               "output read so far, before and with the patch (as the grid below reads it).")
 
-st.subheader("Every single patch at once: the causal cone")
+st.subheader("Every single patch of the encoder's output and of the decoder stream: the causal cone")
 found = why_runs.causal_cone(key, text, other_text)
 sources = [f"{i}: {s}" for i, s in enumerate(clean.source[:len(found.memory)])]
 show_chart(causal_cone(found.memory, found.stream, sources, [str(t) for t in range(found.stream.shape[1])],
                        found.steps, "Output steps whose top token moves, one patch at a time"), key="cone")
+st.caption("Each cell: one patch on its own, with the other text's own output read at every step, so a cell counts "
+           "the steps whose top token moves directly, not the shifts that follow in free decoding.")
 st.caption(escape_markdown(cone_line(found, clean, other)))

@@ -3,7 +3,7 @@ by side, each scored against occlusion, and attention rollout beside occlusion."
 
 import streamlit as st
 
-from analysis.attribution import COMPLETENESS_TOLERANCE
+from analysis.attribution import COMPLETENESS_TOLERANCE, VARIES
 from analysis.page_models.lab_attribution import HEADS_AVERAGED, why_view
 from explorer import why_runs
 from explorer.cache import checkpoint_or_stop, model_key, text_run
@@ -19,8 +19,8 @@ st.title("🔎 Lab: why this character?")
 st.markdown(
     "Which source character made the model write this one? Attention says where a head *reads*; the other lenses "
     "ask what reading it *changes*. Pick an output step: each source character gets a number under each lens, "
-    "side by side, and below, how often each lens agrees with the most direct test, occlusion (swap the character "
-    "and watch the probability fall).")
+    "side by side, and below, how closely each lens ranks the characters as the most direct test does: occlusion "
+    "(swap the character and watch the probability fall).")
 text = learner_text(ckpt)
 config = ckpt.model.config
 run = text_run(key, text)
@@ -42,7 +42,8 @@ view = why_view(run, found, layer, head, step, why_runs.integrated_at(key, text,
 
 st.markdown(escape_markdown(view.step_line))
 show_chart(lens_rows([c.name for c in view.columns], [c.values for c in view.columns], view.sources,
-                     f"Step {step}: each lens over the source (each row on its own colour scale)"), key="lenses")
+                     f"Step {step}: each lens over the source (each row on its own colour scale)", flat=VARIES),
+           key="lenses")
 st.dataframe({"source": view.sources, **{c.name: c.values for c in view.columns}}, hide_index=True,
              width="stretch", column_config={c.name: st.column_config.NumberColumn(format="%.3g")
                                              for c in view.columns})
@@ -52,11 +53,13 @@ with st.expander("What each lens measures, and what it does not"):
         st.markdown(f"**{escape_markdown(column.name)}**: {escape_markdown(column.says)}.")
 
 st.subheader("Which lens ranks the characters as occlusion does, over every step")
-st.dataframe([{"lens": r.lens, "mean Spearman ρ with occlusion": r.rho, "steps where both vary": r.steps,
-               "same top character": r.same_top} for r in view.agreement],
+st.dataframe([{"lens": r.lens, "steps where both vary": r.steps, "mean Spearman ρ with occlusion": r.rho,
+               "same top position": r.same_top} for r in view.agreement],
              hide_index=True, width="stretch",
              column_config={"mean Spearman ρ with occlusion": st.column_config.NumberColumn(format="%.2f"),
-                            "same top character": st.column_config.NumberColumn(format="percent")})
+                            "same top position": st.column_config.NumberColumn(format="percent")})
+st.caption(f"Only steps where both the lens and occlusion span more than {VARIES:g} count: a saturated step "
+           "(p ≈ 1) has almost no slope, and ranking float noise would be no finding.")
 if every is None:
     st.caption(f"Integrated gradients are computed one step at a time (until they add up within "
                f"{COMPLETENESS_TOLERANCE} nats); for their row, compute them at all {steps} steps.")

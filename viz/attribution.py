@@ -10,12 +10,15 @@ from .style import figure
 SHOWN_VALUES = 16   # source characters up to which each cell also prints its number
 
 
-def lens_rows(names: list[str], values: np.ndarray, sources: list[str], title: str = "") -> go.Figure:
+def lens_rows(names: list[str], values: np.ndarray, sources: list[str], title: str = "",
+              flat: float = 1e-3) -> go.Figure:
     """(K, S) lenses as rows; each row coloured on its own scale (divided by its largest magnitude), since the
-    lenses have different units, so a colour compares characters within a lens, not lenses. Hover names the
-    lens, the character and the raw number."""
+    lenses have different units, so a colour compares characters within a lens, not lenses. A row whose values
+    stay within `flat` is left white (its noise is not coloured as if it were a finding). Hover names the lens,
+    the character and the raw number."""
+    values = np.asarray(values, dtype=float)                                          # (K, S)
     scale = np.abs(values).max(-1, keepdims=True)                                     # (K, 1)
-    shown = values / np.where(scale > 0, scale, 1)
+    shown = np.where(scale > flat, values / np.where(scale > 0, scale, 1), 0.0)       # a flat row stays white
     text = [[f"{v:.2g}" for v in row] for row in values]
     cell = dict(type="heatmap", z=shown, x=list(range(len(sources))), y=names, zmin=-1, zmax=1,
                 colorscale="RdBu", reversescale=True, customdata=text, showscale=False, xgap=1, ygap=1,

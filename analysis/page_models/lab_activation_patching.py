@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..activation_patching import SITE_NAMES, Cone, Patched, Site
+from ..activation_patching import Cone, Patched, Site
 from ..labels import visible
 from ..run import Run
 
@@ -16,8 +16,9 @@ from ..run import Run
 class PatchView:
     options: list[str]           # the other text's output steps, to predict from: "2: 'l'"
     changed: list[str]           # those among them the patch changes (the model's answer)
+    extra: int                   # characters the patched run writes past the other run's end (not among options)
     outputs: str                 # what the two texts write, and the other one patched
-    verdict_right: str
+    verdict: str
     table: dict[str, list]       # per step: the clean run's token, its probability before and after
 
 
@@ -25,22 +26,31 @@ def step_labels(run: Run) -> list[str]:
     return [f"{t}: '{visible(w)}'" for t, w in enumerate(run.decoder_out)]
 
 
+def site_words(site: Site) -> str:
+    """The patched activation in words: 'the decoder's residual stream after layer 1, at position 3'."""
+    return {"memory": f"the encoder's output at source position {site.position}",
+            "cross_head": f"cross-attention head {site.head} of layer {site.layer}'s output at step {site.position}",
+            "decoder_stream": f"the decoder's residual stream after layer {site.layer}, at position {site.position}",
+            }[site.site]
+
+
 def patch_view(clean: Run, patched: Patched, site: Site) -> PatchView:
     other = patched.before
     options = step_labels(other)
-    changed = [options[t] if t < len(options) else f"{t}: (past the end)" for t in patched.changed]
-    where = SITE_NAMES[site.site] + (f" (layer {site.layer}" + (f", head {site.head}" if site.site == "cross_head"
-                                                               else "") + ")" if site.site != "memory" else "")
+    changed = [options[t] for t in patched.changed if t < len(options)]
+    extra = sum(t >= len(options) for t in patched.changed)
     outputs = (f"'{visible(clean.text)}' writes '{visible(clean.output)}'; '{visible(other.text)}' writes "
-               f"'{visible(other.output)}'; with {where} at position {site.position} copied from the first run, "
-               f"it writes '{visible(patched.after.output)}'.")
+               f"'{visible(other.output)}'; with {site_words(site)} copied from the first run, it writes "
+               f"'{visible(patched.after.output)}'.")
     steps = len(patched.p_clean_before)
     table = {"step": list(range(steps)), "the first text's token": [visible(w) for w in clean.decoder_out[:steps]],
              "p before the patch": list(patched.p_clean_before), "p with the patch": list(patched.p_clean_after)}
-    verdict = ("No output character changes." if not patched.changed else
-               f"{len(patched.changed)} output step{'s' if len(patched.changed) != 1 else ''} change: "
-               + ", ".join(changed) + ".")
-    return PatchView(options, changed, outputs, verdict, table)
+    verdict = ("No output character changes." if not changed else
+               f"{len(changed)} output step{'s' if len(changed) != 1 else ''} change{'' if len(changed) != 1 else 's'}"
+               ": " + ", ".join(changed) + ".")
+    if extra:
+        verdict += f" It also writes {extra} character{'s' if extra != 1 else ''} past where the other text ended."
+    return PatchView(options, changed, extra, outputs, verdict, table)
 
 
 def cone_line(found: Cone, clean: Run, other: Run) -> str:
@@ -58,7 +68,10 @@ def cone_line(found: Cone, clean: Run, other: Run) -> str:
                  + ("s" if memory.max() != 1 else "") + ".")
     for layer, row in enumerate(stream):
         if row.max() > 0:
-            said += (f" After decoder layer {layer}, patching position {int(row.argmax())} changes "
-                     f"{int(row.max())} step{'s' if row.max() != 1 else ''}, and {int((row > 0).sum())} of its "
-                     f"{row.size} positions change{'s' if (row > 0).sum() == 1 else ''} any.")
+            most = [int(t) for t in np.flatnonzero(row == row.max())]
+            where = (f"position {most[0]} changes" if len(most) == 1 else
+                     f"each of positions {', '.join(map(str, most))} changes")
+            said += (f" After decoder layer {layer}, patching {where} {int(row.max())} step"
+                     f"{'s' if row.max() != 1 else ''}, the most of the {row.size}; {int((row > 0).sum())} "
+                     f"change{'s' if (row > 0).sum() == 1 else ''} any.")
     return said

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..attribution import COMPLETENESS_TOLERANCE, MOST_POINTS, Agreement, Integrated, Lenses, agreement
+from ..attribution import (COMPLETENESS_TOLERANCE, MOST_POINTS, VARIES, Agreement, Integrated, Lenses, agreement,
+                           varies)
 from ..labels import visible
 from ..run import Run
 
@@ -19,8 +20,9 @@ NAMED_DISAGREEMENTS = 8   # steps named in the sentence; the rest counted
 LENS_SAYS = {
     "attention": "how much weight the step's query puts on each source position: where the head reads, not what "
                  "reading it changes",
-    "influence": "the weight times the length of what that key sends through the head's W_O (‖w v W_O‖): a large "
-                 "weight on a value that sends little counts for little",
+    "influence": "the weight times the length of what that key sends through the head's W_O (‖w v W_O‖; for all "
+                 "heads, the heads' lengths added up, not the length of their sum): a large weight on a value that "
+                 "sends little counts for little",
     "gradient × input": "how fast the chosen token's log-probability moves as each character's embedding grows, "
                         "times the embedding: a slope at the text itself, blind to where the effect saturates",
     "integrated gradients": "the same slopes summed along a straight line from all-zero embeddings to the text's, "
@@ -44,7 +46,7 @@ class AgreementRow:
     lens: str
     rho: float | None
     steps: int
-    same_top: float
+    same_top: float | None
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,8 @@ def why_view(run: Run, lenses: Lenses, layer: int, head: int | None, step: int, 
     columns = [
         LensColumn(f"attention ({which})", att[step], LENS_SAYS["attention"]),
         LensColumn(f"influence ({summed})", inf[step], LENS_SAYS["influence"]),
-        LensColumn("gradient × input", lenses.grad_input[step], LENS_SAYS["gradient × input"]),
+        LensColumn("gradient × input" + ("" if varies(lenses.grad_input[step]) else " (no slope here: saturated)"),
+                   lenses.grad_input[step], LENS_SAYS["gradient × input"]),
         LensColumn("integrated gradients", integrated.attributions, LENS_SAYS["integrated gradients"]),
         LensColumn("occlusion", lenses.occlusion[step], LENS_SAYS["occlusion"]),
     ]
@@ -116,23 +119,28 @@ def why_view(run: Run, lenses: Lenses, layer: int, head: int | None, step: int, 
 
 
 def disagreements(run: Run, att: np.ndarray, occluded: np.ndarray, which: str) -> str:
-    """The steps where attention's top source position is not occlusion's, named (the first few)."""
+    """The steps (where occlusion varies) whose top source position under attention is not occlusion's, named
+    (the first few). Positions, not letters: a repeated letter is two positions."""
+    counted = [t for t in range(len(att)) if varies(occluded[t])]
     top_a, top_o = att.argmax(-1), occluded.argmax(-1)
-    parted = [t for t in range(len(top_a)) if top_a[t] != top_o[t]]
+    parted = [t for t in counted if top_a[t] != top_o[t]]
     if not parted:
-        return (f"At every one of the {len(top_a)} steps, attention ({which}) and occlusion agree on the top source "
-                "character.")
-    named = "; ".join(f"step {t} (writes '{visible(run.decoder_out[t])}'): attention on {top_a[t]} "
-                      f"'{visible(run.source[top_a[t]])}', occlusion on {top_o[t]} '{visible(run.source[top_o[t]])}'"
-                      for t in parted[:NAMED_DISAGREEMENTS])
+        return (f"At every one of the {len(counted)} steps where occlusion moves the probability by more than "
+                f"{VARIES:g}, attention ({which}) and occlusion agree on the top source position.")
+    named = "; ".join(f"step {t} (writes '{visible(run.decoder_out[t])}'): attention on position {top_a[t]} "
+                      f"('{visible(run.source[top_a[t]])}'), occlusion on position {top_o[t]} "
+                      f"('{visible(run.source[top_o[t]])}')" for t in parted[:NAMED_DISAGREEMENTS])
     more = f"; and {len(parted) - NAMED_DISAGREEMENTS} more" if len(parted) > NAMED_DISAGREEMENTS else ""
-    return (f"At {len(parted)} of {len(top_a)} steps, attention ({which}) and occlusion put their largest value on "
-            f"different source characters: {named}{more}.")
+    return (f"At {len(parted)} of the {len(counted)} steps where occlusion moves the probability by more than "
+            f"{VARIES:g}, attention ({which}) and occlusion put their largest value on different source positions: "
+            f"{named}{more}.")
 
 
 def rollout_line(rolled: np.ndarray, occluded: np.ndarray) -> str:
     found = agreement(rolled, occluded)
-    rho = "no step where both vary" if found.rho is None else f"a mean Spearman ρ of {found.rho:.2f}"
-    return (f"Rollout and occlusion put their largest value on the same source character at {found.same_top:.0%} of "
-            f"the steps, with {rho} over {found.steps} steps. Rollout assumes each layer passes on what it weighs, "
-            "plus its residual; where it parts from occlusion, a merged attention map is not the explanation.")
+    if found.steps == 0:
+        return "At no step do both rollout and occlusion vary, so there is nothing to compare."
+    return (f"Over the {found.steps} steps where both vary, rollout and occlusion put their largest value on the "
+            f"same source position at {found.same_top:.0%} of them, with a mean Spearman ρ of {found.rho:.2f}. "
+            "Rollout assumes each layer passes on what it weighs, plus its residual; where it parts from occlusion, "
+            "a merged attention map is not the explanation.")

@@ -23,7 +23,7 @@ def test_the_page_patches_and_draws_its_cone_for_every_task_on_48_characters(tas
     no_exception(at)
     assert len(at.get("plotly_chart")) == 1
     ckpt = task_checkpoint(task)
-    other = list(P.proposed_pairs(LONG, 48).values())[0]
+    other = list(P.proposed_pairs(LONG, 48, task).values())[0]
     cone = P.cone(ckpt.model, make_run(ckpt.model, ckpt.vocab, LONG, task=task),
                   make_run(ckpt.model, ckpt.vocab, other, task=task))
     assert f"of the {cone.memory.size + cone.stream.size} single patches" in at.caption[-1].value
@@ -36,5 +36,7 @@ def test_predict_then_reveal():
     at.get("button_group")[0].set_value(["2: 'a'"]).run()
     next(b for b in at.button if b.label == "Reveal").click().run()
     no_exception(at)
-    assert at.success and "1 output step change: 2: 'a'" in at.success[0].value.replace("\\", "")
+    assert at.success and "Right. 1 output step changes: 2: 'a'" in at.success[0].value.replace("\\", "")
+    at.get("button_group")[0].set_value(["1: 'l'"]).run()      # a guess changed after the reveal is not regraded
+    assert at.success and next(b for b in at.button if b.label == "Reveal").disabled
     assert "it writes 'olleh'" in " ".join(m.value for m in at.markdown).replace("\\", "")

@@ -58,4 +58,6 @@ def test_a_bad_patch_is_refused(bundled, pair):
     with pytest.raises(ValueError, match="no source position"):
         P.forced_logits(bundled.model, clean, Intervention(patches=(Patch("memory", 9, value=torch.zeros(64)),)))
     assert P.proposed_pairs("hello", 48) == {"one letter changed (position 2: 'l' → 'a')": "healo",
-                                             "one letter added (at the end: 'z')": "helloz"}
+                                             "one letter added (at the start: 'z')": "zhello"}
+    assert P.proposed_pairs("ab cd", 48, "copy") == {"one letter changed (position 1: 'b' → 'a')": "aa cd",
+                                                     "one letter added (at the end: 'z')": "ab cdz"}
