@@ -9,7 +9,7 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
     "home": ({"text": "level", "projector": "true"}, {"text": "level", "projector": True}),
     "lesson": ({"text": "level", "lesson_step": "4"}, {"lesson_step": 4}),
     "glossary": ({"text": "level"}, {"text": "level"}),
-    "quiz": ({"text": "level"}, {"text": "level"}),                  # ?quiz= and the answers: test_quiz_page.py
+    "quiz": ({"text": "level", "quiz": "1234"}, {"text": "level"}),  # the seed; the answers: test_quiz_page.py
     "run_a_class": ({"text": "level"}, {"text": "level"}),          # a class's own link holds its secret
     "join": ({"text": "level"}, {"text": "level"}),   # ?class= fills the code in: tests/app/test_class_mode.py
     "decode": ({"text": "level", "mode": "sample", "temperature": "2.5", "top_k": "5", "seed": "7", "step": "3",
