@@ -27,8 +27,12 @@ run = text_run(key, text)
 steps = len(run.chosen_ids)
 
 left, middle, right = st.columns([2, 1, 1])
-step = left.slider("Output step", 0, steps - 1, 0, key="why_step", **VIEW,
-                   help="Each step writes one character; step 0 writes the first.")
+if steps > 1:
+    step = left.slider("Output step", 0, steps - 1, 0, key="why_step", **VIEW,
+                       help="Each step writes one character; step 0 writes the first.")
+else:                    # a model that writes the end symbol at once has one step to look at
+    step = 0
+    left.caption("The model writes its end symbol at once: one step to look at.")
 layer = middle.selectbox("Cross-attention layer", list(range(config.n_decoder_layers)),
                          index=config.n_decoder_layers - 1, key="why_layer", **VIEW)
 heads = [HEADS_AVERAGED, *(f"head {h}" for h in range(config.n_heads))]

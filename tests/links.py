@@ -41,9 +41,9 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
                         {"why_step": 2, "why_layer": 0, "why_head": "head 3"}),
     "lab_activation_patching": ({"text": "level", "patch_pair": "type one", "patch_other": "levee",
                                  "patch_site": "the decoder's residual stream after a layer, at one position",
-                                 "patch_position": "2", "patch_layer": "0", "patch_head": "2"},
+                                 "patch_position": "2", "patch_layer": "1", "patch_head": "2"},
                                 {"patch_pair": "type one", "patch_other": "levee", "patch_site": "decoder_stream",
-                                 "patch_position": 2, "patch_layer": 0, "patch_head": 2}),
+                                 "patch_position": 2, "patch_layer": 1, "patch_head": 2}),
     "lab_forcing": ({"text": "level", "force_step": "step 2", "force_token": "q"},
                     {"force_step": 2, "force_token": "q"}),
     "lab_length": ({"text": "level", "long_text": "abcdefghijklmnopqrstuvwxyzab"},
@@ -54,3 +54,6 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
     "lab_patch": ({"text": "level", "patch_pattern": "one to the right (n−i)", "patch_where": "cross L0 H3 alone"},
                   {"patch_pattern": "task+1", "patch_where": "cross L0 H3 alone"}),
 }
+
+# Parameters a page keeps in its link itself, not through a widget: the quiz's seed (its answers, once handed in).
+NOT_WIDGETS: dict[str, set[str]] = {"quiz": {"quiz"}}
