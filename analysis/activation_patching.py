@@ -14,6 +14,7 @@ from transformer.intervention import Intervention, Patch
 from transformer.model import Transformer
 from transformer.vocab import Vocab
 
+from .lab import Progress, report
 from .run import Decoding, Run, make_run, traced_pass
 
 SITE_NAMES = {"memory": "the encoder's output at a source position",
@@ -93,16 +94,19 @@ class Cone:
 
 
 @torch.inference_mode()
-def cone(model: Transformer, clean: Run, other: Run) -> Cone:
+def cone(model: Transformer, clean: Run, other: Run, progress: Progress = None) -> Cone:
     own = forced_logits(model, other, Intervention()).argmax(-1)                              # (T,)
+    layers = model.config.n_decoder_layers
+    sources, positions = reach(clean, other, "memory"), reach(clean, other, "decoder_stream")
+    total, done = sources + layers * positions, [0]
 
     def moved(site: Site) -> int:
+        report(progress, done[0] / total)
+        done[0] += 1
         return int((forced_logits(model, other, patch_from(clean, site)).argmax(-1) != own).sum())
 
-    memory = np.array([moved(Site("memory", p)) for p in range(reach(clean, other, "memory"))])
-    layers = model.config.n_decoder_layers
-    stream = np.array([[moved(Site("decoder_stream", t, layer)) for t in range(reach(clean, other, "decoder_stream"))]
-                       for layer in range(layers)])
+    memory = np.array([moved(Site("memory", p)) for p in range(sources)])
+    stream = np.array([[moved(Site("decoder_stream", t, layer)) for t in range(positions)] for layer in range(layers)])
     return Cone(memory, stream, len(other.chosen_ids))
 
 

@@ -78,6 +78,14 @@ if revealed and revealed[0] == asked:
                "output read so far, before and with the patch (as the grid below reads it).")
 
 st.subheader("Every single patch of the encoder's output and of the decoder stream: the causal cone")
+if not why_runs.causal_cone.is_cached(key, text, other_text):
+    patches = reach(clean, other, "memory") + config.n_decoder_layers * reach(clean, other, "decoder_stream")
+    st.caption(f"One pass of the model per patch: {patches} patches for these two texts.")
+    if not st.button("Compute every single patch", icon=":material/grid_on:"):
+        stop_page()
+    bar = st.progress(0.0, text="Every single patch, one at a time…")
+    why_runs.causal_cone(key, text, other_text, lambda share: bar.progress(share))
+    bar.empty()
 found = why_runs.causal_cone(key, text, other_text)
 sources = [f"{i}: {s}" for i, s in enumerate(clean.source[:len(found.memory)])]
 show_chart(causal_cone(found.memory, found.stream, sources, [str(t) for t in range(found.stream.shape[1])],

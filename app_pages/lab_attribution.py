@@ -42,7 +42,8 @@ head = None if picked == HEADS_AVERAGED else int(picked.split()[-1])
 found = why_runs.lenses(key, text)
 every = (why_runs.integrated_every_step(key, text) if why_runs.integrated_every_step.is_cached(key, text)
          else None)
-view = why_view(run, found, layer, head, step, why_runs.integrated_at(key, text, step), every)
+here = (why_runs.integrated_at(key, text, step) if why_runs.integrated_at.is_cached(key, text, step) else None)
+view = why_view(run, found, layer, head, step, here, every)
 
 st.markdown(escape_markdown(view.step_line))
 show_chart(lens_rows([c.name for c in view.columns], [c.values for c in view.columns], view.sources,
@@ -52,6 +53,10 @@ st.dataframe({"source": view.sources, **{c.name: c.values for c in view.columns}
              width="stretch", column_config={c.name: st.column_config.NumberColumn(format="%.3g")
                                              for c in view.columns})
 st.caption(escape_markdown(view.completeness))
+if here is None and st.button("Integrated gradients at this step", icon=":material/calculate:",
+                              help="A few hundred passes of the model: up to a second or two on 48 characters."):
+    why_runs.integrated_at(key, text, step)
+    st.rerun()
 with st.expander("What each lens measures, and what it does not"):
     for column in view.columns:
         st.markdown(f"**{escape_markdown(column.name)}**: {escape_markdown(column.says)}.")

@@ -41,9 +41,10 @@ def patched(key: str, clean: str, other: str, site: str, position: int, layer: i
                                          activation_patching.Site(site, position, layer, head), ckpt.task)
 
 
-@model_run(max_entries=8, show_spinner="Every single patch, one at a time…")
-def causal_cone(key: str, clean: str, other: str) -> activation_patching.Cone:
-    return activation_patching.cone(checkpoint_for(key).model, text_run(key, clean), text_run(key, other))
+@model_run(max_entries=8)
+def causal_cone(key: str, clean: str, other: str, _progress: Progress = None) -> activation_patching.Cone:
+    return activation_patching.cone(checkpoint_for(key).model, text_run(key, clean), text_run(key, other),
+                                    _progress)
 
 
 def site_of(site: str, position: int, layer: int, head: int) -> activation_patching.Site:

@@ -67,9 +67,10 @@ def head_name(head: int | None) -> str:
     return HEADS_AVERAGED if head is None else f"head {head}"
 
 
-def why_view(run: Run, lenses: Lenses, layer: int, head: int | None, step: int, integrated: Integrated,
+def why_view(run: Run, lenses: Lenses, layer: int, head: int | None, step: int, integrated: Integrated | None,
              every_step: np.ndarray | None = None) -> WhyView:
     """`head` None: the layer's heads averaged (attention) or summed (influence: what all of them send).
+    `integrated`: this step's integrated gradients, once computed (None: not yet, and no column);
     `every_step`: (T, S) integrated gradients at every step, when computed."""
     attention = lenses.attention[layer]                                      # (H, T, S)
     influence = lenses.influence[layer]
@@ -82,18 +83,22 @@ def why_view(run: Run, lenses: Lenses, layer: int, head: int | None, step: int, 
         LensColumn(f"influence ({summed})", inf[step], LENS_SAYS["influence"]),
         LensColumn("gradient × input" + ("" if varies(lenses.grad_input[step]) else " (no slope here: saturated)"),
                    lenses.grad_input[step], LENS_SAYS["gradient × input"]),
-        LensColumn("integrated gradients", integrated.attributions, LENS_SAYS["integrated gradients"]),
+        *([LensColumn("integrated gradients", integrated.attributions, LENS_SAYS["integrated gradients"])]
+          if integrated is not None else []),
         LensColumn("occlusion", lenses.occlusion[step], LENS_SAYS["occlusion"]),
     ]
-    total = float(integrated.attributions.sum())
-    within = abs(integrated.error) <= COMPLETENESS_TOLERANCE
-    completeness = (
-        f"Integrated gradients at this step add up to {total:.3f} nats; the log-probability moves by "
-        f"{integrated.gap:.3f} nats from all-zero embeddings to your text's, so they miss it by "
-        f"{abs(integrated.error):.3f} ({integrated.points} points on the path). "
-        + (f"The page computes until the miss is at most {COMPLETENESS_TOLERANCE} nats." if within else
-           f"Even {MOST_POINTS} points left it above the {COMPLETENESS_TOLERANCE} nats aimed at: read these "
-           "attributions with that in mind."))
+    if integrated is None:
+        completeness = "Integrated gradients at this step are computed when you ask (below the table)."
+    else:
+        total = float(integrated.attributions.sum())
+        within = abs(integrated.error) <= COMPLETENESS_TOLERANCE
+        completeness = (
+            f"Integrated gradients at this step add up to {total:.3f} nats; the log-probability moves by "
+            f"{integrated.gap:.3f} nats from all-zero embeddings to your text's, so they miss it by "
+            f"{abs(integrated.error):.3f} ({integrated.points} points on the path). "
+            + (f"The page computes until the miss is at most {COMPLETENESS_TOLERANCE} nats." if within else
+               f"Even {MOST_POINTS} points left it above the {COMPLETENESS_TOLERANCE} nats aimed at: read these "
+               "attributions with that in mind."))
     rows = [("attention", att), ("influence", inf), ("gradient × input", lenses.grad_input),
             ("rollout", lenses.rollout)]
     if every_step is not None:

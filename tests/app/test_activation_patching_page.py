@@ -21,6 +21,9 @@ LONG = random_string(random.Random(48), 48)
 def test_the_page_patches_and_draws_its_cone_for_every_task_on_48_characters(task):
     at = open_page("lab_activation_patching", LONG, query={"task": task}, state={"task": task})
     no_exception(at)
+    assert not at.get("plotly_chart")                        # the grid waits for its button
+    next(b for b in at.button if b.label == "Compute every single patch").click().run()
+    no_exception(at)
     assert len(at.get("plotly_chart")) == 1
     ckpt = task_checkpoint(task)
     other = list(P.proposed_pairs(LONG, 48, task).values())[0]

@@ -22,7 +22,11 @@ def test_the_page_draws_every_lens_for_every_task_on_48_characters(task):
     at = open_page("lab_attribution", LONG, query={"task": task}, state={"task": task})
     no_exception(at)
     table = at.dataframe[0].value
-    assert len(table) == 48 and list(table.columns)[0] == "source"
+    assert len(table) == 48 and list(table.columns)[0] == "source" and "integrated gradients" not in table
+    next(b for b in at.button if b.label == "Integrated gradients at this step").click().run()
+    no_exception(at)
+    table = at.dataframe[0].value
+    assert "integrated gradients" in table and len(table.columns) == 6
     assert len(at.get("plotly_chart")) == 2
     ckpt = task_checkpoint(task)
     run = make_run(ckpt.model, ckpt.vocab, LONG, task=task)
