@@ -97,7 +97,7 @@ PAGES: tuple[Page, ...] = (
          ("cross-attention", "attention weight", "gradient × input", "integrated gradients", "occlusion",
           "attention rollout", "Spearman ρ", "nats"), charts=2),
     Page("lab_activation_patching", "Patch one activation", "🩹", LAB, "lab-activation-patching",
-         ("patching", "residual stream", "cross-attention", "attention head"), charts=1),
+         ("patching", "residual stream", "cross-attention", "attention head"), charts=0),   # grid on request
     Page("how_it_reverses", "How it reverses", "🧩", LAB, "how-it-reverses",
          ("residual stream", "linear probe", "refitted probe", "R²", "ablation", "exact match", "cross-attention",
           "uniformity", "composition", "offset"), charts=1),
