@@ -15,7 +15,7 @@ from explorer.charts import show_chart
 from explorer.errors import InputError
 from explorer.text import escape_markdown
 from teaching.class_mode import class_csv, joined_line, round_result, spread, teacher_advice
-from teaching.quiz_results import MIN_FOR_INTERVAL, class_report, gain_words, report_rows
+from teaching.quiz_results import MIN_FOR_INTERVAL, gain_words, report_rows
 from teaching.steps import STEPS
 from viz.classroom import vote_spread
 from viz.quiz import score_spread, share_right_by_item
@@ -93,9 +93,7 @@ def csv_of_class(store: ClassStore, code: str, secret: str, state) -> bytes:
     answers = store.all_quiz_answers(code, secret)
     quiz_rows, quiz_answers = [], []
     if answers:
-        quizzes = quiz.class_quizzes(state.quiz_seed, state.text)
-        report = class_report(quizzes["before"], quizzes["after"], [(a.form, a.number, a.item, a.option)
-                                                                    for a in answers])
+        quizzes, report = quiz.class_report_of(state.quiz_seed, state.text, answers)
         quiz_rows = report_rows(quizzes["before"], quizzes["after"], report)
         quiz_answers = [(a.form, a.number, a.nickname, a.item, a.option,
                          quizzes[a.form].items[a.item].question.grade(a.option)) for a in answers]
@@ -159,9 +157,7 @@ def quiz_results(store: ClassStore, code: str, secret: str, state) -> None:
     answers = store.all_quiz_answers(code, secret)
     if not answers:
         return
-    quizzes = quiz.class_quizzes(state.quiz_seed, state.text)
-    report = class_report(quizzes["before"], quizzes["after"], [(a.form, a.number, a.item, a.option)
-                                                                for a in answers])
+    quizzes, report = quiz.class_report_of(state.quiz_seed, state.text, answers)
     g, n = report.gain, len(quizzes["after"].items)
     st.subheader("Quiz results")
     cols = st.columns(3)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from teaching.quiz import FORMS, Quiz, build_quiz, lab_head_costs
-from teaching.quiz_results import LearnerResult
+from teaching.quiz_results import ClassReport, LearnerResult, class_report
 
 from .cache import checkpoint_for
 from .classes import CLASS_MODEL_KEY
@@ -20,7 +20,6 @@ from .text import escape_markdown
 
 MAX_SEED = 2 ** 31 - 1
 UNANSWERED = "-"                 # an item left out, in a link's list of answers
-FORM_TITLES = {"before": "Before the lesson", "after": "After the lesson"}
 
 
 @st.cache_resource(show_spinner=False)
@@ -111,11 +110,11 @@ def answer_each(quiz: Quiz, key: str, stored: dict[int, str], keep: Callable[[in
         _item(quiz, i, key, stored, on_change=lambda i=i: keep(i, st.session_state[f"{key}_{i}"]))
 
 
-def show_result(result: LearnerResult, before_title: str = "Before", after_title: str = "After") -> None:
+def show_result(result: LearnerResult) -> None:
     """The two scores, the gain in words, and each missed item: the model's answer, its numbers, its page."""
     left, middle, right = st.columns(3)
-    left.metric(before_title, "—" if result.before is None else f"{result.right_before} of {result.items}")
-    middle.metric(after_title, "—" if result.after is None else f"{result.right_after} of {result.items}")
+    left.metric("Before", "—" if result.before is None else f"{result.right_before} of {result.items}")
+    middle.metric("After", "—" if result.after is None else f"{result.right_after} of {result.items}")
     right.metric("Normalised gain", "—" if result.gain is None else f"{result.gain:.2f}",
                  help="g = (after − before) / (100 % − before): how much of the room the first score left, the "
                       "second one took up.")
@@ -141,3 +140,11 @@ def show_result(result: LearnerResult, before_title: str = "Before", after_title
 def class_quizzes(seed: int, text: str) -> dict[str, Quiz]:
     """A class's two quizzes: from the seed the store drew for it, never about the class's own text."""
     return {form: quiz_on_reverser(seed, form, (text,), for_class=True) for form in FORMS}
+
+
+def class_report_of(seed: int, text: str, answers: list) -> tuple[dict[str, Quiz], ClassReport]:
+    """A class's two quizzes and what its handed-in answers (classroom.store.QuizAnswerRow) say, for the teacher's
+    page and its CSV alike."""
+    quizzes = class_quizzes(seed, text)
+    return quizzes, class_report(quizzes["before"], quizzes["after"],
+                                 [(a.form, a.number, a.item, a.option) for a in answers])

@@ -24,9 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.labels import EOS_LABEL, KIND_SHORT, SOS_LABEL, weight_text
-from analysis.lab import ablation_ranking, lab_limit
+from analysis.lab import ablation_ranking, first_difference, lab_limit
 from analysis.run import TEACHER, Decoding, Run, make_run
 from analysis.table_store import lookup
+from analysis.tasks import words
 from transformer.data import LETTERS, held_out_strings, is_held_out, target
 from transformer.intervention import Head, Intervention
 from transformer.model import Transformer
@@ -40,7 +41,6 @@ WORD_LENGTHS = (5, 8)         # the short strings most items are built on: a lea
 WINDOW = 4                    # options in a window around the answer
 CLOSE = 0.05                  # the scaling item's "about the same": within this of the weight now
 TRIES = 400                   # strings an item may try before it gives up (it never has, on the bundled models)
-TASK_WORDS = {"reverse": "reversal", "copy": "copy", "sort": "sorted text"}
 
 
 class QuizError(Exception):
@@ -124,6 +124,11 @@ class QuizModel:
         return {"encoder_self": c.n_encoder_layers, "decoder_self": c.n_decoder_layers, "cross": c.n_decoder_layers}
 
 
+def _noun(task: str) -> str:
+    """What the task writes, as the pages name it, without its article: 'reversal', 'copy', 'sorted text'."""
+    return words(task).output.removeprefix("the ")
+
+
 def _tokens(labels: Sequence[str]) -> str:
     return " ".join(labels)
 
@@ -172,7 +177,7 @@ def positions_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
         if len(set(candidates)) < WINDOW:
             return None
         options = _shuffled(rng, candidates)
-        word = TASK_WORDS[m.task]
+        word = _noun(m.task)
         return Question(
             "choice",
             f"The model's task is the {word} of a text. Take '{text}' and trade the positional codes of source "
@@ -299,7 +304,7 @@ def cross_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
         written = f"has written '{run.output[:step]}' so far" if step else "has written nothing yet"
         return Question(
             "position",
-            f"The model's task is the {TASK_WORDS[m.task]} of a text. For '{text}' (positions 0 to {n - 1}) it "
+            f"The model's task is the {_noun(m.task)} of a text. For '{text}' (positions 0 to {n - 1}) it "
             f"{written} and is at step {step} (steps count from 0), about to write the next character. In the "
             f"last decoder layer, with its {m.model.config.n_heads} heads averaged, "
             "which source position gets the most cross-attention weight?",
@@ -334,7 +339,7 @@ def forcing_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
             f"on this text, as in training, what would the decoder read at step {t} (steps count from 0)?",
             _shuffled(rng, candidates), frozenset({right}),
             "Teacher forcing: in training, what the decoder reads at each step is not its own output.",
-            f"Teacher forcing feeds ⟨s⟩ and the correct {TASK_WORDS[m.task]} so far: {right}. Generating with "
+            f"Teacher forcing feeds ⟨s⟩ and the correct {_noun(m.task)} so far: {right}. Generating with "
             f"'{token}' forced, step {t} read {_tokens(forced.decoder_in[:t + 1])}."), {"token": token, "step": t}
     return _search(build, "teacher forcing")
 
@@ -386,19 +391,18 @@ def length_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
         run = m.run(text, max_len=lab_limit(m.model))
         if (run.output == run.target) != exact:
             return None
-        first = next((i for i, (a, b) in enumerate(zip(run.output, run.target)) if a != b),
-                     min(len(run.output), len(run.target)))
+        first = first_difference(run.output, run.target)
         kept = target(text[:trained], m.task)     # the task done on the characters it was trained to reach
-        wrong = (f"It writes {len(run.output)} characters, exactly the {TASK_WORDS[m.task]} of the first "
+        wrong = (f"It writes {len(run.output)} characters, exactly the {_noun(m.task)} of the first "
                  f"{trained} and nothing of the other {len(text) - trained}." if run.output == kept else
                  f"Its first wrong character is at step {first} of {len(run.target)}.")
         return Question(
             "choice",
             f"The model was trained on texts of 1 to {trained} characters. Will it write the exact "
-            f"{TASK_WORDS[m.task]} of this random text of {len(text)} characters?\n\n{text}",
+            f"{_noun(m.task)} of this random text of {len(text)} characters?\n\n{text}",
             LENGTH_OPTIONS, frozenset({LENGTH_OPTIONS[not exact]}),
             "Every position past the training length has a positional code the model never saw in training.",
-            "It writes the exact " + TASK_WORDS[m.task] + "." if exact else wrong), {"max_len": lab_limit(m.model)}
+            "It writes the exact " + _noun(m.task) + "." if exact else wrong), {"max_len": lab_limit(m.model)}
     return _search(build, "training length")
 
 
