@@ -3,7 +3,7 @@ by side, each scored against occlusion, and attention rollout beside occlusion."
 
 import streamlit as st
 
-from analysis.attribution import COMPLETENESS_TOLERANCE, VARIES
+from analysis.attribution import COMPLETENESS_TOLERANCE, QUICK_COUNT, VARIES
 from analysis.page_models.lab_attribution import HEADS_AVERAGED, why_view
 from explorer import why_runs
 from explorer.cache import checkpoint_or_stop, model_key, text_run
@@ -39,7 +39,7 @@ heads = [HEADS_AVERAGED, *(f"head {h}" for h in range(config.n_heads))]
 picked = right.selectbox("Head", heads, key="why_head", **VIEW)
 head = None if picked == HEADS_AVERAGED else int(picked.split()[-1])
 
-found = why_runs.lenses(key, text)
+found = why_runs.best_lenses(key, text)
 every = (why_runs.integrated_every_step(key, text) if why_runs.integrated_every_step.is_cached(key, text)
          else None)
 here = (why_runs.integrated_at(key, text, step) if why_runs.integrated_at.is_cached(key, text, step) else None)
@@ -53,6 +53,15 @@ st.dataframe({"source": view.sources, **{c.name: c.values for c in view.columns}
              width="stretch", column_config={c.name: st.column_config.NumberColumn(format="%.3g")
                                              for c in view.columns})
 st.caption(escape_markdown(view.completeness))
+if found.every_letter:
+    st.caption("Occlusion here swaps each character for every other letter in turn, as you asked.")
+else:
+    st.caption(f"Occlusion here swaps each character for {QUICK_COUNT} letters spread over the alphabet "
+               f"({len(text) * QUICK_COUNT} passes of the model). Every other letter takes about "
+               f"{len(text) * 25:,} passes: up to a second or two on 48 characters.")
+    if st.button("Occlusion with every other letter", icon=":material/swap_horiz:"):
+        why_runs.lenses(key, text, True)
+        st.rerun()
 if here is None and st.button("Integrated gradients at this step", icon=":material/calculate:",
                               help="A few hundred passes of the model: up to a second or two on 48 characters."):
     why_runs.integrated_at(key, text, step)

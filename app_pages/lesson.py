@@ -1,4 +1,4 @@
-"""Lesson: ten steps, each with a question the model answers, asked before the reveal."""
+"""Lesson: ten steps and an optional eleventh, each with a question the model answers, asked before the reveal."""
 
 import streamlit as st
 
@@ -14,7 +14,8 @@ from teaching.steps import STEPS
 
 st.title("🎓 Lesson: how a Transformer reverses your text")
 st.markdown(
-    "Ten steps, from characters to the mechanism, each on the text in the sidebar. Every step asks you to "
+    "Ten steps, from characters to the mechanism, and an optional eleventh for a longer class, each on the text "
+    "in the sidebar. Every step asks you to "
     "**predict first**; the model's own numbers then say whether you were right. Use **←** and **→** to move "
     "between steps. Teachers: each step has its own link (copy the address bar), and the sheet at the bottom "
     "has the questions, the model's answers and timings for a 50-minute class."
@@ -37,7 +38,7 @@ forward.button("Next", icon=":material/arrow_forward:", icon_position="right", s
                args=(lesson.STEP_KEY, 1, last), kwargs={"by": 1}, disabled=number == last, width="stretch", help="Next step (→ key)")
 step = STEPS[number - 1]
 
-st.subheader(f"Step {step.number} of {last} · {step.title}")
+st.subheader(f"Step {step.number} of {last} · {step.title}" + (" (optional)" if step.optional else ""))
 st.markdown(f"**Goal.** {step.goal}")
 view = lesson.step_view(step.number, key, text, ask_tables=False)   # all of it, but for a table an own model lacks
 lesson.draw(view.before)

@@ -6,7 +6,7 @@
 - interaction: from typing a new word (fill + Enter) to the page settled with every chart drawn, per page,
   for words of 5, 24 and 48 characters (48: the trained length). Every word is new, so the model runs each
   time (no cached result).
-- the lesson's steps (lesson-1 … lesson-10): the same, and the → key from the step before (on a new word
+- the lesson's steps (lesson-1 … lesson-11): the same, and the → key from the step before (on a new word
   of 24 characters, so the step's numbers are computed, not cached).
 """
 
@@ -23,12 +23,13 @@ from playwright.sync_api import sync_playwright
 
 from drivers.words import random_word
 from explorer.pages import PAGES as REGISTRY
+from teaching.steps import STEPS
 from drivers.harness import (
     ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, stop_server, type_text,
 )
 
 PAGES = {p.url_path or "home": p.url_path for p in REGISTRY}   # name -> url path
-TOUR = {f"lesson-{n}": f"lesson?lesson_step={n}" for n in range(1, 11)}
+TOUR = {f"lesson-{s.number}": f"lesson?lesson_step={s.number}" for s in STEPS}
 
 
 def cold_start(browser) -> float:

@@ -1,11 +1,12 @@
 """Occlusion on the bundled reverser: does occluding the character a step copies move that step more than
-occluding any other? Over the lab's 200 held-out words, every replacement letter, as Why this character? does.
+occluding any other? Over the lab's 200 held-out words, with both ways Why this character? swaps: five letters
+spread over the alphabet (its first view) and every other letter (on request).
 
     python -m benchmarks.occlusion
 
-Prints, over all steps and over the steps whose copied character (n − 1 − i) is the only one of its letter in
-its word, how often the copied character's occlusion is the largest, the words where that holds at every such
-step, and the seconds it took.
+Prints, for each, over all steps and over the steps whose copied character (n − 1 − i) is the only one of its
+letter in its word, how often the copied character's occlusion is the largest, the words where that holds at
+every such step, and the seconds it took; then how often the two put their largest value on the same position.
 """
 
 from __future__ import annotations
@@ -14,19 +15,21 @@ import time
 
 import numpy as np
 
-from analysis.attribution import occlusion
+from analysis.attribution import QUICK_COUNT, QUICK_LETTERS, occlusion, varies
 from analysis.run import make_run
 from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import held_out_strings
 
 
-def main() -> None:
-    ck = load(bundled_checkpoint("reverse"))
+def copied_moves_most(ck, runs, swaps: dict) -> list[np.ndarray]:
+    """Prints the figures for one way of swapping; returns each word's (T, S) occlusion."""
     start = time.perf_counter()
     steps = most = unique_steps = unique_most = whole_words = 0
-    words = held_out_strings(200, ck.model.config.max_len)
-    for word in words:
-        occluded = occlusion(ck.model, ck.vocab, make_run(ck.model, ck.vocab, word))
+    found = []
+    for run in runs:
+        word = run.text
+        occluded = occlusion(ck.model, ck.vocab, run, **swaps)
+        found.append(occluded)
         n, every = len(word), True
         for t in range(n):
             copied = n - 1 - t
@@ -36,10 +39,23 @@ def main() -> None:
                 unique_steps, unique_most = unique_steps + 1, unique_most + largest
                 every &= largest
         whole_words += every
-    print(f"all steps: copied character's occlusion the largest at {most} of {steps} ({most / steps:.1%})")
-    print(f"steps whose copied letter is unique in its word: {unique_most} of {unique_steps} "
+    print(f"  all steps: copied character's occlusion the largest at {most} of {steps} ({most / steps:.1%})")
+    print(f"  steps whose copied letter is unique in its word: {unique_most} of {unique_steps} "
           f"({unique_most / unique_steps:.1%}); words where it holds at every such step: {whole_words} of "
-          f"{len(words)}; {time.perf_counter() - start:.0f} s")
+          f"{len(runs)}; {time.perf_counter() - start:.0f} s")
+    return found
+
+
+def main() -> None:
+    ck = load(bundled_checkpoint("reverse"))
+    runs = [make_run(ck.model, ck.vocab, word) for word in held_out_strings(200, ck.model.config.max_len)]
+    print(f"{QUICK_COUNT} letters of {QUICK_LETTERS} (the page's first view):")
+    quick = copied_moves_most(ck, runs, dict(letters=QUICK_LETTERS, most=QUICK_COUNT))
+    print("every other letter:")
+    every = copied_moves_most(ck, runs, {})
+    same = [a.argmax() == b.argmax() for q, e in zip(quick, every) for a, b in zip(q, e) if varies(a) and varies(b)]
+    print(f"the two put their largest value on the same position at {sum(same)} of the {len(same)} steps where "
+          "both vary")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from .schema import classes, quiz_answers, seats, votes
 
 LIFETIME_S = 24 * 3600       # a class can be joined and voted in for a day
 MAX_SEATS = 500              # seats one class may hand out (a lecture hall, with room for rejoins)
-STEPS = 10                   # the lesson's steps (teaching.steps.STEPS; a test holds the two equal)
+STEPS = 11                   # the lesson's steps (teaching.steps.STEPS; a test holds the two equal)
 RETENTION_S = 7 * 24 * 3600  # then everything about it is deleted a week after it started
 ROUNDS = (1, 2)
 QUIZ_STAGES = ("no quiz yet", "the before quiz is open", "the before quiz is closed", "the after quiz is open",

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from analysis.attribution import Lenses
 from analysis.lab import HeadEffect
 from analysis.lesson import ForcedOutcomes
 from analysis.offsets import OffsetFit
@@ -17,9 +18,11 @@ from teaching import step_views
 from teaching.questions import Question
 from teaching.step_views import Chart, Display, Metric, Note, Side, StepView, Strip, Table, Written
 from teaching.steps import STEPS
-from viz import attention_heatmap, encoding_heatmap, mask_heatmap, norms_bars, probability_bars, softmax_comparison
+from viz import (attention_heatmap, encoding_heatmap, lens_rows, mask_heatmap, norms_bars, probability_bars,
+                 softmax_comparison)
 from viz.strips import vector_rows
 
+from . import why_runs
 from .charts import chart_in
 from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table
 from .links import page_link
@@ -29,7 +32,7 @@ from .text import escape_markdown, visible
 
 STEP_KEY = "lesson_step"
 FIGURES = {f.__name__: f for f in (attention_heatmap, encoding_heatmap, mask_heatmap, norms_bars, probability_bars,
-                                   softmax_comparison)}
+                                   softmax_comparison, lens_rows)}
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,9 @@ class CachedSource:
 
     def ablation_table(self, ask: bool) -> tuple[float, list[HeadEffect]] | None:
         return ablation_table(self.key, ask=ask)
+
+    def lenses(self) -> Lenses:
+        return why_runs.lenses(self.key, self.text)
 
 
 def step_view(number: int, key: str, text: str, ask_tables: bool = True) -> StepView:

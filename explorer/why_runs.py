@@ -13,9 +13,14 @@ from .cache import checkpoint_for, model_run, text_run
 
 
 @model_run(max_entries=8, show_spinner="Occlusion, gradients and rollout on your text…")
-def lenses(key: str, text: str) -> attribution.Lenses:
+def lenses(key: str, text: str, every_letter: bool = False) -> attribution.Lenses:
     ckpt = checkpoint_for(key)
-    return attribution.lenses(ckpt.model, ckpt.vocab, text_run(key, text))
+    return attribution.lenses(ckpt.model, ckpt.vocab, text_run(key, text), every_letter)
+
+
+def best_lenses(key: str, text: str) -> attribution.Lenses:
+    """Occlusion over every other letter once the learner has asked for it on this text, else the quick one."""
+    return lenses(key, text, True) if lenses.is_cached(key, text, True) else lenses(key, text)
 
 
 @model_run(max_entries=64, show_spinner="Integrated gradients at this step…")

@@ -21,6 +21,7 @@ from analysis.run import Run
 from transformer.intervention import Head
 
 KINDS_OF_ANSWER = ("choice", "position", "token", "head", "snapshot")
+TIE = 1e-3   # step 11: swaps whose drops are this close are tied (saturated steps drop by 1.000 at several)
 
 
 @dataclass(frozen=True)
@@ -354,3 +355,37 @@ def encoder_off_question(text: str, ablated: Run) -> Question:
 
 def head_name(head: Head) -> str:
     return f"{KIND_SHORT[head.kind]} L{head.layer} H{head.head}"
+
+
+def which_character_question(run: Run, attention: np.ndarray, occlusion: np.ndarray, step: int, swaps: int,
+                             agree: tuple[int, int]) -> Question:
+    """Which source character's swap lowers the probability of what step `step` writes the most? `attention`:
+    (S,) where the last cross layer's heads, averaged, look at this step (the evidence the page shows first);
+    `occlusion`: (S,) each position's mean drop over `swaps` replacement letters; `agree`: (steps where the two
+    tops agree, steps where both vary) on this text."""
+    options = tuple(_position(i, label) for i, label in enumerate(run.source))
+    written, looked = run.decoder_out[step], int(attention.argmax())
+    best = float(occlusion.max())
+    tops = [i for i in range(len(options)) if occlusion[i] >= best - TIE]
+    answers = frozenset(options[i] for i in tops)
+    named = " or ".join(f"position {i} ('{run.source[i]}')" for i in tops)
+    p = float(run.probs[step].max())
+    same, counted = agree
+    hints = {} if options[looked] in answers else {options[looked]: (
+        "That is where the heads' weight is largest: where they read. Whether the character there matters is "
+        f"what the swap tests. Which of your characters is '{written}', at which position?")}
+    return Question(
+        "position",
+        f"Step {step} writes '{written}' (p = {p:.3f}). Swap one character of your text at a time, for each of "
+        f"{swaps} other letters in turn, the decoder reading the same prefix: which position's swap lowers the "
+        f"probability of '{written}' the most?",
+        options, answers,
+        "The chart shows where the heads read, a clue, not a test. Which character of your text is the step "
+        "writing out?",
+        f"Swapping {named} lowers p('{written}') by {best:.3f} on average, "
+        + ("more than any other" if len(tops) == 1 else f"within {TIE:g} of each other, so each counts as right")
+        + f"; the last layer's heads, averaged, put their largest weight, {float(attention[looked]):.2f}, on "
+        f"position {looked} ('{run.source[looked]}'). On your text the two put their largest value on the same position at {same} of "
+        f"the {counted} steps where both vary.",
+        hints,
+    )

@@ -11,6 +11,7 @@ from .steps import INTRODUCTION_MINUTES, STEPS, WRAP_UP_MINUTES
 
 WHY_NO_QUESTION = {  # the steps whose question a model can lack, and why
     7: "it has no training snapshots",
+    11: "no swap of one character moves the probability of any character it writes by more than 0.001",
     9: "for a model of your own, the table of heads switched off and the cross heads' offsets are computed on "
        "request: once both have been computed on the Lesson's step 9, the sheet includes this step",
 }
@@ -21,10 +22,20 @@ def _schedule() -> list[tuple[int, int, str]]:
     rows, t = [(0, INTRODUCTION_MINUTES, "Introduction: type the class's text in the sidebar, read the reversal")], \
         INTRODUCTION_MINUTES
     for step in STEPS:
-        rows.append((t, t + step.minutes, f"Step {step.number}: {step.title}"))
-        t += step.minutes
+        if not step.optional:
+            rows.append((t, t + step.minutes, f"Step {step.number}: {step.title}"))
+            t += step.minutes
     rows.append((t, t + WRAP_UP_MINUTES, "Wrap-up: what surprised the class; the Glossary page"))
+    t += WRAP_UP_MINUTES
+    for step in STEPS:
+        if step.optional:   # past the 50 minutes
+            rows.append((t, t + step.minutes, f"Optional, for a longer class: step {step.number}: {step.title}"))
+            t += step.minutes
     return rows
+
+
+def _minutes(step) -> str:
+    return f"{step.minutes} min" + (", optional: for a longer class" if step.optional else "")
 
 
 def class_mode(titles: Mapping[str, str]) -> str:
@@ -42,7 +53,7 @@ def sheet_markdown(text: str, model: str, questions: list[Question | None], titl
              "| minutes | what |", "|---|---|"]
     lines += [f"| {a}–{b} | {what} |" for a, b, what in _schedule()]
     for step, question in zip(STEPS, questions):
-        lines += ["", f"## Step {step.number} · {step.title} ({step.minutes} min)", "",
+        lines += ["", f"## Step {step.number} · {step.title} ({_minutes(step)})", "",
                   f"**Goal.** {step.goal}", "", f"**Look for.** {step.look_for} (page: {titles[step.page]})", ""]
         if question is None:
             lines += [f"No question here for this model ({WHY_NO_QUESTION.get(step.number, '')}).", ""]
@@ -64,7 +75,7 @@ def sheet_html(text: str, model: str, questions: list[Question | None], titles: 
              "</tr>" + "".join(f"<tr><td>{a}–{b}</td><td>{e(what)}</td></tr>" for a, b, what in _schedule())
              + "</table>"]
     for step, question in zip(STEPS, questions):
-        parts.append(f'<section><h2>Step {step.number} · {e(step.title)} <small>({step.minutes} min)</small></h2>'
+        parts.append(f'<section><h2>Step {step.number} · {e(step.title)} <small>({_minutes(step)})</small></h2>'
                      f"<p><b>Goal.</b> {e(step.goal)}</p><p><b>Look for.</b> {e(step.look_for)} "
                      f"(page: {e(titles[step.page])})</p>")
         if question is None:

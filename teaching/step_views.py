@@ -14,6 +14,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
+from analysis.attribution import QUICK_COUNT, VARIES, Lenses, agreement, varies
 from analysis.lab import HeadEffect
 from analysis.labels import attention_axes, token_label, visible
 from analysis.lesson import ForcedOutcomes, input_vectors
@@ -46,6 +47,7 @@ class LessonSource(Protocol):
     def forced_table(self, token: str, ask: bool) -> ForcedOutcomes | None: ...
     def cross_offsets(self, ask: bool) -> list[OffsetFit] | None: ...
     def ablation_table(self, ask: bool) -> tuple[float, list[HeadEffect]] | None: ...
+    def lenses(self) -> Lenses: ...                   # Why this character?'s lenses on the text (quick occlusion)
 
 
 # --- What a step shows: a few kinds of display, each drawn one way ------------------------------------------
@@ -296,10 +298,39 @@ def _encoder_off(source: LessonSource) -> StepView:
                           Metric("Every encoder head off", visible(off.output) or "(nothing)")),))
 
 
+def telling_step(run: Run, attention: np.ndarray, occluded: np.ndarray) -> int | None:
+    """Step 11's output step: the first character written where the position attention weighs most is not among
+    occlusion's largest (within VARIES), else the first where occlusion varies at all (None: no swap moves any
+    step)."""
+    moving = [t for t in range(len(run.output)) if varies(occluded[t])]
+    parted = [t for t in moving if occluded[t, attention[t].argmax()] < occluded[t].max() - VARIES]
+    return (parted or moving or [None])[0]
+
+
+def _which_character(source: LessonSource) -> StepView:
+    run, lenses = source.run(), source.lenses()
+    attention = lenses.attention[-1].mean(0)                                   # (T, S) the last layer, averaged
+    t = telling_step(run, attention, lenses.occlusion)
+    if t is None:
+        return StepView(STEPS[10], None, ())
+    sources = [f"{i}: {visible(c)}" for i, c in enumerate(run.source)]
+    looked = f"attention (layer {len(lenses.attention) - 1}, heads averaged)"
+    where = Chart("lens_rows", {"names": [looked], "values": attention[t][None], "sources": sources,
+                                "title": f"Where the last layer looks at step {t}"}, "lesson_attention_row")
+    both = Chart("lens_rows", {"names": [looked, "occlusion"], "values": np.stack([attention[t], lenses.occlusion[t]]),
+                               "sources": sources, "title": f"Step {t}: attention and occlusion (each row on its "
+                                                            "own colour scale)"}, "lesson_occlusion_row")
+    found = agreement(attention, lenses.occlusion)
+    agree = (round((found.same_top or 0) * found.steps), found.steps)
+    question = q.which_character_question(run, attention[t], lenses.occlusion[t], t, QUICK_COUNT, agree)
+    return StepView(STEPS[10], question, (where,), (both,))
+
+
 BUILDERS: dict[int, Callable[[LessonSource, bool], StepView]] = {
     1: lambda s, ask: _embeddings(s), 2: lambda s, ask: _positions(s), 3: lambda s, ask: _one_head(s),
     4: lambda s, ask: _masks(s), 5: lambda s, ask: _decoder(s), 6: lambda s, ask: _cross_attention(s),
     7: lambda s, ask: _training(s), 8: _forcing, 9: _ablation, 10: lambda s, ask: _encoder_off(s),
+    11: lambda s, ask: _which_character(s),
 }
 assert sorted(BUILDERS) == [s.number for s in STEPS]
 

@@ -1,4 +1,5 @@
-"""The lesson's ten steps in teaching order, and the minutes a 50-minute class gives each."""
+"""The lesson's steps in teaching order, and the minutes a 50-minute class gives each: ten steps, and an
+optional eleventh for a longer class."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ class Step:
     look_for: str        # what to look at in the live view
     page: str            # the id of the app page that shows it in full (explorer.pages)
     minutes: int
+    optional: bool = False   # outside the 50 minutes: for a longer class
 
 
 STEPS: tuple[Step, ...] = (
@@ -72,6 +74,12 @@ STEPS: tuple[Step, ...] = (
          "switches some of them off and probes for it.",
          "What the model writes with every encoder head switched off (and look back at step 3's last column).",
          "how_it_reverses", 4),
+    Step(11, "Which character made this one?",
+         "Attention says where a head reads; swapping a character for other letters and watching the probability "
+         "of what the step writes tests whether reading it mattered. The two need not agree.",
+         "Where the last layer's cross-attention looks at this step, its heads averaged; after you answer, how "
+         "far each character's swap lowers the probability of what the step writes.",
+         "lab_attribution", 5, optional=True),
 )
 INTRODUCTION_MINUTES, WRAP_UP_MINUTES = 3, 3
-assert INTRODUCTION_MINUTES + sum(s.minutes for s in STEPS) + WRAP_UP_MINUTES == 50
+assert INTRODUCTION_MINUTES + sum(s.minutes for s in STEPS if not s.optional) + WRAP_UP_MINUTES == 50

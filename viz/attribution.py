@@ -25,9 +25,10 @@ def lens_rows(names: list[str], values: np.ndarray, sources: list[str], title: s
                 hovertemplate="%{y}<br>source %{x}<br>%{customdata}<extra></extra>")
     if len(sources) <= SHOWN_VALUES:
         cell.update(text=text, texttemplate="%{text}", textfont=dict(size=12))
-    return figure([cell], title, 110 + 46 * len(names),
+    rotated = 60 if len(sources) > SHOWN_VALUES else 0   # room for tick labels Plotly turns on their side
+    return figure([cell], title, 110 + rotated + 46 * len(names),
                   xaxis=dict(tickmode="array", tickvals=list(range(len(sources))), ticktext=sources,
-                             title=dict(text="source character")),
+                             title=dict(text="source character", standoff=12), automargin=True),
                   yaxis=dict(autorange="reversed", automargin=True))
 
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..attribution import (COMPLETENESS_TOLERANCE, MOST_POINTS, VARIES, Agreement, Integrated, Lenses, agreement,
-                           varies)
+from ..attribution import (COMPLETENESS_TOLERANCE, MOST_POINTS, QUICK_COUNT, QUICK_LETTERS, VARIES, Agreement,
+                           Integrated, Lenses, agreement, varies)
 from ..labels import visible
 from ..run import Run
 
@@ -28,10 +28,17 @@ LENS_SAYS = {
     "integrated gradients": "the same slopes summed along a straight line from all-zero embeddings to the text's, "
                             "so a step's numbers add up to how far its log-probability moves between the two; the "
                             "all-zero start is a choice",
-    "occlusion": "the drop in the chosen token's probability when that one character is swapped for each other "
-                 "letter in turn (the mean): a direct test, one character at a time, blind to characters that "
-                 "matter only together",
+    "occlusion": "the drop in the chosen token's probability when that one character is swapped for {letters} "
+                 "in turn (the mean): a direct test, one character at a time, blind to characters that matter only "
+                 "together",
 }
+QUICK_SWAPS = (f"each of the first {QUICK_COUNT} of the letters {' '.join(QUICK_LETTERS)} that differ from it "
+               "(spread over the alphabet)")
+EVERY_SWAP = "each other letter"
+
+
+def occlusion_says(lenses: Lenses) -> str:
+    return LENS_SAYS["occlusion"].format(letters=EVERY_SWAP if lenses.every_letter else QUICK_SWAPS)
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,7 @@ def why_view(run: Run, lenses: Lenses, layer: int, head: int | None, step: int, 
                    lenses.grad_input[step], LENS_SAYS["gradient × input"]),
         *([LensColumn("integrated gradients", integrated.attributions, LENS_SAYS["integrated gradients"])]
           if integrated is not None else []),
-        LensColumn("occlusion", lenses.occlusion[step], LENS_SAYS["occlusion"]),
+        LensColumn("occlusion", lenses.occlusion[step], occlusion_says(lenses)),
     ]
     if integrated is None:
         completeness = "Integrated gradients at this step are computed when you ask (below the table)."

@@ -1,5 +1,6 @@
 """Why this character? under AppTest: the page draws its lenses for every task on a 48-character text, its
-numbers are the model's (the occlusion column against analysis.attribution), a step and a head are chosen from
+numbers are the model's (the occlusion column against analysis.attribution, with five letters and then every
+other letter on request), a step and a head are chosen from
 the page, and integrated gradients at every step join the agreement table when asked for."""
 
 from __future__ import annotations
@@ -30,7 +31,13 @@ def test_the_page_draws_every_lens_for_every_task_on_48_characters(task):
     assert len(at.get("plotly_chart")) == 2
     ckpt = task_checkpoint(task)
     run = make_run(ckpt.model, ckpt.vocab, LONG, task=task)
-    assert np.allclose(table["occlusion"], A.occlusion(ckpt.model, ckpt.vocab, run)[0], atol=1e-6)
+    quick = A.occlusion(ckpt.model, ckpt.vocab, run, A.QUICK_LETTERS, A.QUICK_COUNT)
+    assert np.allclose(table["occlusion"], quick[0], atol=1e-6)
+    next(b for b in at.button if b.label == "Occlusion with every other letter").click().run()
+    no_exception(at)
+    assert np.allclose(at.dataframe[0].value["occlusion"], A.occlusion(ckpt.model, ckpt.vocab, run)[0], atol=1e-6)
+    assert not any(b.label == "Occlusion with every other letter" for b in at.button)
+    assert "each other letter in turn" in " ".join(m.value for m in at.markdown)
 
 
 def test_choosing_a_step_and_a_head_and_asking_for_every_step():

@@ -50,7 +50,7 @@ def test_a_teacher_starts_a_class_and_gets_a_code_a_qr_code_and_a_private_link(s
     assert any(code in str(h.proto.body) for h in at.get("html"))          # shown large
     assert len(at.get("image")) == 1                                         # the QR code
     assert any(secret in c.value for c in at.code)                           # the private link, in an expander
-    assert "0 students joined" in texts(at) and "Step 1 of 10" in " ".join(s.value for s in at.subheader)
+    assert "0 students joined" in texts(at) and "Step 1 of 11" in " ".join(s.value for s in at.subheader)
 
 
 def test_a_text_the_model_cannot_read_starts_no_class(store):
@@ -216,7 +216,7 @@ def test_an_expired_class_takes_no_seat_and_says_so_while_its_teacher_still_sees
     assert any("has ended" in e.value for e in at.error) and "seat" not in at.query_params
     at = teacher(new)
     no_exception(at)
-    assert "Step 1 of 10" in " ".join(s.value for s in at.subheader)
+    assert "Step 1 of 11" in " ".join(s.value for s in at.subheader)
 
 
 def test_the_teacher_prepares_the_csv_then_ends_the_class_and_its_answers_are_gone(store):
@@ -310,3 +310,25 @@ def test_a_class_takes_both_quizzes_and_the_teacher_sees_the_gain_and_the_items(
     csv = at.session_state["_class_csv"][1].decode()
     assert "normalised gain" in csv and f"{(0.75 - 0.25) / 0.75:.3f}" in csv and "discrimination" in csv
     assert csv.count("\nafter,") == 8 + 16 and csv.count("\nbefore,") == 8 + 16   # items, then answers
+
+
+def test_the_optional_eleventh_step_runs_in_class_a_student_votes_and_sees_the_models_answer(store):
+    new = store.create_class("attention is all you need")
+    store.go_to_step(new.code, new.secret, 11)
+    store.open_voting(new.code, new.secret)
+    at = teacher(new)
+    no_exception(at)
+    assert "Step 11 of 11" in " ".join(s.value for s in at.subheader)
+    at = student(new.code)
+    at.text_input[1].set_value("Bo")
+    at.button[0].click().run()
+    token = at.query_params["seat"]
+    q = question(11, CLASS_MODEL_KEY, "attention is all you need")
+    wrong = next(i for i, o in enumerate(q.options) if not q.grade(o))
+    [b for b in at.button if b.key == f"vote_11_1_{wrong}"][0].click().run()
+    no_exception(at)
+    assert store.counts(new.code, 11, 1) == {q.options[wrong]: 1}
+    store.reveal(new.code, new.secret)
+    at = student(new.code, token)
+    no_exception(at)
+    assert any(s.value.replace("\\", "").startswith(f"The model's answer: {q.answer}") for s in at.success)

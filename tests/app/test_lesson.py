@@ -1,8 +1,10 @@
 """The Lesson page: every step asks first and grades each option against the model in use; a wrong answer gets
 a hint and the answer on request; the step is in the URL; the keys and the teacher's sheet are there."""
 
+import numpy as np
 import pytest
 
+from analysis import attribution
 from analysis.offsets import run_offsets
 from analysis.run import make_run
 from teaching.steps import STEPS
@@ -71,10 +73,17 @@ def expected(ckpt, step: int) -> set[str]:
                                      if h.kind == "encoder_self"))
         reverses = make_run(model, vocab, TEXT, edit=off).output == TEXT[::-1]
         return {"yes, the exact reversal" if reverses else "no, something else"}
+    if step == 11:   # the first written step whose most-weighed position is not among the swaps' largest drops
+        occluded = attribution.occlusion(model, vocab, run, attribution.QUICK_LETTERS, attribution.QUICK_COUNT)
+        looked = run.trace["cross", model.config.n_decoder_layers - 1].mean(0).argmax(-1)       # (T,)
+        moving = [t for t in range(len(TEXT)) if np.ptp(occluded[t]) > 1e-3]
+        t = next((t for t in moving if occluded[t, looked[t]] < occluded[t].max() - 1e-3), moving[0])
+        return {f"{i}: {c}" for i, c in enumerate(TEXT) if occluded[t, i] >= occluded[t].max() - 1e-3}
     raise AssertionError(step)
 
 
-@pytest.mark.parametrize("step", [5, 6, 7, 9, 10], ids=["token", "position", "snapshot", "head", "choice"])
+@pytest.mark.parametrize("step", [5, 6, 7, 9, 10, 11],
+                         ids=["token", "position", "snapshot", "head", "choice", "swapped position"])
 def test_each_kind_of_question_calls_right_exactly_the_models_answer(ckpt, step):
     at = open_page("lesson", TEXT, state={"lesson_step": step})
     no_exception(at)
@@ -144,14 +153,14 @@ def test_an_own_models_steps_8_and_9_show_their_evidence_then_ask_for_each_missi
 def test_the_step_is_in_the_link_and_the_arrow_keys_move_it():
     at = open_app({"text": "level", "lesson_step": "4"}, "lesson")
     no_exception(at)
-    assert at.subheader[0].value == "Step 4 of 10 · Masks"
+    assert at.subheader[0].value == "Step 4 of 11 · Masks"
     back, forward = at.button[0], at.button[1]
     assert (back.proto.shortcut, forward.proto.shortcut) == ("left", "right")
     forward.click().run()
-    assert at.subheader[0].value.startswith("Step 5 of 10")
+    assert at.subheader[0].value.startswith("Step 5 of 11")
     at.button[0].click().run()
     at.button[0].click().run()
-    assert at.subheader[0].value.startswith("Step 3 of 10")
+    assert at.subheader[0].value.startswith("Step 3 of 11")
 
 
 def prepared_sheets(at, monkeypatch) -> dict[str, str]:

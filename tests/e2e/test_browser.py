@@ -153,16 +153,16 @@ def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_s
     page = context.new_page()
     load(page, f"{server}/lesson?text=banana", timeout=120_000)
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Step 1 of 10", exact=False)).to_be_visible()
+    expect(main.get_by_text("Step 1 of 11", exact=False)).to_be_visible()
     expect(main.get_by_role("button", name=re.compile("Next"))).to_be_enabled()     # its key is listened for
     for number in range(2, 11):                                   # → alone, from the first step to the last
         page.keyboard.press("ArrowRight")
-        expect(main.get_by_text(f"Step {number} of 10", exact=False)).to_be_visible(timeout=120_000)
+        expect(main.get_by_text(f"Step {number} of 11", exact=False)).to_be_visible(timeout=120_000)
         settle(page)
         assert f"lesson_step={number}" in page.evaluate("location.href")   # page.url lags history.replaceState
     for number in (9, 8, 7, 6):                                   # ← back to the cross-attention step
         page.keyboard.press("ArrowLeft")
-        expect(main.get_by_text(f"Step {number} of 10", exact=False)).to_be_visible(timeout=60_000)
+        expect(main.get_by_text(f"Step {number} of 11", exact=False)).to_be_visible(timeout=60_000)
         settle(page)
     assert page.locator("[data-testid='stException']").count() == 0
     from explorer.cache import BUNDLED_CHECKPOINT
@@ -186,7 +186,7 @@ def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_s
     other = browser.new_context(viewport={"width": 1400, "height": 1000})
     fresh = other.new_page()
     load(fresh, link)
-    expect(fresh.get_by_test_id("stMain").get_by_text("Step 6 of 10 · Cross-attention")).to_be_visible()
+    expect(fresh.get_by_test_id("stMain").get_by_text("Step 6 of 11 · Cross-attention")).to_be_visible()
     assert fresh.get_by_role("textbox", name="Your text").input_value() == "banana"
     assert fresh.get_by_test_id("stAlertContentSuccess").count() == 0  # the answer is not in the link
     other.close()

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import viz
+from analysis import attribution
 from analysis.lab import ablation_ranking
 from analysis.lesson import forced_outcomes
 from analysis.offsets import head_offsets
@@ -60,6 +61,14 @@ class DirectSource:
 
     def ablation_table(self, ask):
         return _ablation() if ask else None
+
+    def lenses(self):
+        return _lenses(self.text)
+
+
+@functools.cache
+def _lenses(text):
+    return attribution.lenses(bundled().model, bundled().vocab, make_run(bundled().model, bundled().vocab, text))
 
 
 @functools.cache
@@ -154,8 +163,37 @@ def test_step_9_puts_the_costliest_head_first_and_names_it():
 def test_a_step_a_model_cannot_ask_has_no_question_and_an_unknown_step_is_refused():
     assert step_views.step_view(7, DirectSource("banana", snapshotted=False)).question is None
     assert step_views.step_view(9, DirectSource("banana"), ask=False).question is None   # its tables not asked for
-    with pytest.raises(ValueError, match="steps 1 to 10"):
-        step_views.step_view(11, DirectSource("banana"))
+    with pytest.raises(ValueError, match="steps 1 to 11"):
+        step_views.step_view(12, DirectSource("banana"))
+
+
+def test_step_11_asks_where_attention_and_the_swaps_part_and_the_swaps_answer_it():
+    """On this text the last layer's averaged attention and occlusion part at some steps: the step asks about the
+    first, and its answer is the position whose swaps (recomputed here as forced runs) lower the probability
+    most, not the one attention weighs most."""
+    text = "attention is all you need"
+    record, run = step_views.step_view(11, DirectSource(text)), make_run(bundled().model, bundled().vocab, text)
+    (where,) = charts(record.before)
+    attention = run.trace["cross", 1].mean(0)                                      # (T, S) the last layer
+    t = int(record.question.prompt.split()[1])
+    np.testing.assert_allclose(where.arguments["values"][0], attention[t])
+    chosen = list(run.chosen_ids)
+
+    def drop(j):   # the mean drop in p(what step t writes) over the page's swaps of position j
+        letters = [c for c in attribution.QUICK_LETTERS if c != text[j]][:attribution.QUICK_COUNT]
+        forced = Decoding(forced=tuple(enumerate(run.fed_ids)))
+        return np.mean([run.probs[t][chosen[t]] - make_run(bundled().model, bundled().vocab,
+                                                           text[:j] + c + text[j + 1:], forced).probs[t][chosen[t]]
+                        for c in letters])
+
+    answer, looked = int(record.question.answer.split(":")[0]), int(attention[t].argmax())
+    assert answer != looked and drop(answer) > drop(looked) + attribution.VARIES
+    assert record.question.hint_for(f"{looked}: {run.source[looked]}") != record.question.hint
+    earlier = [s for s in range(t) if attention[s].argmax() != run.source.__len__() - 1 - s]
+    assert all(_lenses(text).occlusion[s, attention[s].argmax()] >= _lenses(text).occlusion[s].max() - 1e-3
+               for s in earlier)                                                 # no earlier step parts
+    (both,) = charts(record.after)
+    np.testing.assert_allclose(both.arguments["values"][1], _lenses(text).occlusion[t])
 
 
 def test_a_learners_text_with_spaces_is_shown_with_visible_spaces():

@@ -4,6 +4,7 @@ training snapshot gives its own answers), and the teacher's sheet built from the
 import numpy as np
 import pytest
 
+from analysis import attribution
 from analysis.lab import ablation_ranking
 from analysis.lesson import FORCED_OUTCOMES, forced_outcome, forced_outcomes
 from analysis.offsets import head_offsets, run_offsets
@@ -143,12 +144,16 @@ def test_the_ablation_question_follows_the_ranking_it_is_given():
 def test_the_teachers_sheet_has_every_step_question_and_expected_answer_in_fifty_minutes(bundled):
     got = questions(bundled.model, bundled.vocab)
     head = q.ablation_question([q.HeadEffect(Head("cross", 1, 0), 0.2, 0.8)] * 1, 10)
+    run = make_run(bundled.model, bundled.vocab, "parallel")
+    lenses = attribution.lenses(bundled.model, bundled.vocab, run)
+    swaps = q.which_character_question(run, lenses.attention[-1].mean(0)[2], lenses.occlusion[2], 2, 5, (7, 9))
     every = [got["embedding"], got["positions"], got["scaling"], got["mask"], got["decode"], got["cross"],
-             None, got["forcing"], head, got["encoder_off"]]                 # step 7 without snapshots says so
+             None, got["forcing"], head, got["encoder_off"], swaps]          # step 7 without snapshots says so
     markdown = sheet_markdown("par<b>allel", "the bundled model", every, TITLES)
     page = sheet_html("par<b>allel", "the bundled model", every, TITLES)
-    assert INTRODUCTION_MINUTES + sum(s.minutes for s in STEPS) + WRAP_UP_MINUTES == 50
-    assert "| 47–50 | Wrap-up" in markdown
+    assert INTRODUCTION_MINUTES + sum(s.minutes for s in STEPS if not s.optional) + WRAP_UP_MINUTES == 50
+    assert "| 47–50 | Wrap-up" in markdown and "| 50–55 | Optional, for a longer class: step 11" in markdown
+    assert "(5 min, optional: for a longer class)" in markdown
     for step, question in zip(STEPS, every):
         assert f"Step {step.number} · {step.title}" in markdown
         assert f"(page: {TITLES[step.page]})" in markdown and f"(page: {TITLES[step.page]})" in page
