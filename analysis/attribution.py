@@ -28,6 +28,7 @@ from transformer.model import Transformer
 from transformer.vocab import Vocab
 
 from .inside import value_weighted
+from .lab import Progress, report
 from .run import Run
 
 FIRST_POINTS, MOST_POINTS = 64, 1024   # points on the integrated gradients' path (Gauss-Legendre), doubled
@@ -111,7 +112,7 @@ def gradient_x_input(model: Transformer, run: Run) -> np.ndarray:
 
 @torch.inference_mode()
 def occlusion(model: Transformer, vocab: Vocab, run: Run, letters: str = LETTERS,
-              most: int | None = None) -> np.ndarray:
+              most: int | None = None, progress: Progress = None) -> np.ndarray:
     """(T, S) p(chosen token) with the text as it is, minus its mean with source position j replaced by each
     letter of `letters` other than its own (the first `most` of them), the decoder reading the same prefix:
     positive where the character mattered to the step."""
@@ -128,6 +129,7 @@ def occlusion(model: Transformer, vocab: Vocab, run: Run, letters: str = LETTERS
     drops = np.zeros((len(run.chosen_ids), len(src)))
     counts = np.zeros(len(src))
     for start in range(0, len(variants), OCCLUSION_BATCH):
+        report(progress, start / len(variants))
         batch = torch.tensor(variants[start:start + OCCLUSION_BATCH])                      # (B, S)
         logits = model.decode(tgt.expand(len(batch), -1), model.encode(batch))            # (B, T, V)
         p = torch.softmax(logits, -1).gather(-1, chosen.expand(len(batch), -1)[..., None])[..., 0]   # (B, T)
@@ -150,12 +152,14 @@ def rollout(run: Run) -> np.ndarray:
     return run.trace["cross", last].mean(0) @ merged                                      # (T, S)
 
 
-def lenses(model: Transformer, vocab: Vocab, run: Run, every_letter: bool = False) -> Lenses:
-    """Every lens but integrated gradients; occlusion over QUICK_COUNT letters, or every other one."""
+def lenses(model: Transformer, vocab: Vocab, run: Run, every_letter: bool = False,
+           progress: Progress = None) -> Lenses:
+    """Every lens but integrated gradients; occlusion over QUICK_COUNT letters, or every other one (its share
+    done reported to `progress`)."""
     layers = run.trace.n_layers("cross")
     attention = np.stack([run.trace["cross", layer] for layer in range(layers)])          # (L, H, T, S)
     influence = np.stack([value_weighted(model, run.trace, "cross", layer) for layer in range(layers)])
-    occluded = (occlusion(model, vocab, run) if every_letter else
+    occluded = (occlusion(model, vocab, run, progress=progress) if every_letter else
                 occlusion(model, vocab, run, QUICK_LETTERS, QUICK_COUNT))
     return Lenses(attention, influence, gradient_x_input(model, run), occluded, rollout(run), every_letter)
 

@@ -60,7 +60,8 @@ else:
                f"({len(text) * QUICK_COUNT} passes of the model). Every other letter takes about "
                f"{len(text) * 25:,} passes: up to a second or two on 48 characters.")
     if st.button("Occlusion with every other letter", icon=":material/swap_horiz:"):
-        why_runs.lenses(key, text, True)
+        bar = st.progress(0.0, text="Every other letter, position by position…")
+        why_runs.lenses(key, text, True, lambda share: bar.progress(share))
         st.rerun()
 if here is None and st.button("Integrated gradients at this step", icon=":material/calculate:",
                               help="A few hundred passes of the model: up to a second or two on 48 characters."):

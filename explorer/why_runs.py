@@ -13,9 +13,9 @@ from .cache import checkpoint_for, model_run, text_run
 
 
 @model_run(max_entries=8, show_spinner="Occlusion, gradients and rollout on your text…")
-def lenses(key: str, text: str, every_letter: bool = False) -> attribution.Lenses:
+def lenses(key: str, text: str, every_letter: bool = False, _progress: Progress = None) -> attribution.Lenses:
     ckpt = checkpoint_for(key)
-    return attribution.lenses(ckpt.model, ckpt.vocab, text_run(key, text), every_letter)
+    return attribution.lenses(ckpt.model, ckpt.vocab, text_run(key, text), every_letter, _progress)
 
 
 def best_lenses(key: str, text: str) -> attribution.Lenses:

@@ -103,3 +103,11 @@ def test_occluding_the_copied_character_moves_its_step_most(bundled):
                 steps += 1
                 moved_most += occluded[t, copied] > np.delete(occluded[t], copied).max()
     assert moved_most / steps >= 0.95, (moved_most, steps)
+
+
+def test_occlusion_over_every_letter_reports_its_progress_batch_by_batch(bundled):
+    run = make_run(bundled.model, bundled.vocab, random_string(random.Random(5), 30))
+    shares = []
+    A.lenses(bundled.model, bundled.vocab, run, every_letter=True, progress=shares.append)
+    batches = -(-sum(26 - (c != " ") for c in run.text) // A.OCCLUSION_BATCH)   # 25 letters a letter, 26 a space
+    assert len(shares) == batches and shares == sorted(shares) and shares[0] == 0 and shares[-1] < 1
