@@ -174,18 +174,32 @@ VARIES = 1e-3   # a step's lens (or occlusion) varies over the source when its v
 class Agreement:
     rho: float | None            # Spearman ρ with occlusion, averaged over the steps where both vary
     steps: int                   # the steps where both vary: the only ones either figure counts
-    same_top: float | None       # the share of those steps where both put their largest value on the same position
+    same_top: float | None       # the share of those steps where the lens's largest value is on one of occlusion's
 
 
 def varies(row: np.ndarray) -> bool:
     return float(np.ptp(row)) > VARIES
 
 
+def tops(row: np.ndarray) -> set[int]:
+    """The positions within VARIES of a row's largest value: a saturated step's drops of 1.000 at two
+    positions are a tie, not a ranking."""
+    return {int(i) for i in np.flatnonzero(row >= row.max() - VARIES)}
+
+
+def without_noise(row: np.ndarray) -> np.ndarray:
+    """Values within VARIES of 0 set to 0, so that ranks tie them instead of ranking float noise (±1e-7)."""
+    return np.where(np.abs(row) > VARIES, row, 0.0)
+
+
 def agreement(lens: np.ndarray, occluded: np.ndarray) -> Agreement:
-    """How far a (T, S) lens ranks the source positions as occlusion does, over the steps where both vary."""
-    counted = [(a, b) for a, b in zip(lens, occluded) if varies(a) and varies(b)]
+    """How far a (T, S) lens ranks the source positions as occlusion does, over the steps where both vary:
+    Spearman ρ with values within VARIES of 0 tied at 0, and how often the lens's top is among occlusion's
+    (within VARIES)."""
+    counted = [(a, b) for a, b in zip(lens, occluded) if varies(a) and varies(b)
+               and np.ptp(without_noise(a)) > 0 and np.ptp(without_noise(b)) > 0]   # (±0.0009 would be all 0)
     if not counted:
         return Agreement(None, 0, None)
-    rhos = [float(spearmanr(a, b).statistic) for a, b in counted]
-    same = float(np.mean([a.argmax() == b.argmax() for a, b in counted]))
+    rhos = [float(spearmanr(without_noise(a), without_noise(b)).statistic) for a, b in counted]
+    same = float(np.mean([int(a.argmax()) in tops(b) for a, b in counted]))
     return Agreement(float(np.mean(rhos)), len(counted), same)

@@ -34,6 +34,10 @@ choice = left.selectbox("The other text", [*pairs, "type one"], key="patch_pair"
 typed = right.text_input("Your other text", value=next(iter(pairs.values())), key="patch_other",
                          max_chars=config.max_len, disabled=choice != "type one", **VIEW)
 other_text = typed if choice == "type one" else pairs[choice]
+apart = sum(x != y for x, y in zip(text, other_text)) + abs(len(text) - len(other_text))
+if choice == "type one" and apart > 1:
+    st.info(f"Your other text differs from yours at {apart} positions (counted place by place): one patch then "
+            "carries one of several differences.", icon="ℹ️")
 try:
     ckpt.vocab.encode(other_text, config.max_len)
     clean, other = text_run(key, text), text_run(key, other_text)
@@ -59,7 +63,8 @@ done = why_runs.patched(key, text, other_text, site, position, layer, head)
 view = patch_view(clean, done, why_runs.site_of(site, position, layer, head))
 asked = (text, other_text, site, position, layer, head)
 st.markdown(escape_markdown(f"'{other_text}' writes '{other.output}'.") + " **Predict first:** with this one "
-            "activation copied from the clean run, which of its output characters will change?")
+            "activation copied from the clean run, which of its output characters will change? (The model decodes "
+            "freely: a character that changes is read by the steps after it, so they may change too.)")
 picked = st.pills("Output steps that will change", view.options, selection_mode="multi",
                   key=f"patch_guess_{zlib.crc32(repr(asked).encode()):08x}")   # a fresh guess for each patch
 revealed = st.session_state.get(REVEALED_KEY)
@@ -85,11 +90,14 @@ if not why_runs.causal_cone.is_cached(key, text, other_text):
         stop_page()
     bar = st.progress(0.0, text="Every single patch, one at a time…")
     why_runs.causal_cone(key, text, other_text, lambda share: bar.progress(share))
-    bar.empty()
+    st.rerun()
 found = why_runs.causal_cone(key, text, other_text)
 sources = [f"{i}: {s}" for i, s in enumerate(clean.source[:len(found.memory)])]
 show_chart(causal_cone(found.memory, found.stream, sources, [str(t) for t in range(found.stream.shape[1])],
-                       found.steps, "Output steps whose top token moves, one patch at a time"), key="cone")
-st.caption("Each cell: one patch on its own, with the other text's own output read at every step, so a cell counts "
-           "the steps whose top token moves directly, not the shifts that follow in free decoding.")
+                       "Output steps whose most likely character moves, one patch at a time"), key="cone")
+st.caption("Each cell: one patch on its own, with the other text's own output read at every step (as in "
+           "training), so a cell counts the steps whose most likely next character moves against that fixed prefix. "
+           "Free decoding, as in the reveal above, can change fewer steps or more: there, a changed character is "
+           "read by the steps after it. The cells that change anything draw the \"causal cone\": the part of the "
+           "computation that carries the difference between the two texts.")
 st.caption(escape_markdown(cone_line(found, clean, other)))

@@ -19,8 +19,8 @@ st.title("🔎 Lab: why this character?")
 st.markdown(
     "Which source character made the model write this one? Attention says where a head *reads*; the other lenses "
     "ask what reading it *changes*. Pick an output step: each source character gets a number under each lens, "
-    "side by side, and below, how closely each lens ranks the characters as the most direct test does: occlusion "
-    "(swap the character and watch the probability fall).")
+    "side by side, and below, how closely each lens ranks the characters as a direct test does: occlusion "
+    "(swap the character for other letters and watch the probability of what the step writes fall).")
 text = learner_text(ckpt)
 config = ckpt.model.config
 run = text_run(key, text)
@@ -33,8 +33,10 @@ if steps > 1:
 else:                    # a model that writes the end symbol at once has one step to look at
     step = 0
     left.caption("The model writes its end symbol at once: one step to look at.")
-layer = middle.selectbox("Cross-attention layer", list(range(config.n_decoder_layers)),
-                         index=config.n_decoder_layers - 1, key="why_layer", **VIEW)
+last_layer = config.n_decoder_layers - 1
+layer = middle.selectbox("Cross-attention layer", list(range(config.n_decoder_layers)), index=last_layer,
+                         format_func=lambda n: f"{n} (the last)" if n == last_layer else str(n), key="why_layer",
+                         **VIEW)
 heads = [HEADS_AVERAGED, *(f"head {h}" for h in range(config.n_heads))]
 picked = right.selectbox("Head", heads, key="why_head", **VIEW)
 head = None if picked == HEADS_AVERAGED else int(picked.split()[-1])
@@ -47,14 +49,16 @@ view = why_view(run, found, layer, head, step, here, every)
 
 st.markdown(escape_markdown(view.step_line))
 show_chart(lens_rows([c.name for c in view.columns], [c.values for c in view.columns], view.sources,
-                     f"Step {step}: each lens over the source (each row on its own colour scale)", flat=VARIES),
+                     f"Step {step}: each lens over the source (each row on its own colour scale; a row within "
+                     f"{VARIES:g} left white)", flat=VARIES),
            key="lenses")
 st.dataframe({"source": view.sources, **{c.name: c.values for c in view.columns}}, hide_index=True,
              width="stretch", column_config={c.name: st.column_config.NumberColumn(format="%.3g")
                                              for c in view.columns})
 st.caption(escape_markdown(view.completeness))
 if found.every_letter:
-    st.caption("Occlusion here swaps each character for every other letter in turn, as you asked.")
+    st.caption("Occlusion here swaps each character for every other letter in turn (already computed for this "
+               "text).")
 else:
     st.caption(f"Occlusion here swaps each character for {QUICK_COUNT} letters spread over the alphabet "
                f"({len(text) * QUICK_COUNT} passes of the model). Every other letter takes about "
@@ -69,7 +73,7 @@ if here is None and st.button("Integrated gradients at this step", icon=":materi
     st.rerun()
 with st.expander("What each lens measures, and what it does not"):
     for column in view.columns:
-        st.markdown(f"**{escape_markdown(column.name)}**: {escape_markdown(column.says)}.")
+        st.markdown(f"**{escape_markdown(column.name.split(' (')[0])}**: {escape_markdown(column.says)}.")
 
 st.subheader("Which lens ranks the characters as occlusion does, over every step")
 st.dataframe([{"lens": r.lens, "steps where both vary": r.steps, "mean Spearman ρ with occlusion": r.rho,
@@ -78,10 +82,14 @@ st.dataframe([{"lens": r.lens, "steps where both vary": r.steps, "mean Spearman 
              column_config={"mean Spearman ρ with occlusion": st.column_config.NumberColumn(format="%.2f"),
                             "same top position": st.column_config.NumberColumn(format="percent")})
 st.caption(f"Only steps where both the lens and occlusion span more than {VARIES:g} count: a saturated step "
-           "(p ≈ 1) has almost no slope, and ranking float noise would be no finding.")
+           f"(p ≈ 1) has almost no slope. Within a step, values within {VARIES:g} of 0 are tied at 0 before "
+           f"ranking (float noise would be no finding), and the top counts as the same when the lens's largest "
+           f"value is on one of the positions within {VARIES:g} of occlusion's largest (two swaps that both drop "
+           "p by 1.000 tie).")
 if every is None:
     st.caption(f"Integrated gradients are computed one step at a time (until they add up within "
-               f"{COMPLETENESS_TOLERANCE} nats); for their row, compute them at all {steps} steps.")
+               f"{COMPLETENESS_TOLERANCE} nats); for their row, compute them at all {steps} steps: up to about a "
+               "second a step on 48 characters.")
     if st.button("Compute integrated gradients at every step", icon=":material/calculate:"):
         bar = st.progress(0.0, text="Integrated gradients, step by step…")
         why_runs.integrated_every_step(key, text, lambda share: bar.progress(share))

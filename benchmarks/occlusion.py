@@ -6,7 +6,9 @@ spread over the alphabet (its first view) and every other letter (on request).
 
 Prints, for each, over all steps and over the steps whose copied character (n − 1 − i) is the only one of its
 letter in its word, how often the copied character's occlusion is the largest, the words where that holds at
-every such step, and the seconds it took; then how often the two put their largest value on the same position.
+every such step, and the seconds it took; then how often the two put their largest value on the same position;
+and, as lesson step 11 asks, how often the last cross layer's largest weight (heads averaged) is not among the
+five-letter occlusion's largest (within 0.001), by length of word.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import time
 
 import numpy as np
 
-from analysis.attribution import QUICK_COUNT, QUICK_LETTERS, occlusion, varies
+from analysis.attribution import QUICK_COUNT, QUICK_LETTERS, occlusion, tops, varies
 from analysis.run import make_run
 from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import held_out_strings
@@ -56,6 +58,17 @@ def main() -> None:
     same = [a.argmax() == b.argmax() for q, e in zip(quick, every) for a, b in zip(q, e) if varies(a) and varies(b)]
     print(f"the two put their largest value on the same position at {sum(same)} of the {len(same)} steps where "
           "both vary")
+    print("the last cross layer's largest weight (heads averaged) off the five-letter occlusion's largest:")
+    for low, high in ((1, 12), (13, 24), (25, 48)):
+        parted = written = 0
+        for run, occluded in zip(runs, quick):
+            if low <= len(run.text) <= high:
+                looked = run.trace["cross", run.trace.n_layers("cross") - 1].mean(0).argmax(-1)     # (T,)
+                for t in range(len(run.text)):
+                    if varies(occluded[t]):
+                        written += 1
+                        parted += int(looked[t]) not in tops(occluded[t])
+        print(f"  words of {low}–{high} characters: {parted} of {written} steps")
 
 
 if __name__ == "__main__":

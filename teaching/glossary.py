@@ -80,8 +80,8 @@ GLOSSARY: dict[str, str] = {
     "integrated gradients": "Gradients summed along a straight path from a baseline input (here all-zero "
                             "embeddings) to the real one, times the difference: the attributions add up to how far "
                             "the output moves between the two (completeness). The baseline is a choice.",
-    "occlusion": "Change one input (here: swap one character for each other letter in turn) and measure how much "
-                 "the output's probability drops: a direct test, one input at a time.",
+    "occlusion": "Change one input (here: swap one character for other letters in turn) and measure how much "
+                 "the output's probability drops: a direct test of whether it matters, one input at a time.",
     "attention rollout": "A merged attention map: each layer's weights (heads averaged, plus the residual as half) "
                          "multiplied through the layers, as if each layer passed on exactly what it weighs. A "
                          "summary the model never computes (Abnar and Zuidema, 2020).",

@@ -372,20 +372,23 @@ def which_character_question(run: Run, attention: np.ndarray, occlusion: np.ndar
     p = float(run.probs[step].max())
     same, counted = agree
     hints = {} if options[looked] in answers else {options[looked]: (
-        "That is where the heads' weight is largest: where they read. Whether the character there matters is "
-        f"what the swap tests. Which of your characters is '{written}', at which position?")}
+        "That is where the heads' weight is largest: where they read. Whether the character there matters to "
+        f"what is written is what the swap tests, and '{written}' has to come from somewhere in your text.")}
     return Question(
         "position",
         f"Step {step} writes '{written}' (p = {p:.3f}). Swap one character of your text at a time, for each of "
         f"{swaps} other letters in turn, the decoder reading the same prefix: which position's swap lowers the "
         f"probability of '{written}' the most?",
         options, answers,
-        "The chart shows where the heads read, a clue, not a test. Which character of your text is the step "
-        "writing out?",
+        "The chart shows where the heads read: a clue, not a test. Think about what the step writes and where "
+        "in your text it could come from.",
         f"Swapping {named} lowers p('{written}') by {best:.3f} on average, "
         + ("more than any other" if len(tops) == 1 else f"within {TIE:g} of each other, so each counts as right")
         + f"; the last layer's heads, averaged, put their largest weight, {float(attention[looked]):.2f}, on "
-        f"position {looked} ('{run.source[looked]}'). On your text the two put their largest value on the same position at {same} of "
-        f"the {counted} steps where both vary.",
+        f"position {looked} ('{run.source[looked]}'). On your text the heads' largest weight is on one of the "
+        f"positions whose swap lowers the probability most at {same} of the {counted} steps where both vary"
+        + (" (every one: on longer texts they part more often)" if same == counted else "")
+        + ". A swap can also lower it without being read: where it makes your text disagree with what the "
+        "decoder has already written.",
         hints,
     )

@@ -323,7 +323,10 @@ def _which_character(source: LessonSource) -> StepView:
     found = agreement(attention, lenses.occlusion)
     agree = (round((found.same_top or 0) * found.steps), found.steps)
     question = q.which_character_question(run, attention[t], lenses.occlusion[t], t, QUICK_COUNT, agree)
-    return StepView(STEPS[10], question, (where,), (both,))
+    order = np.argsort(attention[t])[::-1][:2]                                 # the two largest weights
+    largest = Note(f"The largest weights at step {t}: " + ", then ".join(
+        f"{attention[t][i]:.2f} on position {i} ('{visible(run.source[i])}')" for i in order) + ".")
+    return StepView(STEPS[10], question, (where, largest), (both,))
 
 
 BUILDERS: dict[int, Callable[[LessonSource, bool], StepView]] = {

@@ -33,15 +33,16 @@ def lens_rows(names: list[str], values: np.ndarray, sources: list[str], title: s
 
 
 def causal_cone(memory: np.ndarray, stream: np.ndarray, sources: list[str], positions: list[str],
-                steps: int, title: str = "") -> go.Figure:
+                title: str = "") -> go.Figure:
     """Every single patch's effect: the output steps whose top token moves, for the encoder's output at each
-    source position (top) and the decoder stream after each layer at each position (below), one colour scale
-    from 0 to every step."""
+    source position (top) and the decoder stream after each layer at each position (below, layer 0 first), one
+    colour scale from 0 to the largest cell."""
     from plotly.subplots import make_subplots
 
     fig = make_subplots(rows=2, cols=1, row_heights=[1, max(1, len(stream))], vertical_spacing=0.25,
                         subplot_titles=("encoder output, by source position", "decoder stream, by layer and position"))
-    common = dict(zmin=0, zmax=max(1, steps), colorscale="Blues", xgap=1, ygap=1)
+    most = max(1, int(memory.max(initial=0)), int(stream.max(initial=0)))   # (of `steps`) so 1 is not near-white
+    common = dict(zmin=0, zmax=most, colorscale="Blues", xgap=1, ygap=1)
     fig.add_trace(go.Heatmap(z=memory[None, :], x=sources, y=["encoder output"], showscale=False, **common,
                              hovertemplate="source %{x}<br>%{z} steps change<extra></extra>"), 1, 1)
     fig.add_trace(go.Heatmap(z=stream, x=positions, y=[f"after layer {i}" for i in range(len(stream))], **common,
@@ -49,5 +50,7 @@ def causal_cone(memory: np.ndarray, stream: np.ndarray, sources: list[str], posi
                              hovertemplate="decoder position %{x}<br>%{y}<br>%{z} steps change<extra></extra>"),
                   2, 1)
     fig.update_xaxes(type="category")
+    fig.update_xaxes(title=dict(text="decoder position"), row=2, col=1)
+    fig.update_yaxes(autorange="reversed", row=2, col=1)
     fig.update_layout(figure([], title, 200 + 50 * len(stream)).layout)
     return fig

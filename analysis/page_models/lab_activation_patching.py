@@ -71,7 +71,9 @@ def cone_line(found: Cone, clean: Run, other: Run) -> str:
             most = [int(t) for t in np.flatnonzero(row == row.max())]
             where = (f"position {most[0]} changes" if len(most) == 1 else
                      f"each of positions {', '.join(map(str, most))} changes")
+            moving_here = int((row > 0).sum())
             said += (f" After decoder layer {layer}, patching {where} {int(row.max())} step"
-                     f"{'s' if row.max() != 1 else ''}, the most of the {row.size}; {int((row > 0).sum())} "
-                     f"change{'s' if (row > 0).sum() == 1 else ''} any.")
+                     f"{'s' if row.max() != 1 else ''}, the most of its {row.size} positions; "
+                     + ("it is the only position whose patch changes any." if moving_here == 1 else
+                        f"{moving_here} positions change at least one."))
     return said

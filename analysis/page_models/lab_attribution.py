@@ -9,11 +9,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..attribution import (COMPLETENESS_TOLERANCE, MOST_POINTS, QUICK_COUNT, QUICK_LETTERS, VARIES, Agreement,
-                           Integrated, Lenses, agreement, varies)
+                           Integrated, Lenses, agreement, tops, varies)
 from ..labels import visible
 from ..run import Run
 
 HEADS_AVERAGED = "all heads, averaged (a summary)"
+SHORT_AVERAGED = "heads averaged"   # in column names and sentences, where brackets would nest
 NAMED_DISAGREEMENTS = 8   # steps named in the sentence; the rest counted
 
 # What each lens measures, and what it does not: one sentence each, checked against the numbers shown.
@@ -29,11 +30,14 @@ LENS_SAYS = {
                             "so a step's numbers add up to how far its log-probability moves between the two; the "
                             "all-zero start is a choice",
     "occlusion": "the drop in the chosen token's probability when that one character is swapped for {letters} "
-                 "in turn (the mean): a direct test, one character at a time, blind to characters that matter only "
-                 "together",
+                 "in turn (the mean): a direct test of whether the character matters, one at a time, blind to "
+                 "characters that matter only together, and not only of reading: a swap also lowers it where it "
+                 "makes your text disagree with what the decoder has already written (a character already copied), "
+                 "and under sorting a swap can change which letter should come first. Values within 0.001 of 0 "
+                 "are float noise",
 }
-QUICK_SWAPS = (f"each of the first {QUICK_COUNT} of the letters {' '.join(QUICK_LETTERS)} that differ from it "
-               "(spread over the alphabet)")
+QUICK_SWAPS = (f"{QUICK_COUNT} other letters spread over the alphabet (from {', '.join(QUICK_LETTERS)}: the "
+               "first five that are not the character itself)")
 EVERY_SWAP = "each other letter"
 
 
@@ -71,7 +75,7 @@ class WhyView:
 
 
 def head_name(head: int | None) -> str:
-    return HEADS_AVERAGED if head is None else f"head {head}"
+    return SHORT_AVERAGED if head is None else f"head {head}"
 
 
 def why_view(run: Run, lenses: Lenses, layer: int, head: int | None, step: int, integrated: Integrated | None,
@@ -85,11 +89,12 @@ def why_view(run: Run, lenses: Lenses, layer: int, head: int | None, step: int, 
     inf = influence.sum(0) if head is None else influence[head]
     which = f"layer {layer}, {head_name(head)}"
     summed = which.replace("averaged", "summed")        # what every head sends adds up; weights are averaged
+    gradient = "gradient × input"
     columns = [
         LensColumn(f"attention ({which})", att[step], LENS_SAYS["attention"]),
         LensColumn(f"influence ({summed})", inf[step], LENS_SAYS["influence"]),
-        LensColumn("gradient × input" + ("" if varies(lenses.grad_input[step]) else " (no slope here: saturated)"),
-                   lenses.grad_input[step], LENS_SAYS["gradient × input"]),
+        LensColumn(gradient + ("" if varies(lenses.grad_input[step]) else " (flat: saturated)"),
+                   lenses.grad_input[step], LENS_SAYS[gradient]),
         *([LensColumn("integrated gradients", integrated.attributions, LENS_SAYS["integrated gradients"])]
           if integrated is not None else []),
         LensColumn("occlusion", lenses.occlusion[step], occlusion_says(lenses)),
@@ -135,24 +140,26 @@ def disagreements(run: Run, att: np.ndarray, occluded: np.ndarray, which: str) -
     (the first few). Positions, not letters: a repeated letter is two positions."""
     counted = [t for t in range(len(att)) if varies(occluded[t])]
     top_a, top_o = att.argmax(-1), occluded.argmax(-1)
-    parted = [t for t in counted if top_a[t] != top_o[t]]
+    parted = [t for t in counted if int(top_a[t]) not in tops(occluded[t])]
     if not parted:
         return (f"At every one of the {len(counted)} steps where occlusion moves the probability by more than "
-                f"{VARIES:g}, attention ({which}) and occlusion agree on the top source position.")
+                f"{VARIES:g}, attention's largest weight ({which}) is on one of the positions whose swap lowers it "
+                f"most (within {VARIES:g}).")
     named = "; ".join(f"step {t} (writes '{visible(run.decoder_out[t])}'): attention on position {top_a[t]} "
                       f"('{visible(run.source[top_a[t]])}'), occlusion on position {top_o[t]} "
                       f"('{visible(run.source[top_o[t]])}')" for t in parted[:NAMED_DISAGREEMENTS])
     more = f"; and {len(parted) - NAMED_DISAGREEMENTS} more" if len(parted) > NAMED_DISAGREEMENTS else ""
     return (f"At {len(parted)} of the {len(counted)} steps where occlusion moves the probability by more than "
-            f"{VARIES:g}, attention ({which}) and occlusion put their largest value on different source positions: "
-            f"{named}{more}.")
+            f"{VARIES:g}, attention's largest weight ({which}) is on a position whose swap lowers it by more than "
+            f"{VARIES:g} less than the largest drop: {named}{more}.")
 
 
 def rollout_line(rolled: np.ndarray, occluded: np.ndarray) -> str:
     found = agreement(rolled, occluded)
     if found.steps == 0:
         return "At no step do both rollout and occlusion vary, so there is nothing to compare."
-    return (f"Over the {found.steps} steps where both vary, rollout and occlusion put their largest value on the "
-            f"same source position at {found.same_top:.0%} of them, with a mean Spearman ρ of {found.rho:.2f}. "
+    return (f"Over the {found.steps} steps where both vary, rollout's largest value is on one of the positions "
+            f"whose swap lowers the probability most (within {VARIES:g}) at {found.same_top:.0%} of them, with a mean "
+            f"Spearman ρ of {found.rho:.2f}. "
             "Rollout assumes each layer passes on what it weighs, plus its residual; where it parts from occlusion, "
             "a merged attention map is not the explanation.")

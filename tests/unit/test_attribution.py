@@ -11,7 +11,9 @@ import pytest
 import torch
 
 from analysis import attribution as A
-from analysis.page_models.lab_attribution import why_view
+from scipy.stats import spearmanr
+
+from analysis.page_models.lab_attribution import disagreements, why_view
 from analysis.run import Decoding, make_run
 from transformer.data import held_out_strings, random_string
 from transformer.intervention import Intervention
@@ -111,3 +113,21 @@ def test_occlusion_over_every_letter_reports_its_progress_batch_by_batch(bundled
     A.lenses(bundled.model, bundled.vocab, run, every_letter=True, progress=shares.append)
     batches = -(-sum(26 - (c != " ") for c in run.text) // A.OCCLUSION_BATCH)   # 25 letters a letter, 26 a space
     assert len(shares) == batches and shares == sorted(shares) and shares[0] == 0 and shares[-1] < 1
+
+
+def test_ties_and_float_noise_are_not_counted_as_disagreement_or_ranked(bundled):
+    occluded = np.array([[1.0, 1.0 - 1e-4, 0.0, 2e-7, -3e-7]])          # two swaps that both drop p by ~1
+    lens = np.array([[0.2, 0.5, 0.1, 0.1, 0.1]])                        # its top is the second of the tied two
+    found = A.agreement(lens, occluded)
+    assert found.same_top == 1 and found.steps == 1
+    noisy = np.array([[0.9, 0.0, 1e-7, -1e-7, 2e-7]])
+    ranked = np.array([[0.9, 0.5, 0.4, 0.3, 0.2]])                      # the same top; the rest ranks noise
+    assert A.agreement(ranked, noisy).rho == pytest.approx(
+        float(spearmanr([0.9, 0.5, 0.4, 0.3, 0.2], [0.9, 0, 0, 0, 0]).statistic))
+    run = make_run(bundled.model, bundled.vocab, "abc")
+    tied = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])   # step 0 ties 0 and 1
+    att = np.full((4, 3), 1 / 3)
+    att[0] = [0.1, 0.8, 0.1]
+    assert "At every one of the 1 steps" in disagreements(run, att, tied, "layer 1, heads averaged")
+    att[0] = [0.1, 0.1, 0.8]
+    assert "At 1 of the 1 steps" in disagreements(run, att, tied, "layer 1, heads averaged")
