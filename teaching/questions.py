@@ -377,7 +377,8 @@ def which_character_question(run: Run, attention: np.ndarray, occlusion: np.ndar
     return Question(
         "position",
         f"Step {step} writes '{written}' (p = {p:.3f}). Swap one character of your text at a time, for each of "
-        f"{swaps} other letters in turn, the decoder reading the same prefix: which position's swap lowers the "
+        f"{swaps} other letters in turn, the decoder reading what it has written so far unchanged: which "
+        f"position's swap lowers the "
         f"probability of '{written}' the most?",
         options, answers,
         "The chart shows where the heads read: a clue, not a test. Think about what the step writes and where "

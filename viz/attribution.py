@@ -39,7 +39,8 @@ def causal_cone(memory: np.ndarray, stream: np.ndarray, sources: list[str], posi
     colour scale from 0 to the largest cell."""
     from plotly.subplots import make_subplots
 
-    fig = make_subplots(rows=2, cols=1, row_heights=[1, max(1, len(stream))], vertical_spacing=0.25,
+    rotated = len(sources) > SHOWN_VALUES          # Plotly turns long tick labels on their side: room below them
+    fig = make_subplots(rows=2, cols=1, row_heights=[1, max(1, len(stream))], vertical_spacing=0.4 if rotated else 0.25,
                         subplot_titles=("encoder output, by source position", "decoder stream, by layer and position"))
     most = max(1, int(memory.max(initial=0)), int(stream.max(initial=0)))   # (of `steps`) so 1 is not near-white
     common = dict(zmin=0, zmax=most, colorscale="Blues", xgap=1, ygap=1)
@@ -52,5 +53,5 @@ def causal_cone(memory: np.ndarray, stream: np.ndarray, sources: list[str], posi
     fig.update_xaxes(type="category")
     fig.update_xaxes(title=dict(text="decoder position"), row=2, col=1)
     fig.update_yaxes(autorange="reversed", row=2, col=1)
-    fig.update_layout(figure([], title, 200 + 50 * len(stream)).layout)
+    fig.update_layout(figure([], title, 200 + 50 * len(stream) + (80 if rotated else 0)).layout)
     return fig
