@@ -4,7 +4,7 @@ by side, each scored against occlusion, and attention rollout beside occlusion."
 import streamlit as st
 
 from analysis.attribution import COMPLETENESS_TOLERANCE, QUICK_COUNT, VARIES
-from analysis.page_models.lab_attribution import HEADS_AVERAGED, why_view
+from analysis.page_models.lab_attribution import HEADS_AVERAGED, layer_labels, why_view
 from explorer import why_runs
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.charts import show_chart
@@ -33,10 +33,9 @@ if steps > 1:
 else:                    # a model that writes the end symbol at once has one step to look at
     step = 0
     left.caption("The model writes its end symbol at once: one step to look at.")
-last_layer = config.n_decoder_layers - 1
-layer = middle.selectbox("Cross-attention layer", list(range(config.n_decoder_layers)), index=last_layer,
-                         format_func=lambda n: f"{n} (the last)" if n == last_layer else str(n), key="why_layer",
-                         **VIEW)
+layers = layer_labels(config.n_decoder_layers)   # its .get names the choices: no page function in the widget
+layer = middle.selectbox("Cross-attention layer", list(layers), index=len(layers) - 1, format_func=layers.get,
+                         key="why_layer", **VIEW)
 heads = [HEADS_AVERAGED, *(f"head {h}" for h in range(config.n_heads))]
 picked = right.selectbox("Head", heads, key="why_head", **VIEW)
 head = None if picked == HEADS_AVERAGED else int(picked.split()[-1])

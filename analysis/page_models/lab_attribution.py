@@ -74,6 +74,11 @@ class WhyView:
     rollout_line: str
 
 
+def layer_labels(n_layers: int) -> dict[int, str]:
+    """How the layer picker names each decoder layer: the last said to be the last."""
+    return {n: f"{n} (the last)" if n == n_layers - 1 else str(n) for n in range(n_layers)}
+
+
 def head_name(head: int | None) -> str:
     return SHORT_AVERAGED if head is None else f"head {head}"
 
