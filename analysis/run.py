@@ -84,6 +84,9 @@ def make_run(model: Transformer, vocab: Vocab, text: str, how: Decoding = GREEDY
     if how.teacher:
         fed = correct_tokens(vocab, text, limit, task)
         chosen = None
+    elif how.temperature is None and not how.forced:     # greedy: the task's answer as a draft, checked in a pass
+        decided, _ = decoding.drafted_greedy(model, src, correct_tokens(vocab, text, limit, task), edit)
+        fed, chosen = list(decided.fed), list(decided.chosen)
     else:
         decided = decoding.decide(model, src, how.temperature, how.top_k, how.seed, edit, dict(how.forced))
         fed, chosen = list(decided.fed), list(decided.chosen)

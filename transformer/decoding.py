@@ -76,22 +76,79 @@ def decide(
     edit: Intervention = NO_INTERVENTION,
     forced: dict[int, int] | None = None,
 ) -> Decoded:
-    """Decode one source until EOS or the length limit. Encodes once, then feeds the decoder its own output.
+    """Decode one source until EOS or the length limit. Encodes once, then feeds the decoder its own output,
+    one new position a step (the cache keeps the past's keys and values: Transformer.decode_step).
 
     `forced` maps a step to a token fed onward instead of the model's choice (the choice is still kept):
     the learner overrules one step and watches the rest react."""
     device = _device(model)
-    encoded = model.encode(torch.tensor([src], dtype=torch.long, device=device), edit=edit)
+    cache = model.start_decoding(model.encode(torch.tensor([src], dtype=torch.long, device=device), edit=edit), edit)
     chosen: list[int] = []
     fed: list[int] = []
+    token = torch.tensor([SOS], device=device)                                      # (1,)
     for t in range(max_output_tokens(model, len(src))):
-        tgt = torch.tensor([[SOS, *fed]], dtype=torch.long, device=device)          # (1, t+1)
-        logits = model.decode(tgt, encoded, edit=edit)                               # (1, t+1, vocab)
-        chosen.append(choose(next_token_probs(logits[0, -1], temperature, top_k), temperature, seed, t))
+        logits = model.decode_step(token, cache, edit)                               # (1, vocab)
+        chosen.append(choose(next_token_probs(logits[0], temperature, top_k), temperature, seed, t))
         fed.append((forced or {}).get(t, chosen[-1]))
         if fed[-1] == EOS:
             break
+        token = torch.tensor([fed[-1]], device=device)
     return Decoded(tuple(chosen), tuple(fed))
+
+
+def _drafted_batch(model: Transformer, sources: list[list[int]], drafts: list[list[int]], batch_size: int,
+                   edit: Intervention) -> list[list[int]]:
+    device = _device(model)
+    results: list[list[int] | None] = [None] * len(sources)
+    order = sorted(range(len(sources)), key=lambda i: len(sources[i]))
+    for start in range(0, len(order), batch_size):
+        rows = order[start:start + batch_size]
+        width = max(len(sources[i]) for i in rows)
+        src = torch.full((len(rows), width), PAD, dtype=torch.long, device=device)              # (B, S)
+        read = torch.full((len(rows), max(len(drafts[i]) for i in rows)), PAD, dtype=torch.long,
+                          device=device)                                                         # (B, D)
+        for b, i in enumerate(rows):
+            src[b, :len(sources[i])] = torch.tensor(sources[i])
+            read[b, :len(drafts[i])] = torch.tensor([SOS, *drafts[i][:-1]])
+        cache = model.start_decoding(model.encode(src, edit=edit), edit)
+        choices = model.decode_block(read, cache, edit).argmax(-1).tolist()                    # (B, D)
+        for b, i in enumerate(rows):
+            draft = drafts[i]
+            if (draft and draft[-1] == EOS and len(draft) <= max_output_tokens(model, len(sources[i]))
+                    and choices[b][:len(draft)] == draft):
+                results[i] = draft[:-1]              # greedy decoding writes exactly the draft
+    refused = [i for i, r in enumerate(results) if r is None]
+    for i, decoded in zip(refused, greedy_batch(model, [sources[i] for i in refused], batch_size, edit)):
+        results[i] = decoded
+    return results  # type: ignore[return-value]
+
+
+@torch.inference_mode()
+def drafted_greedy(model: Transformer, src: list[int], draft: list[int],
+                   edit: Intervention = NO_INTERVENTION) -> tuple[Decoded, int]:
+    """Greedy decoding, exactly, checked against a guess of its answer in one pass. Because of the causal mask,
+    one pass reading SOS + draft gives at every position the distribution greedy decoding would see there, if
+    it had written the draft so far; so where the argmax at each position is the draft's next token, greedy
+    decoding writes the draft. Accepted up to the first position it refuses, whose argmax is then greedy's own
+    choice; from there on, one step at a time as decide() does (the cache keeps the accepted positions). This
+    is how speculative decoding serves large models. Returns the decoding and how many draft tokens were kept."""
+    device = _device(model)
+    limit = max_output_tokens(model, len(src))
+    draft = draft[:limit]
+    cache = model.start_decoding(model.encode(torch.tensor([src], dtype=torch.long, device=device), edit=edit), edit)
+    read = torch.tensor([[SOS, *draft[:-1]]], dtype=torch.long, device=device)     # (1, D)
+    choices = model.decode_block(read, cache, edit)[0].argmax(-1).tolist()         # (D,) greedy's choice at each
+    kept = next((t for t, (c, d) in enumerate(zip(choices, draft)) if c != d), len(draft))
+    chosen = choices[:kept + 1]                       # the accepted tokens, and greedy's own at the refusal
+    if EOS in chosen:
+        return Decoded(tuple(chosen[:chosen.index(EOS) + 1]), tuple(chosen[:chosen.index(EOS) + 1])), kept
+    cache.keep(len(chosen))                           # the positions read before each chosen token
+    while len(chosen) < limit:
+        logits = model.decode_step(torch.tensor([chosen[-1]], device=device), cache, edit)   # (1, vocab)
+        chosen.append(int(logits[0].argmax()))
+        if chosen[-1] == EOS:
+            break
+    return Decoded(tuple(chosen), tuple(chosen)), kept
 
 
 def generate(
@@ -108,11 +165,15 @@ def generate(
 
 @torch.inference_mode()
 def greedy_batch(model: Transformer, sources: list[list[int]], batch_size: int = 128,
-                 edit: Intervention = NO_INTERVENTION) -> list[list[int]]:
+                 edit: Intervention = NO_INTERVENTION, drafts: list[list[int]] | None = None) -> list[list[int]]:
     """Greedy decoding of many sources at once, for evaluation. Returns tokens before EOS, in the order given.
 
     Sources are decoded in batches of similar length (sorted by length), so a batch of short words stops
-    after a few steps instead of running as long as the longest word of the whole list."""
+    after a few steps instead of running as long as the longest word of the whole list. With `drafts` (each a
+    guess of the whole answer, ending in EOS: the task's target), a batch first checks its drafts in one pass
+    (as drafted_greedy does); the rows whose draft is refused anywhere are then decoded step by step."""
+    if drafts is not None:
+        return _drafted_batch(model, sources, drafts, batch_size, edit)
     device = _device(model)
     order = sorted(range(len(sources)), key=lambda i: len(sources[i]))
     results: list[list[int]] = [[] for _ in sources]
@@ -122,13 +183,13 @@ def greedy_batch(model: Transformer, sources: list[list[int]], batch_size: int =
         src = torch.full((len(chunk), width), PAD, dtype=torch.long, device=device)  # (B, S)
         for i, s in enumerate(chunk):
             src[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-        encoded = model.encode(src, edit=edit)
+        cache = model.start_decoding(model.encode(src, edit=edit), edit)
         tgt = torch.full((len(chunk), 1), SOS, dtype=torch.long, device=device)      # (B, 1)
         done = torch.zeros(len(chunk), dtype=torch.bool, device=device)
         limits = torch.tensor([max_output_tokens(model, len(s)) for s in chunk], device=device)  # (B,)
         for t in range(int(limits.max())):
-            logits = model.decode(tgt, encoded, edit=edit)                            # (B, t, vocab)
-            token = logits[:, -1].argmax(-1)                                          # (B,)
+            logits = model.decode_step(tgt[:, -1], cache, edit)                       # (B, vocab)
+            token = logits.argmax(-1)                                                 # (B,)
             token = token.masked_fill(done, PAD)
             tgt = torch.cat([tgt, token[:, None]], dim=1)
             done |= (token == EOS) | (limits <= t + 1)   # each row stops at its own limit, as one at a time

@@ -153,18 +153,31 @@ class Intervention:
             stream[:, p.position] = p.value
         return stream
 
+    def patched_stream_at(self, layer: int, rows: torch.Tensor, start: int) -> torch.Tensor:
+        """(B, P, d_model) the stream after `layer` at positions start .. start+P-1 (incremental decoding), with
+        that layer's patches at those positions copied in."""
+        chosen = [p for p in self.patches if p.site == "decoder_stream" and p.layer == layer
+                  and start <= p.position < start + rows.size(1)]
+        if not chosen:
+            return rows
+        rows = rows.clone()
+        for p in chosen:
+            rows[:, p.position - start] = p.value
+        return rows
+
     def cross_head_values(self, layer: int) -> list[tuple[int, int, torch.Tensor]] | None:
         """(head, position, value) of this decoder layer's patched cross-attention heads, if any."""
         chosen = [(p.head, p.position, p.value) for p in self.patches if p.site == "cross_head" and p.layer == layer]
         return chosen or None
 
-    def position_rows(self, table: torch.Tensor, side: str, length: int) -> torch.Tensor:
+    def position_rows(self, table: torch.Tensor, side: str, length: int, trained: int | None = None) -> torch.Tensor:
         """The (length, d_model) rows to add to a sequence of this length on this side.
 
         Swap gives positions i and j each other's code and leaves the rest in place, one change a learner can
         predict. Shuffle gives position p the code of position perm[p]. The source permutes its own positions;
-        the target draws from the positions it could reach (table rows 0..len(table)-1) with a fixed
-        permutation, so step after step of one decoding sees the same code at the same place."""
+        the target draws from the `trained` positions training used (default: every row of `table`) with a
+        fixed permutation, and a position past them keeps its own code, so step after step of one decoding sees
+        the same code at the same place however long it runs (what incremental decoding needs)."""
         rows = table[:length]
         if self.positions == "normal" or side not in self.sides:
             return rows
@@ -180,8 +193,9 @@ class Intervention:
             order[i], order[j] = j, i
             return rows[order]
         generator = torch.Generator().manual_seed(self.shuffle_seed)
-        span = length if side == "source" else table.size(0)
-        order = torch.randperm(span, generator=generator)[:length]
+        span = length if side == "source" else min(table.size(0), trained or table.size(0))
+        order = torch.randperm(span, generator=generator)
+        order = torch.cat([order, torch.arange(span, max(span, length))])[:length]
         return table[order.to(table.device)]
 
 

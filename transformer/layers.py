@@ -117,6 +117,11 @@ class MultiHeadAttention(nn.Module):
         b, length, _ = x.shape
         return x.view(b, length, self.n_heads, self.d_k).transpose(1, 2)  # (B, H, L, d_k)
 
+    def keys_values(self, key_value: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(B, Tk, d_model) -> keys and values (B, H, Tk, d_k): what a decoding cache keeps, so that a position's
+        keys and values are computed once, not again at every later step."""
+        return self.split_heads(self.w_k(key_value)), self.split_heads(self.w_v(key_value))
+
     def forward(
         self,
         query: torch.Tensor,      # (B, Tq, d_model): where the questions come from
@@ -126,10 +131,10 @@ class MultiHeadAttention(nn.Module):
         head_gate: torch.Tensor | None = None,  # (H,) 0 switches a head's output off (an ablation)
         override: WeightOverride | None = None,  # weights set from outside for some heads
         head_values: list[tuple[int, int, torch.Tensor]] | None = None,  # (head, query position, (d_k,) output)
-    ) -> torch.Tensor:                                                   # copied in from another run (patching)
-        q = self.split_heads(self.w_q(query))      # (B, H, Tq, d_k)
-        k = self.split_heads(self.w_k(key_value))  # (B, H, Tk, d_k)
-        v = self.split_heads(self.w_v(key_value))  # (B, H, Tk, d_k)
+        kv: tuple[torch.Tensor, torch.Tensor] | None = None,  # keys and values already projected (a decoding
+    ) -> torch.Tensor:                                         # cache); key_value is then not read
+        q = self.split_heads(self.w_q(query))                  # (B, H, Tq, d_k)
+        k, v = self.keys_values(key_value) if kv is None else kv   # (B, H, Tk, d_k) each
         dropout = self.dropout if self.training else 0.0
         if record is not None or override is not None:
             if record is not None:
@@ -255,3 +260,43 @@ class DecoderLayer(nn.Module):
         y = self.feed_forward_residual(y, lambda h: self.feed_forward(h, child_of(record, "feed_forward")),
                                        child_of(record, "feed_forward_residual"))
         return y  # (B, T, d_model)
+
+    def step(
+        self,
+        y: torch.Tensor,                                   # (B, P, d_model) the P newest positions only
+        cache: "LayerCache",                               # this layer's keys and values so far; grows by P
+        key_mask: torch.Tensor,                            # (B, 1, P, t+P) causal, and False on padding keys
+        src_mask: torch.Tensor,                            # (B, 1, 1, S)
+        self_gate: torch.Tensor | None = None,
+        cross_gate: torch.Tensor | None = None,
+        cross_override: WeightOverride | None = None,      # its weights' rows for these positions only (B, P, S)
+        cross_values: list[tuple[int, int, torch.Tensor]] | None = None,   # patched heads, position 0 = the first new
+    ) -> torch.Tensor:
+        """New positions through the layer, reading the cache instead of recomputing the past: the causal mask
+        means no earlier position ever reads a later one, so their keys, values and outputs stay as they were.
+        The same arithmetic as forward() on the whole prefix, its last P rows (tests hold the two equal)."""
+        def attend_self(h: torch.Tensor) -> torch.Tensor:
+            new_k, new_v = self.self_attention.keys_values(h)                       # (B, H, P, d_k)
+            cache.self_k = torch.cat([cache.self_k, new_k], dim=2)                  # (B, H, t+P, d_k)
+            cache.self_v = torch.cat([cache.self_v, new_v], dim=2)
+            return self.self_attention(h, h, key_mask, head_gate=self_gate, kv=(cache.self_k, cache.self_v))
+
+        y = self.self_residual(y, attend_self)
+        y = self.cross_residual(y, lambda h: self.cross_attention(h, h, src_mask, None, cross_gate, cross_override,
+                                                                  cross_values, kv=(cache.cross_k, cache.cross_v)))
+        return self.feed_forward_residual(y, self.feed_forward)   # (B, P, d_model)
+
+
+class LayerCache:
+    """One decoder layer's keys and values during a decoding: cross-attention's, computed once from the
+    memory (which does not change), and self-attention's, one more position each step."""
+
+    def __init__(self, layer: DecoderLayer, memory: torch.Tensor) -> None:
+        self.cross_k, self.cross_v = layer.cross_attention.keys_values(memory)     # (B, H, S, d_k) each
+        b, h, _, d_k = self.cross_k.shape
+        self.self_k = memory.new_zeros(b, h, 0, d_k)                                # (B, H, 0, d_k): nothing yet
+        self.self_v = memory.new_zeros(b, h, 0, d_k)
+
+    def keep(self, positions: int) -> None:
+        """Forget every position from `positions` on (a draft refused there)."""
+        self.self_k, self.self_v = self.self_k[:, :, :positions], self.self_v[:, :, :positions]

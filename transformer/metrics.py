@@ -19,7 +19,7 @@ from .data import expected_grid, pad, target
 from .decoding import greedy_batch
 from .intervention import NO_INTERVENTION, Intervention
 from .model import Transformer
-from .vocab import SOS, Vocab
+from .vocab import EOS, SOS, Vocab
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,8 @@ def exact_match(model: Transformer, vocab: Vocab, texts: list[str], edit: Interv
         groups[len(text) if edit.positions == "shuffle" else 0].append(text)
     right, total = Counter(), Counter()
     for group in groups.values():
-        outputs = greedy_batch(model, [vocab.encode(t, limit) for t in group], edit=edit)
+        drafts = [[*vocab.encode_output(target(t, task), limit), EOS] for t in group]   # checked in one pass
+        outputs = greedy_batch(model, [vocab.encode(t, limit) for t in group], edit=edit, drafts=drafts)
         for text, out in zip(group, outputs):
             total[len(text)] += 1
             right[len(text)] += vocab.decode(out) == target(text, task)

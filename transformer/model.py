@@ -9,8 +9,8 @@ from torch import nn
 
 from .config import ModelConfig
 from .intervention import NO_INTERVENTION, Intervention
-from .layers import DecoderLayer, EncoderLayer, PositionalEncoding, TokenEmbedding
-from .masks import decoder_mask, padding_mask
+from .layers import DecoderLayer, EncoderLayer, LayerCache, PositionalEncoding, TokenEmbedding
+from .masks import causal_mask, decoder_mask, padding_mask
 from .trace import Recorder, Trace, child_of
 
 
@@ -23,6 +23,26 @@ class Encoded(NamedTuple):
     memory: torch.Tensor      # (B, S, d_model) what cross-attention reads
     src_mask: torch.Tensor    # (B, 1, 1, S)
     source: torch.Tensor      # (B, S) the source ids: a replaced cross-attention pattern is built from them
+
+
+class DecoderCache:
+    """What incremental decoding keeps between steps: the encoder's output, each decoder layer's keys and values
+    (LayerCache), and the tokens read so far (for the padding mask and the step's position)."""
+
+    def __init__(self, encoded: Encoded, layers: list[LayerCache], gates: list[tuple]) -> None:
+        self.encoded, self.layers = encoded, layers
+        self.gates = gates                # per layer: (self-attention, cross-attention) head gates, or None
+        self.tokens = encoded.source.new_zeros(encoded.source.size(0), 0)       # (B, t): read so far
+
+    @property
+    def position(self) -> int:
+        return self.tokens.size(1)
+
+    def keep(self, positions: int) -> None:
+        """Forget every position from `positions` on: the cache as it was after reading that many."""
+        self.tokens = self.tokens[:, :positions]
+        for layer in self.layers:
+            layer.keep(positions)
 
 
 class Transformer(nn.Module):
@@ -54,8 +74,8 @@ class Transformer(nn.Module):
     def _position_rows(self, edit: Intervention, side: str, length: int) -> torch.Tensor | None:
         if edit.positions == "normal":
             return None
-        reachable = self.positions.encoding(max(self.config.max_len + 1, length))  # rows training ever used
-        return edit.position_rows(reachable, side, length)
+        trained = self.config.max_len + 1                                  # rows training ever used
+        return edit.position_rows(self.positions.encoding(max(trained, length)), side, length, trained)
 
     def _input(self, ids: torch.Tensor, side: str, edit: Intervention, record: Recorder | None) -> torch.Tensor:
         """(B, L) ids -> (B, L, d_model): scaled embeddings plus the positional rows (or an experiment's rows)."""
@@ -101,6 +121,44 @@ class Transformer(nn.Module):
         if record is not None:
             record["masks.target"], record["decoder_norm.output"], record["generator.logits"] = tgt_mask, final, logits
         return logits
+
+    def start_decoding(self, encoded: Encoded, edit: Intervention = NO_INTERVENTION) -> DecoderCache:
+        """An empty cache for this encoding and this edit: cross-attention's keys and values are computed here,
+        once, and so are the heads switched off."""
+        h = self.config.n_heads
+        gates = [(edit.head_gate("decoder_self", i, h), edit.head_gate("cross", i, h))
+                 for i in range(len(self.decoder_layers))]
+        return DecoderCache(encoded, [LayerCache(layer, encoded.memory) for layer in self.decoder_layers], gates)
+
+    def decode_step(self, token: torch.Tensor, cache: DecoderCache,
+                    edit: Intervention = NO_INTERVENTION) -> torch.Tensor:
+        """(B,) the token read at position t = cache.position -> logits (B, vocab) for the next one."""
+        return self.decode_block(token[:, None], cache, edit)[:, 0]
+
+    def decode_block(self, tokens: torch.Tensor, cache: DecoderCache,
+                     edit: Intervention = NO_INTERVENTION) -> torch.Tensor:
+        """(B, P) tokens read at positions t .. t+P-1 (t = cache.position) -> logits (B, P, vocab), each for the
+        token after it: only the new rows through each layer, the past read from the cache, which grows by P.
+        Gives what decode() gives at those rows for the whole prefix (tests hold them equal), at the cost of P
+        positions, not t + P. `edit` must be the one the cache was started with."""
+        t, p, h = cache.position, tokens.size(1), self.config.n_heads
+        cache.tokens = torch.cat([cache.tokens, tokens], dim=1)                        # (B, t+P)
+        key_mask = (causal_mask(t + p, tokens.device)[:, :, t:]                        # (1, 1, P, t+P)
+                    & (cache.tokens != self.config.pad_id)[:, None, None, :])          # (B, 1, P, t+P)
+        rows = self._position_rows(edit, "target", t + p)                              # (t+P, d) or None
+        rows = self.positions.encoding(t + p)[t:] if rows is None else rows[t:]        # (P, d_model)
+        y = self.positions(self.tgt_embed(tokens), rows)                               # (B, P, d_model)
+        encoded = cache.encoded
+        for i, (layer, kept, gates) in enumerate(zip(self.decoder_layers, cache.layers, cache.gates)):
+            override = edit.cross_override(i, h, encoded.source, t + p) if edit.replaced else None
+            if override is not None:
+                override = override._replace(weights=override.weights[:, t:])          # (B, P, S): these rows
+            values = [(head, position - t, value) for head, position, value in edit.cross_head_values(i) or ()
+                      if t <= position < t + p] if edit.patches else None
+            y = layer.step(y, kept, key_mask, encoded.src_mask, *gates, override, values or None)
+            if edit.patches:
+                y = edit.patched_stream_at(i, y, t)
+        return self.generator(self.decoder_norm(y))                                    # (B, P, vocab)
 
     def forward(
         self, src: torch.Tensor, tgt: torch.Tensor, trace: bool = False, edit: Intervention = NO_INTERVENTION

@@ -1,0 +1,154 @@
+"""Incremental decoding (the key/value cache) and drafted greedy decoding are the plain decoder, exactly: the
+cache's logits are the whole-prefix pass's at every step, and the tokens decided are the same, for greedy,
+sampled and forced decodings, under every kind of intervention, on the three bundled checkpoints and on a
+post-norm and an untied model; a draft checked in one pass gives plain greedy decoding's answer, accepted or
+refused."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+import torch
+
+from analysis.patching import pattern_weights
+from analysis.run import correct_tokens
+from transformer import decoding
+from transformer.checkpoint import bundled_checkpoint, load, load_snapshot, snapshot_index
+from transformer.config import ModelConfig
+from transformer.data import held_out_strings, random_string, target
+from transformer.intervention import Head, Intervention, Patch, Replacement
+from transformer.model import Transformer
+from transformer.vocab import EOS, SOS
+
+TASKS = ("reverse", "copy", "sort")
+
+
+@pytest.fixture(scope="module")
+def models():
+    """Each model with its vocabulary: the bundled checkpoints, and two small random ones built otherwise."""
+    found = {task: load(bundled_checkpoint(task)) for task in TASKS}
+    pairs = {task: (c.model, c.vocab) for task, c in found.items()}
+    vocab = found["reverse"].vocab
+    for name, config in (("post-norm", ModelConfig(d_model=32, n_heads=4, d_ff=64, max_len=12, norm="post")),
+                         ("untied", ModelConfig(d_model=32, n_heads=4, d_ff=64, max_len=12, tie_embeddings=False))):
+        torch.manual_seed(3)
+        pairs[name] = (Transformer(config).eval(), vocab)
+    return pairs
+
+
+def edits(model: Transformer) -> dict[str, Intervention]:
+    """One intervention of each kind the decoder reads during a decoding."""
+    d, dk = model.config.d_model, model.config.d_k
+    torch.manual_seed(1)
+    return {
+        "none": Intervention(),
+        "heads off": Intervention(frozenset({Head("decoder_self", 0, 1), Head("cross", 1, 2),
+                                             Head("encoder_self", 1, 0)})),
+        "target codes shuffled": Intervention(positions="shuffle", sides=frozenset({"target"}), shuffle_seed=4),
+        "codes zeroed": Intervention(positions="zero"),
+        "source codes swapped": Intervention(positions="swap", swapped=(0, 2)),
+        "cross pattern": Intervention(replaced=(Replacement(0, lambda s, t: pattern_weights("uniform", "reverse",
+                                                                                            s, t)),)),
+        "patches": Intervention(patches=(Patch("memory", 1, value=torch.randn(d)),
+                                         Patch("cross_head", 2, 1, 3, torch.randn(dk)),
+                                         Patch("decoder_stream", 3, 0, value=torch.randn(d)))),
+    }
+
+
+def plain(model, src, edit, temperature=None, seed=0, forced=None):
+    """The decoder without a cache: the whole prefix again at every step. (step logits, fed tokens)."""
+    encoded = model.encode(torch.tensor([src]), edit=edit)
+    logits, fed = [], []
+    for t in range(decoding.max_output_tokens(model, len(src))):
+        row = model.decode(torch.tensor([[SOS, *fed]]), encoded, edit=edit)[0, -1]     # (V,)
+        logits.append(row)
+        choice = decoding.choose(decoding.next_token_probs(row, temperature, None), temperature, seed, t)
+        fed.append((forced or {}).get(t, choice))
+        if fed[-1] == EOS:
+            break
+    return torch.stack(logits), fed
+
+
+def cached(model, src, fed, edit):
+    """The same steps through the cache, reading the tokens `fed` decided: (step logits)."""
+    cache = model.start_decoding(model.encode(torch.tensor([src]), edit=edit), edit)
+    return torch.stack([model.decode_step(torch.tensor([token]), cache, edit)[0] for token in [SOS, *fed[:-1]]])
+
+
+@torch.inference_mode()
+@pytest.mark.parametrize("name", [*TASKS, "post-norm", "untied"])
+def test_the_cache_gives_the_whole_prefix_logits_and_tokens_under_every_intervention(models, name):
+    """Logits compared in float64, where rounding is far below 1e-5, so the test sees the algorithm: in float32
+    a row summed in another order (one query against t + 1) moves a logit by up to about 3e-5. Tokens compared
+    in float32, as the app decodes."""
+    model, vocab = models[name]
+    exact = copy.deepcopy(model).double()
+    words = [random_string(random.Random(n), n) for n in (5, model.config.max_len)]
+    for kind, edit in edits(model).items():
+        for word in words:
+            src = vocab.encode(word, model.config.max_len)
+            for how in ({}, {"temperature": 1.3, "seed": 5}, {"forced": {0: vocab.encode("z", 1)[0]}}):
+                logits, fed = plain(exact, src, edit, **how)
+                torch.testing.assert_close(cached(exact, src, fed, edit), logits, rtol=0, atol=1e-5,
+                                           msg=lambda m: f"{name}, {kind}, {word!r}, {how}: {m}")
+                _, fed = plain(model, src, edit, **how)
+                decided = decoding.decide(model, src, how.get("temperature"), None, how.get("seed", 0), edit,
+                                          how.get("forced"))
+                assert list(decided.fed) == fed, (name, kind, word, how)
+
+
+@torch.inference_mode()
+def test_a_block_of_positions_and_a_cache_cut_back_give_the_same_rows(models):
+    model, vocab = models["reverse"]
+    src = vocab.encode("attention is all you need", 48)
+    read = torch.tensor([[SOS, *src[::-1]]])                                            # (1, T)
+    encoded = model.encode(torch.tensor([src]))
+    whole = model.decode(read, encoded)                                                 # (1, T, V)
+    cache = model.start_decoding(encoded)
+    parts = [model.decode_block(read[:, :10], cache), model.decode_block(read[:, 10:], cache)]
+    torch.testing.assert_close(torch.cat(parts, 1), whole, rtol=0, atol=1e-4)       # float32: summed otherwise
+    cache.keep(4)
+    torch.testing.assert_close(model.decode_block(read[:, 4:], cache), whole[:, 4:], rtol=0, atol=1e-4)
+    whole_cache = model.start_decoding(encoded)
+    assert torch.equal(model.decode_block(read, whole_cache), whole)     # the whole prefix at once: the same sums
+
+
+@torch.inference_mode()
+@pytest.mark.parametrize("task", TASKS)
+def test_a_checked_draft_gives_plain_greedy_decoding_on_ten_thousand_held_out_strings(models, task):
+    """Drafted batches against plain batches (both decide token by token through the same model): every
+    output equal, the model's answers and its mistakes alike."""
+    model, vocab = models[task]
+    words = held_out_strings(10_000, model.config.max_len)
+    sources = [vocab.encode(w, model.config.max_len) for w in words]
+    drafts = [correct_tokens(vocab, w, model.config.max_len, task) for w in words]
+    assert decoding.greedy_batch(model, sources, drafts=drafts) == decoding.greedy_batch(model, sources)
+
+
+@torch.inference_mode()
+def test_a_draft_refused_part_way_still_gives_plain_greedy_decoding(models):
+    """Where the model is wrong, the draft (the right answer) is refused: a model early in training, a costly
+    head switched off, a wrong draft, and one cut short by the length limit. Each decoding equals plain greedy
+    decoding, and the refusals happened."""
+    model, vocab = models["reverse"]
+    early = load_snapshot(bundled_checkpoint("reverse"), snapshot_index(bundled_checkpoint("reverse"))[1]["step"])
+    words = held_out_strings(300, 48)
+    refused = 0
+    for who, edit in ((early, Intervention()), (model, Intervention(frozenset({Head("cross", 0, 3)})))):
+        for word in words[:50]:
+            src = vocab.encode(word, 48)
+            decided, kept = decoding.drafted_greedy(who, src, correct_tokens(vocab, word, 48), edit)
+            assert decided == decoding.decide(who, src, edit=edit), word
+            refused += kept < len(src) + 1
+        sources = [vocab.encode(w, 48) for w in words]
+        drafts = [correct_tokens(vocab, w, 48) for w in words]
+        assert decoding.greedy_batch(who, sources, edit=edit, drafts=drafts) == decoding.greedy_batch(
+            who, sources, edit=edit)
+    assert refused > 50
+    src = vocab.encode("level", 48)
+    for draft in ([vocab.encode("z", 1)[0]] * 3 + [EOS], [vocab.encode("a", 1)[0]] * 40):   # wrong; too long
+        decided, kept = decoding.drafted_greedy(model, src, draft)
+        assert decided == decoding.decide(model, src) and kept < len(draft)
+    assert vocab.decode(list(decoding.decide(model, src).fed)) == target("level", "reverse")
