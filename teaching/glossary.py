@@ -48,6 +48,13 @@ GLOSSARY: dict[str, str] = {
     "generator": "The last linear layer: it turns the decoder's output vector into one logit per token. In the "
                  "bundled model it shares its weights with the embeddings (weight tying).",
     "greedy decoding": "Writing the most probable token at every step.",
+    "key/value cache": "What generation keeps between steps: the keys and values every decoder position has "
+                       "computed, and cross-attention's from the memory. The causal mask means no earlier position "
+                       "reads a later one, so a new step runs only its own position through the decoder.",
+    "draft decoding": "Greedy decoding checked in one pass: read a guess of the whole answer, and because of the "
+                      "causal mask each position's most likely token is what greedy decoding would choose there; "
+                      "keep the guess up to the first position that disagrees. Here the guess is the task's "
+                      "answer; large models are served this way (speculative decoding).",
     "temperature": "Dividing the logits by T before the softmax: below 1 sharpens the distribution, above 1 "
                    "flattens it; used when sampling.",
     "teacher forcing": "In training, the decoder reads the correct previous tokens rather than its own guesses, so "

@@ -28,6 +28,7 @@ def test_first_step_shows_sos_its_distribution_and_four_charts(ckpt):
     assert set(charts) == {"probs", "temperatures", "cross", "self"}
     assert metric(at, "Decoder input at step 0") == "⟨s⟩"
     assert metric(at, "Chosen token") == "a"
+    assert any("read as a draft in one pass" in c.value for c in at.caption)   # how the tokens were decided
     src = ckpt.vocab.encode("banana", 24)
     expected = torch.softmax(step_pass(ckpt, src, []).logits[0, -1], -1).numpy()
     bars = charts["probs"]["data"][0]
