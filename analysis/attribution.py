@@ -121,8 +121,9 @@ def occlusion(model: Transformer, vocab: Vocab, run: Run, letters: str = LETTERS
     base = torch.softmax(torch.tensor(run.logits, dtype=torch.float32), -1)                # (T, V)
     base_p = base.gather(-1, chosen[0][:, None])[:, 0].numpy()                            # (T,)
     variants, owner = [], []
+    replacements = [vocab.encode(letter, 1)[0] for letter in letters]
     for j, token in enumerate(src):
-        others = [t for t in (vocab.encode(letter, 1)[0] for letter in letters) if t != token][:most]
+        others = [t for t in replacements if t != token][:most]
         for other in others:
             variants.append([*src[:j], other, *src[j + 1:]])
             owner.append(j)
@@ -196,10 +197,10 @@ def agreement(lens: np.ndarray, occluded: np.ndarray) -> Agreement:
     """How far a (T, S) lens ranks the source positions as occlusion does, over the steps where both vary:
     Spearman ρ with values within VARIES of 0 tied at 0, and how often the lens's top is among occlusion's
     (within VARIES)."""
-    counted = [(a, b) for a, b in zip(lens, occluded) if varies(a) and varies(b)
-               and np.ptp(without_noise(a)) > 0 and np.ptp(without_noise(b)) > 0]   # (±0.0009 would be all 0)
+    counted = [(a, b, without_noise(a), without_noise(b)) for a, b in zip(lens, occluded) if varies(a) and varies(b)]
+    counted = [c for c in counted if np.ptp(c[2]) > 0 and np.ptp(c[3]) > 0]   # (±0.0009 would be all 0)
     if not counted:
         return Agreement(None, 0, None)
-    rhos = [float(spearmanr(without_noise(a), without_noise(b)).statistic) for a, b in counted]
-    same = float(np.mean([int(a.argmax()) in tops(b) for a, b in counted]))
+    rhos = [float(spearmanr(a0, b0).statistic) for _, _, a0, b0 in counted]
+    same = float(np.mean([int(a.argmax()) in tops(b) for a, b, _, _ in counted]))
     return Agreement(float(np.mean(rhos)), len(counted), same)

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from transformer import decoding
-from transformer.data import pad, target
+from transformer.data import correct_tokens, pad, target   # correct_tokens: re-exported for the pages
 from transformer.decoding import greedy_batch, next_token_probs
 from transformer.intervention import NO_INTERVENTION, Intervention
 from transformer.model import Transformer
@@ -68,11 +68,6 @@ class Run:
     def probability_of(self, token_ids: list[int]) -> np.ndarray:
         """(T,) the probability each step gave the token listed for it."""
         return self.probs[np.arange(len(token_ids)), token_ids]
-
-
-def correct_tokens(vocab: Vocab, text: str, max_len: int, task: str = "reverse") -> list[int]:
-    """The task's target (the reversal, the copy, the sorted text), then EOS: what every step should write."""
-    return [*vocab.encode_output(target(text, task), max_len), EOS]
 
 
 @torch.inference_mode()

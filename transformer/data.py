@@ -151,7 +151,13 @@ def pad(rows: list[list[int]], length: int | None = None) -> torch.Tensor:
     return torch.tensor([r + [PAD] * (length - len(r)) for r in rows], dtype=torch.long)
 
 
+def correct_tokens(vocab: Vocab, text: str, max_len: int, task: str = "reverse") -> list[int]:
+    """The task's target (the reversal, the copy, the sorted text), then EOS: what every step should write, the
+    decoder's draft when greedy decoding checks one, and the labels of training."""
+    return [*vocab.encode_output(target(text, task), max_len), EOS]
+
+
 def make_batch(texts: list[str], vocab: Vocab, max_len: int, task: str = "reverse") -> Batch:
     src = [vocab.encode(t, max_len) for t in texts]
-    out = [vocab.encode_output(target(t, task), max_len) for t in texts]
-    return Batch(pad(src), pad([[SOS] + o for o in out]), pad([o + [EOS] for o in out]))
+    out = [correct_tokens(vocab, t, max_len, task) for t in texts]           # each ends in EOS
+    return Batch(pad(src), pad([[SOS] + o[:-1] for o in out]), pad(out))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .data import pad
 from .intervention import NO_INTERVENTION, Intervention
 from .model import Transformer
 from .vocab import EOS, PAD, SOS
@@ -103,13 +104,8 @@ def _drafted_batch(model: Transformer, sources: list[list[int]], drafts: list[li
     order = sorted(range(len(sources)), key=lambda i: len(sources[i]))
     for start in range(0, len(order), batch_size):
         rows = order[start:start + batch_size]
-        width = max(len(sources[i]) for i in rows)
-        src = torch.full((len(rows), width), PAD, dtype=torch.long, device=device)              # (B, S)
-        read = torch.full((len(rows), max(len(drafts[i]) for i in rows)), PAD, dtype=torch.long,
-                          device=device)                                                         # (B, D)
-        for b, i in enumerate(rows):
-            src[b, :len(sources[i])] = torch.tensor(sources[i])
-            read[b, :len(drafts[i])] = torch.tensor([SOS, *drafts[i][:-1]])
+        src = pad([sources[i] for i in rows]).to(device)                                        # (B, S)
+        read = pad([[SOS, *drafts[i][:-1]] for i in rows]).to(device)                            # (B, D)
         cache = model.start_decoding(model.encode(src, edit=edit), edit)
         choices = model.decode_block(read, cache, edit).argmax(-1).tolist()                    # (B, D)
         for b, i in enumerate(rows):

@@ -141,29 +141,18 @@ class Intervention:
             memory[:, p.position] = p.value
         return memory
 
-    def patched_stream(self, layer: int, stream: torch.Tensor) -> torch.Tensor:
-        """(B, T, d_model) the decoder's residual stream after `layer`, with that layer's patches copied in (a
-        position the decoding has not reached yet is left for the step that reaches it)."""
+    def patched_stream(self, layer: int, stream: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """(B, P, d_model) the decoder's residual stream after `layer` at positions start .. start+P-1 (the whole
+        stream, or the new positions of incremental decoding), with that layer's patches at those positions copied
+        in (a position the decoding has not reached yet is left for the step that reaches it)."""
         chosen = [p for p in self.patches if p.site == "decoder_stream" and p.layer == layer
-                  and p.position < stream.size(1)]
+                  and start <= p.position < start + stream.size(1)]
         if not chosen:
             return stream
         stream = stream.clone()
         for p in chosen:
-            stream[:, p.position] = p.value
+            stream[:, p.position - start] = p.value
         return stream
-
-    def patched_stream_at(self, layer: int, rows: torch.Tensor, start: int) -> torch.Tensor:
-        """(B, P, d_model) the stream after `layer` at positions start .. start+P-1 (incremental decoding), with
-        that layer's patches at those positions copied in."""
-        chosen = [p for p in self.patches if p.site == "decoder_stream" and p.layer == layer
-                  and start <= p.position < start + rows.size(1)]
-        if not chosen:
-            return rows
-        rows = rows.clone()
-        for p in chosen:
-            rows[:, p.position - start] = p.value
-        return rows
 
     def cross_head_values(self, layer: int) -> list[tuple[int, int, torch.Tensor]] | None:
         """(head, position, value) of this decoder layer's patched cross-attention heads, if any."""

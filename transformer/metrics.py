@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import torch
 
-from .data import expected_grid, pad, target
+from .data import correct_tokens, expected_grid, pad, target
 from .decoding import greedy_batch
 from .intervention import NO_INTERVENTION, Intervention
 from .model import Transformer
-from .vocab import EOS, SOS, Vocab
+from .vocab import SOS, Vocab
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def exact_match(model: Transformer, vocab: Vocab, texts: list[str], edit: Interv
         groups[len(text) if edit.positions == "shuffle" else 0].append(text)
     right, total = Counter(), Counter()
     for group in groups.values():
-        drafts = [[*vocab.encode_output(target(t, task), limit), EOS] for t in group]   # checked in one pass
+        drafts = [correct_tokens(vocab, t, limit, task) for t in group]      # checked in one pass
         outputs = greedy_batch(model, [vocab.encode(t, limit) for t in group], edit=edit, drafts=drafts)
         for text, out in zip(group, outputs):
             total[len(text)] += 1

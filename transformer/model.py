@@ -10,7 +10,7 @@ from torch import nn
 from .config import ModelConfig
 from .intervention import NO_INTERVENTION, Intervention
 from .layers import DecoderLayer, EncoderLayer, LayerCache, PositionalEncoding, TokenEmbedding
-from .masks import causal_mask, decoder_mask, padding_mask
+from .masks import decoder_mask, padding_mask
 from .trace import Recorder, Trace, child_of
 
 
@@ -77,12 +77,17 @@ class Transformer(nn.Module):
         trained = self.config.max_len + 1                                  # rows training ever used
         return edit.position_rows(self.positions.encoding(max(trained, length)), side, length, trained)
 
-    def _input(self, ids: torch.Tensor, side: str, edit: Intervention, record: Recorder | None) -> torch.Tensor:
-        """(B, L) ids -> (B, L, d_model): scaled embeddings plus the positional rows (or an experiment's rows)."""
+    def _input(self, ids: torch.Tensor, side: str, edit: Intervention, record: Recorder | None,
+               start: int = 0) -> torch.Tensor:
+        """(B, L) ids at positions start .. start+L-1 -> (B, L, d_model): scaled embeddings plus the positional
+        rows (or an experiment's rows). start > 0: the new positions of incremental decoding."""
         embed, name = (self.src_embed, "src") if side == "source" else (self.tgt_embed, "tgt")
         given = edit.source_embeddings if side == "source" else None
         scaled = embed(ids) if given is None else given                      # (B, L, d_model)
-        rows = self._position_rows(edit, side, ids.size(1))                  # (L, d_model) or None
+        length = start + ids.size(1)
+        rows = self._position_rows(edit, side, length)                       # (start+L, d_model) or None
+        if rows is not None or start:
+            rows = (self.positions.encoding(length) if rows is None else rows)[start:]   # (L, d_model)
         x = self.positions(scaled, rows)
         if record is not None:
             used = self.positions.encoding(ids.size(1)) if rows is None else rows
@@ -143,11 +148,8 @@ class Transformer(nn.Module):
         positions, not t + P. `edit` must be the one the cache was started with."""
         t, p, h = cache.position, tokens.size(1), self.config.n_heads
         cache.tokens = torch.cat([cache.tokens, tokens], dim=1)                        # (B, t+P)
-        key_mask = (causal_mask(t + p, tokens.device)[:, :, t:]                        # (1, 1, P, t+P)
-                    & (cache.tokens != self.config.pad_id)[:, None, None, :])          # (B, 1, P, t+P)
-        rows = self._position_rows(edit, "target", t + p)                              # (t+P, d) or None
-        rows = self.positions.encoding(t + p)[t:] if rows is None else rows[t:]        # (P, d_model)
-        y = self.positions(self.tgt_embed(tokens), rows)                               # (B, P, d_model)
+        key_mask = decoder_mask(cache.tokens, self.config.pad_id)[:, :, t:]            # (B, 1, P, t+P)
+        y = self._input(tokens, "target", edit, None, start=t)                         # (B, P, d_model)
         encoded = cache.encoded
         for i, (layer, kept, gates) in enumerate(zip(self.decoder_layers, cache.layers, cache.gates)):
             override = edit.cross_override(i, h, encoded.source, t + p) if edit.replaced else None
@@ -157,7 +159,7 @@ class Transformer(nn.Module):
                       if t <= position < t + p] if edit.patches else None
             y = layer.step(y, kept, key_mask, encoded.src_mask, *gates, override, values or None)
             if edit.patches:
-                y = edit.patched_stream_at(i, y, t)
+                y = edit.patched_stream(i, y, t)
         return self.generator(self.decoder_norm(y))                                    # (B, P, vocab)
 
     def forward(
