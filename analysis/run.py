@@ -55,6 +55,7 @@ class Run:
     trace: Trace                   # every activation of the pass, numpy, batch dimension removed
     d_k: int
     task: str = "reverse"          # what the model was trained to write (data.TASKS)
+    draft_kept: int | None = None  # greedy runs: how many tokens of the task's answer, read as a draft, were kept
 
     @property
     def target(self) -> str:
@@ -76,11 +77,12 @@ def make_run(model: Transformer, vocab: Vocab, text: str, how: Decoding = GREEDY
     """`max_len` lets a lab read beyond the model's own limit (vocab.encode still refuses longer texts)."""
     limit = model.config.max_len if max_len is None else max_len
     src = vocab.encode(text, limit)
+    kept = None                                          # draft tokens kept: greedy runs only
     if how.teacher:
         fed = correct_tokens(vocab, text, limit, task)
         chosen = None
     elif how.temperature is None and not how.forced:     # greedy: the task's answer as a draft, checked in a pass
-        decided, _ = decoding.drafted_greedy(model, src, correct_tokens(vocab, text, limit, task), edit)
+        decided, kept = decoding.drafted_greedy(model, src, correct_tokens(vocab, text, limit, task), edit)
         fed, chosen = list(decided.fed), list(decided.chosen)
     else:
         decided = decoding.decide(model, src, how.temperature, how.top_k, how.seed, edit, dict(how.forced))
@@ -90,7 +92,7 @@ def make_run(model: Transformer, vocab: Vocab, text: str, how: Decoding = GREEDY
     if chosen is None:
         chosen = logits.argmax(-1).tolist()
     return _record(vocab, text, src, fed, chosen, logits, next_token_probs(logits, how.temperature, how.top_k),
-                   trace.row(0), model.config.d_k, task)
+                   trace.row(0), model.config.d_k, task, kept)
 
 
 @torch.inference_mode()
@@ -124,7 +126,7 @@ def traced_pass(model: Transformer, src: torch.Tensor, tgt: torch.Tensor,
 
 
 def _record(vocab: Vocab, text: str, src: list[int], fed: list[int], chosen: list[int], logits: torch.Tensor,
-            probs: torch.Tensor, trace: Trace, d_k: int, task: str) -> Run:
+            probs: torch.Tensor, trace: Trace, d_k: int, task: str, draft_kept: int | None = None) -> Run:
     return Run(
         text=text,
         source_ids=tuple(src),
@@ -139,4 +141,5 @@ def _record(vocab: Vocab, text: str, src: list[int], fed: list[int], chosen: lis
         trace=trace,
         d_k=d_k,
         task=task,
+        draft_kept=draft_kept,
     )

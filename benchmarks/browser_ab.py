@@ -12,15 +12,17 @@ of Chromium's main-thread busy time (the Performance domain's TaskDuration), and
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Browser, sync_playwright
 
 from drivers.harness import ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, stop_server, type_text
 
@@ -35,6 +37,26 @@ def start(root: Path) -> tuple[subprocess.Popen, int]:
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1"], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return process, port
+
+
+@contextlib.contextmanager
+def two_servers(against: str) -> Iterator[tuple[Browser, dict[str, tuple[subprocess.Popen, int]]]]:
+    """`against` checked out in a temporary worktree and the working tree, each served, and one Chromium."""
+    with tempfile.TemporaryDirectory() as tmp:
+        other = Path(tmp) / "other"
+        subprocess.run(["git", "worktree", "add", "--detach", str(other), against], cwd=ROOT, check=True,
+                       capture_output=True)
+        servers = {against: start(other), "working tree": start(ROOT)}
+        try:
+            time.sleep(5)
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                yield browser, servers
+                browser.close()
+        finally:
+            for process, _ in servers.values():
+                stop_server(process)
+            subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, capture_output=True)
 
 
 def main_thread_seconds(cdp) -> float:
@@ -82,23 +104,9 @@ def main() -> None:
     args = parser.parse_args()
     paths = list(PAGES.values()) if args.page == "all" else [args.page]
     results = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        other = Path(tmp) / "other"
-        subprocess.run(["git", "worktree", "add", "--detach", str(other), args.against], cwd=ROOT, check=True,
-                       capture_output=True)
-        versions = {args.against: other, "working tree": ROOT}
-        servers = {name: start(root) for name, root in versions.items()}
-        try:
-            time.sleep(5)
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                for path in paths:
-                    results[path] = measure(browser, servers, path, args.length, args.repeats)
-                browser.close()
-        finally:
-            for process, _ in servers.values():
-                stop_server(process)
-            subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, capture_output=True)
+    with two_servers(args.against) as (browser, servers):
+        for path in paths:
+            results[path] = measure(browser, servers, path, args.length, args.repeats)
     old, new = args.against, "working tree"
     print(f"{args.length} characters, medians of {args.repeats} interleaved interactions (wall s; main thread s)")
     print("noise: the middle half (quartiles) of the per-word ratios new/old of the wall time; a page is slower "

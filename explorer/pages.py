@@ -61,7 +61,7 @@ PAGES: tuple[Page, ...] = (
           "exact match"), charts=0),
     Page("decode", "Decode step by step", "⏯️", EXPLORE, "decode",
          ("decoder", "token", "logit", "softmax", "greedy decoding", "temperature", "top-k", "entropy", "nats",
-          "cross-attention", "causal mask", "key/value cache", "draft decoding"), charts=4),
+          "cross-attention", "causal mask", "key/value cache", "draft decoding"), charts=0),   # drawn in HTML
     Page("attention", "Attention", "🔍", EXPLORE, "attention",
          ("attention head", "query", "key", "value", "attention weight", "self-attention", "cross-attention", "W^O",
           "anti-diagonal"), charts=3),

@@ -48,9 +48,10 @@ GLOSSARY: dict[str, str] = {
     "generator": "The last linear layer: it turns the decoder's output vector into one logit per token. In the "
                  "bundled model it shares its weights with the embeddings (weight tying).",
     "greedy decoding": "Writing the most probable token at every step.",
-    "key/value cache": "What generation keeps between steps: the keys and values every decoder position has "
-                       "computed, and cross-attention's from the memory. The causal mask means no earlier position "
-                       "reads a later one, so a new step runs only its own position through the decoder.",
+    "key/value cache": "What generation keeps between steps: every decoder position's keys and values, and "
+                       "cross-attention's from the memory; as no position reads a later one, a step runs only its "
+                       "own position. Without it, writing n tokens runs n(n + 1)/2 positions through each layer "
+                       "instead of n, which is why real models generate this way, paying in memory.",
     "draft decoding": "Greedy decoding checked in one pass: read a guess of the whole answer, and because of the "
                       "causal mask each position's most likely token is what greedy decoding would choose there; "
                       "keep the guess up to the first position that disagrees. Here the guess is the task's "

@@ -13,9 +13,9 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
     "run_a_class": ({"text": "level"}, {"text": "level"}),          # a class's own link holds its secret
     "join": ({"text": "level"}, {"text": "level"}),   # ?class= fills the code in: tests/app/test_class_mode.py
     "decode": ({"text": "level", "mode": "sample", "temperature": "2.5", "top_k": "5", "seed": "7", "step": "3",
-                "step_layer": "0", "step_head": "2"},
+                "step_layer": "0", "step_head": "2", "show_cache": "true"},
                {"mode": "sample", "temperature": 2.5, "top_k": 5, "seed": 7, "step": 3, "step_layer": 0,
-                "step_head": 2}),
+                "step_head": 2, "show_cache": True}),
     "attention": ({"text": "level", "kind": "Decoder self", "layer": "0", "head": "1"},
                   {"kind": "decoder_self", "layer": 0, "head": 1}),
     "inside_one_head": ({"text": "level", "inside_kind": "Decoder self", "inside_layer": "0", "inside_head": "1",

@@ -60,3 +60,52 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
             f'</colgroup><tr><th></th>{head}</tr>{"".join(rows)}</table>'
             f'<div style="font-size:0.7rem;color:#6b7280">colour: red below 0, blue above, full at '
             f'±{bound:.2f}; hover a cell for its value</div></div>')
+
+
+# ColorBrewer Blues (Plotly's "Blues", light at 0) and Cividis reversed (projector mode's sequential scale, light at
+# 0), nine stops each from 0 to 1.
+BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b")
+CIVIDIS_REVERSED = ("#fee838", "#d9ca4f", "#b8ae6a", "#99977a", "#7c7b78", "#636473", "#45516f", "#1c3e70", "#00224e")
+
+
+def _mix(stops: tuple[str, ...], t: float) -> str:
+    """The colour at t in [0, 1] between evenly spaced stops."""
+    t = max(0.0, min(1.0, t)) * (len(stops) - 1)
+    i = min(int(t), len(stops) - 2)
+    a, b = (tuple(int(s[k:k + 2], 16) for k in (1, 3, 5)) for s in stops[i:i + 2])
+    rgb = [round(x + (t - i) * (y - x)) for x, y in zip(a, b)]
+    return f"rgb({rgb[0]},{rgb[1]},{rgb[2]})"
+
+
+def weight_rows(weights: np.ndarray, row_names: list[str], column_names: list[str], title: str = "",
+                outlined: int | None = None, column_title: str = "position", projector: bool = False) -> str:
+    """(R, C) weights in [0, 1] as rows of coloured cells: a few rows over many columns (every head's row of one
+    step), which Plotly took about 0.1 s to draw again at every step. Each cell names its row, column and
+    weight in its tooltip and keeps its value in data-value; `outlined` boxes one row. Columns are labelled by
+    their names above the cells, and by position under every fifth."""
+    z = np.asarray(weights, dtype=float)                                         # (R, C)
+    stops = CIVIDIS_REVERSED if projector else BLUES
+    names = [html.escape(c) for c in column_names]
+    top = "".join(f'<th style="font-weight:400;font-size:0.7rem;padding:0;text-align:center">{n}</th>' for n in names)
+    bottom = "".join(f'<th style="font-weight:400;color:#4b5563;font-size:0.6rem;padding:0">'
+                     f'{c if c % 5 == 0 else ""}</th>' for c in range(z.shape[1]))
+    written = z.shape[1] <= 12                                                   # values in cells wide enough
+    rows = []
+    for r, (name, row) in enumerate(zip(row_names, z)):
+        box = "outline:3px solid #d97706;outline-offset:-2px;" if r == outlined else ""
+        cells = "".join(
+            f'<td data-value="{float(v)!r}" title="{html.escape(name)}, {column_title} {c} ({names[c]}): '
+            f'weight {v:.3f}" style="background:{_mix(stops, v)};height:1.6rem;padding:0;text-align:center;'
+            f'font-size:0.8rem;color:{"white" if v > 0.5 else "#111827"}">{f"{v:.2f}" if written else ""}</td>'
+            for c, v in enumerate(row))
+        rows.append(f'<tr data-row="{html.escape(name)}" style="{box}"><th style="text-align:right;font-weight:400;'
+                    f'font-size:0.8rem;padding-right:6px;white-space:nowrap">{html.escape(name)}</th>{cells}</tr>')
+    legend = "".join(f'<span style="display:inline-block;width:1.2rem;height:0.7rem;background:{_mix(stops, k / 8)}">'
+                     f'</span>' for k in range(9))
+    caption = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
+    return (f'<div style="overflow-x:auto">{caption}<table style="border-collapse:collapse;width:100%;'
+            f'table-layout:fixed;border:none"><colgroup><col style="width:4.5rem"></colgroup>'
+            f'<tr><th></th>{top}</tr>{"".join(rows)}<tr><th style="font-weight:400;font-size:0.6rem;'
+            f'text-align:right;padding-right:6px">{html.escape(column_title)}</th>{bottom}</tr></table>'
+            f'<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">weight 0 {legend} 1; hover a cell for its '
+            f'value</div></div>')

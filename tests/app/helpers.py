@@ -113,3 +113,24 @@ def html_rows(element) -> dict[str, np.ndarray]:
 
     Cells().feed(element.proto.body)
     return {name: np.array(values) for name, values in rows.items()}
+
+
+def html_with(at: AppTest, text: str):
+    """The first block drawn with st.html whose HTML holds `text` (a title)."""
+    return next(e for e in at.get("html") if text in e.proto.body)
+
+
+def html_bars(element) -> list[tuple[str, str, float]]:
+    """The bars of a viz.html_bars chart drawn with st.html, in page order: (token, series, probability)."""
+    from html.parser import HTMLParser
+
+    bars: list[tuple[str, str, float]] = []
+
+    class Bars(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if tag == "div" and "data-value" in attrs:
+                bars.append((attrs["data-token"], attrs["data-series"], float(attrs["data-value"])))
+
+    Bars().feed(element.proto.body)
+    return bars

@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -7,7 +9,7 @@ from transformer import decoding
 from transformer.decoding import next_token_probs
 from transformer.vocab import SOS
 
-from .helpers import array, figures, no_exception, open_page
+from .helpers import html_bars, html_rows, html_with, no_exception, open_page
 from .test_entrypoint import open_app
 
 
@@ -24,17 +26,20 @@ def metric(at, label_start):
 def test_first_step_shows_sos_its_distribution_and_four_charts(ckpt):
     at = open_page("decode", "banana")
     no_exception(at)
-    charts = figures(at)
-    assert set(charts) == {"probs", "temperatures", "cross", "self"}
+    assert not at.get("plotly_chart")        # drawn in HTML: a new step sends no Plotly chart to draw again
+    for title in ("Next-token distribution at step 0", "T = 10", "Cross-attention at step 0",
+                  "Decoder self-attention at step 0"):
+        html_with(at, title)
     assert metric(at, "Decoder input at step 0") == "⟨s⟩"
     assert metric(at, "Chosen token") == "a"
     assert any("read as a draft in one pass" in c.value for c in at.caption)   # how the tokens were decided
     src = ckpt.vocab.encode("banana", 24)
     expected = torch.softmax(step_pass(ckpt, src, []).logits[0, -1], -1).numpy()
-    bars = charts["probs"]["data"][0]
+    bars = html_bars(html_with(at, "Next-token distribution at step 0"))
     top = np.argsort(-expected)[:10]
-    assert list(bars["x"]) == [token_label(ckpt.vocab, i) for i in top]
-    assert np.allclose(array(bars["y"]).astype(float), expected[top], atol=1e-6)
+    assert [token for token, _, _ in bars] == [token_label(ckpt.vocab, i) for i in top]
+    assert np.allclose([p for _, _, p in bars], expected[top], atol=1e-6)
+    assert [series for _, series, _ in bars] == ["chosen"] + [""] * 9          # "a", the likeliest, is chosen
 
 
 def test_step_controls_walk_to_the_end_and_the_decoded_word(ckpt):
@@ -66,15 +71,15 @@ def test_attention_rows_match_the_model_trace_for_the_chosen_layer_and_head(ckpt
     step = step_pass(ckpt, src, greedy[:2])
     cross = step.trace["cross", layer][0, :, -1].numpy()           # (H, S)
     own = step.trace["decoder_self", layer][0, :, -1].numpy()      # (H, 3)
-    charts = figures(at)
-    assert np.allclose(array(charts["cross"]["data"][0]["z"]).astype(float), cross, atol=1e-6)
-    outline = charts["cross"]["layout"]["shapes"][0]      # the chosen head's row is outlined
-    assert (outline["y0"], outline["y1"]) == (head - 0.5, head + 0.5)
-    self_all = array(charts["self"]["data"][0]["z"]).astype(float)
+    cross_table = html_with(at, f"Cross-attention at step 2, layer {layer}")
+    assert np.allclose(np.stack(list(html_rows(cross_table).values())), cross, atol=1e-6)
+    outlined = re.findall(r'<tr data-row="([^"]+)" style="outline', cross_table.proto.body)
+    assert outlined == [f"head {head}"]                    # the chosen head's row is outlined
+    self_all = np.stack(list(html_rows(html_with(at, f"Decoder self-attention at step 2, layer {layer}")).values()))
     assert np.allclose(self_all[:, :3], own, atol=1e-6)
     assert np.all(self_all[:, 3:] == 0)  # the future, under the causal mask
-    # repeated letters keep their own columns
-    assert list(charts["cross"]["layout"]["xaxis"]["ticktext"]) == ["l", "e", "v", "e", "l"]
+    # repeated letters keep their own columns, each cell named by its position and letter
+    assert "source position 3 (e): weight" in cross_table.proto.body
 
 
 def test_sampling_uses_temperature_top_k_and_seed(ckpt):
@@ -87,8 +92,7 @@ def test_sampling_uses_temperature_top_k_and_seed(ckpt):
     src = ckpt.vocab.encode("hello", 24)
     expected = next_token_probs(step_pass(ckpt, src, []).logits[0, -1], 3.0, 5)
     first = decoding.choose(expected, 3.0, 7, 0)
-    bars = figures(at)["probs"]["data"][0]
-    shown = array(bars["y"]).astype(float)
+    shown = np.array([p for _, _, p in html_bars(html_with(at, "Next-token distribution at step 0"))])
     assert np.count_nonzero(shown > 0) == 5
     assert np.isclose(shown.max(), expected.max().item(), atol=1e-6)
     assert metric(at, "Chosen token") == token_label(ckpt.vocab, first)
@@ -97,9 +101,10 @@ def test_sampling_uses_temperature_top_k_and_seed(ckpt):
 
 def test_temperature_chart_shows_the_same_step_at_five_temperatures():
     at = open_page("decode", "hello")
-    traces = figures(at)["temperatures"]["data"]
-    assert [t["name"] for t in traces] == ["T = 0.5", "T = 1", "T = 3", "T = 5", "T = 10"]
-    peaks = [float(array(t["y"]).astype(float).max()) for t in traces]
+    bars = html_bars(html_with(at, "T = 10"))
+    names = ["T = 0.5", "T = 1", "T = 3", "T = 5", "T = 10"]
+    assert [series for _, series, _ in bars[:5]] == names and len(bars) == 8 * 5      # eight tokens, five bars each
+    peaks = [max(p for _, series, p in bars if series == name) for name in names]
     assert peaks[0] >= peaks[1] > peaks[2] > peaks[3] > peaks[4]   # at T = 0.5 the top p may already be 1.000
     caption = " ".join(c.value for c in at.caption)
     assert f"T = 0.5: top p = {peaks[0]:.3f}" in caption and f"T = 10: top p = {peaks[4]:.3f}" in caption
@@ -111,8 +116,7 @@ def test_query_parameters_open_the_same_step_layer_and_head():
     assert at.session_state["text"] == "level"
     assert (at.session_state["step"], at.session_state["step_layer"], at.session_state["step_head"]) == (3, 0, 2)
     assert metric(at, "Decoder input at step 3") == "⟨s⟩ l e v"
-    assert figures(at)["cross"]["layout"]["title"]["text"] == (
-        "Cross-attention at step 3, layer 0, every head (head 2 outlined)")
+    html_with(at, "Cross-attention at step 3, layer 0, every head (head 2 outlined)")
 
 
 def test_a_step_beyond_the_text_is_brought_back_in_range():
@@ -138,3 +142,22 @@ def test_previous_and_next_move_from_the_step_a_link_opened():
     at.button[2].click().run()
     at.button[2].click().run()
     assert at.session_state["step"] == 4
+
+
+def test_the_cache_section_says_what_step_t_keeps_and_shows_it_on_request(ckpt):
+    at = open_page("decode", "level", state={"step": 3, "step_layer": 1, "step_head": 2})
+    no_exception(at)
+    said = " ".join(m.value for m in at.markdown)
+    assert "reads 4 keys and values: 3 kept in the cache from the steps before, and 1 computed now" in said
+    assert "6 steps), each decoder layer computes 6 positions with the cache" in said and "21 positions" in said
+    assert any("agreed at every position, so all 6 steps came from that one pass" in c.value for c in at.caption)
+    assert not any("Keys, layer 1, head 2" in e.proto.body for e in at.get("html"))     # the tables wait for the toggle
+    at.toggle(key="show_cache").set_value(True).run()
+    no_exception(at)
+    src = ckpt.vocab.encode("level", 24)
+    prefix = step_pass(ckpt, src, list(decoding.generate(ckpt.model, src)[:3])).trace
+    for name in ("keys", "values"):
+        rows = html_rows(html_with(at, f"{name.capitalize()}, layer 1, head 2"))
+        assert list(rows) == ["0: ⟨s⟩ (kept)", "1: l (kept)", "2: e (kept)", "3: v (new)"]
+        expected = prefix.attention("decoder_self", 1, name)[0, 2].numpy()             # (4, d_k)
+        assert np.allclose(np.stack(list(rows.values())), expected, atol=1e-5)

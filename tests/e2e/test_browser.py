@@ -228,6 +228,14 @@ def test_the_arrow_keys_step_the_decoding_from_a_links_step(server, page):
         settle(page)
     page.wait_for_function("() => new URL(location.href).searchParams.get('step') === '5'")
     expect(page.get_by_test_id("stMetricValue").nth(2)).to_have_text("noitne")  # steps 0-5 written
+    # the step's charts, drawn in HTML, followed it; hover (a tooltip) names every cell and bar
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("Cross-attention at step 5, layer 1, every head (head 0 outlined)")).to_be_visible()
+    cells = main.locator("td[title*='source position']")
+    assert cells.count() == 4 * len("attention")                                # every head x every source position
+    assert re.fullmatch(r"head 0, source position 0 \(a\): weight \d\.\d{3}", cells.first.get_attribute("title"))
+    bars = main.locator("div[data-series='chosen']")
+    assert bars.count() == 1 and bars.first.get_attribute("title").startswith("token e: probability")   # step 5 writes the e of noitne
 
 
 def test_switching_the_task_switches_every_page(server, page):

@@ -1,0 +1,118 @@
+"""One choice that changes one chart, two versions of the app, interleaved in one headless Chromium.
+
+    python -m benchmarks.view_change --against REF [--length 48] [--repeats 12]
+
+Two changes a learner makes over and over, on a text already shown (so its run is cached):
+- Attention: another head in the "Head" box (the large view and the weight-is-not-influence chart follow it);
+- Decode step by step: the → key, one step on.
+
+Wall time from the choice to the page settled: the URL shows the new value (the widget is bound to it), the
+run (page or fragment) has finished, every chart has its drawing, and two animation frames have passed, so
+what was sent has been painted. Both versions are served at once and take turns going first, as in
+`benchmarks.browser_ab`; also printed: how many Plotly charts were drawn again (their SVG replaced).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import statistics
+import time
+
+from drivers.harness import ALL_CHARTS_DRAWN, SETTLED
+from drivers.words import random_word
+
+from .browser_ab import two_servers
+
+PAINTED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+MARK_CHARTS = """() => document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot").forEach(gd => {
+    gd.dataset.plots = '0';
+    if (!gd.dataset.listening) {
+        gd.dataset.listening = '1';
+        gd.on('plotly_afterplot', () => { gd.dataset.plots = String(+gd.dataset.plots + 1); });
+    }
+})"""
+REDRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")]
+               .filter(gd => gd.dataset.plots !== '0').length"""
+
+
+def url_has(page, name: str, value: str) -> None:
+    page.wait_for_function("([n, v]) => new URL(location.href).searchParams.get(n) === v", arg=[name, value])
+
+
+def settled(page) -> None:
+    page.wait_for_selector(SETTLED, timeout=60_000)
+    page.wait_for_function(ALL_CHARTS_DRAWN, timeout=60_000)
+    page.evaluate(PAINTED)
+
+
+def change_head(page, n_heads: int, repeat: int) -> None:
+    head = str(1 + repeat % (n_heads - 1))      # 1, 2, 3, 1, …: never the default 0, which leaves the URL
+    page.get_by_test_id("stMain").get_by_role("combobox", name=re.compile("^Head")).first.click()
+    page.get_by_role("option", name=head, exact=True).wait_for()
+    page.keyboard.type(head)
+    page.keyboard.press("Enter")
+    url_has(page, "head", head)
+
+
+def next_step(page, n_heads: int, repeat: int) -> None:
+    page.keyboard.press("ArrowRight")
+    url_has(page, "step", str(repeat + 1))
+
+
+CHANGES = {"attention-head": ("attention", change_head), "decode-step": ("decode", next_step)}
+
+
+def measure(browser, servers: dict, change: str, length: int, repeats: int) -> tuple[dict, dict]:
+    path, act = CHANGES[change]
+    word = random_word(random.Random(1), length)
+    pages = {}
+    for name, (_, port) in servers.items():
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.goto(f"http://127.0.0.1:{port}/{path}?text={word}")
+        page.wait_for_selector("[data-testid='stSidebar'] input", timeout=120_000)
+        settled(page)
+        pages[name] = page
+    wall = {name: [] for name in servers}
+    redrawn = {name: [] for name in servers}
+    for repeat in range(repeats):
+        for name, page in (list(pages.items()) if repeat % 2 == 0 else list(pages.items())[::-1]):
+            page.bring_to_front()
+            page.evaluate("document.activeElement && document.activeElement.blur()")   # keys go to the page
+            page.evaluate(MARK_CHARTS)
+            time.sleep(0.3)
+            start_time = time.perf_counter()
+            act(page, 4, repeat)
+            settled(page)
+            wall[name].append(time.perf_counter() - start_time)
+            redrawn[name].append(page.evaluate(REDRAWN))
+    for page in pages.values():
+        page.context.close()
+    return wall, redrawn
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--against", required=True, help="a git ref to compare the working tree with")
+    parser.add_argument("--length", type=int, default=48)
+    parser.add_argument("--repeats", type=int, default=12)
+    parser.add_argument("--changes", default=",".join(CHANGES))
+    args = parser.parse_args()
+    results = {}
+    with two_servers(args.against) as (browser, servers):
+        for change in args.changes.split(","):
+            results[change] = measure(browser, servers, change, args.length, args.repeats)
+    old, new = args.against, "working tree"
+    print(f"{args.length} characters, medians of {args.repeats} interleaved changes (wall s; charts drawn again)")
+    print(f"{'change':<16} {old[:10]:>10} {'new':>8} {'new/old':>8} {'quartiles':>11}   {'redrawn old':>11} "
+          f"{'new':>5}")
+    for change, (wall, redrawn) in results.items():
+        w_old, w_new = statistics.median(wall[old]), statistics.median(wall[new])
+        low, _, high = statistics.quantiles([n / o for n, o in zip(wall[new], wall[old])], n=4)
+        print(f"{change:<16} {w_old:>10.3f} {w_new:>8.3f} {w_new / w_old:>8.2f} {low:>5.2f}–{high:<5.2f}   "
+              f"{statistics.median(redrawn[old]):>11.0f} {statistics.median(redrawn[new]):>5.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""What Decode step by step says the key/value cache holds, against the model run again without a cache."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from analysis.page_models.decode_cache import cache_at_step, draft_sentence
+from analysis.run import Decoding, make_run
+from transformer.data import correct_tokens
+from transformer.intervention import Head, Intervention
+from transformer.vocab import SOS
+
+from .conftest import run_of
+
+PANGRAM = "the quick brown fox jumps over the lazy dog abcd"     # 48 characters, the trained length
+
+
+@pytest.mark.parametrize("text, t, layer, head", [("banana", 0, 0, 1), ("banana", 4, 1, 3), (PANGRAM, 48, 1, 2)])
+def test_the_kept_rows_and_the_new_one_are_the_keys_and_values_of_the_prefix_run_alone(reverser, text, t, layer,
+                                                                                         head):
+    run = run_of(text)
+    cache = cache_at_step(reverser.model, run, t, layer, head)
+    src = reverser.vocab.encode(text, reverser.model.config.max_len)
+    with torch.inference_mode():                              # the decoder over step t's prefix, no cache at all
+        alone = reverser.model(torch.tensor([src]), torch.tensor([[SOS, *run.fed_ids[:t]]]), trace=True).trace
+    keys = alone.attention("decoder_self", layer, "keys")[0, head].numpy()          # (t + 1, d_k)
+    values = alone.attention("decoder_self", layer, "values")[0, head].numpy()
+    assert cache.self_keys.shape == keys.shape == (t + 1, reverser.model.config.d_k)
+    assert np.allclose(cache.self_keys, keys, atol=1e-5) and np.allclose(cache.self_values, values, atol=1e-5)
+    assert cache.largest_difference < 1e-5
+    assert cache.row_names[-1].endswith("(new)") and all(n.endswith("(kept)") for n in cache.row_names[:-1])
+    config, steps, source = reverser.model.config, len(run.chosen_ids), len(src)
+    assert cache.held_numbers == 2 * config.n_decoder_layers * config.d_model * (t + 1 + source)
+    assert (cache.positions_with, cache.positions_without) == (steps, steps * (steps + 1) // 2)
+    assert (f"reads {t + 1} keys and values: {t} kept" if t else "reads 1 key and value, computed now (none kept yet)"
+            ) in cache.reads_sentence
+    assert f"{cache.largest_difference:.1e}" in cache.same_sentence
+    assert f"{steps * (steps + 1) // 2:,} positions" in cache.cost_sentence
+
+
+def test_how_the_tokens_were_decided_is_said_in_the_runs_own_numbers(reverser):
+    assert "the model's own choice agreed at every position, so all 7 steps" in draft_sentence(run_of("banana"))
+    sampled = run_of("banana", how=Decoding(temperature=3.0, seed=1))
+    assert sampled.draft_kept is None and "sampled, one step at a time" in draft_sentence(sampled)
+    # with its costliest head off the reverser refuses the draft part way: the sentence names where
+    broken = make_run(reverser.model, reverser.vocab, PANGRAM, edit=Intervention(ablated=frozenset({
+        Head("cross", 0, 3)})))
+    draft = correct_tokens(reverser.vocab, PANGRAM, 48, "reverse")
+    refused = next(t for t, (fed, wanted) in enumerate(zip(broken.fed_ids, draft)) if fed != wanted)
+    assert broken.draft_kept == refused < len(draft) - 1
+    sentence = draft_sentence(broken)
+    assert f"kept {refused}: at step {refused} the model's own choice is {broken.decoder_out[refused]}" in sentence
+    assert f"the {len(broken.chosen_ids) - refused - 1} steps after it ran one at a time" in sentence

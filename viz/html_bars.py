@@ -1,0 +1,78 @@
+"""Next-token probabilities as bars in plain HTML, for st.html.
+
+Decode step by step draws them again at every step: as Plotly charts they took about 0.1 s each in the
+browser, whatever their size (`python -m benchmarks.view_change`). A bar here is a coloured block whose
+tooltip names its token and probability, also kept in data-value for tests; sizes are in rem, so projector
+mode's larger type enlarges them too.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+CHOSEN, OTHER = "#1d4ed8", "#93c5fd"
+TEMPERATURE_COLOURS = ("#0072b2", "#56b4e9", "#d55e00", "#e69f00", "#009e73")   # Okabe-Ito, colour-blind safe
+BAR_HEIGHT = 9.0                                                               # rem, for a probability of 1
+
+
+def top_tokens(probs: np.ndarray, k: int) -> np.ndarray:
+    return np.argsort(-np.asarray(probs), kind="stable")[:k]
+
+
+def _bar(p: float, colour: str, tip: str, width: str, token: str, series: str = "") -> str:
+    return (f'<div data-token="{html.escape(token)}" data-series="{html.escape(series)}" data-value="{p!r}" '
+            f'title="{html.escape(tip)}" style="width:{width};height:{BAR_HEIGHT * p:.3f}rem;min-height:1px;'
+            f'background:{colour}"></div>')
+
+
+def _frame(title: str, columns: list[tuple[str, str]], min_width: str, legend: str = "") -> str:
+    """(bars, token label) per column: the bars standing on an axis line, the labels in a row under it."""
+    heading = f'<div style="font-weight:600;margin-bottom:6px">{html.escape(title)}</div>' if title else ""
+    cell = f"flex:1;min-width:{min_width};display:flex;flex-direction:column;align-items:center"
+    bars = "".join(f'<div style="{cell};justify-content:flex-end">{b}</div>' for b, _ in columns)
+    names = "".join(f'<div style="{cell};font-size:0.9rem">{html.escape(label)}</div>' for _, label in columns)
+    row = "display:flex;gap:0.6rem;padding:0 0.3rem"
+    guides = ", ".join(f"linear-gradient(#d1d5db, #d1d5db) 0 {1.3 + BAR_HEIGHT * (1 - p):.2f}rem / 100% 1px no-repeat"
+                       for p in (1.0, 0.5))                  # grey lines at probability 1 and 0.5
+    return (f'<div style="overflow-x:auto">{heading}{legend}'
+            f'<div style="{row};align-items:flex-end;border-bottom:1px solid #6b7280;height:{BAR_HEIGHT + 1.3}rem;'
+            f'background:{guides}">'
+            f'{bars}</div><div style="{row}">{names}</div>'
+            f'<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">next token; grey lines at probability 1 and 0.5; hover a bar for its '
+            f'probability'
+            f'</div></div>')
+
+
+def probability_columns(probs: np.ndarray, labels: list[str], top_k: int = 10, chosen: int | None = None,
+                        title: str = "") -> str:
+    """(vocab,) probabilities -> the top k as bars, likeliest first, each with its value above, the chosen token
+    darker."""
+    columns = []
+    for i in top_tokens(probs, top_k):
+        p = float(probs[i])
+        bar = _bar(p, CHOSEN if i == chosen else OTHER, f"token {labels[i]}: probability {p:.4f}", "100%",
+                   labels[i], "chosen" if i == chosen else "")
+        columns.append((f'<div style="font-size:0.75rem">{p:.3f}</div>{bar}', labels[i]))
+    return _frame(title, columns, "2.4rem")
+
+
+def temperature_columns(probs_by_temperature: dict[float, np.ndarray], labels: list[str], top_k: int = 8,
+                        title: str = "") -> str:
+    """The same step's distribution under several temperatures: for each of the top k tokens at T = 1 (or the
+    nearest T), one bar per temperature side by side."""
+    temperatures = sorted(probs_by_temperature)
+    reference = probs_by_temperature[min(temperatures, key=lambda t: abs(t - 1.0))]
+    colours = dict(zip(temperatures, TEMPERATURE_COLOURS * 2))
+    legend = "".join(f'<span style="margin-right:0.8rem;font-size:0.85rem"><span style="display:inline-block;'
+                     f'width:0.8rem;height:0.8rem;background:{colours[t]};margin-right:0.3rem"></span>T = {t:g}</span>'
+                     for t in temperatures)
+    columns = []
+    for i in top_tokens(reference, top_k):
+        bars = "".join(_bar(float(probs_by_temperature[t][i]), colours[t],
+                            f"token {labels[i]} at T = {t:g}: probability {float(probs_by_temperature[t][i]):.4f}",
+                            "18%", labels[i], f"T = {t:g}") for t in temperatures)
+        columns.append((f'<div style="display:flex;align-items:flex-end;gap:1px;width:100%;justify-content:center">'
+                        f'{bars}</div>', labels[i]))
+    return _frame(title, columns, "3.5rem", f'<div style="margin-bottom:4px">{legend}</div>')
