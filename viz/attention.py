@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import ATTENTION_SCALE, figure, panels, position_labels, token_axis
+from .style import ATTENTION_SCALE, figure, matrix_height, panels, position_labels, token_axis
 
 HOVER = "query <b>%{y}</b><br>key <b>%{x}</b><br>weight %{z:.3f}<extra></extra>"
 
@@ -38,7 +38,7 @@ def attention_heatmap(
     outline = [dict(type="rect", xref="x", yref="y", x0=x0, x1=x1, y0=row - 0.5, y1=row + 0.5,
                     line=dict(color="#f59e0b", width=3)) for row, x0, x1 in boxes]
     return figure(
-        [trace], title, height or max(260, 34 * len(query_labels) + 120), shapes=outline,
+        [trace], title, height or matrix_height(len(query_labels)), shapes=outline,
         xaxis=token_axis(key_labels, key_title, categorical=True, max_ticks=max_ticks, side="bottom"),
         yaxis=token_axis(query_labels, query_title, categorical=True, max_ticks=max_ticks, autorange="reversed"),
     )

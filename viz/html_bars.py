@@ -38,11 +38,9 @@ def _frame(title: str, columns: list[tuple[str, str]], min_width: str, legend: s
                        for p in (1.0, 0.5))                  # grey lines at probability 1 and 0.5
     return (f'<div style="overflow-x:auto">{heading}{legend}'
             f'<div style="{row};align-items:flex-end;border-bottom:1px solid #6b7280;height:{BAR_HEIGHT + 1.3}rem;'
-            f'background:{guides}">'
-            f'{bars}</div><div style="{row}">{names}</div>'
-            f'<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">next token; grey lines at probability 1 and 0.5; hover a bar for its '
-            f'probability'
-            f'</div></div>')
+            f'background:{guides}">{bars}</div><div style="{row}">{names}</div>'
+            f'<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">next token; grey lines at probability 1 '
+            f'and 0.5; hover a bar for its probability</div></div>')
 
 
 def probability_columns(probs: np.ndarray, labels: list[str], top_k: int = 10, chosen: int | None = None,

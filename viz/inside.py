@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import ATTENTION_SCALE, figure, position_labels, token_axis
+from .style import ATTENTION_SCALE, figure, matrix_height, position_labels, token_axis
 
 
 def influence_heatmap(values: np.ndarray, query_labels: list[str], key_labels: list[str], title: str = "",
@@ -16,7 +16,7 @@ def influence_heatmap(values: np.ndarray, query_labels: list[str], key_labels: l
     cells = dict(type="heatmap", z=values, x=position_labels(key_labels), y=position_labels(query_labels), zmin=0,
                  zmax=float(values.max()) or 1.0, colorscale="Oranges", colorbar=dict(title=dict(text="‖w v W_O‖")),
                  hovertemplate="query <b>%{y}</b><br>key <b>%{x}</b><br>sends ‖w·v·W_O‖ %{z:.3f}<extra></extra>")
-    return figure([cells], title, max(260, 34 * len(query_labels) + 120),
+    return figure([cells], title, matrix_height(len(query_labels)),
                   xaxis=token_axis(key_labels, key_title, categorical=True),
                   yaxis=token_axis(query_labels, query_title, categorical=True, autorange="reversed"))
 

@@ -16,6 +16,15 @@ FONT_SIZE = 15
 # Token labels per axis on a chart that shares the page's width with others; past them, labels overlap.
 HALF_WIDTH_TICKS = 24
 THIRD_WIDTH_TICKS = 16
+
+
+def matrix_height(rows: int) -> int:
+    """Pixels for a heatmap of `rows` rows: 34 a row up to 20 rows, then the 800 px of 20 rows shared out. A
+    48-character text's matrix was 1,786 px tall, taller than any screen, and Chromium took longer to lay out
+    and paint it at every redraw (`python -m benchmarks.view_change`)."""
+    return max(260, 34 * min(rows, 20) + 120)
+
+
 HORIZONTAL_LEGEND = dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right")
 
 
