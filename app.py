@@ -13,6 +13,7 @@ from analysis.tasks import words as task_words
 from explorer.gate import script_place
 from explorer.cache import TASK_KEY, checkpoint_or_stop, model_key, pointed_checkpoint, text_run
 from explorer.reconnect import rerun_after_reconnect
+from explorer.warmup import warm_up_once
 from explorer.own_models import (
     CHOICE, GONE_KEY, LOST_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released, own_models,
 )
@@ -100,3 +101,5 @@ with script_place():  # at most two runs at once on the server, one per session 
     finally:
         show_dropped_link_values(link_notice)
         notice_goes_in(None)   # the slot belongs to this run only
+
+warm_up_once(checkpoint_or_stop().model.config.d_k)   # once per server, after its first page: explorer/warmup.py

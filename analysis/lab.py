@@ -13,8 +13,6 @@ from typing import Callable
 
 import numpy as np
 import torch
-from scipy.stats import spearmanr
-from sklearn.decomposition import PCA
 
 from transformer.data import expected_grid, random_string, target
 from transformer.intervention import NO_INTERVENTION, Head, Intervention, every_head
@@ -138,6 +136,7 @@ def rank_correlation(patterns: list[HeadPattern], drop: dict[Head, float]) -> fl
 def score_correlation(by_head: dict[Head, float], drop: dict[Head, float]) -> float | None:
     """Spearman ρ between any per-head score and exact match lost over these heads (None where undefined)."""
     scores, harms = list(by_head.values()), [drop[h] for h in by_head]
+    from scipy.stats import spearmanr          # here: SciPy takes a large part of a second to import
     defined = len(scores) > 2 and len(set(scores)) > 1 and len(set(harms)) > 1
     return float(spearmanr(scores, harms).statistic) if defined else None
 
@@ -244,6 +243,7 @@ def query_key_map(run: Run, kind: Kind, layer: int, head: int) -> QueryKeyMap:
     k = run.trace.attention(kind, layer, "keys")[head].astype(np.float64)      # (Tk, d_k)
     scores = run.trace.attention(kind, layer, "scores")[head]                   # (Tq, Tk)
     weights = run.trace[kind, layer][head]
+    from sklearn.decomposition import PCA       # here: scikit-learn takes 0.9 s to import (analysis.table_store)
     centred = k - k.mean(0)
     pca = PCA(n_components=min(2, len(k)), random_state=0).fit(centred)
     axes = np.zeros((2, q.shape[1]))

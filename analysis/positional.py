@@ -6,6 +6,7 @@ frequency w_i, [sin w(p+d), cos w(p+d)] = [[cos wd, sin wd], [-sin wd, cos wd]] 
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from transformer.layers import sinusoidal_encoding

@@ -18,12 +18,12 @@ import dataclasses
 import hashlib
 import json
 import math
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sklearn.linear_model import Ridge
 
 from transformer.intervention import Head
 
@@ -64,12 +64,19 @@ def encode(value: Any) -> Any:
         return [encode(v) for v in value]
     if isinstance(value, dict):
         return {"dict": [[encode(k), encode(v)] for k, v in value.items()]}
-    if isinstance(value, Ridge):
+    if _is_ridge(value):
         return {"ridge": {"alpha": value.alpha, "coef": encode(value.coef_), "intercept": encode(value.intercept_)}}
     if dataclasses.is_dataclass(value) and type(value).__name__ in RECORDS:
         return {"record": type(value).__name__,
                 "fields": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
     raise StoreError(f"a table cannot hold a {type(value).__name__}")
+
+
+def _is_ridge(value: Any) -> bool:
+    """A fitted probe, told without importing scikit-learn: its import (with SciPy's) took 0.9 s of the first
+    page of every server, which stores and reads no probe; a value cannot be a Ridge before it is imported."""
+    linear = sys.modules.get("sklearn.linear_model")
+    return linear is not None and isinstance(value, linear.Ridge)
 
 
 def decode(value: Any) -> Any:
@@ -100,6 +107,7 @@ def _decode(value: Any) -> Any:
     if "dict" in value:
         return {_hashable(_decode(k)): _decode(v) for k, v in value["dict"]}
     if "ridge" in value:
+        from sklearn.linear_model import Ridge      # here, not at the top: see _is_ridge
         fitted = value["ridge"]
         probe = Ridge(alpha=fitted["alpha"])
         probe.coef_, probe.intercept_ = np.asarray(_decode(fitted["coef"]), dtype=float), float(

@@ -1,8 +1,12 @@
 """Latency as a learner feels it, in headless Chromium against a real `streamlit run app.py`.
 
     python -m benchmarks.browser_latency [--repeats 10] [--cold-starts 5] [--pages home,lesson-3,...]
+    python -m benchmarks.browser_latency --first-visits [--length 48]
 
 - cold start: from launching `streamlit run app.py` to the home page drawn with the reversal on screen;
+- first visits (alone, with --first-visits): a fresh server, then every page opened once, in the sidebar's
+  order, each with a new word of --length characters in its link: from the link opened to the page settled
+  with every chart drawn. The first learner to open a lab page waits for whatever its tables need;
 - interaction: from typing a new word (fill + Enter) to the page settled with every chart drawn, per page,
   for words of 5, 24 and 48 characters (48: the trained length). Every word is new, so the model runs each
   time (no cached result).
@@ -25,7 +29,7 @@ from drivers.words import random_word
 from explorer.pages import PAGES as REGISTRY
 from teaching.steps import STEPS
 from drivers.harness import (
-    ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, stop_server, type_text,
+    ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, start_server, stop_server, type_text,
 )
 
 PAGES = {p.url_path or "home": p.url_path for p in REGISTRY}   # name -> url path
@@ -53,6 +57,24 @@ def cold_start(browser) -> float:
     finally:
         context.close()
         stop_server(process)
+
+
+def first_visits(browser, length: int, rng: random.Random) -> dict[str, float]:
+    """Seconds from opening each page's link (a new word in it) to the page settled, on one fresh server."""
+    process, url = start_server("browser-latency-first-visits.log")
+    times = {}
+    try:
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        for name, path in PAGES.items():
+            start = time.perf_counter()
+            page.goto(f"{url}/{path}?text={random_word(rng, length).replace(' ', '+')}")
+            page.wait_for_selector("[data-testid='stSidebar'] input", timeout=300_000)
+            page.wait_for_selector(SETTLED, timeout=300_000)
+            page.wait_for_function(ALL_CHARTS_DRAWN, timeout=300_000)
+            times[name] = time.perf_counter() - start
+    finally:
+        stop_server(process)
+    return times
 
 
 def interaction_times(page, url: str, length: int, repeats: int, rng: random.Random) -> list[float]:
@@ -93,10 +115,19 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--cold-starts", type=int, default=5)
     parser.add_argument("--pages", default=",".join([*PAGES, *TOUR]), help="comma-separated subset of the pages")
+    parser.add_argument("--first-visits", action="store_true", help="only each page's first visit on a fresh server")
+    parser.add_argument("--length", type=int, default=48, help="characters of the words in --first-visits")
     args = parser.parse_args()
     rng = random.Random(0)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        if args.first_visits:
+            times = first_visits(browser, args.length, rng)
+            print(f"first visit of every page on a fresh server, a new word of {args.length} characters (s):")
+            for name, seconds in times.items():
+                print(f"{name:<26} {seconds:>7.3f}")
+            print(f"{'slowest':<26} {max(times.values()):>7.3f}  ({max(times, key=times.get)})")
+            return
         colds = [cold_start(browser) for _ in range(args.cold_starts)]
         print(f"cold start, `streamlit run app.py` to the first page drawn: median {statistics.median(colds):.2f} s "
               f"(min {min(colds):.2f}, max {max(colds):.2f}, {len(colds)} starts)")

@@ -1,0 +1,36 @@
+"""A fresh server's first page waits for no module it does not use, and what other pages need is prepared after
+it (explorer/warmup.py). Each check runs in a fresh Python process: in this one, earlier tests imported
+everything already."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from drivers.app_test import ROOT
+
+
+def fresh_python(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_the_home_page_and_the_sidebar_import_neither_scikit_learn_nor_scipy():
+    """They took 0.9 s of every server's first page (analysis.table_store imported Ridge at its top)."""
+    code = ("import sys\nfrom drivers.app_test import open_page\n"
+            "at = open_page('home', 'hello')\nassert not at.exception, at.exception\n"
+            "import app_pages, explorer.cache, explorer.own_models, explorer.pages, explorer.state\n"
+            "print(sorted(m for m in ('sklearn', 'scipy', 'captum') if m in sys.modules))")
+    assert fresh_python(code) == "[]"
+
+
+def test_the_warm_up_imports_every_page_model_and_computes_masks_experiments_once():
+    code = ("import sys, threading\nfrom analysis.lesson import scaling_experiment\n"
+            "from explorer.pages import PAGES\nfrom explorer.warmup import warm_up_once\n"
+            "warm_up_once(16)\nwarm_up_once(16)\n"
+            "threads = [t for t in threading.enumerate() if t.name == 'warm-up']\n"
+            "[t.join() for t in threads]\n"
+            "print(len(threads), scaling_experiment.cache_info().currsize, "
+            "all(p.model in sys.modules for p in PAGES), 'sklearn.linear_model' in sys.modules)")
+    assert fresh_python(code) == "1 5 True True"      # one thread however often called; 16 is among the sizes
