@@ -8,9 +8,6 @@ from __future__ import annotations
 import importlib
 import threading
 
-from analysis.lesson import scaling_experiment
-from analysis.page_models.masks import D_K_SIZES
-
 from .pages import PAGES
 
 _STARTED = threading.Event()
@@ -27,6 +24,8 @@ def warm_up_once(d_k: int) -> None:
 
 
 def _warm_up(d_k: int) -> None:
+    from analysis.lesson import scaling_experiment        # here, so that app.py's own start does not import them
+    from analysis.page_models.masks import D_K_SIZES
     for module in (*HEAVY_IMPORTS, *(page.model for page in PAGES), "viz"):
         importlib.import_module(module)
     for size in (d_k, *D_K_SIZES):
