@@ -11,11 +11,12 @@ import streamlit as st
 
 from analysis.labels import KIND_SHORT
 from analysis.page_models.attention import attention_view
-from viz import attention_grid, attention_side_by_side
-from viz.inside import influence_heatmap
+from viz import attention_grid
+from viz.canvas_heatmap import ORANGES, heatmap_spec
 
 from .cache import checkpoint_for, text_run
-from .charts import show_chart
+from .canvas_charts import canvas_heatmap
+from .charts import projector_on, show_chart
 from .exports import matrix_csv, trace_json
 from .gate import deferred, fragment
 from .links import page_link
@@ -37,10 +38,10 @@ def attention_views(key: str, text: str) -> None:
     st.subheader(f"Every layer and head: {view.kind_name.lower()}")
     show_chart(attention_grid(view.weights, rows, cols), key="grid")
 
-    show_chart(attention_side_by_side(
-        [view.matrix, view.mean], [f"head {head}", f"average of {view.n_heads} heads (a summary)"], rows, cols,
-        title=f"Layer {layer}, head {head} (left) and the average of its {view.n_heads} heads (right)",
-        query_title=view.row_title, key_title=view.col_title), key="detail")
+    canvas_heatmap(heatmap_spec(
+        [(f"head {head}", view.matrix), (f"average of {view.n_heads} heads (a summary)", view.mean)], rows, cols,
+        f"Layer {layer}, head {head} (left) and the average of its {view.n_heads} heads (right)",
+        view.row_title, view.col_title, projector=projector_on()), key="detail")
 
     st.caption("The average is a summary for reading, not something the model computes: each head's output goes on "
                "to W^O on its own.")
@@ -49,8 +50,10 @@ def attention_views(key: str, text: str) -> None:
         st.markdown(view.pattern_sentence)
 
     st.subheader("Weight is not influence")
-    show_chart(influence_heatmap(view.influence, rows, cols, f"Head {head}: what each key sends, ‖w_ij v_j W_O^h‖",
-                                 view.row_title, view.col_title), key="influence")
+    canvas_heatmap(heatmap_spec([(f"head {head}", view.influence)], rows, cols,
+                                f"Head {head}: what each key sends, ‖w_ij v_j W_O^h‖", view.row_title, view.col_title,
+                                "‖w v W_O‖", float(view.influence.max()), ORANGES, projector=projector_on()),
+                   key="influence")
     st.markdown(view.influence_sentence)
     page_link("inside_one_head", "Follow one weight of this head, number by number: Inside one head", "🔬",
               {"inside_kind": KIND_SHORT[kind], "inside_layer": str(layer), "inside_head": str(head)})

@@ -64,7 +64,7 @@ PAGES: tuple[Page, ...] = (
           "cross-attention", "causal mask", "key/value cache", "draft decoding"), charts=0),   # drawn in HTML
     Page("attention", "Attention", "🔍", EXPLORE, "attention",
          ("attention head", "query", "key", "value", "attention weight", "self-attention", "cross-attention", "W^O",
-          "anti-diagonal"), charts=3),
+          "anti-diagonal"), charts=1),   # and two canvas heatmaps (explorer.canvas_charts)
     Page("inside_one_head", "Inside one head", "🔬", EXPLORE, "inside-one-head",
          ("residual stream", "LayerNorm", "query", "key", "value", "score", "d_k", "softmax", "attention weight",
           "W^O", "feed-forward network", "logit", "logit lens", "QK circuit", "OV circuit"), charts=3),

@@ -134,3 +134,9 @@ def html_bars(element) -> list[tuple[str, str, float]]:
 
     Bars().feed(element.proto.body)
     return bars
+
+
+def canvas_charts(at: AppTest) -> dict[str, dict]:
+    """Canvas heatmaps (explorer.canvas_charts) by their key: the spec each was drawn from."""
+    return {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.json) for el in at.get("bidi_component")
+            if el.proto.component_name.endswith("canvas_heatmap")}

@@ -9,7 +9,7 @@ from transformer.vocab import SOS
 
 from viz.attention import mosaic_origins
 
-from .helpers import array, figures, no_exception, open_page
+from .helpers import array, canvas_charts, figures, no_exception, open_page
 from .test_entrypoint import open_app
 
 
@@ -28,11 +28,12 @@ def test_every_kind_draws_grid_and_one_head_beside_the_average_from_the_model_tr
     at.selectbox(key="head").set_value(3).run()
     no_exception(at)
     charts = figures(at)
-    assert set(charts) == {"grid", "detail", "influence"}
+    assert set(charts) == {"grid"} and set(canvas_charts(at)) == {"detail", "influence"}
     trace = model_trace(ckpt, "level")
     weights = trace[kind, 0][0].numpy()                          # (H, Tq, Tk)
-    assert np.allclose(array(charts["detail"]["data"][0]["z"]).astype(float), weights[3], atol=1e-6)
-    assert np.allclose(array(charts["detail"]["data"][1]["z"]).astype(float), weights.mean(0), atol=1e-6)
+    detail = canvas_charts(at)["detail"]["panels"]                # four decimals, as the hover shows three
+    assert np.allclose(detail[0]["z"], weights[3], atol=5e-5)
+    assert np.allclose(detail[1]["z"], weights.mean(0), atol=5e-5)
     mosaic = array(charts["grid"]["data"][0]["z"]).astype(float)   # every layer and head in one heatmap
     c = ckpt.model.config
     n_layers = c.n_encoder_layers if kind == "encoder_self" else c.n_decoder_layers
@@ -48,16 +49,16 @@ def test_every_kind_draws_grid_and_one_head_beside_the_average_from_the_model_tr
 
 def test_cross_attention_rows_are_target_positions_and_columns_source(ckpt):
     at = open_page("attention", "banana", state={"kind": "cross"})
-    detail = figures(at)["detail"]
-    z = array(detail["data"][0]["z"]).astype(float)
+    detail = canvas_charts(at)["detail"]
+    z = np.array(detail["panels"][0]["z"])
     assert z.shape == (7, 6)  # 6 output characters + the end step, by 6 source characters
-    assert list(detail["layout"]["xaxis"]["ticktext"]) == list("banana")
-    assert detail["layout"]["yaxis"]["ticktext"][0] == "⟨s⟩→a"
-    assert detail["layout"]["xaxis"]["title"]["text"].startswith("source")
-    hover = detail["data"][0]["hovertemplate"]
-    assert "query" in hover and "key" in hover and "weight" in hover
-    assert [(d["zmin"], d["zmax"]) for d in detail["data"]] == [(0, 1), (0, 1)]   # one scale...
-    assert [d["showscale"] for d in detail["data"]] == [False, True]              # ...and one colour bar
+    assert detail["cols"] == list("banana") and detail["rows"][0] == "⟨s⟩→a"
+    assert detail["col_names"][3] == "3 (a)"                      # repeated letters named apart in the hover
+    assert detail["col_title"].startswith("source") and "query" in detail["row_title"]
+    assert detail["zmax"] == 1 and detail["bar"]                   # one scale, 0 to 1, and one colour bar
+    best = np.unravel_index(z.argmax(), z.shape)                   # the accessible name says where the largest is
+    assert f"head 0: largest weight {z.max():.3f}, at {detail['row_title']} {detail['row_names'][best[0]]}" in (
+        detail["summary"])
 
 
 def test_the_best_cross_head_reads_the_source_backwards(ckpt):
@@ -79,7 +80,7 @@ def test_query_parameters_open_the_same_kind_layer_and_head():
     at = open_app({"text": "level", "kind": "Decoder self", "layer": "0", "head": "1"}, "attention")
     no_exception(at)
     assert (at.session_state["kind"], at.session_state["layer"], at.session_state["head"]) == ("decoder_self", 0, 1)
-    assert figures(at)["detail"]["layout"]["title"]["text"].startswith("Layer 0, head 1 (left)")
+    assert canvas_charts(at)["detail"]["title"].startswith("Layer 0, head 1 (left)")
 
 
 def test_bad_query_parameters_fall_back_to_defaults():
@@ -92,7 +93,7 @@ def test_bad_query_parameters_fall_back_to_defaults():
 def test_weight_beside_what_each_key_sends_and_how_often_they_disagree(ckpt, kind):
     at = open_page("attention", "banana", state={"kind": kind, "layer": 1, "head": 2})
     no_exception(at)
-    panels = figures(at)["influence"]["data"]
+    panels = canvas_charts(at)["influence"]["panels"]
     trace = model_trace(ckpt, "banana")
     weights = trace[kind, 1][0, 2].numpy()                                          # (Tq, Tk)
     values = trace.attention(kind, 1, "values")[0, 2].numpy()                       # (Tk, d_k)
@@ -102,7 +103,8 @@ def test_weight_beside_what_each_key_sends_and_how_often_they_disagree(ckpt, kin
     d_k = values.shape[1]
     w_o = module.w_o.weight.detach().numpy()[:, 2 * d_k:3 * d_k]                   # (d_model, d_k): head 2's block
     sent = weights * np.linalg.norm(values @ w_o.T, axis=1)[None, :]
-    assert np.allclose(array(panels[0]["z"]).astype(float), sent, atol=1e-4)
+    assert np.allclose(panels[0]["z"], sent, atol=1e-4)
+    assert canvas_charts(at)["influence"]["zmax"] == pytest.approx(sent.max(), abs=1e-4)   # its own scale
     differ = int((weights.argmax(1) != sent.argmax(1)).sum())
     text = " ".join(m.value for m in at.markdown)
     assert f"sends the most in **{differ} of {len(weights)}** rows" in text

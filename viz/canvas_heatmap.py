@@ -1,0 +1,49 @@
+"""Matrices for the canvas heatmap (explorer/components/heatmap.js): plain numbers and labels, no figure.
+
+A Plotly heatmap took about 0.15 s to draw again in Chromium whatever its size, so a choice that changes a large
+matrix (a head on Attention) waited for it; a canvas draws 48 × 48 cells in a few milliseconds. Hover, or the
+arrow keys once the chart has focus, names every cell, as Plotly's hover did. `summary` is the chart's accessible
+name: what it shows, in one sentence computed from its numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .style import matrix_height
+
+# Nine stops from 0 to 1: ColorBrewer Blues and Oranges (Plotly's "Blues" and "Oranges"), and projector mode's
+# Cividis, reversed so that 0 stays light (viz.style.PROJECTOR_SEQUENTIAL).
+BLUES = ((247, 251, 255), (222, 235, 247), (198, 219, 239), (158, 202, 225), (107, 174, 214), (66, 146, 198),
+         (33, 113, 181), (8, 81, 156), (8, 48, 107))
+ORANGES = ((255, 245, 235), (254, 230, 206), (253, 208, 162), (253, 174, 107), (253, 141, 60), (241, 105, 19),
+           (217, 72, 1), (166, 54, 3), (127, 39, 4))
+CIVIDIS_REVERSED = ((254, 232, 56), (217, 202, 79), (184, 174, 106), (153, 151, 122), (124, 123, 120),
+                    (99, 100, 115), (69, 81, 111), (28, 62, 112), (0, 34, 78))
+FONT, PROJECTOR_FONT = 14, 22     # px, as Plotly's ticks and viz.style.PROJECTOR_FONT
+
+
+def heatmap_spec(panels: list[tuple[str, np.ndarray]], row_labels: list[str], col_labels: list[str], title: str,
+                 row_title: str, col_title: str, value_name: str = "weight", zmax: float = 1.0, stops=BLUES,
+                 outlines: dict[int, list[tuple[int, int, int]]] | None = None, projector: bool = False) -> dict:
+    """Panels of one shape side by side, on one scale from 0 to `zmax`: (panel title, (R, C) values). `outlines`
+    by panel index: (row, first column, the column after the last) boxes. Rows and columns are named in the
+    hover by position and label ('position 3 (e)'), so repeated letters stay apart."""
+    z = [np.asarray(m, dtype=float) for _, m in panels]
+    row_names = [f"{i} ({label})" for i, label in enumerate(row_labels)]
+    col_names = [f"{j} ({label})" for j, label in enumerate(col_labels)]
+    largest = []
+    for (name, _), m in zip(panels, z):
+        i, j = np.unravel_index(int(m.argmax()), m.shape)
+        largest.append(f"{name}: largest {value_name} {m.max():.3f}, at {row_title} {row_names[i]} and "
+                       f"{col_title} {col_names[j]}")
+    return dict(
+        title=title, summary=f"{title}, {len(row_labels)} rows by {len(col_labels)} columns. " + "; ".join(largest)
+        + ".", rows=list(row_labels), cols=list(col_labels), row_names=row_names, col_names=col_names,
+        row_title=row_title, col_title=col_title, row_name=row_title, col_name=col_title, value_name=value_name,
+        panels=[dict(title=name, z=np.round(m, 4).tolist(), outlines=[list(o) for o in (outlines or {}).get(p, [])])
+                for p, ((name, _), m) in enumerate(zip(panels, z))],
+        zmax=float(zmax) or 1.0, stops=[list(s) for s in (CIVIDIS_REVERSED if projector else stops)],
+        bar=True, bar_ticks=[f"{zmax * k / 4:.2g}" for k in range(5)],
+        height=matrix_height(len(row_labels)) + (60 if projector else 0), font=PROJECTOR_FONT if projector else FONT,
+    )
