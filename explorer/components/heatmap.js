@@ -36,6 +36,12 @@ export default function (component) {
     return `rgb(${a[0] + f * (b[0] - a[0])},${a[1] + f * (b[1] - a[1])},${a[2] + f * (b[2] - a[2])})`;
   }
 
+  function fitted(ctx, text, width) {                // a panel title cut short with … where the panel is narrow
+    if (ctx.measureText(text).width <= width) return text;
+    while (text.length > 1 && ctx.measureText(text + "…").width > width) text = text.slice(0, -1);
+    return text + "…";
+  }
+
   function draw() {
     const width = Math.max(root.clientWidth, 240);
     const ctx = canvas.getContext("2d");
@@ -43,7 +49,7 @@ export default function (component) {
     const widest = (labels) => Math.max(...labels.map((l) => ctx.measureText(l).width), 1);
     const left = widest(spec.rows) + lineHeight + 8;
     const bar = spec.bar ? Math.max(widest(spec.bar_ticks) + 40, widest([spec.value_name]) + 12) : 0;
-    const top = lineHeight + 8, bottom = 2 * lineHeight + 6, gap = 16;
+    const top = lineHeight + Math.round(font / 2) + 6, bottom = 2 * lineHeight + 6, gap = 16;
     const panelWidth = (width - left - bar - gap * (n - 1)) / n, height = spec.height;
     const cellW = panelWidth / cols, cellH = (height - top - bottom) / rows;
     const ratio = window.devicePixelRatio || 1;
@@ -60,7 +66,7 @@ export default function (component) {
       const x0 = left + p * (panelWidth + gap);
       ctx.fillStyle = "#111827";
       ctx.textAlign = "left";
-      ctx.fillText(panel.title, x0, top / 2);
+      ctx.fillText(fitted(ctx, panel.title, panelWidth - 4), x0, lineHeight / 2);
       for (let r = 0; r < rows; r++) {
         for (let c = 0; c < cols; c++) {
           ctx.fillStyle = colour(panel.z[r][c] / spec.zmax);
@@ -95,7 +101,7 @@ export default function (component) {
       ctx.fillStyle = "#374151";
       ctx.textAlign = "left";
       spec.bar_ticks.forEach((label, i) => ctx.fillText(label, x + 18, top + h * (1 - i / (spec.bar_ticks.length - 1))));
-      ctx.fillText(spec.value_name, x - 4, top / 2);
+      ctx.fillText(spec.value_name, x - 4, lineHeight / 2);
     }
     layout = { left, top, gap, panelWidth, cellW, cellH, height, width, bottom };
   }
