@@ -30,9 +30,10 @@ with st.expander("How the next token is chosen", expanded=False):
     top_k = k_col.slider("Top-k", 1, config.vocab_size, config.vocab_size, disabled=mode == "greedy", key="top_k",
                          help="Sample only among the k most likely tokens.", **VIEW)
     seed = seed_col.number_input("Seed", 0, 10_000, 0, disabled=mode == "greedy", key="seed", **VIEW)
-    st.caption("How this page's tokens were decided. Greedy: the task's answer read as a draft in one pass and kept "
-               "up to the first position where the model's own choice differs, then one step at a time: the tokens "
-               "greedy decoding writes, exactly. Sampled: one step at a time. Either way a step runs only its own "
-               "position through the decoder, reading the earlier positions' keys and values from a cache.")
+    st.caption("How this page's tokens were decided. Greedy: the task's answer read through the decoder as a draft "
+               "in one pass and kept up to the first position where the model's own choice differs, then one step "
+               "at a time: exactly the tokens greedy decoding writes. Sampled: one step at a time. A step taken on "
+               "its own runs only its position through the decoder, reading the earlier positions' keys and values "
+               "from a cache (below the charts).")
 sampling = mode == "sample"
 decode_steps(key, text, temperature if sampling else None, int(top_k) if sampling else None, int(seed))

@@ -79,8 +79,9 @@ def decode_steps(key: str, text: str, temperature: float | None, top_k: int | No
     cache = cache_at_step(ckpt.model, run, t, layer, head)
     st.subheader("What the key/value cache holds at this step")
     st.markdown(cache.reads_sentence)
-    if st.toggle(f"Show the {t + 1} keys and values of layer {layer}, head {head} (row {t} computed now, the rest "
-                 f"kept)", key="show_cache", **VIEW):      # built only when asked: 2 tables of 16 numbers a row
+    rows = f"row {t} computed now, the rest kept" if t else "row 0, computed now"
+    if st.toggle(f"Show what self-attention reads at step {t} in layer {layer}, head {head} ({rows})", key="show_cache",
+                 **VIEW):      # built only when asked: 2 tables of 16 numbers a row
         st.html(vector_rows(list(cache.self_keys), cache.row_names, f"Keys, layer {layer}, head {head}", outlined=t))
         st.html(vector_rows(list(cache.self_values), cache.row_names, f"Values, layer {layer}, head {head}",
                             outlined=t))

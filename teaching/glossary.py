@@ -51,11 +51,12 @@ GLOSSARY: dict[str, str] = {
     "key/value cache": "What generation keeps between steps: every decoder position's keys and values, and "
                        "cross-attention's from the memory; as no position reads a later one, a step runs only its "
                        "own position. Without it, writing n tokens runs n(n + 1)/2 positions through each layer "
-                       "instead of n, which is why real models generate this way, paying in memory.",
-    "draft decoding": "Greedy decoding checked in one pass: read a guess of the whole answer, and because of the "
-                      "causal mask each position's most likely token is what greedy decoding would choose there; "
-                      "keep the guess up to the first position that disagrees. Here the guess is the task's "
-                      "answer; large models are served this way (speculative decoding).",
+                       "instead of n, which is why generation usually works this way, paying in memory.",
+    "draft decoding": "Greedy decoding checked in one pass over a guess of the whole answer: the causal mask makes "
+                      "each position's most likely token greedy's own choice there, as long as the guess before it "
+                      "is what greedy wrote, so the guess is kept up to the first position that disagrees. Here the "
+                      "guess is the task's answer; speculative decoding uses the same check, a small model writing "
+                      "the guess.",
     "temperature": "Dividing the logits by T before the softmax: below 1 sharpens the distribution, above 1 "
                    "flattens it; used when sampling.",
     "teacher forcing": "In training, the decoder reads the correct previous tokens rather than its own guesses, so "

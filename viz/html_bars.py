@@ -27,7 +27,7 @@ def _bar(p: float, colour: str, tip: str, width: str, token: str, series: str = 
             f'background:{colour}"></div>')
 
 
-def _frame(title: str, columns: list[tuple[str, str]], min_width: str, legend: str = "") -> str:
+def _frame(title: str, columns: list[tuple[str, str]], min_width: str, legend: str = "", note: str = "") -> str:
     """(bars, token label) per column: the bars standing on an axis line, the labels in a row under it."""
     heading = f'<div style="font-weight:600;margin-bottom:6px">{html.escape(title)}</div>' if title else ""
     cell = f"flex:1;min-width:{min_width};display:flex;flex-direction:column;align-items:center"
@@ -40,7 +40,7 @@ def _frame(title: str, columns: list[tuple[str, str]], min_width: str, legend: s
             f'<div style="{row};align-items:flex-end;border-bottom:1px solid #6b7280;height:{BAR_HEIGHT + 1.3}rem;'
             f'background:{guides}">{bars}</div><div style="{row}">{names}</div>'
             f'<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">next token; grey lines at probability 1 '
-            f'and 0.5; hover a bar for its probability</div></div>')
+            f'and 0.5; {note}hover a bar for its probability</div></div>')
 
 
 def probability_columns(probs: np.ndarray, labels: list[str], top_k: int = 10, chosen: int | None = None,
@@ -53,7 +53,8 @@ def probability_columns(probs: np.ndarray, labels: list[str], top_k: int = 10, c
         bar = _bar(p, CHOSEN if i == chosen else OTHER, f"token {labels[i]}: probability {p:.4f}", "100%",
                    labels[i], "chosen" if i == chosen else "")
         columns.append((f'<div style="font-size:0.75rem">{p:.3f}</div>{bar}', labels[i]))
-    return _frame(title, columns, "2.4rem")
+    note = "dark: the chosen token (no dark bar when it is not among these); " if chosen is not None else ""
+    return _frame(title, columns, "2.4rem", note=note)
 
 
 def temperature_columns(probs_by_temperature: dict[float, np.ndarray], labels: list[str], top_k: int = 8,

@@ -96,8 +96,9 @@ def decode_step(run: Run, taught: Run, vocab: Vocab, t: int, layer: int, head: i
         t=t, steps=steps, labels=labels, probs=probs, chosen_id=chosen_id,
         decoder_input=" ".join(run.decoder_in[: t + 1]), chosen=run.decoder_out[t], chosen_p=float(probs[chosen_id]),
         written=visible(vocab.decode(list(run.fed_ids[: t + 1]))), output=visible(run.output),
-        caption=f"Step {t} reads {SOS_LABEL} + the {t} token(s) produced so far ({t + 1} positions).  "
-                f"Full output: **{visible(run.output)}**",
+        caption=(f"Step {t} reads {SOS_LABEL} + the {t} token{'' if t == 1 else 's'} produced so far ({t + 1} "
+                 f"positions).  " if t else f"Step 0 reads {SOS_LABEL} alone (1 position).  ")
+        + f"Full output: **{visible(run.output)}**",
         top_tokens=[labels[i] for i in order], top_probs=probs[order],
         by_temperature=by_temperature, entropy=entropy, lead=best - second, temperature_caption=temperature_caption,
         cross=cross, source=run.source, cross_sentence=cross_sentence,

@@ -32,7 +32,7 @@ def test_first_step_shows_sos_its_distribution_and_four_charts(ckpt):
         html_with(at, title)
     assert metric(at, "Decoder input at step 0") == "⟨s⟩"
     assert metric(at, "Chosen token") == "a"
-    assert any("read as a draft in one pass" in c.value for c in at.caption)   # how the tokens were decided
+    assert any("read through the decoder as a draft in one pass" in c.value for c in at.caption)   # how decided
     src = ckpt.vocab.encode("banana", 24)
     expected = torch.softmax(step_pass(ckpt, src, []).logits[0, -1], -1).numpy()
     bars = html_bars(html_with(at, "Next-token distribution at step 0"))
@@ -148,9 +148,10 @@ def test_the_cache_section_says_what_step_t_keeps_and_shows_it_on_request(ckpt):
     at = open_page("decode", "level", state={"step": 3, "step_layer": 1, "step_head": 2})
     no_exception(at)
     said = " ".join(m.value for m in at.markdown)
-    assert "reads 4 keys and values: 3 kept in the cache from the steps before, and 1 computed now" in said
-    assert "6 steps), each decoder layer computes 6 positions with the cache" in said and "21 positions" in said
-    assert any("agreed at every position, so all 6 steps came from that one pass" in c.value for c in at.caption)
+    assert "reads, per head, 4 keys and values: 3 kept in the cache from the steps before, and 1 computed now" in said
+    assert "6 steps), one step at a time, each decoder layer computes 6 positions with the cache" in said
+    assert "21 positions" in said
+    assert any("agreed at every position, so all 6 steps came from it" in c.value for c in at.caption)
     assert not any("Keys, layer 1, head 2" in e.proto.body for e in at.get("html"))     # the tables wait for the toggle
     at.toggle(key="show_cache").set_value(True).run()
     no_exception(at)

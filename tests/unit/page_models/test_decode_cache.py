@@ -34,16 +34,19 @@ def test_the_kept_rows_and_the_new_one_are_the_keys_and_values_of_the_prefix_run
     config, steps, source = reverser.model.config, len(run.chosen_ids), len(src)
     assert cache.held_numbers == 2 * config.n_decoder_layers * config.d_model * (t + 1 + source)
     assert (cache.positions_with, cache.positions_without) == (steps, steps * (steps + 1) // 2)
-    assert (f"reads {t + 1} keys and values: {t} kept" if t else "reads 1 key and value, computed now (none kept yet)"
-            ) in cache.reads_sentence
-    assert f"{cache.largest_difference:.1e}" in cache.same_sentence
+    assert (f"reads, per head, {t + 1} keys and values: {t} kept" if t else
+            "reads, per head, 1 key and value, computed now (none kept yet)") in cache.reads_sentence
+    assert f"Cross-attention reads {source} keys and values computed once" in cache.reads_sentence
+    assert f"at most {cache.largest_difference:.1e}" in cache.same_sentence if t else (
+        f"difference {cache.largest_difference:.1e}" in cache.same_sentence)
     assert f"{steps * (steps + 1) // 2:,} positions" in cache.cost_sentence
 
 
 def test_how_the_tokens_were_decided_is_said_in_the_runs_own_numbers(reverser):
-    assert "the model's own choice agreed at every position, so all 7 steps" in draft_sentence(run_of("banana"))
+    assert "the model's own choice agreed at every position, so all 7 steps came from it" in draft_sentence(
+        run_of("banana"))
     sampled = run_of("banana", how=Decoding(temperature=3.0, seed=1))
-    assert sampled.draft_kept is None and "sampled, one step at a time" in draft_sentence(sampled)
+    assert sampled.draft_kept is None and "sampled: each of the 7 steps ran one at a time" in draft_sentence(sampled)
     # with its costliest head off the reverser refuses the draft part way: the sentence names where
     broken = make_run(reverser.model, reverser.vocab, PANGRAM, edit=Intervention(ablated=frozenset({
         Head("cross", 0, 3)})))
@@ -51,5 +54,21 @@ def test_how_the_tokens_were_decided_is_said_in_the_runs_own_numbers(reverser):
     refused = next(t for t, (fed, wanted) in enumerate(zip(broken.fed_ids, draft)) if fed != wanted)
     assert broken.draft_kept == refused < len(draft) - 1
     sentence = draft_sentence(broken)
-    assert f"kept {refused}: at step {refused} the model's own choice is {broken.decoder_out[refused]}" in sentence
+    wanted = "␣" if PANGRAM[::-1][refused] == " " else PANGRAM[::-1][refused]
+    assert (f"kept its first {refused} token{'' if refused == 1 else 's'}: at step {refused} the model's own choice, read from the same pass, is "
+            f"{broken.decoder_out[refused]}, not the draft's {wanted}") in sentence
     assert f"the {len(broken.chosen_ids) - refused - 1} steps after it ran one at a time" in sentence
+
+
+def test_a_draft_refused_at_its_end_says_every_step_came_from_the_draft_pass(reverser):
+    """On 48 a's the reverser writes its end symbol one step early: the pass that refused the draft ended it."""
+    run = run_of("a" * 48)
+    assert run.draft_kept == len(run.chosen_ids) - 1 < 49                   # refused at its last step
+    sentence = draft_sentence(run)
+    assert f"is ⟨/s⟩, not the draft's a, and the decoding ended there, so all {len(run.chosen_ids)} steps" in sentence
+
+
+def test_a_one_character_text_reads_one_key_and_value(reverser):
+    cache = cache_at_step(reverser.model, run_of("a"), 0, 0, 0)
+    assert "Cross-attention reads 1 key and value computed once" in cache.reads_sentence
+    assert "1 keys" not in cache.reads_sentence + cache.cost_sentence
