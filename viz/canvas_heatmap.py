@@ -34,16 +34,23 @@ def heatmap_spec(panels: list[tuple[str, np.ndarray]], row_labels: list[str], co
     col_names = [f"{j} ({label})" for j, label in enumerate(col_labels)]
     largest = []
     for (name, _), m in zip(panels, z):
-        i, j = np.unravel_index(int(m.argmax()), m.shape)
-        largest.append(f"{name}: largest {value_name} {m.max():.3f}, at {row_title} {row_names[i]} and "
-                       f"{col_title} {col_names[j]}")
+        top = float(m.max()) if m.size else 0.0
+        if top <= 0:
+            largest.append(f"{name}: every {value_name} is 0")
+            continue
+        at = np.argwhere(np.isclose(m, top, rtol=0, atol=5e-4))            # cells that read the same to 3 places
+        i, j = at[0]
+        where = f"{row_title} {row_names[i]} and {col_title} {col_names[j]}"
+        largest.append(f"{name}: largest {value_name} {top:.3f}, at {where}" if len(at) == 1 else
+                       f"{name}: largest {value_name} {top:.3f}, in {len(at)} cells, the first at {where}")
+    zmax = float(zmax) or 1.0
     return dict(
         title=title, summary=f"{title}, {len(row_labels)} rows by {len(col_labels)} columns. " + "; ".join(largest)
         + ".", rows=list(row_labels), cols=list(col_labels), row_names=row_names, col_names=col_names,
         row_title=row_title, col_title=col_title, row_name=row_title, col_name=col_title, value_name=value_name,
         panels=[dict(title=name, z=np.round(m, 4).tolist(), outlines=[list(o) for o in (outlines or {}).get(p, [])])
                 for p, ((name, _), m) in enumerate(zip(panels, z))],
-        zmax=float(zmax) or 1.0, stops=[list(s) for s in (CIVIDIS_REVERSED if projector else stops)],
-        bar=True, bar_ticks=[f"{zmax * k / 4:.2g}" for k in range(5)],
+        zmax=zmax, stops=[list(s) for s in (CIVIDIS_REVERSED if projector else stops)],
+        bar=True, bar_ticks=[f"{zmax * k / 4:.3g}" for k in range(5)],
         height=matrix_height(len(row_labels)) + (60 if projector else 0), font=PROJECTOR_FONT if projector else FONT,
     )

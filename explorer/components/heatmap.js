@@ -13,8 +13,10 @@ export default function (component) {
   title.textContent = spec.title;
   const canvas = document.createElement("canvas");
   canvas.tabIndex = 0;
-  canvas.setAttribute("role", "img");
+  canvas.setAttribute("role", "application");         // keys reach it in a screen reader's browse mode, not an img's
+  canvas.setAttribute("aria-roledescription", "heatmap");
   canvas.setAttribute("aria-label", spec.summary);
+  canvas.setAttribute("aria-describedby", "hint");
   const tip = document.createElement("div");
   tip.className = "tip";
   const said = document.createElement("div");
@@ -22,11 +24,13 @@ export default function (component) {
   said.setAttribute("aria-live", "polite");
   const hint = document.createElement("div");
   hint.className = "hint";
+  hint.id = "hint";                                   // in this component's own shadow root
   hint.textContent = "Hover a cell for its value, or select the chart (Tab) and move with the arrow keys.";
   root.append(title, canvas, tip, said, hint);
 
   const rows = spec.rows.length, cols = spec.cols.length, n = spec.panels.length;
   const font = spec.font, lineHeight = Math.round(font * 1.3);
+  const FONT = `${font}px "Source Sans", "Source Sans Pro", sans-serif`;
   let layout = null, focus = [0, 0, 0];
 
   function colour(t) {
@@ -45,7 +49,7 @@ export default function (component) {
   function draw() {
     const width = Math.max(root.clientWidth, 240);
     const ctx = canvas.getContext("2d");
-    ctx.font = `${font}px "Source Sans Pro", sans-serif`;
+    ctx.font = FONT;
     const widest = (labels) => Math.max(...labels.map((l) => ctx.measureText(l).width), 1);
     const left = widest(spec.rows) + lineHeight + 8;
     const bar = spec.bar ? Math.max(widest(spec.bar_ticks) + 40, widest([spec.value_name]) + 12) : 0;
@@ -58,7 +62,9 @@ export default function (component) {
     canvas.style.width = width + "px";
     canvas.style.height = height + "px";
     ctx.scale(ratio, ratio);
-    ctx.font = `${font}px "Source Sans Pro", sans-serif`;
+    ctx.fillStyle = "#ffffff";                        // its own white ground: dark text stays readable in a dark theme
+    ctx.fillRect(0, 0, width, height);
+    ctx.font = FONT;
     ctx.textBaseline = "middle";
     const everyCol = Math.max(1, Math.ceil(cols * (widest(spec.cols) + 4) / panelWidth));
     const everyRow = Math.max(1, Math.ceil(rows * lineHeight / (height - top - bottom)));
@@ -114,13 +120,15 @@ export default function (component) {
     tip.textContent = describe(p, r, c);
     tip.style.display = "block";
     tip.style.left = Math.max(0, Math.min(x + 12, layout.width - tip.offsetWidth)) + "px";
-    tip.style.top = (title.offsetHeight + y + 12) + "px";
+    const below = y + 12 + tip.offsetHeight <= layout.height;          // else above the cell, inside the chart
+    tip.style.top = (canvas.offsetTop + (below ? y + 12 : y - 12 - tip.offsetHeight)) + "px";
   }
   function cellAt(x, y) {
     for (let p = 0; p < n; p++) {
       const x0 = layout.left + p * (layout.panelWidth + layout.gap);
       if (x >= x0 && x < x0 + layout.panelWidth && y >= layout.top && y < layout.height - layout.bottom)
-        return [p, Math.floor((y - layout.top) / layout.cellH), Math.floor((x - x0) / layout.cellW)];
+        return [p, Math.min(rows - 1, Math.floor((y - layout.top) / layout.cellH)),
+                Math.min(cols - 1, Math.floor((x - x0) / layout.cellW))];
     }
     return null;
   }
@@ -131,6 +139,7 @@ export default function (component) {
   };
   canvas.onmouseleave = () => { tip.style.display = "none"; };
   canvas.onblur = () => { tip.style.display = "none"; };
+  canvas.onfocus = () => announce();                 // the cell the arrow keys start from, said at once
   canvas.onkeydown = (e) => {
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (!moves[e.key]) return;
@@ -143,14 +152,19 @@ export default function (component) {
     if (c < 0 && p > 0) { p -= 1; c = cols - 1; } else if (c >= cols && p < n - 1) { p += 1; c = 0; }
     c = Math.max(0, Math.min(cols - 1, c));
     focus = [p, r, c];
-    const x0 = layout.left + p * (layout.panelWidth + layout.gap);
+    announce();
+  };
+  function announce() {
+    const [p, r, c] = focus, x0 = layout.left + p * (layout.panelWidth + layout.gap);
     show(p, r, c, x0 + (c + 1) * layout.cellW, layout.top + (r + 1) * layout.cellH);
     said.textContent = describe(p, r, c);
-  };
+  }
   draw();
   let drawnWidth = root.clientWidth;
   root._observer = new ResizeObserver(() => {   // a phone turned, the sidebar closed: draw again at the new width
     if (root.clientWidth !== drawnWidth) { drawnWidth = root.clientWidth; draw(); }
   });
   root._observer.observe(root);
+  if (document.fonts) document.fonts.ready.then(draw);  // labels measured again once the page's font has loaded
+  return () => root._observer.disconnect();
 }
