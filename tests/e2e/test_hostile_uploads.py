@@ -38,6 +38,16 @@ def settled_memory(pid: int, target: float, seconds: float = 60) -> float:
     return last
 
 
+def steady_memory(pid: int, seconds: float = 60) -> float:
+    """The server's resident memory once it has moved by less than 1 MB over 3 s: a fresh server's warm-up
+    (explorer/warmup.py, after its first page) imports modules for a few seconds, which is no leak."""
+    deadline, readings = time.monotonic() + seconds, [resident_mb(pid)]
+    while time.monotonic() < deadline and (len(readings) < 4 or max(readings[-4:]) - min(readings[-4:]) >= 1):
+        time.sleep(1)
+        readings.append(resident_mb(pid))
+    return readings[-1]
+
+
 def test_every_hostile_upload_gets_its_message_and_the_other_learner_notices_nothing(own_server, browser):
     folders = temporary_folders()
     shown = {}
@@ -65,7 +75,7 @@ def test_twenty_sessions_upload_a_model_leave_and_the_memory_goes_back(own_serve
     warm = browser.new_context().new_page()   # the server's own caches warmed, as before any class
     load(warm, f"{own_server.url}/training?text=level", timeout=120_000)
     warm.context.close()
-    time.sleep(2)
+    steady_memory(own_server.pid)
     with MemoryWatch(own_server.pid) as memory:
         sessions = sessions_holding_uploads(browser, own_server.url, zips)
         held = memory.now()
