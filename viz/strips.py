@@ -12,6 +12,8 @@ import html
 
 import numpy as np
 
+from .canvas_heatmap import BLUES, CIVIDIS_REVERSED
+
 NEGATIVE, ZERO, POSITIVE = (178, 24, 43), (247, 247, 247), (33, 102, 172)   # ColorBrewer RdBu ends and middle
 
 
@@ -62,18 +64,11 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
             f'±{bound:.2f}; hover a cell for its value</div></div>')
 
 
-# ColorBrewer Blues (Plotly's "Blues", light at 0) and Cividis reversed (projector mode's sequential scale, light at
-# 0), nine stops each from 0 to 1.
-BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b")
-CIVIDIS_REVERSED = ("#fee838", "#d9ca4f", "#b8ae6a", "#99977a", "#7c7b78", "#636473", "#45516f", "#1c3e70", "#00224e")
-
-
-def _mix(stops: tuple[str, ...], t: float) -> str:
-    """The colour at t in [0, 1] between evenly spaced stops."""
+def _mix(stops: tuple[tuple[int, int, int], ...], t: float) -> str:
+    """The colour at t in [0, 1] between evenly spaced RGB stops (viz.canvas_heatmap's scales)."""
     t = max(0.0, min(1.0, t)) * (len(stops) - 1)
     i = min(int(t), len(stops) - 2)
-    a, b = (tuple(int(s[k:k + 2], 16) for k in (1, 3, 5)) for s in stops[i:i + 2])
-    rgb = [round(x + (t - i) * (y - x)) for x, y in zip(a, b)]
+    rgb = [round(x + (t - i) * (y - x)) for x, y in zip(stops[i], stops[i + 1])]
     return f"rgb({rgb[0]},{rgb[1]},{rgb[2]})"
 
 
