@@ -3,10 +3,11 @@
 import streamlit as st
 
 from analysis.page_models.positional import D_MODEL_SIZES, positional_view
-from explorer.charts import chart_in, show_chart
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import chart_in, projector_on, show_chart
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, keep_in_range, learner_text
-from viz import encoding_heatmap, norms_bars, offset_distance_chart, rotation_check_chart, similarity_heatmap
+from viz import encoding_spec, norms_bars, offset_distance_chart, rotation_check_chart, similarity_heatmap
 
 st.title("🌊 Positional encoding")
 st.markdown(
@@ -57,15 +58,16 @@ run = text_run(key, text)
 view = positional_view(run, config, custom_d, custom_len, delta, pos)
 
 with model_part:
-    show_chart(encoding_heatmap(view.table, title=f"PE for d_model = {d_model}"), key="pe_model")
+    canvas_heatmap(encoding_spec(view.table, f"PE for d_model = {d_model}", projector=projector_on()), key="pe_model")
 with custom_part:
-    show_chart(encoding_heatmap(view.custom, title=f"PE for d_model = {custom_d}, {custom_len} positions"),
-               key="pe_custom")
+    canvas_heatmap(encoding_spec(view.custom, f"PE for d_model = {custom_d}, {custom_len} positions",
+                                 projector=projector_on()), key="pe_custom")
 with input_part:
     st.markdown(view.scaling_sentence)
     vectors = view.vectors
-    show_chart(encoding_heatmap(vectors.positions, title="The position codes added to your characters",
-                                row_labels=view.source, row_title="source position"), key="pe_input")
+    canvas_heatmap(encoding_spec(vectors.positions, "The position codes added to your characters",
+                                 row_labels=view.source, row_title="source position", projector=projector_on()),
+                   key="pe_input")
     show_chart(norms_bars(view.source, vectors.embedding_norm, vectors.raw_embedding_norm,
                           vectors.position_norm, title="Embedding norm beside positional-encoding norm"),
                key="norms")

@@ -69,7 +69,7 @@ PAGES: tuple[Page, ...] = (
          ("residual stream", "LayerNorm", "query", "key", "value", "score", "d_k", "softmax", "attention weight",
           "W^O", "feed-forward network", "logit", "logit lens", "QK circuit", "OV circuit"), charts=3),
     Page("positional", "Positional encoding", "🌊", EXPLORE, "positional",
-         ("embedding", "d_model", "positional encoding"), charts=7),
+         ("embedding", "d_model", "positional encoding"), charts=4),   # and three canvas heatmaps
     Page("masks", "Masks", "🎭", EXPLORE, "masks",
          ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"), charts=3),
     Page("training", "Training", "📈", EXPLORE, "training",

@@ -20,37 +20,58 @@ ORANGES = ((255, 245, 235), (254, 230, 206), (253, 208, 162), (253, 174, 107), (
            (217, 72, 1), (166, 54, 3), (127, 39, 4))
 CIVIDIS_REVERSED = ((254, 232, 56), (217, 202, 79), (184, 174, 106), (153, 151, 122), (124, 123, 120),
                     (99, 100, 115), (69, 81, 111), (28, 62, 112), (0, 34, 78))
+# Eleven stops from -1 to 1: ColorBrewer RdBu (Plotly's "RdBu", viz.style.SIGNED_SCALE), red below 0, blue above;
+# safe for colour-blind viewers, so projector mode keeps it (as viz.style.projector_figure does).
+RD_BU = ((103, 0, 31), (178, 24, 43), (214, 96, 77), (244, 165, 130), (253, 219, 199), (247, 247, 247),
+         (209, 229, 240), (146, 197, 222), (67, 147, 195), (33, 102, 172), (5, 48, 97))
 FONT, PROJECTOR_FONT = 14, 22     # px, as Plotly's ticks and viz.style.PROJECTOR_FONT
 
 
 def heatmap_spec(panels: list[tuple[str, np.ndarray]], row_labels: list[str], col_labels: list[str], title: str,
                  row_title: str, col_title: str, value_name: str = "weight", zmax: float = 1.0, stops=BLUES,
-                 outlines: dict[int, list[tuple[int, int, int]]] | None = None, projector: bool = False) -> dict:
-    """Panels of one shape side by side, on one scale from 0 to `zmax`: (panel title, (R, C) values). `outlines`
-    by panel index: (row, first column, the column after the last) boxes. Rows and columns are named in the
-    hover by position and label ('position 3 (e)'), so repeated letters stay apart."""
+                 outlines: dict[int, list[tuple[int, int, int]]] | None = None, projector: bool = False,
+                 zmin: float = 0.0, row_names: list[str] | None = None, col_names: list[str] | None = None,
+                 col_name: str | None = None) -> dict:
+    """Panels of one shape side by side, on one scale from `zmin` (0, or below 0 for a signed scale such as RD_BU)
+    to `zmax`: (panel title, (R, C) values). `outlines` by panel index: (row, first column, the column after the
+    last) boxes. Rows and columns are named in the hover by position and label ('position 3 (e)'), so repeated
+    letters stay apart, unless `row_names` or `col_names` name them otherwise; `col_name`: what a column is
+    called there, where the axis title is longer."""
+    col_name = col_name or col_title
     z = [np.asarray(m, dtype=float) for _, m in panels]
-    row_names = [f"{i} ({label})" for i, label in enumerate(row_labels)]
-    col_names = [f"{j} ({label})" for j, label in enumerate(col_labels)]
+    row_names = row_names or [f"{i} ({label})" for i, label in enumerate(row_labels)]
+    col_names = col_names or [f"{j} ({label})" for j, label in enumerate(col_labels)]
     largest = []
     for (name, _), m in zip(panels, z):
         top = float(m.max()) if m.size else 0.0
-        if top <= 0:
+        if top <= 0 and zmin >= 0:
             largest.append(f"{name}: every {value_name} is 0")
             continue
-        at = np.argwhere(np.isclose(m, top, rtol=0, atol=5e-4))            # cells that read the same to 3 places
-        i, j = at[0]
-        where = f"{row_title} {row_names[i]} and {col_title} {col_names[j]}"
-        largest.append(f"{name}: largest {value_name} {top:.3f}, at {where}" if len(at) == 1 else
-                       f"{name}: largest {value_name} {top:.3f}, in {len(at)} cells, the first at {where}")
+        said = [_extreme(m, top, "largest", value_name, row_title, row_names, col_name, col_names)]
+        if zmin < 0 and m.size:
+            said.append(_extreme(m, float(m.min()), "smallest", value_name, row_title, row_names, col_name,
+                                 col_names))
+        largest.append(f"{name}: " + "; ".join(said))
     zmax = float(zmax) or 1.0
+    signed = zmin < 0
     return dict(
         title=title, summary=f"{title}, {len(row_labels)} rows by {len(col_labels)} columns. " + "; ".join(largest)
         + ".", rows=list(row_labels), cols=list(col_labels), row_names=row_names, col_names=col_names,
-        row_title=row_title, col_title=col_title, row_name=row_title, col_name=col_title, value_name=value_name,
+        row_title=row_title, col_title=col_title, row_name=row_title, col_name=col_name, value_name=value_name,
         panels=[dict(title=name, z=np.round(m, 4).tolist(), outlines=[list(o) for o in (outlines or {}).get(p, [])])
                 for p, ((name, _), m) in enumerate(zip(panels, z))],
-        zmax=zmax, stops=[list(s) for s in (CIVIDIS_REVERSED if projector else stops)],
-        bar=True, bar_ticks=[f"{zmax * k / 4:.3g}" for k in range(5)],
+        zmin=float(zmin), zmax=zmax,
+        stops=[list(s) for s in (CIVIDIS_REVERSED if projector and not signed else stops)],
+        bar=True, bar_ticks=[f"{zmin + (zmax - zmin) * k / 4:.3g}" for k in range(5)],
         height=matrix_height(len(row_labels)) + (60 if projector else 0), font=PROJECTOR_FONT if projector else FONT,
     )
+
+
+def _extreme(m: np.ndarray, value: float, which: str, value_name: str, row_title: str, row_names: list[str],
+             col_title: str, col_names: list[str]) -> str:
+    """'largest weight 0.912, at …', or '… in 3 cells, the first at …' where cells read the same to 3 places."""
+    at = np.argwhere(np.isclose(m, value, rtol=0, atol=5e-4))
+    i, j = at[0]
+    where = f"{row_title} {row_names[i]} and {col_title} {col_names[j]}"
+    return (f"{which} {value_name} {value:.3f}, at {where}" if len(at) == 1 else
+            f"{which} {value_name} {value:.3f}, in {len(at)} cells, the first at {where}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from .canvas_heatmap import RD_BU, heatmap_spec
 from .style import HORIZONTAL_LEGEND, SIGNED_SCALE, figure, token_axis
 
 
@@ -21,6 +22,22 @@ def encoding_heatmap(pe: np.ndarray, title: str = "", row_labels: list[str] | No
         y_axis = dict(title=dict(text=row_title), autorange="reversed")
     return figure([cells], title, min(700, max(260, 9 * pe.shape[0] + 120)), yaxis=y_axis,
                   xaxis=dict(title=dict(text="dimension (even: sin, odd: cos)")))
+
+
+def encoding_spec(pe: np.ndarray, title: str, row_labels: list[str] | None = None, row_title: str = "position",
+                  projector: bool = False) -> dict:
+    """(P, d) encodings for the canvas heatmap (explorer.canvas_charts): the chart encoding_heatmap draws in
+    Plotly, which the Positional page redrew for every new word (about 0.15 s). Each cell is named in the hover
+    by its position (and character) and its dimension, sin or cos."""
+    pe = np.asarray(pe, dtype=float)
+    positions = [str(i) for i in range(pe.shape[0])]
+    return heatmap_spec([("PE", pe)], row_labels if row_labels is not None else positions,
+                        [str(j) for j in range(pe.shape[1])], title, row_title,
+                        "dimension (even: sin, odd: cos)", value_name="value", zmin=-1.0, zmax=1.0, stops=RD_BU,
+                        row_names=None if row_labels is not None else positions,
+                        col_names=[f"{j} ({'cos' if j % 2 else 'sin'})" for j in range(pe.shape[1])],
+                        col_name="dimension",
+                        projector=projector)
 
 
 def similarity_heatmap(similarity: np.ndarray, title: str = "") -> go.Figure:

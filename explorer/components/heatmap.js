@@ -32,12 +32,17 @@ export default function (component) {
   const font = spec.font, lineHeight = Math.round(font * 1.3);
   const FONT = `${font}px "Source Sans", "Source Sans Pro", sans-serif`;
   let layout = null, focus = [0, 0, 0];
+  const zmin = spec.zmin || 0;                       // 0 on a weight's scale, -1 on a signed one
 
   function colour(t) {
     const stops = spec.stops;
     t = Math.max(0, Math.min(1, t)) * (stops.length - 1);
     const i = Math.min(Math.floor(t), stops.length - 2), f = t - i, a = stops[i], b = stops[i + 1];
     return `rgb(${a[0] + f * (b[0] - a[0])},${a[1] + f * (b[1] - a[1])},${a[2] + f * (b[2] - a[2])})`;
+  }
+
+  function label(labels, i, every) {                 // where labels are skipped, a character keeps its position
+    return every > 1 && labels[i] !== String(i) ? `${i} ${labels[i]}` : labels[i];
   }
 
   function fitted(ctx, text, width) {                // a panel title cut short with … where the panel is narrow
@@ -51,7 +56,7 @@ export default function (component) {
     const ctx = canvas.getContext("2d");
     ctx.font = FONT;
     const widest = (labels) => Math.max(...labels.map((l) => ctx.measureText(l).width), 1);
-    const left = widest(spec.rows) + lineHeight + 8;
+    const left = widest(spec.rows.map((l, i) => `${i} ${l}`)) + lineHeight + 8;   // room for a position too
     const bar = spec.bar ? Math.max(widest(spec.bar_ticks) + 40, widest([spec.value_name]) + 12) : 0;
     const top = lineHeight + Math.round(font / 2) + 6, bottom = 2 * lineHeight + 6, gap = 16;
     const panelWidth = (width - left - bar - gap * (n - 1)) / n, height = spec.height;
@@ -66,7 +71,7 @@ export default function (component) {
     ctx.fillRect(0, 0, width, height);
     ctx.font = FONT;
     ctx.textBaseline = "middle";
-    const everyCol = Math.max(1, Math.ceil(cols * (widest(spec.cols) + 4) / panelWidth));
+    const everyCol = Math.max(1, Math.ceil(cols * (widest(spec.cols.map((l, i) => label(spec.cols, i, 2))) + 4) / panelWidth));
     const everyRow = Math.max(1, Math.ceil(rows * lineHeight / (height - top - bottom)));
     spec.panels.forEach((panel, p) => {
       const x0 = left + p * (panelWidth + gap);
@@ -75,16 +80,16 @@ export default function (component) {
       ctx.fillText(fitted(ctx, panel.title, panelWidth - 4), x0, lineHeight / 2);
       for (let r = 0; r < rows; r++) {
         for (let c = 0; c < cols; c++) {
-          ctx.fillStyle = colour(panel.z[r][c] / spec.zmax);
+          ctx.fillStyle = colour((panel.z[r][c] - zmin) / (spec.zmax - zmin));
           ctx.fillRect(x0 + c * cellW, top + r * cellH, Math.ceil(cellW), Math.ceil(cellH));
         }
       }
       ctx.fillStyle = "#374151";
       ctx.textAlign = "center";
-      for (let c = 0; c < cols; c += everyCol) ctx.fillText(spec.cols[c], x0 + (c + 0.5) * cellW, height - bottom + lineHeight / 2 + 2);
+      for (let c = 0; c < cols; c += everyCol) ctx.fillText(label(spec.cols, c, everyCol), x0 + (c + 0.5) * cellW, height - bottom + lineHeight / 2 + 2);
       if (p === 0) {
         ctx.textAlign = "right";
-        for (let r = 0; r < rows; r += everyRow) ctx.fillText(spec.rows[r], left - 4, top + (r + 0.5) * cellH);
+        for (let r = 0; r < rows; r += everyRow) ctx.fillText(label(spec.rows, r, everyRow), left - 4, top + (r + 0.5) * cellH);
       }
       ctx.strokeStyle = "#d97706";
       ctx.lineWidth = 3;
@@ -98,7 +103,7 @@ export default function (component) {
     ctx.rotate(-Math.PI / 2);
     ctx.fillText(spec.row_title, 0, 0);
     ctx.restore();
-    if (spec.bar) {                                   // the colour bar: the scale from 0 to zmax, with its ticks
+    if (spec.bar) {                                   // the colour bar: the scale from zmin to zmax, with its ticks
       const x = width - bar + 8, h = height - top - bottom;
       for (let y = 0; y < h; y++) {
         ctx.fillStyle = colour(1 - y / h);

@@ -2,18 +2,29 @@ import numpy as np
 
 from transformer.layers import sinusoidal_encoding
 
-from .helpers import array, figures, no_exception, open_page
+from viz.canvas_heatmap import CIVIDIS_REVERSED, PROJECTOR_FONT, RD_BU
+from .helpers import array, canvas_charts, figures, no_exception, open_page
 
 
 def test_positional_page_draws_the_tables_and_the_proofs(ckpt):
     at = open_page("positional", "hello")
     no_exception(at)
-    charts = figures(at)
-    assert set(charts) == {"pe_model", "pe_custom", "pe_input", "norms", "similarity", "distances", "rotation"}
+    charts, canvases = figures(at), canvas_charts(at)
+    assert set(charts) == {"norms", "similarity", "distances", "rotation"}
+    assert set(canvases) == {"pe_model", "pe_custom", "pe_input"}
     c = ckpt.model.config
-    model_pe = array(charts["pe_model"]["data"][0]["z"]).astype(float)
+    model_pe = np.array(canvases["pe_model"]["panels"][0]["z"])
     assert model_pe.shape == (c.max_len + 1, c.d_model)
-    assert np.allclose(model_pe, sinusoidal_encoding(c.max_len + 1, c.d_model).numpy(), atol=1e-6)
+    assert np.allclose(model_pe, sinusoidal_encoding(c.max_len + 1, c.d_model).numpy(), atol=1e-4)  # 4 places
+    codes = canvases["pe_input"]
+    assert codes["rows"][:5] == list("hello")
+    assert np.allclose(codes["panels"][0]["z"], sinusoidal_encoding(len(codes["rows"]), c.d_model).numpy(),
+                       atol=1e-4)
+    assert (codes["zmin"], codes["zmax"], codes["stops"]) == (-1.0, 1.0, [list(s) for s in RD_BU])
+    assert codes["col_names"][:2] == ["0 (sin)", "1 (cos)"] and codes["row_names"][1] == "1 (e)"
+    top = model_pe.max()
+    assert f"largest value {top:.3f}" in canvases["pe_model"]["summary"]
+    assert f"smallest value {model_pe.min():.3f}" in canvases["pe_model"]["summary"]
     norms = charts["norms"]["data"]
     src = __import__("torch").tensor([ckpt.vocab.encode("hello", 24)])
     scaled = ckpt.model.src_embed(src)[0].norm(dim=1).detach().numpy()
@@ -27,9 +38,18 @@ def test_custom_size_follows_the_sliders():
     at = open_page("positional", "hello")
     at.select_slider[0].set_value(32).run()
     at.slider[0].set_value(40).run()
-    z = array(figures(at)["pe_custom"]["data"][0]["z"]).astype(float)
+    z = np.array(canvas_charts(at)["pe_custom"]["panels"][0]["z"])
     assert z.shape == (40, 32)
-    assert np.allclose(z, sinusoidal_encoding(40, 32).numpy(), atol=1e-6)
+    assert np.allclose(z, sinusoidal_encoding(40, 32).numpy(), atol=1e-4)
+
+
+def test_projector_mode_enlarges_the_tables_and_keeps_their_signed_scale():
+    plain, projected = (canvas_charts(open_page("positional", "level", state={"projector": on}))
+                        for on in (False, True))
+    for key in ("pe_model", "pe_custom", "pe_input"):
+        assert projected[key]["font"] == PROJECTOR_FONT and plain[key]["font"] < PROJECTOR_FONT
+        assert projected[key]["stops"] == plain[key]["stops"] == [list(s) for s in RD_BU]   # not Cividis
+        assert projected[key]["stops"] != [list(s) for s in CIVIDIS_REVERSED]
 
 
 def test_rotation_lands_on_the_shifted_encoding():

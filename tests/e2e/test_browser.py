@@ -143,6 +143,24 @@ def test_the_large_attention_view_names_the_cell_under_the_pointer(server, page)
     expect(tip).to_be_hidden()
 
 
+def test_the_position_codes_are_drawn_on_a_signed_scale_and_name_each_cell(server, page):
+    load(page, f"{server}/positional?text=banana")
+    chart = page.locator(".heatmap", has_text="The position codes added to your characters")
+    canvas = chart.locator("canvas")
+    assert re.search(r"PE: largest value 1\.000, .*; smallest value -0\.9\d\d", canvas.get_attribute("aria-label"))
+    reds, blues = canvas.evaluate("""c => { const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                                           let r = 0, b = 0; for (let i = 0; i < d.length; i += 4) {
+                                               if (d[i] > d[i + 2] + 80) r++; if (d[i + 2] > d[i] + 80) b++; }
+                                           return [r, b]; }""")
+    assert reds > 500 and blues > 500                  # -1 red and +1 blue, as Plotly's RdBu drew them
+    box = canvas.bounding_box()
+    canvas.hover(position={"x": box["width"] * 0.5, "y": box["height"] * 0.3})
+    tip = chart.locator(".tip")
+    expect(tip).to_be_visible()
+    assert re.fullmatch(r"PE: source position \d \([a-z⟨/s⟩]+\), dimension \d+ \((sin|cos)\): "
+                        r"value -?\d\.\d{3}", tip.inner_text()), tip.inner_text()
+
+
 @pytest.mark.parametrize("name", list(LINKS))
 def test_every_pages_link_keeps_its_whole_view(server, browser, name):
     """Streamlit drops a bound parameter from the URL when it is invalid or equals the default, so a link that
