@@ -3,13 +3,14 @@
 import streamlit as st
 
 from analysis.page_models.compare_tasks import COMPARED, SHARPEST, TERMS, compare_tasks_view
-from explorer.charts import chart_in, show_chart
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import chart_in, projector_on, show_chart
 from explorer.errors import CheckpointError, InputError
 from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, chosen_task, task_checkpoint, task_run
 from explorer.state import learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
-from viz import THIRD_WIDTH_TICKS, attention_grid, attention_heatmap
+from viz import THIRD_WIDTH_TICKS, attention_grid_spec, attention_heatmap
 from viz.circuits import term_grid
 
 st.title("⚖️ Compare tasks")
@@ -80,7 +81,8 @@ tabs = st.tabs(list(view.labels.values()), default=view.labels[chosen_task()], k
 for tab, task_view in zip(tabs, view.columns):
     if tab.open:
         with tab:
-            show_chart(attention_grid(task_view.grid, task_view.rows, task_view.source, title=task_view.grid_title),
-                       key=f"grid_{task_view.task}")
+            canvas_heatmap(attention_grid_spec(task_view.grid, task_view.rows, task_view.source, task_view.grid_title,
+                                               query_title="decoder step", key_title="source position",
+                                               projector=projector_on()), key=f"grid_{task_view.task}")
             show_chart(term_grid(task_view.split_terms, task_view.rows, task_view.source, task_view.split_title,
                                  query_title="step", key_title="source"), key=f"split_{task_view.task}")

@@ -9,7 +9,8 @@ from analysis.page_models.training import MAX_UPLOAD_MB, TASKS, live_view, snaps
 from analysis.tasks import words
 from explorer import live_runs
 from explorer.callbacks import task_label
-from explorer.charts import show_chart
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import projector_on, show_chart
 from explorer.errors import CheckpointError
 from explorer.gate import deferred, fragment
 from explorer.live_training import LIMITS, LiveSettings, LiveSettingsError
@@ -17,7 +18,7 @@ from explorer.cache import checkpoint_or_stop, chosen_task, model_key, snapshot_
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from explorer.uploads import DONE_KEY, ERROR_KEY, MISMATCH_KEY, NOTE_KEY, take_upload, uploader_key
-from viz import attention_grid
+from viz import attention_grid_spec
 from viz.training import learning_curves, live_curves
 
 ckpt = checkpoint_or_stop()
@@ -56,7 +57,8 @@ if saved:
     show_chart(learning_curves(view.curve, step, title="The whole run, this snapshot marked", pattern=view.pattern,
                                rule=view.rule, vocab_size=view.vocab_size), key="curves")
     st.caption(view.loss_caption)
-    show_chart(attention_grid(view.cross, view.rows, view.source, title=view.grid_title), key="grid")
+    canvas_heatmap(attention_grid_spec(view.cross, view.rows, view.source, view.grid_title, query_title="decoder step",
+                                       key_title="source position", projector=projector_on()), key="grid")
     st.caption(view.grid_caption)
     if view.every_head is not None:
         st.markdown(view.every_head)

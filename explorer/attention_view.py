@@ -11,12 +11,12 @@ import streamlit as st
 
 from analysis.labels import KIND_SHORT
 from analysis.page_models.attention import attention_view
-from viz import attention_grid
+from viz import attention_grid_spec
 from viz.canvas_heatmap import ORANGES, heatmap_spec
 
 from .cache import checkpoint_for, text_run
 from .canvas_charts import canvas_heatmap
-from .charts import projector_on, show_chart
+from .charts import projector_on
 from .exports import matrix_csv, trace_json
 from .gate import deferred, fragment
 from .links import page_link
@@ -36,7 +36,11 @@ def attention_views(key: str, text: str) -> None:
     st.caption(view.io_caption)
 
     st.subheader(f"Every layer and head: {view.kind_name.lower()}")
-    show_chart(attention_grid(view.weights, rows, cols), key="grid")
+    n_layers = len(view.weights)
+    canvas_heatmap(attention_grid_spec(view.weights, rows, cols, f"{n_layers} layers × {view.n_heads} heads, each "
+                                       "row of weights summing to 1",
+                                       query_title=view.row_title, key_title=view.col_title,
+                                       projector=projector_on()), key="grid")
 
     canvas_heatmap(heatmap_spec(
         [(f"head {head}", view.matrix), (f"average of {view.n_heads} heads (a summary)", view.mean)], rows, cols,

@@ -64,7 +64,7 @@ PAGES: tuple[Page, ...] = (
           "cross-attention", "causal mask", "key/value cache", "draft decoding"), charts=0),   # drawn in HTML
     Page("attention", "Attention", "🔍", EXPLORE, "attention",
          ("attention head", "query", "key", "value", "attention weight", "self-attention", "cross-attention", "W^O",
-          "anti-diagonal"), charts=1),   # and two canvas heatmaps (explorer.canvas_charts)
+          "anti-diagonal"), charts=0),   # three canvas heatmaps (explorer.canvas_charts)
     Page("inside_one_head", "Inside one head", "🔬", EXPLORE, "inside-one-head",
          ("residual stream", "LayerNorm", "query", "key", "value", "score", "d_k", "softmax", "attention weight",
           "W^O", "feed-forward network", "logit", "logit lens", "QK circuit", "OV circuit"), charts=3),
@@ -73,9 +73,9 @@ PAGES: tuple[Page, ...] = (
     Page("masks", "Masks", "🎭", EXPLORE, "masks",
          ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"), charts=3),
     Page("training", "Training", "📈", EXPLORE, "training",
-         ("loss", "exact match", "teacher forcing", "cross-attention", "snapshot", "anti-diagonal"), charts=2),
+         ("loss", "exact match", "teacher forcing", "cross-attention", "snapshot", "anti-diagonal"), charts=1),   # and a canvas grid
     Page("compare_tasks", "Compare tasks", "⚖️", EXPLORE, "compare-tasks",
-         ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"), charts=5),
+         ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"), charts=4),   # and a canvas grid
     Page("lab_ablation", "Switch heads off", "✂️", LAB, "lab-ablation",
          ("ablation", "attention head", "exact match", "teacher forcing", "rule of three", "standard error"),
          charts=2),
@@ -100,7 +100,7 @@ PAGES: tuple[Page, ...] = (
          ("patching", "residual stream", "cross-attention", "attention head"), charts=0),   # grid on request
     Page("how_it_reverses", "How it reverses", "🧩", LAB, "how-it-reverses",
          ("residual stream", "linear probe", "refitted probe", "R²", "ablation", "exact match", "cross-attention",
-          "uniformity", "composition", "offset"), charts=1),
+          "uniformity", "composition", "offset"), charts=0),   # a canvas grid
 )
 BY_ID: dict[str, Page] = {p.id: p for p in PAGES}
 TITLES: dict[str, str] = {p.id: p.title for p in PAGES}

@@ -31,39 +31,45 @@ def heatmap_spec(panels: list[tuple[str, np.ndarray]], row_labels: list[str], co
                  row_title: str, col_title: str, value_name: str = "weight", zmax: float = 1.0, stops=BLUES,
                  outlines: dict[int, list[tuple[int, int, int]]] | None = None, projector: bool = False,
                  zmin: float = 0.0, row_names: list[str] | None = None, col_names: list[str] | None = None,
-                 col_name: str | None = None) -> dict:
+                 col_name: str | None = None, panel_names: list[str] | None = None, columns: int | None = None,
+                 min_panel: int = 0, strip_height: int | None = None) -> dict:
     """Panels of one shape side by side, on one scale from `zmin` (0, or below 0 for a signed scale such as RD_BU)
     to `zmax`: (panel title, (R, C) values). `outlines` by panel index: (row, first column, the column after the
     last) boxes. Rows and columns are named in the hover by position and label ('position 3 (e)'), so repeated
     letters stay apart, unless `row_names` or `col_names` name them otherwise; `col_name`: what a column is
-    called there, where the axis title is longer."""
+    called there, where the axis title is longer. A grid: at most `columns` panels to a row, fewer where the
+    width does not hold `min_panel` px each (a phone), each row of panels `strip_height` px tall; `panel_names`
+    name the panels in full where their titles are short ('L0 H1')."""
     col_name = col_name or col_title
     z = [np.asarray(m, dtype=float) for _, m in panels]
     row_names = row_names or [f"{i} ({label})" for i, label in enumerate(row_labels)]
     col_names = col_names or [f"{j} ({label})" for j, label in enumerate(col_labels)]
     largest = []
-    for (name, _), m in zip(panels, z):
+    for (name, _), m, full in zip(panels, z, panel_names or [name for name, _ in panels]):
         top = float(m.max()) if m.size else 0.0
         if top <= 0 and zmin >= 0:
-            largest.append(f"{name}: every {value_name} is 0")
+            largest.append(f"{full}: every {value_name} is 0")
             continue
         said = [_extreme(m, top, "largest", value_name, row_title, row_names, col_name, col_names)]
         if zmin < 0 and m.size:
             said.append(_extreme(m, float(m.min()), "smallest", value_name, row_title, row_names, col_name,
                                  col_names))
-        largest.append(f"{name}: " + "; ".join(said))
+        largest.append(f"{full}: " + "; ".join(said))
     zmax = float(zmax) or 1.0
     signed = zmin < 0
     return dict(
         title=title, summary=f"{title}, {len(row_labels)} rows by {len(col_labels)} columns. " + "; ".join(largest)
         + ".", rows=list(row_labels), cols=list(col_labels), row_names=row_names, col_names=col_names,
         row_title=row_title, col_title=col_title, row_name=row_title, col_name=col_name, value_name=value_name,
-        panels=[dict(title=name, z=np.round(m, 4).tolist(), outlines=[list(o) for o in (outlines or {}).get(p, [])])
+        panels=[dict(title=name, name=panel_names[p] if panel_names else name, z=np.round(m, 4).tolist(),
+                     outlines=[list(o) for o in (outlines or {}).get(p, [])])
                 for p, ((name, _), m) in enumerate(zip(panels, z))],
+        columns=columns or len(panels), min_panel=min_panel,
         zmin=float(zmin), zmax=zmax,
         stops=[list(s) for s in (CIVIDIS_REVERSED if projector and not signed else stops)],
         bar=True, bar_ticks=[f"{zmin + (zmax - zmin) * k / 4:.3g}" for k in range(5)],
-        height=matrix_height(len(row_labels)) + (60 if projector else 0), font=PROJECTOR_FONT if projector else FONT,
+        height=(strip_height or matrix_height(len(row_labels))) + (60 if projector else 0),
+        font=PROJECTOR_FONT if projector else FONT,
     )
 
 

@@ -32,7 +32,7 @@ def term_bars(values: dict[str, float], score: float, title: str = "", total_nam
 def term_grid(terms: dict[str, np.ndarray], query_labels: list[str], key_labels: list[str], title: str = "",
               query_title: str = "query", key_title: str = "key", columns: int = 2) -> go.Figure:
     """(Tq, Tk) terms as a mosaic of heatmaps, `columns` to a row, on one scale symmetric about 0 (NaN cells,
-    such as masked ones, stay blank). One trace on one pair of axes, as viz.attention.attention_grid."""
+    such as masked ones, stay blank). One trace on one pair of axes: faster for Plotly to draw than subplots."""
     names = list(terms)
     n_q, n_k = np.shape(terms[names[0]])
     rows = -(-len(names) // columns)

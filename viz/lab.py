@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .attention import attention_grid
+from .attention import GRID_STRIP
+from .canvas_heatmap import heatmap_spec
 from .style import HORIZONTAL_LEGEND, figure, token_axis
 
 BEFORE, AFTER = "#1d4ed8", "#f59e0b"
@@ -85,14 +86,14 @@ def query_key_scatter(query_xy: np.ndarray, key_xy: np.ndarray, query_labels: li
 
 
 def maps_with_and_without(intact: np.ndarray, without: np.ndarray, query_labels: list[str], key_labels: list[str],
-                          off: str, title: str = "") -> go.Figure:
+                          off: str, title: str = "", projector: bool = False) -> dict:
     """(H, Tq, Tk) one layer's weights with every head on (top row) and with the head `off` switched off (bottom
-    row), on one colour scale: what that head passes on is what changes from the top row to the bottom one."""
-    fig = attention_grid(np.stack([intact, without]), query_labels, key_labels, f"{title}; *: without {off}")
+    row), on one colour scale, as a canvas grid: what that head passes on is what changes from the top row to the
+    bottom one. Titles are short, as four panels share a phone's width: the bottom row's heads are starred."""
     n_heads = len(intact)
-    # short, as four panels share a phone's width: the bottom row's heads are starred, the title says why
-    titles = [dict(a.to_plotly_json(), text=f"H{i % n_heads}" + ("*" if i >= n_heads else ""))
-              for i, a in enumerate(fig.layout.annotations)]
-    fig.update_layout(annotations=titles, xaxis_title_text="source position (key)",
-                      yaxis_title_text="output step (query): what it reads → what it writes")
-    return fig
+    panels = [(f"H{h}", intact[h]) for h in range(n_heads)] + [(f"H{h}*", without[h]) for h in range(n_heads)]
+    names = [f"head {h}, every head on" for h in range(n_heads)] + [f"head {h}, {off} off" for h in range(n_heads)]
+    return heatmap_spec(panels, list(query_labels), list(key_labels), f"{title}; *: without {off}",
+                        "output step (query)", "source position (key)",
+                        projector=projector, panel_names=names, columns=n_heads, min_panel=150,
+                        strip_height=GRID_STRIP)

@@ -59,8 +59,12 @@ export default function (component) {
     const left = widest(spec.rows.map((l, i) => `${i} ${l}`)) + lineHeight + 8;   // room for a position too
     const bar = spec.bar ? Math.max(widest(spec.bar_ticks) + 40, widest([spec.value_name]) + 12) : 0;
     const top = lineHeight + Math.round(font / 2) + 6, bottom = 2 * lineHeight + 6, gap = 16;
-    const panelWidth = (width - left - bar - gap * (n - 1)) / n, height = spec.height;
-    const cellW = panelWidth / cols, cellH = (height - top - bottom) / rows;
+    // Panels to a row: as many as the spec allows and the width holds at min_panel px each (a phone gets fewer).
+    const room = width - left - bar + gap;
+    const perRow = Math.max(1, Math.min(spec.columns || n, Math.floor(room / ((spec.min_panel || 1) + gap))));
+    const strips = Math.ceil(n / perRow), strip = spec.height, height = strips * strip;
+    const panelWidth = (width - left - bar - gap * (perRow - 1)) / perRow;
+    const cellW = panelWidth / cols, cellH = (strip - top - bottom) / rows;
     const ratio = window.devicePixelRatio || 1;
     canvas.width = Math.round(width * ratio);
     canvas.height = Math.round(height * ratio);
@@ -72,39 +76,40 @@ export default function (component) {
     ctx.font = FONT;
     ctx.textBaseline = "middle";
     const everyCol = Math.max(1, Math.ceil(cols * (widest(spec.cols.map((l, i) => label(spec.cols, i, 2))) + 4) / panelWidth));
-    const everyRow = Math.max(1, Math.ceil(rows * lineHeight / (height - top - bottom)));
+    const everyRow = Math.max(1, Math.ceil(rows * lineHeight / (strip - top - bottom)));
     spec.panels.forEach((panel, p) => {
-      const x0 = left + p * (panelWidth + gap);
+      const x0 = left + (p % perRow) * (panelWidth + gap), y0 = Math.floor(p / perRow) * strip;
       ctx.fillStyle = "#111827";
       ctx.textAlign = "left";
-      ctx.fillText(fitted(ctx, panel.title, panelWidth - 4), x0, lineHeight / 2);
+      ctx.fillText(fitted(ctx, panel.title, panelWidth - 4), x0, y0 + lineHeight / 2);
       for (let r = 0; r < rows; r++) {
         for (let c = 0; c < cols; c++) {
           ctx.fillStyle = colour((panel.z[r][c] - zmin) / (spec.zmax - zmin));
-          ctx.fillRect(x0 + c * cellW, top + r * cellH, Math.ceil(cellW), Math.ceil(cellH));
+          ctx.fillRect(x0 + c * cellW, y0 + top + r * cellH, Math.ceil(cellW), Math.ceil(cellH));
         }
       }
       ctx.fillStyle = "#374151";
       ctx.textAlign = "center";
-      for (let c = 0; c < cols; c += everyCol) ctx.fillText(label(spec.cols, c, everyCol), x0 + (c + 0.5) * cellW, height - bottom + lineHeight / 2 + 2);
-      if (p === 0) {
+      for (let c = 0; c < cols; c += everyCol) ctx.fillText(label(spec.cols, c, everyCol), x0 + (c + 0.5) * cellW, y0 + strip - bottom + lineHeight / 2 + 2);
+      if (p % perRow === 0) {                         // each strip's first panel carries the row labels and title
         ctx.textAlign = "right";
-        for (let r = 0; r < rows; r += everyRow) ctx.fillText(label(spec.rows, r, everyRow), left - 4, top + (r + 0.5) * cellH);
+        for (let r = 0; r < rows; r += everyRow) ctx.fillText(label(spec.rows, r, everyRow), left - 4, y0 + top + (r + 0.5) * cellH);
+        ctx.save();
+        ctx.textAlign = "center";
+        ctx.translate(lineHeight / 2, y0 + top + (strip - top - bottom) / 2);
+        ctx.rotate(-Math.PI / 2);
+        ctx.fillText(spec.row_title, 0, 0);
+        ctx.restore();
       }
       ctx.strokeStyle = "#d97706";
       ctx.lineWidth = 3;
-      for (const [r, c0, c1] of panel.outlines) ctx.strokeRect(x0 + c0 * cellW, top + r * cellH, (c1 - c0) * cellW, cellH);
+      for (const [r, c0, c1] of panel.outlines) ctx.strokeRect(x0 + c0 * cellW, y0 + top + r * cellH, (c1 - c0) * cellW, cellH);
     });
     ctx.fillStyle = "#374151";
     ctx.textAlign = "center";
     ctx.fillText(spec.col_title, left + (width - left - bar) / 2, height - lineHeight / 2);
-    ctx.save();
-    ctx.translate(lineHeight / 2, top + (height - top - bottom) / 2);
-    ctx.rotate(-Math.PI / 2);
-    ctx.fillText(spec.row_title, 0, 0);
-    ctx.restore();
     if (spec.bar) {                                   // the colour bar: the scale from zmin to zmax, with its ticks
-      const x = width - bar + 8, h = height - top - bottom;
+      const x = width - bar + 8, h = strip - top - bottom;
       for (let y = 0; y < h; y++) {
         ctx.fillStyle = colour(1 - y / h);
         ctx.fillRect(x, top + y, 14, 1.5);
@@ -114,11 +119,15 @@ export default function (component) {
       spec.bar_ticks.forEach((label, i) => ctx.fillText(label, x + 18, top + h * (1 - i / (spec.bar_ticks.length - 1))));
       ctx.fillText(spec.value_name, x - 4, lineHeight / 2);
     }
-    layout = { left, top, gap, panelWidth, cellW, cellH, height, width, bottom };
+    layout = { left, top, gap, panelWidth, cellW, cellH, height, width, bottom, perRow, strip };
+  }
+
+  function origin(p) {                               // a panel's top left corner, in the canvas's pixels
+    return [layout.left + (p % layout.perRow) * (layout.panelWidth + layout.gap), Math.floor(p / layout.perRow) * layout.strip];
   }
 
   function describe(p, r, c) {
-    return `${spec.panels[p].title}: ${spec.row_name} ${spec.row_names[r]}, ${spec.col_name} ${spec.col_names[c]}: ` +
+    return `${spec.panels[p].name || spec.panels[p].title}: ${spec.row_name} ${spec.row_names[r]}, ${spec.col_name} ${spec.col_names[c]}: ` +
       `${spec.value_name} ${spec.panels[p].z[r][c].toFixed(3)}`;
   }
   function show(p, r, c, x, y) {
@@ -130,9 +139,9 @@ export default function (component) {
   }
   function cellAt(x, y) {
     for (let p = 0; p < n; p++) {
-      const x0 = layout.left + p * (layout.panelWidth + layout.gap);
-      if (x >= x0 && x < x0 + layout.panelWidth && y >= layout.top && y < layout.height - layout.bottom)
-        return [p, Math.min(rows - 1, Math.floor((y - layout.top) / layout.cellH)),
+      const [x0, y0] = origin(p);
+      if (x >= x0 && x < x0 + layout.panelWidth && y >= y0 + layout.top && y < y0 + layout.strip - layout.bottom)
+        return [p, Math.min(rows - 1, Math.floor((y - y0 - layout.top) / layout.cellH)),
                 Math.min(cols - 1, Math.floor((x - x0) / layout.cellW))];
     }
     return null;
@@ -160,8 +169,8 @@ export default function (component) {
     announce();
   };
   function announce() {
-    const [p, r, c] = focus, x0 = layout.left + p * (layout.panelWidth + layout.gap);
-    show(p, r, c, x0 + (c + 1) * layout.cellW, layout.top + (r + 1) * layout.cellH);
+    const [p, r, c] = focus, [x0, y0] = origin(p);
+    show(p, r, c, x0 + (c + 1) * layout.cellW, y0 + layout.top + (r + 1) * layout.cellH);
     said.textContent = describe(p, r, c);
   }
   draw();

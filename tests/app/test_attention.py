@@ -7,9 +7,8 @@ import torch
 from transformer import decoding
 from transformer.vocab import SOS
 
-from viz.attention import mosaic_origins
 
-from .helpers import array, canvas_charts, figures, no_exception, open_page
+from .helpers import canvas_charts, figures, no_exception, open_page
 from .test_entrypoint import open_app
 
 
@@ -27,24 +26,22 @@ def test_every_kind_draws_grid_and_one_head_beside_the_average_from_the_model_tr
     at.selectbox(key="layer").set_value(0).run()
     at.selectbox(key="head").set_value(3).run()
     no_exception(at)
-    charts = figures(at)
-    assert set(charts) == {"grid"} and set(canvas_charts(at)) == {"detail", "influence"}
+    assert figures(at) == {} and set(canvas_charts(at)) == {"grid", "detail", "influence"}
     trace = model_trace(ckpt, "level")
     weights = trace[kind, 0][0].numpy()                          # (H, Tq, Tk)
     detail = canvas_charts(at)["detail"]["panels"]                # four decimals, as the hover shows three
     assert np.allclose(detail[0]["z"], weights[3], atol=5e-5)
     assert np.allclose(detail[1]["z"], weights.mean(0), atol=5e-5)
-    mosaic = array(charts["grid"]["data"][0]["z"]).astype(float)   # every layer and head in one heatmap
+    grid = canvas_charts(at)["grid"]                              # every layer and head, a panel each
     c = ckpt.model.config
     n_layers = c.n_encoder_layers if kind == "encoder_self" else c.n_decoder_layers
-    n_q, n_k = weights.shape[1:]
-    _, _, origins = mosaic_origins(n_layers, c.n_heads, n_q, n_k)
+    assert len(grid["panels"]) == n_layers * c.n_heads and grid["columns"] == c.n_heads
     for layer in range(n_layers):
         every_head = trace[kind, layer][0].numpy()
         for head in range(c.n_heads):
-            top, left = origins[layer * c.n_heads + head]
-            assert np.allclose(mosaic[top:top + n_q, left:left + n_k], every_head[head], atol=1e-6)
-    assert np.isnan(mosaic).sum() == mosaic.size - n_layers * c.n_heads * n_q * n_k  # the rest is blank gap
+            panel = grid["panels"][layer * c.n_heads + head]
+            assert (panel["title"], panel["name"]) == (f"L{layer} H{head}", f"layer {layer}, head {head}")
+            assert np.allclose(panel["z"], every_head[head], atol=5e-5)
 
 
 def test_cross_attention_rows_are_target_positions_and_columns_source(ckpt):

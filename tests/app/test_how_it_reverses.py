@@ -12,9 +12,8 @@ from transformer.data import sample_strings
 from transformer.data import held_out_strings
 from transformer.intervention import NO_INTERVENTION, Head, Intervention
 from transformer.vocab import SOS
-from viz.attention import mosaic_origins
 
-from .helpers import array, compute_every_table, figures, no_exception, open_page, own_model_state
+from .helpers import canvas_charts, compute_every_table, no_exception, open_page, own_model_state
 
 
 def text_of(at) -> str:
@@ -121,17 +120,15 @@ def test_the_circuit_names_the_head_reading_where_the_last_character_came_from(p
     assert f"in **{off.min():.0%}–{off.max():.0%}** (mean {off.mean():.1%})" in text
     fall = on.mean() - off.mean()
     assert ("One reading is: layer" in text) == (fall >= 0.2)
-    maps = figures(at)["composition"]
-    titles = [a["text"] for a in maps["layout"]["annotations"]]
+    maps = canvas_charts(at)["composition"]
+    titles = [p["title"] for p in maps["panels"]]
     assert titles[0] == "H0" and titles[-1] == "H3*" and f"{first.id} switched off" in text
-    assert maps["layout"]["title"]["text"] == f"Last layer; *: without {first.id}"
-    z = array(maps["data"][0]["z"]).astype(float)
+    assert maps["panels"][-1]["name"] == f"head 3, {first.id} off"
+    assert maps["title"] == f"Last layer; *: without {first.id}"
     panels = [make_run(ckpt.model, ckpt.vocab, "banana", TEACHER, edit).trace["cross", last]
               for edit in (NO_INTERVENTION, off_key)]                  # (H, Tq, S) each: on, then off
-    n_q, n_k = panels[0].shape[1:]
-    _, _, origins = mosaic_origins(2, len(panels[0]), n_q, n_k)
-    for i, (top, left) in enumerate(origins):
-        assert np.allclose(z[top:top + n_q, left:left + n_k], panels[i // 4][i % 4], atol=1e-6)
+    for i, panel in enumerate(maps["panels"]):
+        assert np.allclose(panel["z"], panels[i // 4][i % 4], atol=5e-5)
 
 
 def test_the_costliest_head_is_named_with_its_offset_never_as_unexplained(page, ckpt, sample):

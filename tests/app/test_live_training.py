@@ -16,7 +16,7 @@ from transformer import checkpoint
 from explorer.live_training import LiveSettings, LiveTraining
 
 from ..conftest import zip_of
-from .helpers import compute_every_table, figures, no_exception, open_page, own_model_state, own_shelf
+from .helpers import canvas_charts, compute_every_table, figures, no_exception, open_page, own_model_state, own_shelf
 
 
 def wait_until_done(run, seconds=120):
@@ -73,10 +73,10 @@ def test_the_trained_model_is_used_on_other_pages_of_this_session_only():
     assert own_shelf(at).models[own] is run.result
     mine = open_page("attention", "banana", state={k: at.session_state[k] for k in ("_session_token", OWN_MODEL_KEY)})
     no_exception(mine)
-    grid = figures(mine)["grid"]["layout"]["annotations"]
-    assert {a["text"].split(" ")[0] for a in grid} == {"L0"}                  # the one-layer model
+    grid = canvas_charts(mine)["grid"]["panels"]
+    assert {p["title"].split(" ")[0] for p in grid} == {"L0"}                 # the one-layer model
     everyone_else = open_page("attention", "banana")
-    assert {a["text"].split(" ")[0] for a in figures(everyone_else)["grid"]["layout"]["annotations"]} == {
+    assert {p["title"].split(" ")[0] for p in canvas_charts(everyone_else)["grid"]["panels"]} == {
         "L0", "L1"}                                                          # still the bundled model
 
 

@@ -32,16 +32,15 @@ def test_a_narrow_chart_labels_every_kth_token_and_still_names_every_cell():
     assert list(short.layout.xaxis.ticktext) == list("hello")           # few tokens: every one labelled
 
 
-def test_every_mosaic_cell_is_named_by_its_row_and_column():
-    from viz import attention_grid
+def test_the_grid_gives_every_head_a_panel_named_in_full_on_one_scale():
+    from viz import attention_grid_spec
     weights = np.random.default_rng(0).random((2, 3, 4, 5))
-    cells = attention_grid(weights, list("abcd"), list("vwxyz")).data[0]
-    assert len(set(cells.x)) == len(cells.x) and len(set(cells.y)) == len(cells.y)   # no two merge
-    z = np.asarray(cells.z)
-    named = {(y, x): z[i, j] for i, y in enumerate(cells.y) for j, x in enumerate(cells.x) if not np.isnan(z[i, j])}
-    assert len(named) == weights.size
-    assert named["layer 1 · query 2:c", "head 2 · key 4:z"] == weights[1, 2, 2, 4]
-    assert "%{y}" in cells.hovertemplate and "%{x}" in cells.hovertemplate
+    spec = attention_grid_spec(weights, list("abcd"), list("vwxyz"), "T")
+    assert [p["title"] for p in spec["panels"]] == [f"L{r} H{c}" for r in range(2) for c in range(3)]
+    assert spec["panels"][5]["name"] == "layer 1, head 2" and spec["columns"] == 3
+    assert np.allclose(spec["panels"][5]["z"], weights[1, 2], atol=5e-5)
+    assert (spec["zmin"], spec["zmax"]) == (0.0, 1.0)
+    assert spec["summary"].startswith("T, 4 rows by 5 columns. layer 0, head 0: largest weight")
 
 
 def test_mask_cells_are_labelled_only_while_the_word_fits_in_them():
