@@ -5,8 +5,9 @@
 
 The other version is checked out with `git worktree` into a temporary folder. Both servers run at once and
 the same new word is typed into each in turn, each going first every other time, so the machine's noise
-falls on both alike. Prints medians of the wall time (typing to the page settled with every chart drawn) and
-of Chromium's main-thread busy time (the Performance domain's TaskDuration), and their ratios.
+falls on both alike. Prints medians of the wall time (typing to the page settled with every chart drawn and the
+frame after it painted) and of Chromium's main-thread busy time (the Performance domain's TaskDuration), and
+their ratios.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, sync_playwright
 
-from drivers.harness import ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, stop_server, type_text
+from drivers.harness import ALL_CHARTS_DRAWN, CHROMIUM, PAINTED, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, stop_server, type_text
 
 from drivers.words import random_word
 
@@ -87,6 +88,7 @@ def measure(browser, servers: dict, path: str, length: int, repeats: int) -> tup
             start_time = time.perf_counter()
             type_text(page, word)
             page.wait_for_function(ALL_CHARTS_DRAWN)
+            page.evaluate(PAINTED)                      # and the canvas heatmaps drawn in the frame after
             wall[name].append(time.perf_counter() - start_time)
             page.wait_for_timeout(300)  # let the last paint land in the counter
             busy[name].append(main_thread_seconds(cdps[name]) - before)
@@ -98,11 +100,12 @@ def measure(browser, servers: dict, path: str, length: int, repeats: int) -> tup
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--against", required=True, help="a git ref to compare the working tree with")
-    parser.add_argument("--page", default="attention", help="url path of the page, '' for home, 'all' for every page")
+    parser.add_argument("--page", default="attention",
+                        help="url path of the page, '' for home, several separated by commas, 'all' for every page")
     parser.add_argument("--length", type=int, default=24)
     parser.add_argument("--repeats", type=int, default=12)
     args = parser.parse_args()
-    paths = list(PAGES.values()) if args.page == "all" else [args.page]
+    paths = list(PAGES.values()) if args.page == "all" else args.page.split(",")
     results = {}
     with two_servers(args.against) as (browser, servers):
         for path in paths:

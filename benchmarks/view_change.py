@@ -20,12 +20,11 @@ import re
 import statistics
 import time
 
-from drivers.harness import ALL_CHARTS_DRAWN, SETTLED
+from drivers.harness import ALL_CHARTS_DRAWN, PAINTED, SETTLED
 from drivers.words import random_word
 
 from .browser_ab import two_servers
 
-PAINTED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
 MARK_CHARTS = """() => document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot").forEach(gd => {
     gd.dataset.plots = '0';
     if (!gd.dataset.listening) {

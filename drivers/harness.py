@@ -22,6 +22,8 @@ SETTLED = "[data-testid='stApp'][data-test-script-state='notRunning']"
 RUNNING = "[data-testid='stApp'][data-test-script-state='running']"
 ALL_CHARTS_DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
                  .every(c => c.querySelector('.main-svg'))"""
+# the next frame painted: a canvas heatmap (explorer/components/heatmap.js) draws when its data arrives
+PAINTED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
 
 
 def _free_port() -> int:
