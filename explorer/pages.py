@@ -28,6 +28,7 @@ class Page:
     terms: tuple[str, ...]   # the glossary terms the page uses, in the order its popover lists them
     charts: int              # the charts it draws for a typed word under the reversal (the browser tests count them)
     reads_text: bool = True  # it shows the sidebar's text (the Glossary does not)
+    canvases: int = 0        # and the canvas heatmaps it draws (explorer.canvas_charts)
     model_module: str = ""   # where its page model lives, if not analysis/page_models/<id>.py
 
     @property
@@ -64,18 +65,18 @@ PAGES: tuple[Page, ...] = (
           "cross-attention", "causal mask", "key/value cache", "draft decoding"), charts=0),   # drawn in HTML
     Page("attention", "Attention", "🔍", EXPLORE, "attention",
          ("attention head", "query", "key", "value", "attention weight", "self-attention", "cross-attention", "W^O",
-          "anti-diagonal"), charts=0),   # three canvas heatmaps (explorer.canvas_charts)
+          "anti-diagonal"), charts=0, canvases=3),
     Page("inside_one_head", "Inside one head", "🔬", EXPLORE, "inside-one-head",
          ("residual stream", "LayerNorm", "query", "key", "value", "score", "d_k", "softmax", "attention weight",
           "W^O", "feed-forward network", "logit", "logit lens", "QK circuit", "OV circuit"), charts=3),
     Page("positional", "Positional encoding", "🌊", EXPLORE, "positional",
-         ("embedding", "d_model", "positional encoding"), charts=4),   # and three canvas heatmaps
+         ("embedding", "d_model", "positional encoding"), charts=4, canvases=3),
     Page("masks", "Masks", "🎭", EXPLORE, "masks",
          ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"), charts=3),
     Page("training", "Training", "📈", EXPLORE, "training",
-         ("loss", "exact match", "teacher forcing", "cross-attention", "snapshot", "anti-diagonal"), charts=1),   # and a canvas grid
+         ("loss", "exact match", "teacher forcing", "cross-attention", "snapshot", "anti-diagonal"), charts=1, canvases=1),
     Page("compare_tasks", "Compare tasks", "⚖️", EXPLORE, "compare-tasks",
-         ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"), charts=4),   # and a canvas grid
+         ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"), charts=4, canvases=1),
     Page("lab_ablation", "Switch heads off", "✂️", LAB, "lab-ablation",
          ("ablation", "attention head", "exact match", "teacher forcing", "rule of three", "standard error"),
          charts=2),
@@ -100,7 +101,7 @@ PAGES: tuple[Page, ...] = (
          ("patching", "residual stream", "cross-attention", "attention head"), charts=0),   # grid on request
     Page("how_it_reverses", "How it reverses", "🧩", LAB, "how-it-reverses",
          ("residual stream", "linear probe", "refitted probe", "R²", "ablation", "exact match", "cross-attention",
-          "uniformity", "composition", "offset"), charts=0),   # a canvas grid
+          "uniformity", "composition", "offset"), charts=0, canvases=1),
 )
 BY_ID: dict[str, Page] = {p.id: p for p in PAGES}
 TITLES: dict[str, str] = {p.id: p.title for p in PAGES}

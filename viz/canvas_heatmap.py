@@ -58,7 +58,7 @@ def heatmap_spec(panels: list[tuple[str, np.ndarray]], row_labels: list[str], co
     zmax = float(zmax) or 1.0
     signed = zmin < 0
     return dict(
-        title=title, summary=f"{title}, {len(row_labels)} rows by {len(col_labels)} columns. " + "; ".join(largest)
+        title=title, summary=f"{title}, {shape(len(panels), len(row_labels), len(col_labels))}. " + "; ".join(largest)
         + ".", rows=list(row_labels), cols=list(col_labels), row_names=row_names, col_names=col_names,
         row_title=row_title, col_title=col_title, row_name=row_title, col_name=col_name, value_name=value_name,
         panels=[dict(title=name, name=panel_names[p] if panel_names else name, z=np.round(m, 4).tolist(),
@@ -81,3 +81,9 @@ def _extreme(m: np.ndarray, value: float, which: str, value_name: str, row_title
     where = f"{row_title} {row_names[i]} and {col_title} {col_names[j]}"
     return (f"{which} {value_name} {value:.3f}, at {where}" if len(at) == 1 else
             f"{which} {value_name} {value:.3f}, in {len(at)} cells, the first at {where}")
+
+
+def shape(n_panels: int, rows: int, cols: int) -> str:
+    """'5 rows by 6 columns', or '8 panels, each 5 rows by 6 columns'."""
+    each = f"{rows} rows by {cols} columns"
+    return each if n_panels == 1 else f"{n_panels} panels, each {each}"

@@ -92,7 +92,8 @@ def maps_with_and_without(intact: np.ndarray, without: np.ndarray, query_labels:
     bottom one. Titles are short, as four panels share a phone's width: the bottom row's heads are starred."""
     n_heads = len(intact)
     panels = [(f"H{h}", intact[h]) for h in range(n_heads)] + [(f"H{h}*", without[h]) for h in range(n_heads)]
-    names = [f"head {h}, every head on" for h in range(n_heads)] + [f"head {h}, {off} off" for h in range(n_heads)]
+    names = ([f"last layer, head {h}, every head on" for h in range(n_heads)]
+             + [f"last layer, head {h}, {off} off" for h in range(n_heads)])
     return heatmap_spec(panels, list(query_labels), list(key_labels), f"{title}; *: without {off}",
                         "output step (query)", "source position (key)",
                         projector=projector, panel_names=names, columns=n_heads, min_panel=150,

@@ -245,7 +245,7 @@ def two_steps(task: str, last_layer: int, fits: list[OffsetFit], effects: list[H
         info=None, sentences=sentences, on=taught.trace["cross", last_layer], off=taught_off.trace["cross", last_layer],
         rows=rows, cols=cols, off_name=str(first.id),
         caption="Your text with the correct reversal fed in, so each row reads the same character in both rows of "
-                f"maps. Top: every head on; bottom (*): {first.id} switched off.")
+                f"maps. Unstarred: every head on; starred (*): {first.id} switched off.")
 
 
 def looking_and_needed(task: str, patterns: list[HeadPattern], fits: list[OffsetFit],

@@ -61,11 +61,15 @@ export default function (component) {
     const top = lineHeight + Math.round(font / 2) + 6, bottom = 2 * lineHeight + 6, gap = 16;
     // Panels to a row: as many as the spec allows and the width holds at min_panel px each (a phone gets fewer).
     const room = width - left - bar + gap;
-    const perRow = Math.max(1, Math.min(spec.columns || n, Math.floor(room / ((spec.min_panel || 1) + gap))));
+    // A divisor of the spec's columns, so that a row of the grid (a layer's heads) is never split across two.
+    const columns = spec.columns || n, fits = Math.max(1, Math.floor(room / ((spec.min_panel || 1) + gap)));
+    let perRow = Math.min(columns, fits);
+    while (columns % perRow) perRow -= 1;
     const strips = Math.ceil(n / perRow), strip = spec.height, height = strips * strip;
     const panelWidth = (width - left - bar - gap * (perRow - 1)) / perRow;
     const cellW = panelWidth / cols, cellH = (strip - top - bottom) / rows;
-    const ratio = window.devicePixelRatio || 1;
+    // sharp on a dense screen, but within the 16.7 million pixels a phone's browser draws on one canvas
+    const ratio = Math.min(window.devicePixelRatio || 1, Math.sqrt(16e6 / (width * height)));
     canvas.width = Math.round(width * ratio);
     canvas.height = Math.round(height * ratio);
     canvas.style.width = width + "px";
@@ -133,6 +137,7 @@ export default function (component) {
   function show(p, r, c, x, y) {
     tip.textContent = describe(p, r, c);
     tip.style.display = "block";
+    tip.style.left = "0px";                           // measured at full width, not squeezed where it last stood
     tip.style.left = Math.max(0, Math.min(x + 12, layout.width - tip.offsetWidth)) + "px";
     const below = y + 12 + tip.offsetHeight <= layout.height;          // else above the cell, inside the chart
     tip.style.top = (canvas.offsetTop + (below ? y + 12 : y - 12 - tip.offsetHeight)) + "px";
@@ -161,6 +166,9 @@ export default function (component) {
     e.stopPropagation();                              // the page's own arrow-key shortcuts do not fire
     const [dr, dc] = moves[e.key];
     let [p, r, c] = focus;
+    const columns = spec.columns || n;                // past a panel's top or bottom: the panel above or below it
+    if (r + dr < 0 && p - columns >= 0) { p -= columns; r = rows; }
+    else if (r + dr >= rows && p + columns < n) { p += columns; r = -1; }
     r = Math.max(0, Math.min(rows - 1, r + dr));
     c += dc;
     if (c < 0 && p > 0) { p -= 1; c = cols - 1; } else if (c >= cols && p < n - 1) { p += 1; c = 0; }
@@ -172,6 +180,7 @@ export default function (component) {
     const [p, r, c] = focus, [x0, y0] = origin(p);
     show(p, r, c, x0 + (c + 1) * layout.cellW, y0 + layout.top + (r + 1) * layout.cellH);
     said.textContent = describe(p, r, c);
+    tip.scrollIntoView({ block: "nearest" });         // a cell in a lower row of panels comes into view
   }
   draw();
   let drawnWidth = root.clientWidth;

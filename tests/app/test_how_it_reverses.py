@@ -123,7 +123,7 @@ def test_the_circuit_names_the_head_reading_where_the_last_character_came_from(p
     maps = canvas_charts(at)["composition"]
     titles = [p["title"] for p in maps["panels"]]
     assert titles[0] == "H0" and titles[-1] == "H3*" and f"{first.id} switched off" in text
-    assert maps["panels"][-1]["name"] == f"head 3, {first.id} off"
+    assert maps["panels"][-1]["name"] == f"last layer, head 3, {first.id} off"
     assert maps["title"] == f"Last layer; *: without {first.id}"
     panels = [make_run(ckpt.model, ckpt.vocab, "banana", TEACHER, edit).trace["cross", last]
               for edit in (NO_INTERVENTION, off_key)]                  # (H, Tq, S) each: on, then off

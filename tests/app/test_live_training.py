@@ -186,7 +186,7 @@ def small_model():
 
 
 BUNDLED_ONLY = {"lesson", "how_it_reverses", "compare_tasks"}   # the bundled reverser, or all three bundled models
-TRAINED_PAGES = [p.id for p in PAGES if p.charts and p.id not in BUNDLED_ONLY]
+TRAINED_PAGES = [p.id for p in PAGES if (p.charts or p.canvases) and p.id not in BUNDLED_ONLY]
 
 
 @pytest.mark.parametrize("page", ["home", *TRAINED_PAGES])

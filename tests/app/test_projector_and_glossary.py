@@ -5,13 +5,14 @@ import pytest
 
 from explorer.pages import BY_ID, PAGES
 from teaching.glossary import GLOSSARY
+from viz.canvas_heatmap import CIVIDIS_REVERSED, FONT as CANVAS_FONT
 from viz.style import FONT_SIZE, PROJECTOR_FONT, PROJECTOR_SEQUENTIAL
 
-from .helpers import figures, no_exception, open_page
+from .helpers import canvas_charts, figures, no_exception, open_page
 from .test_entrypoint import open_app
 
 CIVIDIS = [list(c) for c in go.Heatmap(colorscale=PROJECTOR_SEQUENTIAL).colorscale]
-CHART_PAGES = [p.id for p in PAGES if p.charts]
+CHART_PAGES = [p.id for p in PAGES if p.charts or p.canvases]
 
 
 def sequential(trace: dict) -> bool:
@@ -20,8 +21,15 @@ def sequential(trace: dict) -> bool:
 
 @pytest.mark.parametrize("page", CHART_PAGES)
 def test_projector_mode_restyles_every_chart_of_the_page(page):
-    plain, projected = (figures(open_page(page, "level", state={"projector": on})) for on in (False, True))
-    assert plain and set(plain) == set(projected)
+    plain_at, projected_at = (open_page(page, "level", state={"projector": on}) for on in (False, True))
+    plain, projected = figures(plain_at), figures(projected_at)
+    assert set(plain) == set(projected) and len(plain) == BY_ID[page].charts
+    plain_canvas, projected_canvas = canvas_charts(plain_at), canvas_charts(projected_at)
+    assert set(plain_canvas) == set(projected_canvas) and len(plain_canvas) == BY_ID[page].canvases
+    for key, spec in projected_canvas.items():
+        assert (spec["font"], plain_canvas[key]["font"]) == (PROJECTOR_FONT, CANVAS_FONT), key
+        signed = spec["zmin"] < 0                    # a signed scale keeps its colours; a weight's turns Cividis
+        assert (spec["stops"] == [list(c) for c in CIVIDIS_REVERSED]) == (not signed), key
     for key, figure in projected.items():
         assert figure["layout"]["font"]["size"] == PROJECTOR_FONT, key
         assert plain[key]["layout"]["font"]["size"] == FONT_SIZE, key
@@ -37,7 +45,8 @@ def test_the_sidebar_switch_turns_projector_mode_on_for_the_session_and_the_link
     at = open_app({"text": "level", "projector": "true"}, "attention")
     no_exception(at)
     assert at.session_state["projector"] is True
-    assert all(f["layout"]["font"]["size"] == PROJECTOR_FONT for f in figures(at).values())
+    drawn = canvas_charts(at)
+    assert len(drawn) == 3 and all(spec["font"] == PROJECTOR_FONT for spec in drawn.values())   # Attention's
     assert any("font-size: 125%" in h.proto.body for h in at.get("html"))        # larger type everywhere
 
 

@@ -143,6 +143,25 @@ def test_the_large_attention_view_names_the_cell_under_the_pointer(server, page)
     expect(tip).to_be_hidden()
 
 
+def test_the_grid_keeps_a_layer_to_a_row_and_the_arrow_keys_cross_from_one_layer_to_the_next(server, browser):
+    for width, per_row in ((1400, 4), (390, 1)):          # a laptop: a layer's four heads in a row; a phone: one
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        load(page, f"{server}/attention?text=banana&kind=Cross&layer=1&head=1")
+        chart = page.locator(".heatmap", has_text="2 layers × 4 heads")
+        canvas = chart.locator("canvas")
+        assert "8 panels, each 7 rows by 6 columns" in canvas.get_attribute("aria-label")
+        box, strips = canvas.bounding_box(), 2 * 4 // per_row
+        canvas.hover(position={"x": box["width"] * 0.3, "y": box["height"] * (1 - 0.5 / strips)})  # the last strip
+        expect(chart.locator(".tip")).to_contain_text("layer 1, head 3" if per_row == 1 else "layer 1, head")
+        canvas.focus()
+        for _ in range(7):                                 # down past the 7 rows of layer 0, head 0
+            page.keyboard.press("ArrowDown")
+        said = chart.locator(".said").inner_text()
+        assert said.startswith("layer 1, head 0: decoder position (query) 0 ("), said
+        context.close()
+
+
 def test_the_position_codes_are_drawn_on_a_signed_scale_and_name_each_cell(server, page):
     load(page, f"{server}/positional?text=banana")
     chart = page.locator(".heatmap", has_text="The position codes added to your characters")

@@ -40,7 +40,7 @@ def test_the_grid_gives_every_head_a_panel_named_in_full_on_one_scale():
     assert spec["panels"][5]["name"] == "layer 1, head 2" and spec["columns"] == 3
     assert np.allclose(spec["panels"][5]["z"], weights[1, 2], atol=5e-5)
     assert (spec["zmin"], spec["zmax"]) == (0.0, 1.0)
-    assert spec["summary"].startswith("T, 4 rows by 5 columns. layer 0, head 0: largest weight")
+    assert spec["summary"].startswith("T, 6 panels, each 4 rows by 5 columns. layer 0, head 0: largest weight")
 
 
 def test_mask_cells_are_labelled_only_while_the_word_fits_in_them():

@@ -177,7 +177,7 @@ def test_the_first_step_head_reads_where_the_character_came_from_and_the_last_la
     assert np.array_equal(view.on, taught.trace["cross", 1]) and np.array_equal(view.off, taught_off.trace["cross", 1])
     assert not np.allclose(view.on, view.off)
     assert view.rows[1] == "a→n" and view.cols == list("banana") and view.off_name == str(named.id)
-    assert view.caption.endswith(f"Top: every head on; bottom (*): {named.id} switched off.")
+    assert view.caption.endswith(f"Unstarred: every head on; starred (*): {named.id} switched off.")
 
 
 def fit(kind, layer, head, shares, top=0.9) -> offsets.OffsetFit:
