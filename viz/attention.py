@@ -67,6 +67,7 @@ def mosaic_origins(rows: int, cols: int, n_queries: int, n_keys: int) -> tuple[i
 
 
 GRID_STRIP = 300                     # px: one row of a grid's panels, their titles and labels
+GRID_MIN_PANEL = 150                 # px: narrower, a panel moves to the next row (a phone: one to a row)
 SHORT = {"layer": "L", "head": "H"}   # a panel's title, as the pages name heads (L0 H3): it fits a phone's panel
 
 
@@ -83,4 +84,4 @@ def attention_grid_spec(weights: np.ndarray, query_labels: list[str], key_labels
     return heatmap_spec([(f"{short(row_name)}{r} {short(col_name)}{c}", weights[r, c]) for r, c in cells],
                         list(query_labels), list(key_labels), title, query_title, key_title, projector=projector,
                         panel_names=[f"{row_name} {r}, {col_name} {c}" for r, c in cells], columns=cols,
-                        min_panel=150, strip_height=GRID_STRIP)
+                        min_panel=GRID_MIN_PANEL, strip_height=GRID_STRIP)

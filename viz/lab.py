@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .attention import GRID_STRIP
+from .attention import GRID_MIN_PANEL, GRID_STRIP
 from .canvas_heatmap import heatmap_spec
 from .style import HORIZONTAL_LEGEND, figure, token_axis
 
@@ -96,5 +96,5 @@ def maps_with_and_without(intact: np.ndarray, without: np.ndarray, query_labels:
              + [f"last layer, head {h}, {off} off" for h in range(n_heads)])
     return heatmap_spec(panels, list(query_labels), list(key_labels), f"{title}; *: without {off}",
                         "output step (query)", "source position (key)",
-                        projector=projector, panel_names=names, columns=n_heads, min_panel=150,
+                        projector=projector, panel_names=names, columns=n_heads, min_panel=GRID_MIN_PANEL,
                         strip_height=GRID_STRIP)

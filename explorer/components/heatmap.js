@@ -33,6 +33,7 @@ export default function (component) {
   const FONT = `${font}px "Source Sans", "Source Sans Pro", sans-serif`;
   let layout = null, focus = [0, 0, 0];
   const zmin = spec.zmin || 0;                       // 0 on a weight's scale, -1 on a signed one
+  const columns = spec.columns || n;                 // panels in a row of the grid (a layer's heads)
 
   function colour(t) {
     const stops = spec.stops;
@@ -62,7 +63,7 @@ export default function (component) {
     // Panels to a row: as many as the spec allows and the width holds at min_panel px each (a phone gets fewer).
     const room = width - left - bar + gap;
     // A divisor of the spec's columns, so that a row of the grid (a layer's heads) is never split across two.
-    const columns = spec.columns || n, fits = Math.max(1, Math.floor(room / ((spec.min_panel || 1) + gap)));
+    const fits = Math.max(1, Math.floor(room / ((spec.min_panel || 1) + gap)));
     let perRow = Math.min(columns, fits);
     while (columns % perRow) perRow -= 1;
     const strips = Math.ceil(n / perRow), strip = spec.height, height = strips * strip;
@@ -166,7 +167,7 @@ export default function (component) {
     e.stopPropagation();                              // the page's own arrow-key shortcuts do not fire
     const [dr, dc] = moves[e.key];
     let [p, r, c] = focus;
-    const columns = spec.columns || n;                // past a panel's top or bottom: the panel above or below it
+    // past a panel's top or bottom: the panel above or below it
     if (r + dr < 0 && p - columns >= 0) { p -= columns; r = rows; }
     else if (r + dr >= rows && p + columns < n) { p += columns; r = -1; }
     r = Math.max(0, Math.min(rows - 1, r + dr));
