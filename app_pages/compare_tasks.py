@@ -4,14 +4,15 @@ import streamlit as st
 
 from analysis.page_models.compare_tasks import COMPARED, SHARPEST, TERMS, compare_tasks_view
 from explorer.canvas_charts import canvas_heatmap
-from explorer.charts import chart_in, projector_on, show_chart
+from explorer.charts import projector_on
 from explorer.errors import CheckpointError, InputError
 from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, chosen_task, task_checkpoint, task_run
 from explorer.state import learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
-from viz import THIRD_WIDTH_TICKS, attention_grid_spec, attention_heatmap
-from viz.circuits import term_grid
+from viz import attention_grid_spec
+from viz.attention import weights_spec
+from viz.circuits import terms_spec
 
 st.title("⚖️ Compare tasks")
 st.markdown(
@@ -55,10 +56,9 @@ with columns_part:
         column.markdown(f"#### {task_view.label}")
         answer_metric(column, "writes", task_view.run, "exactly {output}", "not {output}")
         in_full(column, task_view.run.output)
-        chart_in(column, attention_heatmap(
-            task_view.best, task_view.rows, task_view.source, title=task_view.best_title,
-            query_title="reads → writes", key_title="source", height=420, show_scale=False,
-            max_ticks=THIRD_WIDTH_TICKS), key=f"best_{task_view.task}")
+        canvas_heatmap(weights_spec(task_view.best, task_view.rows, task_view.source, task_view.best_title,
+                                    "reads → writes", "source", height=420, projector=projector_on()),
+                       key=f"best_{task_view.task}", container=column)
         column.caption(task_view.best_caption)
         if task_view.wrong_note is not None:
             column.caption(task_view.wrong_note)
@@ -84,5 +84,5 @@ for tab, task_view in zip(tabs, view.columns):
             canvas_heatmap(attention_grid_spec(task_view.grid, task_view.rows, task_view.source, task_view.grid_title,
                                                query_title="decoder step", key_title="source position",
                                                projector=projector_on()), key=f"grid_{task_view.task}")
-            show_chart(term_grid(task_view.split_terms, task_view.rows, task_view.source, task_view.split_title,
-                                 query_title="step", key_title="source"), key=f"split_{task_view.task}")
+            canvas_heatmap(terms_spec(task_view.split_terms, task_view.rows, task_view.source, task_view.split_title,
+                                      "step", "source", projector=projector_on()), key=f"split_{task_view.task}")

@@ -6,13 +6,14 @@ import streamlit as st
 from analysis.inside import TOLERANCE
 from analysis.page_models.inside_one_head import MOST, axes, inside_view
 from explorer.callbacks import key_position
-from explorer.charts import show_chart
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import projector_on, show_chart
 from explorer.cache import checkpoint_or_stop, intervention, model_key, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import VIEW, keep_in_range, learner_text
-from viz import attention_heatmap
-from viz.circuits import letter_map_heatmap, term_bars
-from viz.inside import logit_lens_heatmap
+from viz.canvas_heatmap import heatmap_spec
+from viz.circuits import letter_map_spec, term_bars
+from viz.inside import logit_lens_spec
 from viz.strips import vector_rows
 
 st.title("🔬 Inside one head")
@@ -63,9 +64,9 @@ m3.metric(f"Score s[{i}, {j}]", view.score_metric)
 if view.ablated_note:
     st.info(view.ablated_note, icon="✂️")
 
-show_chart(attention_heatmap(view.overview, rows, cols, f"Head {head}'s weights (the chosen cell "
-                             "outlined)", ax.row_title, ax.col_title, show_values=False, show_scale=True,
-                             highlight_cell=(i, j)), key="overview")
+canvas_heatmap(heatmap_spec([(f"head {head}", view.overview)], rows, cols, f"Head {head}'s weights (the chosen cell "
+                            "outlined)", ax.row_title, ax.col_title, outlines={0: [(i, j, j + 1)]},
+                            projector=projector_on()), key="overview")
 
 # --- 1. The stream and its LayerNorm -----------------------------------------------------------------
 st.subheader("1 · The query's residual stream, and what the attention reads from it")
@@ -125,8 +126,9 @@ if inside.switched_off:
 
 if view.letters is not None:
     st.subheader("What this head writes: letter in → logit out")
-    show_chart(letter_map_heatmap(view.letters.logits, view.letters.letters, f"Cross L{layer} H{head}: the logits "
-                                  "its value path gives each character (ringed: each row's largest)"), key="letter_map")
+    canvas_heatmap(letter_map_spec(view.letters.logits, view.letters.letters, f"Cross L{layer} H{head}: the logits "
+                                   "its value path gives each character (outlined: each row's largest)",
+                                   projector_on()), key="letter_map")
     st.markdown(view.letters_sentence)
     st.caption(view.letters_caption)
 
@@ -166,7 +168,7 @@ st.caption(view.norms_caption)
 
 # --- Logit lens ---------------------------------------------------------------------------------------
 st.subheader("Logit lens: what the decoder would write if it stopped after each layer")
-show_chart(logit_lens_heatmap(view.lens_correct_p, view.lens_top, view.lens_steps,
-                              title="p(correct next token); the token the lens would pick in each cell"),
-           key="lens")
+canvas_heatmap(logit_lens_spec(view.lens_correct_p, view.lens_top, view.lens_steps,
+                               "p(correct next token); the token the lens would pick in each cell", projector_on()),
+               key="lens")
 st.caption(view.lens_caption)

@@ -5,13 +5,14 @@ import streamlit as st
 from analysis.page_models.lab_ablation import presets, single_head_table, switched_off
 from analysis.tasks import words
 from explorer.callbacks import set_state
-from explorer.charts import show_chart
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import projector_on, show_chart
 from explorer.lab_runs import NOISE_POINTS, RULE_OF_THREE_POINTS, SAMPLE_SIZE, ablation_table
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import learner_text
 from explorer.text import answer_metric
-from viz import attention_side_by_side
+from viz.attention import side_by_side_spec
 from viz.lab import correct_probability_bars
 
 ckpt = checkpoint_or_stop()
@@ -48,9 +49,8 @@ with upper:
                key="probabilities")
     st.caption(view.probability_caption)
 
-show_chart(attention_side_by_side([view.was, view.now], ["every head working", "with your heads off"], view.rows,
-                                  view.cols, title=view.changed_title),
-           key="changed")
+canvas_heatmap(side_by_side_spec([view.was, view.now], ["every head working", "with your heads off"], view.rows,
+                                 view.cols, view.changed_title, projector=projector_on()), key="changed")
 st.caption(view.change_caption)
 
 st.subheader("Every head switched off alone")

@@ -7,11 +7,12 @@ from analysis.attribution import COMPLETENESS_TOLERANCE, QUICK_COUNT, VARIES
 from analysis.page_models.lab_attribution import HEADS_AVERAGED, layer_labels, why_view
 from explorer import why_runs
 from explorer.cache import checkpoint_or_stop, model_key, text_run
-from explorer.charts import show_chart
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import projector_on
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown
-from viz import attention_side_by_side
-from viz.attribution import lens_rows
+from viz.attention import side_by_side_spec
+from viz.attribution import lens_rows_spec
 
 ckpt = checkpoint_or_stop()
 key = model_key()   # names the model in use: the key of every cached run below
@@ -47,10 +48,10 @@ here = (why_runs.integrated_at(key, text, step) if why_runs.integrated_at.is_cac
 view = why_view(run, found, layer, head, step, here, every)
 
 st.markdown(escape_markdown(view.step_line))
-show_chart(lens_rows([c.name for c in view.columns], [c.values for c in view.columns], view.sources,
-                     f"Step {step}: each lens over the source (each row on its own colour scale; a row within "
-                     f"{VARIES:g} left white)", flat=VARIES),
-           key="lenses")
+canvas_heatmap(lens_rows_spec([c.name for c in view.columns], [c.values for c in view.columns], view.sources,
+                              f"Step {step}: each lens over the source (each row on its own colour scale; a row "
+                              f"within {VARIES:g} left white)", flat=VARIES, projector=projector_on()),
+               key="lenses")
 st.dataframe({"source": view.sources, **{c.name: c.values for c in view.columns}}, hide_index=True,
              width="stretch", column_config={c.name: st.column_config.NumberColumn(format="%.3g")
                                              for c in view.columns})
@@ -96,9 +97,9 @@ if every is None:
 st.markdown(escape_markdown(view.disagreements))
 
 st.subheader("Merging heads and layers: attention rollout beside occlusion")
-show_chart(attention_side_by_side([view.rollout, view.occlusion.clip(0, 1)], ["attention rollout", "occlusion"],
-                                  view.rollout_rows, view.sources,
-                                  query_title="output step → writes", key_title="source character"),
-           key="rollout")
+canvas_heatmap(side_by_side_spec([view.rollout, view.occlusion.clip(0, 1)], ["attention rollout", "occlusion"],
+                                 view.rollout_rows, view.sources, "Attention rollout and occlusion, output step by "
+                                 "source character", "output step → writes", "source character", "value",
+                                 projector_on()), key="rollout")
 st.caption(escape_markdown(view.rollout_line + " Occlusion drawn from 0: a swap that raised the probability shows "
                            "as 0."))

@@ -4,11 +4,12 @@ import streamlit as st
 
 from analysis.page_models.lab_forcing import forced_tokens, forcing_lab, writable_letters
 from explorer.callbacks import forced_step
-from explorer.charts import chart_in
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown, visible
-from viz import HALF_WIDTH_TICKS, attention_heatmap
+from viz.attention import weights_spec
 
 st.title("🧪 Lab: teacher forcing and free running")
 st.markdown(
@@ -51,9 +52,8 @@ left, right = st.columns(2)
 if not forced:
     right.info("Force a token above, and its map appears here beside this one.", icon="👈")
 for column, cross in zip((left, right), view.maps):
-    chart_in(column, attention_heatmap(cross.weights, cross.rows, cross.cols, title=cross.title,
-                                       query_title="decoder position (reads)", key_title="source position",
-                                       height=cross.height, max_ticks=HALF_WIDTH_TICKS),
-             key=cross.key)
+    canvas_heatmap(weights_spec(cross.weights, cross.rows, cross.cols, cross.title, "decoder position (reads)",
+                                "source position", height=cross.height, projector=projector_on()),
+                   key=cross.key, container=column)
 st.caption("Each row is one free-running step. After a forced token, look at the rows below it: does the model "
            "keep its place on the source, or lose it?")

@@ -5,14 +5,15 @@ import streamlit as st
 from analysis.lab import lab_limit
 from analysis.page_models.lab_length import (default_long_text, exact_match_curve, first_wrong_table, long_text,
                                              two_texts)
-from explorer.charts import chart_in, show_chart
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import projector_on, show_chart
 from explorer.errors import InputError
 from explorer.lab_runs import failure_table, length_curve
 from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
-from viz import HALF_WIDTH_TICKS, attention_heatmap
+from viz.attention import weights_spec
 from viz.lab import length_curve as length_chart
 
 st.title("🧪 Lab: longer than trained")
@@ -64,9 +65,8 @@ left, right = st.columns(2)
 for column, own, shown, name in ((left, good_own, view.maps[0], "good"), (right, long_own, view.maps[1], "long")):
     answer_metric(column, shown.label, own, "exactly {output}", "not {output}")
     in_full(column, own.output)
-    chart_in(column, attention_heatmap(shown.weights, shown.rows, shown.cols,
-                                       title="Cross-attention, last layer, head average (a summary)",
-                                       query_title="decoder position", key_title="source position", height=480,
-                                       max_ticks=HALF_WIDTH_TICKS),
-             key=f"attention_{name}")
+    canvas_heatmap(weights_spec(shown.weights, shown.rows, shown.cols,
+                                "Cross-attention, last layer, head average (a summary)", "decoder position",
+                                "source position", height=480, projector=projector_on()),
+                   key=f"attention_{name}", container=column)
 st.caption(view.caption)

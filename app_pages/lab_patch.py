@@ -6,13 +6,14 @@ import streamlit as st
 from analysis.page_models.lab_patch import (OUTCOMES, answer_caption, patch_findings, patch_maps, pattern_labels,
                                             places)
 from analysis.tasks import words
-from explorer.charts import chart_in
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import projector_on
 from explorer.lab_runs import NOISE_POINTS, SAMPLE_SIZE, patch_table, patched_run
 from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, in_full
-from viz import HALF_WIDTH_TICKS, attention_heatmap
+from viz.attention import weights_spec
 
 ckpt = checkpoint_or_stop()
 key = model_key()   # names the model in use: the key of every cached run below
@@ -43,9 +44,8 @@ maps = patch_maps(config, ckpt.vocab, text_run(key, text, teacher=True), pattern
 charts = st.columns(2)
 for column, weights, name, title in ((charts[0], maps.own, "own", maps.own_title),
                                      (charts[1], maps.yours, "yours", "Your pattern")):
-    chart_in(column, attention_heatmap(weights, maps.rows, maps.cols, title=title,
-                                       query_title="decoder position (reads)", key_title="source position",
-                                       max_ticks=HALF_WIDTH_TICKS), key=f"patch_{name}")
+    canvas_heatmap(weights_spec(weights, maps.rows, maps.cols, title, "decoder position (reads)", "source position",
+                                projector=projector_on()), key=f"patch_{name}", container=column)
 st.caption(maps.caption)
 
 st.subheader("Predict first")

@@ -4,14 +4,15 @@ import streamlit as st
 
 from analysis.page_models.lab_positions import MODES, SIDES, no_positions, taken_away, target_codes_caption
 from analysis.tasks import words
-from explorer.charts import show_chart
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import projector_on
 from explorer.lab_runs import SAMPLE_SIZE, sample_exact_match
 from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric
-from viz import attention_side_by_side
+from viz.attention import side_by_side_spec
 
 ckpt = checkpoint_or_stop()
 key = model_key()   # names the model in use: the key of every cached run below
@@ -52,6 +53,6 @@ view = no_positions(config, taught, taught_after, mode, sides, kept, lost, layer
 left.metric(f"Exact match on {SAMPLE_SIZE} held-out words", view.kept)
 right.metric(f"Exact match on {SAMPLE_SIZE} held-out words ", view.lost, delta=view.change, delta_color="normal")
 
-show_chart(attention_side_by_side(view.maps, view.map_names, view.rows, view.cols, title=view.title,
-                                  query_title="decoder position (reads)", key_title="source position"), key="cross")
+canvas_heatmap(side_by_side_spec(view.maps, view.map_names, view.rows, view.cols, view.title,
+                                 "decoder position (reads)", "source position", projector=projector_on()), key="cross")
 st.caption(view.caption)

@@ -3,11 +3,12 @@
 import streamlit as st
 
 from analysis.page_models.lab_query_key import query_key_view
-from explorer.charts import chart_in
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import chart_in, projector_on
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head
 from explorer.state import learner_text
-from viz import scores_heatmap
+from viz import scores_spec
 from viz.lab import query_key_scatter
 
 st.title("🧪 Lab: queries and keys")
@@ -31,6 +32,6 @@ qk = view.plane
 left, right = st.columns([3, 2])
 chart_in(left, query_key_scatter(qk.query_xy, qk.key_xy, view.queries, view.keys, qk.explained, title=view.title),
          key="plane")
-chart_in(right, scores_heatmap(qk.scores, view.queries, view.keys, title="Its scores q·k/√d_k (all dimensions)"),
-         key="scores")
+canvas_heatmap(scores_spec(qk.scores, view.queries, view.keys, "Its scores q·k/√d_k (all dimensions)",
+                           projector=projector_on()), key="scores", container=right)
 st.caption(view.caption)

@@ -4,11 +4,13 @@ import streamlit as st
 
 from analysis.page_models.masks import D_K_SIZES, batch_texts, masks_view
 from explorer.callbacks import batch_row
-from explorer.charts import show_chart
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import projector_on, show_chart
 from explorer.cache import batch_runs, checkpoint_or_stop, model_key
 from explorer.pickers import pick_head
 from explorer.state import VIEW, learner_text
-from viz import HALF_WIDTH_TICKS, attention_heatmap, mask_heatmap, panels, scores_heatmap, softmax_comparison
+from viz import mask_spec, scores_spec, softmax_comparison
+from viz.canvas_heatmap import heatmap_spec, value_cells
 
 st.title("🎭 Masks")
 st.markdown(
@@ -52,21 +54,20 @@ view = masks_view(batch, kind, layer, head, row, d_k)
 with batch_part:
     st.dataframe(view.batch_sources, width="content")
     positions = [str(i) for i in range(view.causal_mask.shape[0])]
-    show_chart(panels([
-        mask_heatmap(view.padding_mask, view.row_names,
-                [str(i) for i in range(view.padding_mask.shape[1])], title="Padding mask of the source batch",
-                row_title="batch row", col_title="source position", max_ticks=HALF_WIDTH_TICKS),
-        mask_heatmap(view.causal_mask, positions, positions,
-                title="Causal mask (the same for every row)", max_ticks=HALF_WIDTH_TICKS),
-    ]), key="masks")
+    canvas_heatmap(mask_spec(view.padding_mask, view.row_names, [str(i) for i in range(view.padding_mask.shape[1])],
+                             "Padding mask of the source batch", "batch row", "source position",
+                             projector=projector_on()), key="padding_mask")
+    canvas_heatmap(mask_spec(view.causal_mask, positions, positions, "Causal mask (the same for every row)",
+                             projector=projector_on()), key="causal_mask")
 
 with head_part:
-    st.caption(f"Mask used here: **{view.mask_used}**. The grey cells on the left are exactly the masked ones; on "
-               "the right they receive weight 0.")
-    show_chart(panels([
-        scores_heatmap(view.scores, view.queries, view.keys, title=f"1 · Masked scores QKᵀ/√d_k, row {row} (grey: −∞)"),
-        attention_heatmap(view.weights, view.queries, view.keys, title="2 · After softmax"),
-    ], gap=0.2, same_height=True), key="scores")  # room for the scores' colour bar between the panels
+    st.caption(f"Mask used here: **{view.mask_used}**. The grey cells of the scores are exactly the masked ones; "
+               "after softmax they receive weight 0.")
+    canvas_heatmap(scores_spec(view.scores, view.queries, view.keys, f"1 · Masked scores QKᵀ/√d_k, row {row} "
+                               "(grey: −∞)", projector=projector_on()), key="scores")
+    canvas_heatmap(heatmap_spec([(f"layer {layer}, head {head}", view.weights)], view.queries, view.keys,
+                                f"2 · After softmax, row {row}", "query position", "key position",
+                                projector=projector_on(), cells=[value_cells(view.weights)]), key="weights")
     st.dataframe(view.row_facts, hide_index=True, width="content",
                  column_config={"row sum": st.column_config.NumberColumn(format="%.6f")})
     st.markdown(view.masked_sentence)

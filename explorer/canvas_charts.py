@@ -19,7 +19,13 @@ _CSS = """
 _HTML = '<div class="heatmap"></div>'
 
 
-def canvas_heatmap(spec: dict, key: str) -> None:
-    """Draw a viz.canvas_heatmap spec; `key` names it for the tests, as a chart's key does. Registered at each
-    call: the registry belongs to the runtime, which AppTest makes anew (the same definition again is silent)."""
-    st.components.v2.component("canvas_heatmap", js=_JS, css=_CSS, html=_HTML)(data=spec, key=key)
+def canvas_heatmap(spec: dict, key: str, container=None) -> None:
+    """Draw a viz.canvas_heatmap spec (in `container`, else where the page is); `key` names it for the tests, as
+    a chart's key does. Registered at each call: the registry belongs to the runtime, which AppTest makes anew
+    (the same definition again is silent)."""
+    mount = st.components.v2.component("canvas_heatmap", js=_JS, css=_CSS, html=_HTML)
+    if container is None or container is st:       # the page itself, as the lesson passes it
+        mount(data=spec, key=key)
+    else:
+        with container:
+            mount(data=spec, key=key)

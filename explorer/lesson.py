@@ -18,12 +18,14 @@ from teaching import step_views
 from teaching.questions import Question
 from teaching.step_views import Chart, Display, Metric, Note, Side, StepView, Strip, Table, Written
 from teaching.steps import STEPS
-from viz import (attention_heatmap, encoding_heatmap, lens_rows, mask_heatmap, norms_bars, probability_bars,
-                 softmax_comparison)
+from viz import encoding_spec, mask_spec, norms_bars, probability_bars, softmax_comparison
+from viz.attention import weights_spec
+from viz.attribution import lens_rows_spec
 from viz.strips import vector_rows
 
 from . import why_runs
-from .charts import chart_in
+from .canvas_charts import canvas_heatmap
+from .charts import chart_in, projector_on
 from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table
 from .links import page_link
 from .cache import checkpoint_for, snapshot_output, snapshots, text_run
@@ -31,8 +33,8 @@ from .pages import page
 from .text import escape_markdown, visible
 
 STEP_KEY = "lesson_step"
-FIGURES = {f.__name__: f for f in (attention_heatmap, encoding_heatmap, mask_heatmap, norms_bars, probability_bars,
-                                   softmax_comparison, lens_rows)}
+FIGURES = {f.__name__: f for f in (norms_bars, probability_bars, softmax_comparison)}
+CANVASES = {f.__name__: f for f in (encoding_spec, mask_spec, lens_rows_spec, weights_spec)}      # drawn on the canvas (explorer.canvas_charts)
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,9 @@ def draw(displays: tuple[Display, ...], container=st) -> None:
                                                for c in display.percent})
             if display.caption:
                 container.caption(display.caption)
+        elif isinstance(display, Chart) and display.figure in CANVASES:
+            canvas_heatmap(CANVASES[display.figure](**display.arguments, projector=projector_on()), display.key,
+                           container)
         elif isinstance(display, Chart):
             chart_in(container, FIGURES[display.figure](**display.arguments), key=display.key)
         elif isinstance(display, Strip):

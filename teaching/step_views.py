@@ -129,9 +129,9 @@ def _embeddings(source: LessonSource) -> StepView:
 
 def _positions(source: LessonSource) -> StepView:
     run, shuffled = source.run(), source.run(positions="shuffle", sides=("source",))
-    codes = Chart("encoding_heatmap", {"pe": run.trace["src_positions.rows"],
-                                       "title": "The positional code added to each of your characters",
-                                       "row_labels": run.source, "row_title": "source position"}, "lesson_codes")
+    codes = Chart("encoding_spec", {"pe": run.trace["src_positions.rows"],
+                                    "title": "The positional code added to each of your characters",
+                                    "row_labels": run.source, "row_title": "source position"}, "lesson_codes")
     outputs = Side(Metric("With its positions", visible(run.output)),
                    Metric("With the source's codes shuffled", visible(shuffled.output) or "(nothing)"))
     return StepView(STEPS[1], q.positions_question(source.text, run, shuffled), (codes,), (outputs,))
@@ -141,7 +141,7 @@ def _one_head(source: LessonSource) -> StepView:
     run = source.run()
     rows, cols, _, _ = attention_axes("encoder_self", run.source, run.decoder_in)
     weights = run.trace["encoder_self", 0][0]                                              # (S, S) head 0
-    head = Chart("attention_heatmap", {"weights": weights, "query_labels": rows, "key_labels": cols,
+    head = Chart("weights_spec", {"weights": weights, "query_labels": rows, "key_labels": cols,
                                        "title": "Encoder layer 0, head 0 (row 0 outlined)", "highlight_row": 0},
                  "lesson_head")
     row = Strip((weights[0],), (f"row 0 ('{visible(run.source[0])}')",),
@@ -162,10 +162,9 @@ def _mask_step(text: str) -> int:
 def _masks(source: LessonSource) -> StepView:
     taught, t = source.run(teacher=True), _mask_step(source.text)   # the whole target read at once, as in training
     n = len(taught.decoder_in)
-    mask = Chart("mask_heatmap", {"mask": np.tril(np.ones((n, n), dtype=bool)), "row_labels": taught.decoder_in,
-                                  "col_labels": taught.decoder_in,
-                                  "title": "The causal mask of the decoder (dark: may attend)"}, "lesson_mask")
-    weights = Chart("attention_heatmap", {"weights": taught.trace["decoder_self", 0][0],   # (T, T) head 0
+    mask = Chart("mask_spec", {"mask": np.tril(np.ones((n, n), dtype=bool)), "row_labels": taught.decoder_in,
+                               "col_labels": taught.decoder_in, "title": "The causal mask of the decoder"}, "lesson_mask")
+    weights = Chart("weights_spec", {"weights": taught.trace["decoder_self", 0][0],   # (T, T) head 0
                                           "query_labels": taught.decoder_in, "key_labels": taught.decoder_in,
                                           "title": f"Decoder self-attention, layer 0, head 0 (row {t} outlined)",
                                           "highlight_row": t}, "lesson_self")
@@ -205,7 +204,7 @@ def _cross_attention(source: LessonSource) -> StepView:
                        heading=f"**Your text, by source position** (n = {len(text)})")
     read = Note(f"Output step {t} has read: {' '.join(map(visible, run.decoder_in[:t + 1]))}")
     rows, cols, row_title, col_title = attention_axes("cross", run.source, run.decoder_in, run.decoder_out)
-    head = Chart("attention_heatmap", {"weights": run.trace["cross", 0][fit.head], "query_labels": rows,   # (T, S)
+    head = Chart("weights_spec", {"weights": run.trace["cross", 0][fit.head], "query_labels": rows,   # (T, S)
                                        "key_labels": cols,
                                        "title": f"Cross-attention, layer 0, head {fit.head} (step {t} outlined)",
                                        "query_title": row_title, "key_title": col_title, "highlight_row": t},
@@ -315,9 +314,9 @@ def _which_character(source: LessonSource) -> StepView:
         return StepView(STEPS[10], None, ())
     sources = [f"{i}: {visible(c)}" for i, c in enumerate(run.source)]
     looked = f"attention (layer {len(lenses.attention) - 1}, heads averaged)"
-    where = Chart("lens_rows", {"names": [looked], "values": attention[t][None], "sources": sources,
+    where = Chart("lens_rows_spec", {"names": [looked], "values": attention[t][None], "sources": sources,
                                 "title": f"Where the last layer looks at step {t}"}, "lesson_attention_row")
-    both = Chart("lens_rows", {"names": [looked, "occlusion"], "values": np.stack([attention[t], lenses.occlusion[t]]),
+    both = Chart("lens_rows_spec", {"names": [looked, "occlusion"], "values": np.stack([attention[t], lenses.occlusion[t]]),
                                "sources": sources, "title": f"Step {t}: attention and occlusion (each row on its "
                                                             "own colour scale)"}, "lesson_occlusion_row")
     found = agreement(attention, lenses.occlusion)

@@ -35,7 +35,7 @@ STEPS: tuple[Step, ...] = (
          "inside_one_head", 5),
     Step(4, "Masks",
          "The causal mask stops a decoder position from reading the positions after it.",
-         "The mask: a row is one decoder position, dark cells are the positions it may read, light ones are "
+         "The mask: a row is one decoder position, blue cells are the positions it may read, grey ones are "
          "hidden; after you answer, the weights themselves.",
          "masks", 4),
     Step(5, "The decoder, step by step",

@@ -5,31 +5,33 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from .canvas_heatmap import RD_BU, heatmap_spec
 from .style import figure
 
 SHOWN_VALUES = 16   # source characters up to which each cell also prints its number
 
 
-def lens_rows(names: list[str], values: np.ndarray, sources: list[str], title: str = "",
-              flat: float = 1e-3) -> go.Figure:
-    """(K, S) lenses as rows; each row coloured on its own scale (divided by its largest magnitude), since the
-    lenses have different units, so a colour compares characters within a lens, not lenses. A row whose values
-    stay within `flat` is left white (its noise is not coloured as if it were a finding). Hover names the lens,
-    the character and the raw number."""
+def lens_rows_spec(names: list[str], values: np.ndarray, sources: list[str], title: str, flat: float = 1e-3,
+                   projector: bool = False) -> dict:
+    """(K, S) lenses as rows, for the canvas; each row coloured on its own scale (divided by its largest
+    magnitude), since the lenses have different units, so a colour compares characters within a lens, not
+    lenses. A row whose values stay within `flat` is left white (its noise is not coloured as if it were a
+    finding). Each cell is named, and written where it fits, by its own number; the summary says where each
+    lens puts its largest magnitude."""
     values = np.asarray(values, dtype=float)                                          # (K, S)
     scale = np.abs(values).max(-1, keepdims=True)                                     # (K, 1)
     shown = np.where(scale > flat, values / np.where(scale > 0, scale, 1), 0.0)       # a flat row stays white
     text = [[f"{v:.2g}" for v in row] for row in values]
-    cell = dict(type="heatmap", z=shown, x=list(range(len(sources))), y=names, zmin=-1, zmax=1,
-                colorscale="RdBu", reversescale=True, customdata=text, showscale=False, xgap=1, ygap=1,
-                hovertemplate="%{y}<br>source %{x}<br>%{customdata}<extra></extra>")
-    if len(sources) <= SHOWN_VALUES:
-        cell.update(text=text, texttemplate="%{text}", textfont=dict(size=12))
-    rotated = 60 if len(sources) > SHOWN_VALUES else 0   # room for tick labels Plotly turns on their side
-    return figure([cell], title, 110 + rotated + 46 * len(names),
-                  xaxis=dict(tickmode="array", tickvals=list(range(len(sources))), ticktext=sources,
-                             title=dict(text="source character", standoff=12), automargin=True),
-                  yaxis=dict(autorange="reversed", automargin=True))
+    said = [f"{name}: largest {row[int(np.abs(row).argmax())]:.2g} at {sources[int(np.abs(row).argmax())]}"
+            if np.abs(row).max() > flat else f"{name}: within {flat:g} everywhere (left white)"
+            for name, row in zip(names, values)]
+    return heatmap_spec([(title, shown)], names, sources, title, "lens", "source character", "value", 1.0, RD_BU,
+                        projector=projector, zmin=-1.0, row_names=list(names), col_names=list(sources),
+                        col_name="source", cells=[text if len(sources) <= SHOWN_VALUES else None],
+                        hover=[[[f"value {t}" for t in row] for row in text]], bar=False, gaps=True,
+                        strip_height=80 + 46 * len(names),
+                        summary=f"{title}, {len(names)} lenses by {len(sources)} source characters. "
+                                + "; ".join(said) + ".")
 
 
 def causal_cone(memory: np.ndarray, stream: np.ndarray, sources: list[str], positions: list[str],

@@ -24,7 +24,9 @@ CIVIDIS_REVERSED = ((254, 232, 56), (217, 202, 79), (184, 174, 106), (153, 151, 
 # safe for colour-blind viewers, so projector mode keeps it (as viz.style.projector_figure does).
 RD_BU = ((103, 0, 31), (178, 24, 43), (214, 96, 77), (244, 165, 130), (253, 219, 199), (247, 247, 247),
          (209, 229, 240), (146, 197, 222), (67, 147, 195), (33, 102, 172), (5, 48, 97))
+WEIGHT_SCALES = (BLUES, ORANGES)   # projector mode draws these in Cividis; a signed or two-colour scale is kept
 FONT, PROJECTOR_FONT = 14, 22     # px, as Plotly's ticks and viz.style.PROJECTOR_FONT
+WRITTEN_CELLS = 150               # cells up to which each one's value is sent to be written on it
 
 
 def heatmap_spec(panels: list[tuple[str, np.ndarray]], row_labels: list[str], col_labels: list[str], title: str,
@@ -32,45 +34,72 @@ def heatmap_spec(panels: list[tuple[str, np.ndarray]], row_labels: list[str], co
                  outlines: dict[int, list[tuple[int, int, int]]] | None = None, projector: bool = False,
                  zmin: float = 0.0, row_names: list[str] | None = None, col_names: list[str] | None = None,
                  col_name: str | None = None, panel_names: list[str] | None = None, columns: int | None = None,
-                 min_panel: int = 0, strip_height: int | None = None) -> dict:
+                 min_panel: int = 0, strip_height: int | None = None, cells: list[list[list[str]]] | None = None,
+                 hover: list[list[list[str]]] | None = None, null_text: str = "", bar: bool = True,
+                 gaps: bool = False, summary: str | None = None, row_name: str | None = None) -> dict:
     """Panels of one shape side by side, on one scale from `zmin` (0, or below 0 for a signed scale such as RD_BU)
     to `zmax`: (panel title, (R, C) values). `outlines` by panel index: (row, first column, the column after the
     last) boxes. Rows and columns are named in the hover by position and label ('position 3 (e)'), so repeated
-    letters stay apart, unless `row_names` or `col_names` name them otherwise; `col_name`: what a column is
-    called there, where the axis title is longer. A grid: at most `columns` panels to a row, fewer where the
-    width does not hold `min_panel` px each (a phone), each row of panels `strip_height` px tall; `panel_names`
-    name the panels in full where their titles are short ('L0 H1')."""
-    col_name = col_name or col_title
+    letters stay apart, unless `row_names` or `col_names` name them otherwise; `col_name` (`row_name`): what a
+    column (a row) is called there, where the axis title is longer. A grid: at most `columns` panels to a row,
+    fewer where the width does not hold `min_panel` px each (a phone), each row of panels `strip_height` px
+    tall; `panel_names` name the panels in full where their titles are short ('L0 H1'). Per panel, optional
+    (R, C) strings: `cells` written on the cells where every one fits (in black or white, whichever contrasts
+    more), `hover` said for a cell in place of its value. NaN cells are grey, said as `null_text` ('−∞
+    (masked)'). `summary` replaces the one computed from the largest values, where a chart's point is elsewhere
+    (a mask's count of hidden cells)."""
+    col_name, row_name = col_name or col_title, row_name or row_title
     z = [np.asarray(m, dtype=float) for _, m in panels]
     row_names = row_names or [f"{i} ({label})" for i, label in enumerate(row_labels)]
     col_names = col_names or [f"{j} ({label})" for j, label in enumerate(col_labels)]
     largest = []
     for (name, _), m, full in zip(panels, z, panel_names or [name for name, _ in panels]):
-        top = float(m.max()) if m.size else 0.0
+        finite = m[np.isfinite(m)]
+        top = float(finite.max()) if finite.size else 0.0
         if top <= 0 and zmin >= 0:
             largest.append(f"{full}: every {value_name} is 0")
             continue
-        said = [_extreme(m, top, "largest", value_name, row_title, row_names, col_name, col_names)]
-        if zmin < 0 and m.size:
-            said.append(_extreme(m, float(m.min()), "smallest", value_name, row_title, row_names, col_name,
+        said = [_extreme(m, top, "largest", value_name, row_name, row_names, col_name, col_names)]
+        if zmin < 0 and finite.size:
+            said.append(_extreme(m, float(finite.min()), "smallest", value_name, row_name, row_names, col_name,
                                  col_names))
         largest.append(f"{full}: " + "; ".join(said))
     zmax = float(zmax) or 1.0
-    signed = zmin < 0
     return dict(
-        title=title, summary=f"{title}, {shape(len(panels), len(row_labels), len(col_labels))}. " + "; ".join(largest)
-        + ".", rows=list(row_labels), cols=list(col_labels), row_names=row_names, col_names=col_names,
-        row_title=row_title, col_title=col_title, row_name=row_title, col_name=col_name, value_name=value_name,
-        panels=[dict(title=name, name=panel_names[p] if panel_names else name, z=np.round(m, 4).tolist(),
-                     outlines=[list(o) for o in (outlines or {}).get(p, [])])
+        title=title, summary=summary or f"{title}, {shape(len(panels), len(row_labels), len(col_labels))}. "
+        + "; ".join(largest) + ".", rows=list(row_labels), cols=list(col_labels), row_names=row_names, col_names=col_names,
+        row_title=row_title, col_title=col_title, row_name=row_name, col_name=col_name, value_name=value_name,
+        panels=[dict(title=name, name=panel_names[p] if panel_names else name, z=_json_values(m),
+                     outlines=[list(o) for o in (outlines or {}).get(p, [])],
+                     **({"cells": cells[p]} if cells and cells[p] is not None else {}),
+                     **({"hover": hover[p]} if hover else {}))
                 for p, ((name, _), m) in enumerate(zip(panels, z))],
+        null_text=null_text, gaps=gaps,
         columns=columns or len(panels), min_panel=min_panel,
         zmin=float(zmin), zmax=zmax,
-        stops=[list(s) for s in (CIVIDIS_REVERSED if projector and not signed else stops)],
-        bar=True, bar_ticks=[f"{zmin + (zmax - zmin) * k / 4:.3g}" for k in range(5)],
+        stops=[list(s) for s in (CIVIDIS_REVERSED if projector and stops in WEIGHT_SCALES else stops)],
+        bar=bar, bar_ticks=[f"{zmin + (zmax - zmin) * k / 4:.3g}" for k in range(5)],
         height=(strip_height or matrix_height(len(row_labels))) + (60 if projector else 0),
         font=PROJECTOR_FONT if projector else FONT,
     )
+
+
+def value_cells(m: np.ndarray, places: int = 2) -> list[list[str]] | None:
+    """Each cell's value as text to write on it, for a matrix of at most WRITTEN_CELLS cells (else None: a larger
+    one has no room for them, and its text would only make the page heavier)."""
+    m = np.asarray(m, dtype=float)
+    return np.char.mod(f"%.{places}f", m).tolist() if m.size <= WRITTEN_CELLS else None
+
+
+def _json_values(m: np.ndarray) -> list:
+    """Values to 4 places, NaN as None (JSON has no NaN: the browser's parser would refuse the whole spec)."""
+    rounded = np.round(m, 4)
+    finite = np.isfinite(m)
+    if finite.all():
+        return rounded.tolist()
+    rounded = rounded.astype(object)
+    rounded[~finite] = None
+    return rounded.tolist()
 
 
 def _extreme(m: np.ndarray, value: float, which: str, value_name: str, row_title: str, row_names: list[str],

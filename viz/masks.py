@@ -5,47 +5,43 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import HORIZONTAL_LEGEND, MASK_COLOURS, SIGNED_SCALE, figure, token_axis
+from .canvas_heatmap import RD_BU, WRITTEN_CELLS, heatmap_spec, shape
+from .style import HORIZONTAL_LEGEND, figure, token_axis
+
+MASKED, MAY_ATTEND = (229, 231, 235), (29, 78, 216)   # light grey, blue
 
 
-def mask_heatmap(mask: np.ndarray, row_labels: list[str], col_labels: list[str], title: str = "",
-                 row_title: str = "query position", col_title: str = "key position",
-                 max_ticks: int | None = None) -> go.Figure:
-    """(R, C) boolean mask: dark = may attend (True), light = masked (False); `max_ticks` labels at most that
-    many positions per axis."""
+def mask_spec(mask: np.ndarray, row_labels: list[str], col_labels: list[str], title: str,
+              row_title: str = "query position", col_title: str = "key position", projector: bool = False) -> dict:
+    """(R, C) boolean mask for the canvas: blue = may attend (True), light grey = masked (False); its accessible
+    name counts both, and every cell is named by its word ("masked"), not a number."""
     mask = np.asarray(mask, dtype=bool)
-    cells = dict(
-        type="heatmap", z=mask.astype(int), x=list(range(mask.shape[1])), y=list(range(mask.shape[0])),
-        zmin=0, zmax=1, colorscale=[[0, MASK_COLOURS[0]], [1, MASK_COLOURS[1]]], showscale=False,
-        text=np.where(mask, "attend", "masked"),
-        texttemplate="%{text}" if mask.size <= 100 and mask.shape[1] <= 12 else None,  # only while the word fits
-        hovertemplate="row %{y}, column %{x}: %{text}<extra></extra>", xgap=1, ygap=1,
-    )
-    return figure([cells], title, max(200, 30 * len(row_labels) + 110),
-                  xaxis=token_axis(col_labels, col_title, max_ticks=max_ticks),
-                  yaxis=token_axis(row_labels, row_title, max_ticks=max_ticks, autorange="reversed"))
+    words = np.where(mask, "attend", "masked").tolist()
+    hidden = int((~mask).sum())
+    title = f"{title} (blue: may attend; grey: masked)"
+    return heatmap_spec(
+        [(title, mask.astype(float))], row_labels, col_labels, title,
+        row_title, col_title, stops=(MASKED, MAY_ATTEND), projector=projector, bar=False, gaps=True,
+        hover=[np.where(mask, "may attend", "masked").tolist()],
+        cells=[words] if mask.size <= WRITTEN_CELLS else None,
+        strip_height=max(200, 30 * min(len(row_labels), 20) + 110),
+        summary=f"{title}, {shape(1, *mask.shape)}: {hidden} of {mask.size} cells masked, "
+                f"{mask.size - hidden} may be attended to.")
 
 
-def scores_heatmap(scores: np.ndarray, row_labels: list[str], col_labels: list[str], title: str = "",
-                   row_title: str = "query position", col_title: str = "key position") -> go.Figure:
-    """(Tq, Tk) scores with -inf where masked: finite cells coloured by value, masked cells grey '-inf'."""
+def scores_spec(scores: np.ndarray, row_labels: list[str], col_labels: list[str], title: str,
+                row_title: str = "query position", col_title: str = "key position", projector: bool = False) -> dict:
+    """(Tq, Tk) scores with -inf where masked, for the canvas: finite cells on a signed scale symmetric about 0,
+    masked cells grey and named −∞."""
     scores = np.asarray(scores, dtype=float)
     masked = np.isneginf(scores)
     finite = np.where(masked, np.nan, scores)
     bound = float(np.nanmax(np.abs(finite))) if np.isfinite(finite).any() else 1.0
-    show = scores.size <= 150
-    x, y = list(range(scores.shape[1])), list(range(scores.shape[0]))
-    values = dict(type="heatmap", z=finite, x=x, y=y, zmin=-bound, zmax=bound, colorscale=SIGNED_SCALE,
-                  colorbar=dict(title=dict(text="score")), texttemplate="%{z:.1f}" if show else None,
-                  hovertemplate="query %{y}, key %{x}<br>score %{z:.3f}<extra></extra>")
-    minus_infinity = dict(type="heatmap", z=np.where(masked, 1.0, np.nan), x=x, y=y,
-                          colorscale=[[0, "#d1d5db"], [1, "#d1d5db"]], showscale=False,
-                          text=np.where(masked, "-inf", ""), texttemplate="%{text}" if show else None,
-                          hoverongaps=False,  # finite cells are this layer's gaps: leave their hover to the scores
-                          hovertemplate="query %{y}, key %{x}<br>score -inf (masked)<extra></extra>")
-    return figure([values, minus_infinity], title, max(220, 30 * len(row_labels) + 120),
-                  xaxis=token_axis(col_labels, col_title),
-                  yaxis=token_axis(row_labels, row_title, autorange="reversed"))
+    cells = np.where(masked, "−∞", np.char.mod("%.1f", np.nan_to_num(finite))).tolist()
+    return heatmap_spec([(title, finite)], row_labels, col_labels, title, row_title, col_title, "score", bound, RD_BU,
+                        projector=projector, zmin=-bound, null_text="−∞ (masked)",
+                        cells=[cells] if scores.size <= WRITTEN_CELLS else None,
+                        strip_height=max(220, 30 * min(len(row_labels), 20) + 120))
 
 
 def softmax_comparison(scaled: np.ndarray, unscaled: np.ndarray, key_labels: list[str], d_k: int,

@@ -6,29 +6,14 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .canvas_heatmap import RD_BU, heatmap_spec
-from .style import HORIZONTAL_LEGEND, SIGNED_SCALE, figure, token_axis
-
-
-def encoding_heatmap(pe: np.ndarray, title: str = "", row_labels: list[str] | None = None,
-                     row_title: str = "position") -> go.Figure:
-    """(P, d) encodings -> heatmap, positions down, dimensions across, -1..1 diverging scale."""
-    pe = np.asarray(pe, dtype=float)
-    cells = dict(type="heatmap", z=pe, x=list(range(pe.shape[1])), y=list(range(pe.shape[0])), zmin=-1, zmax=1,
-                 colorscale=SIGNED_SCALE, colorbar=dict(title=dict(text="value")),
-                 hovertemplate="position %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>")
-    if row_labels is not None:
-        y_axis = token_axis(row_labels, row_title, autorange="reversed")
-    else:
-        y_axis = dict(title=dict(text=row_title), autorange="reversed")
-    return figure([cells], title, min(700, max(260, 9 * pe.shape[0] + 120)), yaxis=y_axis,
-                  xaxis=dict(title=dict(text="dimension (even: sin, odd: cos)")))
+from .style import HORIZONTAL_LEGEND, figure, token_axis
 
 
 def encoding_spec(pe: np.ndarray, title: str, row_labels: list[str] | None = None, row_title: str = "position",
                   projector: bool = False) -> dict:
-    """(P, d) encodings for the canvas heatmap (explorer.canvas_charts): the chart encoding_heatmap draws in
-    Plotly, which the Positional page redrew for every new word (about 0.15 s). Each cell is named in the hover
-    by its position (and character) and its dimension, sin or cos."""
+    """(P, d) encodings for the canvas heatmap (explorer.canvas_charts): a Plotly heatmap of them was drawn again
+    for every new word (about 0.15 s). Each cell is named in the hover by its position (and character) and its
+    dimension, sin or cos."""
     pe = np.asarray(pe, dtype=float)
     positions = [str(i) for i in range(pe.shape[0])]
     return heatmap_spec([("PE", pe)], row_labels if row_labels is not None else positions,

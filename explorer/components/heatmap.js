@@ -31,19 +31,39 @@ export default function (component) {
   const rows = spec.rows.length, cols = spec.cols.length, n = spec.panels.length;
   const font = spec.font, lineHeight = Math.round(font * 1.3);
   const FONT = `${font}px "Source Sans", "Source Sans Pro", sans-serif`;
-  let layout = null, focus = [0, 0, 0];
+  let layout = null, focus = [0, 0, 0], cellSize = [0, 0];
   const zmin = spec.zmin || 0;                       // 0 on a weight's scale, -1 on a signed one
   const columns = spec.columns || n;                 // panels in a row of the grid (a layer's heads)
 
-  function colour(t) {
+  function rgb(t) {                                   // [r, g, b] at t from 0 to 1 along the spec's stops
     const stops = spec.stops;
     t = Math.max(0, Math.min(1, t)) * (stops.length - 1);
     const i = Math.min(Math.floor(t), stops.length - 2), f = t - i, a = stops[i], b = stops[i + 1];
-    return `rgb(${a[0] + f * (b[0] - a[0])},${a[1] + f * (b[1] - a[1])},${a[2] + f * (b[2] - a[2])})`;
+    return [0, 1, 2].map((k) => a[k] + f * (b[k] - a[k]));
+  }
+  const css = (c) => `rgb(${c[0]},${c[1]},${c[2]})`;
+  const colour = (t) => css(rgb(t));
+  const NULL = [209, 213, 219];                       // a cell with no value (a masked score, −∞): grey
+  function cellRgb(v) { return v === null ? NULL : rgb((v - zmin) / (spec.zmax - zmin)); }
+  function luminance(c) {                             // WCAG relative luminance
+    const [r, g, b] = c.map((x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  }
+  // A cell's text in black or white, whichever contrasts more with the cell: at least 4.58:1 on any colour.
+  function ink(c) {
+    const l = luminance(c);
+    return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? "#000000" : "#ffffff";
   }
 
   function label(labels, i, every) {                 // where labels are skipped, a character keeps its position
     return every > 1 && labels[i] !== String(i) ? `${i} ${labels[i]}` : labels[i];
+  }
+
+  function written(ctx, cells) {                     // the cells' own font, if every text fits in its cell
+    const size = Math.round(font * 0.85);
+    ctx.font = `${size}px "Source Sans", "Source Sans Pro", sans-serif`;
+    const widest = Math.max(...cells.flat().map((t) => ctx.measureText(t).width), 0);
+    return widest + 4 <= cellSize[0] && size + 2 <= cellSize[1];
   }
 
   function fitted(ctx, text, width) {                // a panel title cut short with … where the panel is narrow
@@ -59,7 +79,9 @@ export default function (component) {
     const widest = (labels) => Math.max(...labels.map((l) => ctx.measureText(l).width), 1);
     const left = widest(spec.rows.map((l, i) => `${i} ${l}`)) + lineHeight + 8;   // room for a position too
     const bar = spec.bar ? Math.max(widest(spec.bar_ticks) + 40, widest([spec.value_name]) + 12) : 0;
-    const top = lineHeight + Math.round(font / 2) + 6, bottom = 2 * lineHeight + 6, gap = 16;
+    // a lone panel named as the chart is not titled twice: the bar's name alone sits above it
+    const titled = n > 1 || spec.panels[0].title !== spec.title;
+    const top = titled || spec.bar ? lineHeight + Math.round(font / 2) + 6 : 6, bottom = 2 * lineHeight + 6, gap = 16;
     // Panels to a row: as many as the spec allows and the width holds at min_panel px each (a phone gets fewer).
     const room = width - left - bar + gap;
     // A divisor of the spec's columns, so that a row of the grid (a layer's heads) is never split across two.
@@ -69,6 +91,7 @@ export default function (component) {
     const strips = Math.ceil(n / perRow), strip = spec.height, height = strips * strip;
     const panelWidth = (width - left - bar - gap * (perRow - 1)) / perRow;
     const cellW = panelWidth / cols, cellH = (strip - top - bottom) / rows;
+    cellSize = [cellW, cellH];
     // sharp on a dense screen, but within the 16.7 million pixels a phone's browser draws on one canvas
     const ratio = Math.min(window.devicePixelRatio || 1, Math.sqrt(16e6 / (width * height)));
     canvas.width = Math.round(width * ratio);
@@ -86,13 +109,25 @@ export default function (component) {
       const x0 = left + (p % perRow) * (panelWidth + gap), y0 = Math.floor(p / perRow) * strip;
       ctx.fillStyle = "#111827";
       ctx.textAlign = "left";
-      ctx.fillText(fitted(ctx, panel.title, panelWidth - 4), x0, y0 + lineHeight / 2);
+      if (titled) ctx.fillText(fitted(ctx, panel.title, panelWidth - 4), x0, y0 + lineHeight / 2);
+      const gapped = spec.gaps && cellW >= 6 && cellH >= 6;   // a white line between cells, where they are large
       for (let r = 0; r < rows; r++) {
         for (let c = 0; c < cols; c++) {
-          ctx.fillStyle = colour((panel.z[r][c] - zmin) / (spec.zmax - zmin));
-          ctx.fillRect(x0 + c * cellW, y0 + top + r * cellH, Math.ceil(cellW), Math.ceil(cellH));
+          ctx.fillStyle = css(cellRgb(panel.z[r][c]));
+          ctx.fillRect(x0 + c * cellW, y0 + top + r * cellH, gapped ? cellW - 1 : Math.ceil(cellW),
+                       gapped ? cellH - 1 : Math.ceil(cellH));
         }
       }
+      if (panel.cells && written(ctx, panel.cells)) {  // each cell's own text, where every one fits its cell
+        ctx.textAlign = "center";
+        for (let r = 0; r < rows; r++) {
+          for (let c = 0; c < cols; c++) {
+            ctx.fillStyle = ink(cellRgb(panel.z[r][c]));
+            ctx.fillText(panel.cells[r][c], x0 + (c + 0.5) * cellW, y0 + top + (r + 0.5) * cellH);
+          }
+        }
+      }
+      ctx.font = FONT;
       ctx.fillStyle = "#374151";
       ctx.textAlign = "center";
       for (let c = 0; c < cols; c += everyCol) ctx.fillText(label(spec.cols, c, everyCol), x0 + (c + 0.5) * cellW, y0 + strip - bottom + lineHeight / 2 + 2);
@@ -131,9 +166,14 @@ export default function (component) {
     return [layout.left + (p % layout.perRow) * (layout.panelWidth + layout.gap), Math.floor(p / layout.perRow) * layout.strip];
   }
 
+  function value(panel, r, c) {                      // the panel's own words for a cell, else its value
+    if (panel.hover) return panel.hover[r][c];
+    const v = panel.z[r][c];
+    return `${spec.value_name} ${v === null ? spec.null_text : v.toFixed(3)}`;
+  }
   function describe(p, r, c) {
     return `${spec.panels[p].name || spec.panels[p].title}: ${spec.row_name} ${spec.row_names[r]}, ${spec.col_name} ${spec.col_names[c]}: ` +
-      `${spec.value_name} ${spec.panels[p].z[r][c].toFixed(3)}`;
+      value(spec.panels[p], r, c);
   }
   function show(p, r, c, x, y) {
     tip.textContent = describe(p, r, c);

@@ -13,7 +13,7 @@ from analysis.run import make_run
 from explorer.cache import task_checkpoint
 from transformer.data import random_string
 
-from .helpers import no_exception, open_page
+from .helpers import canvas_charts, no_exception, open_page
 
 LONG = random_string(__import__("random").Random(48), 48)
 
@@ -28,7 +28,10 @@ def test_the_page_draws_every_lens_for_every_task_on_48_characters(task):
     no_exception(at)
     table = at.dataframe[0].value
     assert "integrated gradients" in table and len(table.columns) == 6
-    assert len(at.get("plotly_chart")) == 2
+    charts = canvas_charts(at)
+    assert set(charts) == {"lenses", "rollout"} and charts["lenses"]["rows"] == list(table.columns)[1:]
+    occlusion_row = charts["lenses"]["panels"][0]["hover"][list(table.columns).index("occlusion") - 1]
+    assert occlusion_row == [f"value {v:.2g}" for v in table["occlusion"]]        # each cell named by its number
     ckpt = task_checkpoint(task)
     run = make_run(ckpt.model, ckpt.vocab, LONG, task=task)
     quick = A.occlusion(ckpt.model, ckpt.vocab, run, A.QUICK_LETTERS, A.QUICK_COUNT)

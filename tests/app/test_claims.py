@@ -10,7 +10,7 @@ from transformer.intervention import Intervention
 from transformer.layers import sinusoidal_encoding
 from transformer.metrics import exact_match
 
-from .helpers import no_exception, open_page
+from .helpers import canvas_charts, no_exception, open_page
 
 
 def text_of(at) -> str:
@@ -81,8 +81,8 @@ def test_head_averages_are_labelled_summaries():
     at = open_page("attention", "banana")
     assert "not something the model computes" in text_of(at)
     for page in ("lab_positions", "lab_forcing", "lab_length"):
-        titles = [c.proto.spec for c in open_page(page, "banana").get("plotly_chart")]
-        assert any("(a summary)" in spec for spec in titles), page
+        titles = [spec["title"] for spec in canvas_charts(open_page(page, "banana")).values()]
+        assert any("(a summary)" in title for title in titles), page
 
 
 def test_decode_says_why_the_later_positions_get_no_weight():

@@ -11,7 +11,7 @@ from teaching.steps import STEPS
 from transformer.checkpoint import load_snapshot, snapshot_index
 from transformer.intervention import Intervention, every_head
 
-from .helpers import compute_every_table, no_exception, open_page, own_model_state, sample_tables
+from .helpers import canvas_charts, compute_every_table, no_exception, open_page, own_model_state, sample_tables
 from .test_entrypoint import open_app
 from ..conftest import BUNDLED
 
@@ -104,10 +104,10 @@ def test_a_wrong_answer_gets_a_hint_then_the_answer_on_request_with_the_reveal()
     widget.set_value(widget.options[0]).run()                      # source position 0: not what step 3 reads
     at.button(key=f"{widget.key}_check").click().run()
     assert any(w.value.startswith("Not quite") and "Where in your text" in w.value for w in at.warning)
-    assert not at.get("plotly_chart")                              # nothing revealed yet
+    assert not canvas_charts(at)                                   # nothing revealed yet
     at.button(key=f"{widget.key}_show").click().run()
     assert any("The model" in i.value and "answer" in i.value for i in at.info)
-    assert len(at.get("plotly_chart")) == 1                        # the cross-attention, revealed
+    assert len(canvas_charts(at)) == 1                             # the cross-attention, revealed
 
 
 def test_a_learners_own_model_gets_its_own_answers():

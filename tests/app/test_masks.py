@@ -6,7 +6,7 @@ from transformer.data import pad
 from transformer.decoding import greedy_batch
 from transformer.vocab import SOS
 
-from .helpers import array, figures, no_exception, open_page
+from .helpers import array, canvas_charts, figures, no_exception, open_page
 
 
 def batch_trace(ckpt, texts):
@@ -20,24 +20,26 @@ def batch_trace(ckpt, texts):
 def test_masks_page_pads_the_batch_and_zeroes_every_masked_weight(ckpt):
     at = open_page("masks", "hello")
     no_exception(at)
-    charts = figures(at)
-    assert set(charts) == {"masks", "scores", "scaling"}
-    padding_trace, causal_trace = charts["masks"]["data"]          # two panels of one chart
-    assert (padding_trace["xaxis"], causal_trace["xaxis"]) == ("x", "x2")
+    assert set(figures(at)) == {"scaling"}
+    canvases = canvas_charts(at)
+    assert set(canvases) == {"padding_mask", "causal_mask", "scores", "weights"}
     texts = ["hello", *companions("hello", 24)]
-    padding = array(padding_trace["z"]).astype(int)
+    padding = array(canvases["padding_mask"]["panels"][0]["z"]).astype(int)
     assert padding.tolist() == [[int(i < len(t)) for i in range(max(map(len, texts)))] for t in texts]
-    finite_scores, minus_infinity, softmax = charts["scores"]["data"]  # scores panel (two layers), softmax panel
-    assert softmax["xaxis"] == "x2"
-    scores = array(finite_scores["z"])
-    weights = array(softmax["z"]).astype(float)
-    masked = array(minus_infinity["text"]) == "-inf"
+    hidden = int((padding == 0).sum())
+    assert f"{hidden} of {padding.size} cells masked" in canvases["padding_mask"]["summary"]
+    assert canvases["padding_mask"]["panels"][0]["hover"][0][len("hello")] == "masked"    # "hello" is padded
+    scores = canvases["scores"]["panels"][0]
+    weights = array(canvases["weights"]["panels"][0]["z"]).astype(float)
+    masked = np.array([[v is None for v in row] for row in scores["z"]])                 # −∞ arrives as null
     assert masked.any() and np.all(weights[masked] == 0)
+    assert canvases["scores"]["null_text"] == "−∞ (masked)"
+    assert canvases["scores"]["zmin"] == -canvases["scores"]["zmax"]                      # a scale symmetric about 0
     expected = batch_trace(ckpt, texts)["decoder_self", 0][0, 0].numpy()
-    assert np.allclose(weights, expected, atol=1e-6)
-    causal = array(causal_trace["z"]).astype(int)
+    assert np.allclose(weights, expected, atol=1e-4)
+    causal = array(canvases["causal_mask"]["panels"][0]["z"]).astype(int)
     assert np.array_equal(causal, np.tril(np.ones_like(causal)))
-    assert scores.shape == weights.shape
+    assert masked.shape == weights.shape
 
 
 def test_cross_kind_and_batch_row_follow_the_controls(ckpt):
@@ -49,7 +51,7 @@ def test_cross_kind_and_batch_row_follow_the_controls(ckpt):
     no_exception(at)
     texts = ["hello", *companions("hello", 24)]
     expected = batch_trace(ckpt, texts)["cross", 1][1, 2].numpy()
-    assert np.allclose(array(figures(at)["scores"]["data"][-1]["z"]).astype(float), expected, atol=1e-6)
+    assert np.allclose(array(canvas_charts(at)["weights"]["panels"][0]["z"]).astype(float), expected, atol=1e-4)
 
 
 def test_the_scaling_argument_runs_on_random_vectors_for_the_chosen_d_k():

@@ -5,7 +5,7 @@ import pytest
 
 from explorer.pages import BY_ID, PAGES
 from teaching.glossary import GLOSSARY
-from viz.canvas_heatmap import CIVIDIS_REVERSED, FONT as CANVAS_FONT
+from viz.canvas_heatmap import CIVIDIS_REVERSED, FONT as CANVAS_FONT, WEIGHT_SCALES
 from viz.style import FONT_SIZE, PROJECTOR_FONT, PROJECTOR_SEQUENTIAL
 
 from .helpers import canvas_charts, figures, no_exception, open_page
@@ -28,8 +28,8 @@ def test_projector_mode_restyles_every_chart_of_the_page(page):
     assert set(plain_canvas) == set(projected_canvas) and len(plain_canvas) == BY_ID[page].canvases
     for key, spec in projected_canvas.items():
         assert (spec["font"], plain_canvas[key]["font"]) == (PROJECTOR_FONT, CANVAS_FONT), key
-        signed = spec["zmin"] < 0                    # a signed scale keeps its colours; a weight's turns Cividis
-        assert (spec["stops"] == [list(c) for c in CIVIDIS_REVERSED]) == (not signed), key
+        weights = plain_canvas[key]["stops"] in ([list(c) for c in s] for s in WEIGHT_SCALES)
+        assert (spec["stops"] == [list(c) for c in CIVIDIS_REVERSED]) == weights, key   # signed and mask scales kept
     for key, figure in projected.items():
         assert figure["layout"]["font"]["size"] == PROJECTOR_FONT, key
         assert plain[key]["layout"]["font"]["size"] == FONT_SIZE, key

@@ -13,9 +13,8 @@ from explorer.pages import BY_ID
 from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import TASKS, source_positions, target
 
-from viz.attention import mosaic_origins
 
-from .helpers import array, canvas_charts, figures, open_page
+from .helpers import canvas_charts, open_page
 from .test_entrypoint import open_app
 
 TEXT = "banana split"
@@ -76,8 +75,8 @@ def test_compare_tasks_shows_the_three_outputs_side_by_side():
     written = [m.value for m in at.metric if m.label == "writes"]
     assert written == [target(TEXT, task).replace(" ", "␣") for task in WORDS]
     best = {f"best_{t}" for t in TASKS}
-    assert {c.key for c in at.get("plotly_chart")} == best | {"split_reverse"}   # and the open tab's grid:
-    assert set(canvas_charts(at)) == {"grid_reverse"}
+    assert not at.get("plotly_chart")                                  # every map on the canvas, the open tab's
+    assert set(canvas_charts(at)) == best | {"grid_reverse", "split_reverse"}          # grid and terms only
 
 
 def test_compare_tasks_says_when_a_model_gets_the_text_wrong_beside_its_held_out_score():
@@ -98,12 +97,13 @@ def test_compare_tasks_says_when_a_model_gets_the_text_wrong_beside_its_held_out
 def test_compare_tasks_draws_the_grid_of_the_open_tab_only(task):
     """The tabs are lazy: only the open tab's grid is built, and it is that model's cross-attention."""
     at = open_page("compare_tasks", TEXT, state={"task": task})
-    assert set(canvas_charts(at)) == {f"grid_{task}"}
+    tabbed = lambda: {k for k in canvas_charts(at) if not k.startswith("best_")}   # noqa: E731
+    assert tabbed() == {f"grid_{task}", f"split_{task}"}
     other = next(t for t in TASKS if t != task)
     at.session_state["grid_task"] = WORDS[other].label
     at.run()
     grids = canvas_charts(at)
-    assert list(grids) == [f"grid_{other}"]
+    assert tabbed() == {f"grid_{other}", f"split_{other}"}
     assert WORDS[other].label in grids[f"grid_{other}"]["title"]
 
 
@@ -139,10 +139,10 @@ def test_compare_tasks_says_whether_position_or_content_drives_each_models_layer
     ckpt = load(bundled_checkpoint(open_task))
     trace = make_run(ckpt.model, ckpt.vocab, text, task=open_task).trace
     split = score_split(ckpt.model, trace, "cross", 0, sharpest_head(trace, "cross", 0))
-    mosaic = array(figures(at)[f"split_{open_task}"]["data"][0]["z"]).astype(float)
-    n_q, n_k = split.allowed.shape
-    for name, (top, left) in zip(FOUR, mosaic_origins(2, 2, n_q, n_k)[2]):
-        assert np.allclose(mosaic[top:top + n_q, left:left + n_k], split.centred(name), atol=1e-9)
+    panels = canvas_charts(at)[f"split_{open_task}"]["panels"]
+    assert [p["title"] for p in panels] == list(FOUR)
+    for name, panel in zip(FOUR, panels):
+        assert np.allclose(np.array(panel["z"], dtype=float), split.centred(name), atol=5e-5)
 
     at.selectbox(key="split_head").set_value(0).run()
     assert list(at.dataframe[0].value["head"]) == ["cross L0 H0"] * len(TASKS)

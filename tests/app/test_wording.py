@@ -14,7 +14,7 @@ from transformer import train
 from transformer.checkpoint import bundled_checkpoint, load, load_snapshot, snapshot_index
 from transformer.data import TASKS, expected_keys, sample_strings, target
 
-from .helpers import array, figures, no_exception, open_page
+from .helpers import array, canvas_charts, figures, no_exception, open_page
 
 TEXT = "hello"
 
@@ -135,7 +135,7 @@ def test_no_positions_says_what_each_set_up_leaves_of_the_copies_of_a_letter(tas
     at.radio(key="pe_mode").set_value(mode).run()
     at.pills(key="pe_sides").set_value(sides).run()
     no_exception(at)
-    shown = array(figures(at)["cross"]["data"][1]["z"]).astype(float)          # the right-hand map
+    shown = np.array(canvas_charts(at)["cross"]["panels"][1]["z"])              # the right-hand map
     gap = copies_gap_of(shown, TEXT)
     caption = at.caption[-1].value
     source_gone = mode == "zero" and "source" in sides

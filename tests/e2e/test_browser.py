@@ -15,7 +15,7 @@ from tests.links import LINKS
 from .conftest import screenshot
 from drivers.harness import load, settle, type_text, wait_for_charts
 
-PAGES = {p.url_path: (p.title, p.charts) for p in REGISTRY}  # url path -> (sidebar label, charts expected)
+PAGES = {p.url_path: (p.title, p.charts, p.canvases) for p in REGISTRY}  # url path -> (label, charts, canvases)
 
 
 def drawn_charts(page) -> int:
@@ -34,6 +34,11 @@ def test_every_page_draws_for_a_typed_word(server, page, path):
     assert "text=banana" in page.url
     assert page.locator("[data-testid='stPlotlyChart']").count() == PAGES[path][1]
     assert drawn_charts(page) == PAGES[path][1]
+    canvases = page.locator(".heatmap canvas")                   # the canvas heatmaps, each named by its summary
+    expect(canvases).to_have_count(PAGES[path][2])
+    for i in range(PAGES[path][2]):
+        assert canvases.nth(i).get_attribute("aria-label")
+        assert canvases.nth(i).evaluate("c => c.width * c.height") > 0
     screenshot(page, path or "home")
 
 
@@ -97,7 +102,7 @@ def test_inside_one_head_walks_from_the_attention_page_to_one_cell_and_back(serv
     load(page, f"{server}/attention?text=banana&kind=Cross&layer=1&head=1")
     page.get_by_test_id("stMain").get_by_role("link", name=re.compile("Inside one head")).click()
     settle(page)
-    wait_for_charts(page, 3)   # with the cross head's letter-in, logit-out map
+    expect(page.locator(".heatmap canvas")).to_have_count(3)   # with the cross head's letter-in, logit-out map
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Cross-attention, layer 1, head 1", exact=False)).to_be_visible()
     slider = main.get_by_role("slider")                          # the query: step 2

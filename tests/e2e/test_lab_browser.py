@@ -21,7 +21,7 @@ def test_switching_off_the_mirror_heads_breaks_the_reversal_for_this_session_onl
     load(page, f"{server}/lab-ablation?text=banana", timeout=120_000)
     page.get_by_role("button", name="the 4 cross heads of the last layer").click()
     settle(page, timeout=120_000)
-    wait_for_charts(page, 2)
+    wait_for_charts(page, 1)                                      # p(correct) before and after; the maps: a canvas
     values = page.get_by_test_id("stMetricValue")
     expect(values.nth(0)).to_have_text("ananab")
     expect(values.nth(1)).to_have_text(output)

@@ -133,15 +133,14 @@ def test_the_letter_map_is_the_heads_direct_path(bundled):
     assert np.allclose(letters.logits, logits, atol=1e-8)
 
 
-def test_every_cell_of_the_term_mosaic_is_named_and_sits_in_its_panel():
-    from viz.circuits import term_grid
+def test_the_terms_are_panels_two_to_a_row_on_one_signed_scale_with_masked_cells_grey():
+    from viz.circuits import terms_spec
     rng = np.random.default_rng(0)
     terms = {name: rng.normal(size=(3, 4)) for name in FOUR}
-    cells = term_grid(terms, list("xyz"), list("abcd"), query_title="step", key_title="source").data[0]
-    assert len(set(cells.x)) == len(cells.x) and len(set(cells.y)) == len(cells.y)   # no two columns merge
-    z = np.asarray(cells.z, float)
-    named = {(y, x): z[i, j] for i, y in enumerate(cells.y) for j, x in enumerate(cells.x) if not np.isnan(z[i, j])}
-    assert len(named) == 4 * 12
-    right = [x for x in cells.x if x.startswith("source 3:d")][1]                        # the right-hand panels
-    assert named["position·position · step 1:y", right] == terms["position·position"][1, 3]
-    assert cells.zmin == -cells.zmax == -max(np.abs(t).max() for t in terms.values())
+    terms[FOUR[0]][0, 1] = np.nan                                                        # a masked cell
+    spec = terms_spec(terms, list("xyz"), list("abcd"), "T", query_title="step", key_title="source")
+    assert [p["title"] for p in spec["panels"]] == list(FOUR) and spec["columns"] == 2
+    assert np.allclose(np.array(spec["panels"][3]["z"], dtype=float), terms[FOUR[3]], atol=5e-5)
+    assert spec["panels"][0]["z"][0][1] is None and spec["null_text"] == "masked"
+    reach = max(np.nanmax(np.abs(t)) for t in terms.values())
+    assert spec["zmin"] == -spec["zmax"] and spec["zmax"] == pytest.approx(reach)

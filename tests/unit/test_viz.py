@@ -1,35 +1,18 @@
 import numpy as np
 
-from viz import attention_heatmap
+from viz import weights_spec
 
 
-def test_cell_values_are_printed_only_while_cells_can_hold_them():
-    short = attention_heatmap(np.full((1, 5), 0.2), ["q"], list("hello"))
-    long = attention_heatmap(np.full((1, 24), 0.04), ["q"], list("abcdefghijklmnopqrstuvwx"))
-    assert short.data[0].texttemplate == "%{z:.2f}"
-    assert long.data[0].texttemplate is None
-
-
-def test_repeated_letters_keep_their_own_columns():
-    fig = attention_heatmap(np.eye(5), list("level"), list("level"))
-    columns = list(fig.data[0].x)
-    assert len(set(columns)) == 5 and columns[0] != columns[4]        # the two l's are two columns
-    assert list(fig.layout.xaxis.tickvals) == columns                  # a tick on each column...
-    assert list(fig.layout.xaxis.ticktext) == list("level")            # ...showing its letter
-    assert fig.layout.xaxis.type == fig.layout.yaxis.type == "category"
-    assert (fig.data[0].zmin, fig.data[0].zmax) == (0, 1)
-
-
-def test_a_narrow_chart_labels_every_kth_token_and_still_names_every_cell():
-    text = "the quick brown fox jumps over the lazy dog abcd"                # 48 characters
-    fig = attention_heatmap(np.eye(48), list(text), list(text), max_ticks=16)
-    columns = list(fig.data[0].x)
-    assert len(columns) == 48                                           # hover still names all 48 columns
-    assert list(fig.layout.xaxis.tickvals) == columns[::3]              # a label on every third
-    assert list(fig.layout.xaxis.ticktext) == list(text[::3])
-    assert len(fig.layout.yaxis.ticktext) == 16
-    short = attention_heatmap(np.eye(5), list("hello"), list("hello"), max_ticks=16)
-    assert list(short.layout.xaxis.ticktext) == list("hello")           # few tokens: every one labelled
+def test_cell_values_are_sent_only_while_the_matrix_is_small_and_repeated_letters_keep_their_names():
+    short = weights_spec(np.eye(5), list("level"), list("level"), "T", highlight_row=2, highlight_cell=(1, 3))
+    long = weights_spec(np.full((48, 48), 1 / 48), list("a" * 48), list("b" * 48), "T")
+    assert short["panels"][0]["cells"][0] == ["1.00", "0.00", "0.00", "0.00", "0.00"]
+    assert "cells" not in long["panels"][0]
+    assert short["row_names"][0] != short["row_names"][4] and short["col_names"][4] == "4 (l)"   # two l's apart
+    assert short["panels"][0]["outlines"] == [[2, 0, 5], [1, 3, 4]]                   # the row, then the cell
+    assert (short["zmin"], short["zmax"]) == (0.0, 1.0)
+    assert short["summary"] == ("T, 5 rows by 5 columns. T: largest weight 1.000, in 5 cells, the first at query "
+                                "position 0 (l) and key position 0 (l).")
 
 
 def test_the_grid_gives_every_head_a_panel_named_in_full_on_one_scale():
@@ -43,11 +26,17 @@ def test_the_grid_gives_every_head_a_panel_named_in_full_on_one_scale():
     assert spec["summary"].startswith("T, 6 panels, each 4 rows by 5 columns. layer 0, head 0: largest weight")
 
 
-def test_mask_cells_are_labelled_only_while_the_word_fits_in_them():
-    from viz import mask_heatmap
-    narrow = mask_heatmap(np.ones((3, 24), dtype=bool), list("abc"), [str(i) for i in range(24)])
-    wide = mask_heatmap(np.ones((3, 8), dtype=bool), list("abc"), [str(i) for i in range(8)])
-    assert narrow.data[0].texttemplate is None and wide.data[0].texttemplate == "%{text}"
+def test_mask_and_score_cells_carry_their_words_only_while_the_matrix_is_small():
+    from viz import mask_spec, scores_spec
+    large = mask_spec(np.ones((7, 24), dtype=bool), list("abcdefg"), [str(i) for i in range(24)], "M")
+    small = mask_spec(np.tril(np.ones((3, 3), dtype=bool)), list("abc"), list("abc"), "M")
+    assert "cells" not in large["panels"][0] and small["panels"][0]["cells"][0] == ["attend", "masked", "masked"]
+    assert small["summary"].endswith("3 of 9 cells masked, 6 may be attended to.") and small["bar"] is False
+    scores = scores_spec(np.array([[1.5, -np.inf], [-3.0, 0.25]]), list("ab"), list("cd"), "S")
+    assert scores["panels"][0]["z"] == [[1.5, None], [-3.0, 0.25]]
+    assert scores["panels"][0]["cells"] == [["1.5", "−∞"], ["-3.0", "0.2"]]
+    assert (scores["zmin"], scores["zmax"]) == (-3.0, 3.0)
+    assert "smallest score -3.000" in scores["summary"]
 
 
 def test_vector_rows_colour_by_sign_keep_every_value_and_escape_names():
