@@ -248,7 +248,7 @@ def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_s
     main.get_by_role("button", name="Check my answer").click()
     settle(page)
     expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text(f"Right: {right}")
-    wait_for_charts(page, 1)                                      # the cross-attention, revealed
+    expect(page.locator(".heatmap canvas")).to_have_count(1)      # the cross-attention, revealed
     link = page.evaluate("location.href")
     context.close()
     other = browser.new_context(viewport={"width": 1400, "height": 1000})
