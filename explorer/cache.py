@@ -22,11 +22,11 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis import table_store
 from analysis.run import Decoding, Run, make_batch_runs, make_run
-from transformer.decoding import generate
+from transformer.decoding import drafted_greedy
 from transformer.checkpoint import (
     Checkpoint, CheckpointError, bundled_checkpoint, load, load_snapshot, snapshot_index,
 )
-from transformer.data import TASKS
+from transformer.data import TASKS, correct_tokens
 from transformer.intervention import SIDES, intervention  # intervention: pages build one from plain values
 
 from .link_guard import stop_page
@@ -229,9 +229,13 @@ def snapshot_output(key: str, text: str, step: int) -> str:
 
 @st.cache_data(max_entries=512, show_spinner=False)
 def _snapshot_output(directory: str, text: str, step: int) -> str:
-    vocab = _load(directory).vocab
+    """Greedy decoding checked against the task's answer as a draft, as make_run decides its tokens: a snapshot
+    that writes the answer costs one pass, not a step per character (27 → 6 ms at 48 characters)."""
+    final = _load(directory)
     model = _snapshot(directory, step)
-    return vocab.decode(generate(model, vocab.encode(text, model.config.max_len)))
+    src = final.vocab.encode(text, model.config.max_len)
+    decided, _ = drafted_greedy(model, src, correct_tokens(final.vocab, text, model.config.max_len, final.task))
+    return final.vocab.decode(list(decided.tokens))
 
 
 def reversal_only(what: str) -> None:

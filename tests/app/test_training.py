@@ -68,3 +68,23 @@ def test_a_checkpoint_without_snapshots_says_so_and_a_corrupt_index_is_named(tmp
     at = open_page("training", "hello")
     no_exception(at)
     assert "index.json" in at.error[0].value.replace("\\", "") and not figures(at)
+
+
+def test_each_snapshots_word_is_what_plain_greedy_decoding_writes():
+    """The nine snapshots' outputs check the task's answer as a draft (explorer.cache.snapshot_output): still
+    greedy decoding's own words, on every bundled model, where early snapshots refuse the draft at once."""
+    from explorer.cache import snapshot_output
+    from transformer.checkpoint import bundled_checkpoint, load
+    from transformer.decoding import generate
+    from transformer.data import random_string
+    import random
+
+    rng = random.Random(7)
+    for task in ("reverse", "copy", "sort"):
+        folder, vocab = bundled_checkpoint(task), load(bundled_checkpoint(task)).vocab
+        for text in ("banana", random_string(rng, 48)):
+            written = {shot["step"]: snapshot_output(str(folder), text, shot["step"]) for shot in snapshot_index(folder)}
+            expected = {step: vocab.decode(generate(load_snapshot(folder, step), vocab.encode(text, 48)))
+                        for step in written}
+            assert written == expected, task
+            assert len(set(written.values())) > 1, task       # the snapshots differ: early ones write other words
