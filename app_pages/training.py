@@ -14,7 +14,8 @@ from explorer.charts import projector_on, show_chart
 from explorer.errors import CheckpointError
 from explorer.gate import deferred, fragment
 from explorer.live_training import LIMITS, LiveSettings, LiveSettingsError
-from explorer.cache import checkpoint_or_stop, chosen_task, model_key, snapshot_output, snapshot_run, snapshots
+from explorer.cache import (checkpoint_or_stop, chosen_task, model_key, snapshot_run, snapshot_writes_answer,
+                            snapshots)
 from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from explorer.uploads import DONE_KEY, ERROR_KEY, MISMATCH_KEY, NOTE_KEY, take_upload, uploader_key
@@ -44,7 +45,7 @@ if saved:
     story_part = st.container()                  # the story of the whole run, drawn once the slider is read
     steps = snapshot_steps(saved)
     step = st.select_slider("Training step", steps, value=steps[-1], key="snapshot", **VIEW)
-    view = training_view(ckpt, text, saved, step, {s: snapshot_output(key, text, s) for s in steps},
+    view = training_view(ckpt, text, saved, step, {s: snapshot_writes_answer(key, text, s) for s in steps},
                          functools.partial(snapshot_run, key, text))
     story_part.markdown(view.story)
     st.caption(view.step_caption)

@@ -22,11 +22,11 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis import table_store
 from analysis.run import Decoding, Run, make_batch_runs, make_run
-from transformer.decoding import drafted_greedy
+from transformer.decoding import drafted_greedy, writes_draft
 from transformer.checkpoint import (
     Checkpoint, CheckpointError, bundled_checkpoint, load, load_snapshot, snapshot_index,
 )
-from transformer.data import TASKS, correct_tokens
+from transformer.data import TASKS, correct_tokens, target
 from transformer.intervention import SIDES, intervention  # intervention: pages build one from plain values
 
 from .link_guard import stop_page
@@ -219,6 +219,22 @@ def _make_snapshot_run(directory: str, text: str, step: int) -> Run:
 
 
 _snapshot_run = _cached(_make_snapshot_run, max_entries=64, show_spinner=False)
+
+
+def snapshot_writes_answer(key: str, text: str, step: int) -> bool:
+    """Whether a server checkpoint's snapshot writes the task's answer for the text: one pass checking the answer
+    as a draft (transformer.decoding.writes_draft), not a decoding. The Training page asks it of nine snapshots
+    for every new word."""
+    return _snapshot_writes_answer(key, text, step)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def _snapshot_writes_answer(directory: str, text: str, step: int) -> bool:
+    final = _load(directory)
+    model = _snapshot(directory, step)
+    src = final.vocab.encode(text, model.config.max_len)
+    answer = correct_tokens(final.vocab, text, model.config.max_len, final.task)
+    return final.vocab.decode(answer[:-1]) == target(text, final.task) and writes_draft(model, src, answer)
 
 
 def snapshot_output(key: str, text: str, step: int) -> str:

@@ -12,7 +12,7 @@ import torch
 
 from .data import pad
 from .intervention import NO_INTERVENTION, Intervention
-from .model import Transformer
+from .model import DecoderCache, Transformer
 from .vocab import EOS, PAD, SOS
 
 
@@ -119,6 +119,29 @@ def _drafted_batch(model: Transformer, sources: list[list[int]], drafts: list[li
     return results  # type: ignore[return-value]
 
 
+def _checked_draft(model: Transformer, src: list[int], draft: list[int],
+                   edit: Intervention) -> tuple[list[int], int, DecoderCache]:
+    """One pass reading SOS + the draft: greedy's choice at each position (D,), how many draft tokens it keeps
+    before the first it refuses, and the cache of that pass."""
+    device = _device(model)
+    cache = model.start_decoding(model.encode(torch.tensor([src], dtype=torch.long, device=device), edit=edit), edit)
+    read = torch.tensor([[SOS, *draft[:-1]]], dtype=torch.long, device=device)     # (1, D)
+    choices = model.decode_block(read, cache, edit)[0].argmax(-1).tolist()         # (D,) greedy's choice at each
+    kept = next((t for t, (c, d) in enumerate(zip(choices, draft)) if c != d), len(draft))
+    return choices, kept, cache
+
+
+@torch.inference_mode()
+def writes_draft(model: Transformer, src: list[int], draft: list[int],
+                 edit: Intervention = NO_INTERVENTION) -> bool:
+    """Whether greedy decoding writes exactly the draft (its tokens, ending in EOS), in one pass: it does when
+    every draft token is the argmax where it is read (drafted_greedy), and it does not where one is refused,
+    since greedy writes its own choice there. A yes-or-no question needs no decoding past the refusal."""
+    if not draft or draft[-1] != EOS or len(draft) > max_output_tokens(model, len(src)):
+        return False
+    return _checked_draft(model, src, draft, edit)[1] == len(draft)
+
+
 @torch.inference_mode()
 def drafted_greedy(model: Transformer, src: list[int], draft: list[int],
                    edit: Intervention = NO_INTERVENTION) -> tuple[Decoded, int]:
@@ -130,11 +153,7 @@ def drafted_greedy(model: Transformer, src: list[int], draft: list[int],
     is how speculative decoding serves large models. Returns the decoding and how many draft tokens were kept."""
     device = _device(model)
     limit = max_output_tokens(model, len(src))
-    draft = draft[:limit]
-    cache = model.start_decoding(model.encode(torch.tensor([src], dtype=torch.long, device=device), edit=edit), edit)
-    read = torch.tensor([[SOS, *draft[:-1]]], dtype=torch.long, device=device)     # (1, D)
-    choices = model.decode_block(read, cache, edit)[0].argmax(-1).tolist()         # (D,) greedy's choice at each
-    kept = next((t for t, (c, d) in enumerate(zip(choices, draft)) if c != d), len(draft))
+    choices, kept, cache = _checked_draft(model, src, draft[:limit], edit)
     chosen = choices[:kept + 1]                       # the accepted tokens, and greedy's own at the refusal
     if EOS in chosen:
         return Decoded(tuple(chosen[:chosen.index(EOS) + 1]), tuple(chosen[:chosen.index(EOS) + 1])), kept

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from transformer.checkpoint import MAX_UPLOAD_BYTES, Checkpoint
-from transformer.data import TASKS, target
+from transformer.data import TASKS
 from transformer.vocab import Vocab
 
 from ..labels import reads_writes
@@ -64,18 +64,18 @@ class TrainingView:
     head_table: pd.DataFrame | None # (layers, heads) the same shares
 
 
-def training_view(ckpt: Checkpoint, text: str, saved: list[dict], step: int, outputs: Mapping[int, str],
+def training_view(ckpt: Checkpoint, text: str, saved: list[dict], step: int, right: Mapping[int, bool],
                   run_at: Callable[[int], Run]) -> TrainingView:
-    """`saved` is the checkpoint's snapshot index (not empty), `outputs` what each snapshot writes for the text,
-    `run_at` a snapshot's traced run on the text: it is asked for the chosen step and for the first one that
-    writes the text right, and no other (the page gets them from the cache)."""
+    """`saved` is the checkpoint's snapshot index (not empty), `right` whether each snapshot writes the task's
+    answer for the text, `run_at` a snapshot's traced run on the text: it is asked for the chosen step and for
+    the first one that writes the text right, and no other (the page gets them from the cache)."""
     config, task = ckpt.model.config, words(ckpt.task)
     steps = snapshot_steps(saved)
     shot = next(s for s in saved if s["step"] == step)
     last_layer = config.n_decoder_layers - 1
     vocab_size = config.vocab_size
 
-    story = training_story(saved, {s: outputs[s] == target(text, ckpt.task) for s in steps})
+    story = training_story(saved, {s: right[s] for s in steps})
     right_at = story.first_right
     on_text = None if right_at is None else pattern_shares(run_at(right_at["step"]), last_layer)   # (H,)
 

@@ -72,11 +72,12 @@ def test_a_checkpoint_without_snapshots_says_so_and_a_corrupt_index_is_named(tmp
 
 def test_each_snapshots_word_is_what_plain_greedy_decoding_writes():
     """The nine snapshots' outputs check the task's answer as a draft (explorer.cache.snapshot_output): still
-    greedy decoding's own words, on every bundled model, where early snapshots refuse the draft at once."""
-    from explorer.cache import snapshot_output
+    greedy decoding's own words, on every bundled model, where early snapshots refuse the draft at once; and
+    whether each writes the answer (the Training page's question, one pass each) agrees with those words."""
+    from explorer.cache import snapshot_output, snapshot_writes_answer
     from transformer.checkpoint import bundled_checkpoint, load
     from transformer.decoding import generate
-    from transformer.data import random_string
+    from transformer.data import random_string, target
     import random
 
     rng = random.Random(7)
@@ -88,3 +89,6 @@ def test_each_snapshots_word_is_what_plain_greedy_decoding_writes():
                         for step in written}
             assert written == expected, task
             assert len(set(written.values())) > 1, task       # the snapshots differ: early ones write other words
+            answer = target(text, task)                       # and the page's one-pass question agrees with them
+            assert {step: snapshot_writes_answer(str(folder), text, step) for step in written} == {
+                step: out == answer for step, out in written.items()}, task

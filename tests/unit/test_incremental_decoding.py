@@ -152,3 +152,33 @@ def test_a_draft_refused_part_way_still_gives_plain_greedy_decoding(models):
         decided, kept = decoding.drafted_greedy(model, src, draft)
         assert decided == decoding.decide(model, src) and kept < len(draft)
     assert vocab.decode(list(decoding.decide(model, src).fed)) == target("level", "reverse")
+
+
+@torch.inference_mode()
+def test_whether_greedy_decoding_writes_a_draft_is_answered_in_one_pass_exactly(models):
+    """writes_draft (the Training page's question to its nine snapshots) against a whole plain decoding: every
+    snapshot of every task, the final model with a costly head off, and drafts that are wrong, unended or too
+    long; both answers occur."""
+    answers = set()
+    for task in TASKS:
+        model, vocab = models[task]
+        folder = bundled_checkpoint(task)
+        who = [load_snapshot(folder, s["step"]) for s in snapshot_index(folder)]
+        for snapshot in who:
+            for word in held_out_strings(40, 48):
+                src, draft = vocab.encode(word, 48), correct_tokens(vocab, word, 48, task)
+                writes = [*decoding.decide(snapshot, src).fed] == draft
+                assert decoding.writes_draft(snapshot, src, draft) == writes, (task, word)
+                answers.add(writes)
+    model, vocab = models["reverse"]
+    off = Intervention(frozenset({Head("cross", 0, 3)}))
+    for word in held_out_strings(40, 48):
+        src, draft = vocab.encode(word, 48), correct_tokens(vocab, word, 48)
+        assert decoding.writes_draft(model, src, draft, off) == ([*decoding.decide(model, src, edit=off).fed] == draft)
+    src = vocab.encode("level", 48)
+    right = correct_tokens(vocab, "level", 48)
+    assert decoding.writes_draft(model, src, right)
+    assert not decoding.writes_draft(model, src, right[:-1])                      # no EOS: not what it writes
+    assert not decoding.writes_draft(model, src, [vocab.encode("z", 1)[0]] * 3 + [EOS])
+    assert not decoding.writes_draft(model, src, [vocab.encode("a", 1)[0]] * 60 + [EOS])   # past the limit
+    assert answers == {True, False}

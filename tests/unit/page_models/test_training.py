@@ -14,7 +14,7 @@ from analysis.run import make_run
 from explorer.live_training import Progress
 from transformer import train
 from transformer.checkpoint import bundled_checkpoint, load_snapshot, snapshot_index
-from transformer.data import sample_strings
+from transformer.data import sample_strings, target
 from transformer.decoding import generate
 
 from .conftest import checkpoint
@@ -46,8 +46,9 @@ def view_of(task: str, text: str, step: int | None = None, outputs: dict[int, st
             saved: list[dict] | None = None, asked: list[int] | None = None):
     real_saved, real_outputs = snapshot_parts(task, text)
     saved = saved or real_saved
+    written = outputs or real_outputs
     return training_view(checkpoint(task), text, saved, saved[-1]["step"] if step is None else step,
-                         outputs or real_outputs, runs_of(task, text, asked))
+                         {s: out == target(text, task) for s, out in written.items()}, runs_of(task, text, asked))
 
 
 def shares_on_pattern(cross: np.ndarray, positions: list[set[int]]) -> np.ndarray:
