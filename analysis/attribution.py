@@ -19,8 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from captum.attr import InputXGradient, IntegratedGradients
-from scipy.stats import spearmanr
 
 from transformer.data import LETTERS
 from transformer.intervention import Intervention
@@ -84,6 +82,8 @@ def integrated_gradients(model: Transformer, run: Run, step: int) -> Integrated:
     """Captum's integrated gradients of step `step`'s chosen-token log-probability with respect to the source's
     scaled embeddings, from a zero baseline, the path's points doubled until the attributions add up to the gap
     within COMPLETENESS_TOLERANCE (at most MOST_POINTS)."""
+    from captum.attr import IntegratedGradients   # here: Captum (with matplotlib) takes most of a second to import,
+                                                  # and the lesson, which imports this module, never calls it
     embeddings, forward = _pieces(model, run)
     baseline = torch.zeros_like(embeddings)
     with torch.no_grad():
@@ -102,6 +102,7 @@ def integrated_gradients(model: Transformer, run: Run, step: int) -> Integrated:
 def gradient_x_input(model: Transformer, run: Run) -> np.ndarray:
     """(T, S) Captum's gradient × input of each step's chosen-token log-probability, summed over d_model: all
     steps in one batch, one row per step."""
+    from captum.attr import InputXGradient        # here, as in integrated_gradients
     embeddings, forward = _pieces(model, run)
     steps = len(run.chosen_ids)
     with torch.enable_grad():
@@ -201,6 +202,7 @@ def agreement(lens: np.ndarray, occluded: np.ndarray) -> Agreement:
     counted = [c for c in counted if np.ptp(c[2]) > 0 and np.ptp(c[3]) > 0]   # (±0.0009 would be all 0)
     if not counted:
         return Agreement(None, 0, None)
+    from scipy.stats import spearmanr             # here: SciPy takes most of a second to import (analysis.lab)
     rhos = [float(spearmanr(a0, b0).statistic) for _, _, a0, b0 in counted]
     same = float(np.mean([int(a.argmax()) in tops(b) for a, b, _, _ in counted]))
     return Agreement(float(np.mean(rhos)), len(counted), same)

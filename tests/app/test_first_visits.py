@@ -16,13 +16,30 @@ def fresh_python(code: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
+HEAVY = ('sklearn', 'scipy', 'captum', 'matplotlib')
+USES_HEAVY = {"how_it_reverses", "lab_attribution", "lab_heads", "lab_query_key"}   # a probe, Captum, ρ, a PCA
+
+
 def test_the_home_page_and_the_sidebar_import_neither_scikit_learn_nor_scipy():
     """They took 0.9 s of every server's first page (analysis.table_store imported Ridge at its top)."""
     code = ("import sys\nfrom drivers.app_test import open_page\n"
             "at = open_page('home', 'hello')\nassert not at.exception, at.exception\n"
             "import app_pages, explorer.cache, explorer.own_models, explorer.pages, explorer.state\n"
-            "print(sorted(m for m in ('sklearn', 'scipy', 'captum') if m in sys.modules))")
+            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
     assert fresh_python(code) == "[]"
+
+
+def test_no_page_but_those_that_compute_with_them_imports_scipy_scikit_learn_or_captum():
+    """The lesson imported Captum, matplotlib and SciPy (1.6 s of a fresh server's first page) through
+    analysis.attribution, for its optional eleventh step, which calls none of them."""
+    pages = sorted(p.stem for p in (ROOT / "app_pages").glob("*.py") if p.stem not in USES_HEAVY | {"__init__"})
+    assert {"lesson", "home", "attention", "masks", "lab_ablation"} <= set(pages)
+    code = ("import sys\nfrom drivers.app_test import open_page\n"
+            f"for name in {pages!r}:\n"
+            "    at = open_page(name, 'hello')\n    assert not at.exception, (name, at.exception)\n"
+            f"    assert not [m for m in {HEAVY!r} if m in sys.modules], name\n"
+            "print('none')")
+    assert fresh_python(code) == "none"
 
 
 def test_the_warm_up_imports_every_page_model_and_computes_masks_experiments_once():
