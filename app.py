@@ -1,105 +1,42 @@
-"""Attention explorer: the entrypoint. Page config, the page router, and the sidebar every page shares.
+"""Attention explorer: the entrypoint.
 
     streamlit run app.py
+
+`streamlit run` imports this file once to serve it and finds `app`, an st.App whose lifespan starts the server's
+warm-up in a thread as the server starts (explorer/warmup.py: torch, the models, a first run of each), so the
+first learner's page waits for none of it; GET /api/warm-up says how far it got. Every run of a session then runs
+this file as its script, which draws the frame and the page (explorer/frame.py).
 """
 
+import contextlib
+import sys
+import threading
+
 import streamlit as st
-
-from explorer.charts import PROJECTOR_CSS, PROJECTOR_KEY, projector_on
-from explorer.glossary import glossary_popover
-from explorer.pages import PAGES, SECTIONS, at_url_path
-from explorer.link_guard import notice_goes_in, show_dropped_link_values
-from analysis.tasks import words as task_words
-from explorer.gate import script_place
-from explorer.cache import TASK_KEY, checkpoint_or_stop, model_key, pointed_checkpoint, text_run
-from explorer.reconnect import rerun_after_reconnect
-from explorer.warmup import warm_up_once
-from explorer.own_models import (
-    CHOICE, GONE_KEY, LOST_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released, own_models,
-)
-from transformer.data import TASKS
-from explorer.state import VIEW, checked_text, text_box
-from explorer.text import escape_markdown, visible
-from explorer.widget_guard import REFUSED_KEY
-
-st.set_page_config(page_title="Attention explorer", page_icon="🔁", layout="wide")
-
-pages = {section: [st.Page(p.script, title=p.title, icon=p.icon, url_path=p.url_path or None,
-                          default=not p.url_path) for p in PAGES if p.section == section]
-         for section in SECTIONS}
-page = st.navigation(pages, expanded=True)  # every page listed: a collapsed list hid three lab pages
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 
-def task_selector() -> None:
-    """Which bundled model every page shows: the reverser, the copier or the sorter (in the URL as ?task=)."""
-    pointed = pointed_checkpoint()
-    if pointed is not None:
-        st.caption(escape_markdown(f"This server shows one checkpoint: {pointed.name}."))
-        return
-    st.segmented_control("Task", list(TASKS), key=TASK_KEY, default="reverse", required=True, **VIEW,
-                         on_change=back_to_bundled,  # no format_func: the URL keeps the label, ?task=sort
-                         help="Three models with the same architecture, each trained for one task. Every page "
-                              "shows the chosen one.")
+@contextlib.asynccontextmanager
+async def warm_up_beside_the_server(_app):
+    """st.App's lifespan. Importing explorer imports torch (about 1.5 s), so that too happens in the thread, and
+    the server listens at once."""
+    def warm_up() -> None:
+        from explorer.warmup import warm_up_server
+        warm_up_server()
+    threading.Thread(target=warm_up, daemon=True, name="server warm-up").start()
+    yield
 
 
-def sidebar() -> None:
-    """The text box, the model's answer, the page's terms, projector mode and the model card, on every page."""
-    with st.sidebar:
-        rerun_after_reconnect()
-        text_box()
-        if st.session_state.pop(REFUSED_KEY, None):
-            st.warning("Some values your browser sent could not be used (a number that is not finite, or a value "
-                       "of the wrong kind), so those controls kept their previous values.", icon="ℹ️")
-        task_selector()
-        forget_released()
-        lost = st.session_state.pop(LOST_KEY, None)
-        if lost:
-            st.warning(escape_markdown(f"Your own model was released when your connection to the server dropped "
-                                       f"({'; '.join(lost)}), so the bundled model is shown. Train or upload it "
-                                       "again on the Training page."), icon="ℹ️")
-        if st.session_state.pop(GONE_KEY, None):
-            st.warning("This page was showing a model of your own (trained or uploaded), which lives only in the "
-                       "server process of the session that made it. That session is gone (its server process "
-                       "stopped and you were moved to another, or the link was opened in another browser), so the "
-                       "bundled model is shown. Train or upload yours again on the Training page.", icon="ℹ️")
-        if own_models():
-            st.selectbox("Model", [SERVER_MODEL, *own_models()], key=CHOICE,
-                         help="Your own models (trained or uploaded on the Training page) are seen by you alone.")
-        apply_choice()
-        ckpt = checkpoint_or_stop()
-        _, cleaned, problem = checked_text(ckpt)
-        if problem is None:
-            st.caption("The model writes")
-            st.markdown(f"#### {visible(text_run(model_key(), cleaned.text).output) or '(nothing)'}")  # the pages' own run
-        glossary_popover(at_url_path(page.url_path))
-        st.toggle("Projector mode", key=PROJECTOR_KEY, **VIEW,
-                  help="Large type, thick lines and a colour scale safe for colour-blind viewers, on every chart.")
-        if projector_on():
-            st.html(PROJECTOR_CSS)
-        config, metrics = ckpt.model.config, ckpt.metrics
-        with st.container(border=True):
-            st.markdown("**Model card**")
-            n_parameters = ckpt.model.n_parameters()
-            held_out = metrics.get("held_out", {})
-            st.markdown(
-                f"- task: {task_words(ckpt.task).verb}\n"
-                f"- {n_parameters:,} parameters ({n_parameters * 4 / 1024:,.0f} KiB of float32 weights)\n"
-                f"- {config.n_encoder_layers} encoder + {config.n_decoder_layers} decoder layers, "
-                f"{config.n_heads} heads, d_model {config.d_model}\n"
-                f"- reads up to {config.max_len} characters\n"
-                + (f"- exact match {held_out['exact_match']:.2%} on {held_out['n']:,} held-out strings" if held_out
-                   else "- no held-out exact match recorded")
-            )
+async def warm_up_status(_request):
+    """What the warm-up has done so far (explorer.warmup.STATUS), read without importing it."""
+    from starlette.responses import JSONResponse
+    warmup = sys.modules.get("explorer.warmup")
+    return JSONResponse(warmup.STATUS if warmup else {"models": [], "pages_imported": False, "done": False})
 
 
-with script_place():  # at most two runs at once on the server, one per session (explorer.gate says why)
-    link_notice = st.empty()   # top of the page; filled once the widgets have read the link
-    notice_goes_in(link_notice)
-    try:
-        sidebar()
-        page.run()
-    finally:
-        show_dropped_link_values(link_notice)
-        notice_goes_in(None)   # the slot belongs to this run only
-
-warm_up_once(checkpoint_or_stop().model.config.d_k)   # once per server, after its first page: explorer/warmup.py
+if get_script_run_ctx(suppress_warning=True) is None:   # imported by `streamlit run app.py` to serve the app
+    from starlette.routing import Route
+    app = st.App("app.py", lifespan=warm_up_beside_the_server, routes=[Route("/api/warm-up", warm_up_status)])
+else:                                                   # a session's run
+    from explorer.frame import main
+    main()

@@ -53,7 +53,7 @@ def pointed_checkpoint() -> Path | None:
 
 def chosen_task() -> str:
     """The task picked in the sidebar (reverse unless the URL or the selector says otherwise)."""
-    task = st.session_state.get(TASK_KEY) if get_script_run_ctx() else None
+    task = st.session_state.get(TASK_KEY) if get_script_run_ctx(suppress_warning=True) else None
     return task if task in TASKS else "reverse"
 
 
@@ -66,7 +66,7 @@ def server_checkpoint_dir() -> Path:
 def model_key() -> str:
     """What names the model this session is looking at: the id of its own model (which only its own state
     holds, never the URL), else the server checkpoint's folder."""
-    own = st.session_state.get(OWN_MODEL_KEY) if get_script_run_ctx() else None
+    own = st.session_state.get(OWN_MODEL_KEY) if get_script_run_ctx(suppress_warning=True) else None
     return own or str(server_checkpoint_dir())
 
 
@@ -143,7 +143,7 @@ def _cached(run: Callable[..., T], max_entries: int, show_spinner: bool | str,
     message = f"Running `{run.__name__}(...)`." if show_spinner is True else show_spinner or None
 
     def spinner() -> contextlib.AbstractContextManager:
-        return st.spinner(message) if message and get_script_run_ctx() else contextlib.nullcontext()
+        return st.spinner(message) if message and get_script_run_ctx(suppress_warning=True) else contextlib.nullcontext()
 
     def bind(*args, **kwargs):
         bound = signature.bind(*args, **kwargs)

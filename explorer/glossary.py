@@ -13,6 +13,5 @@ def glossary_popover(page: Page) -> None:
     if not page.terms:
         return
     with st.popover(f"📖 Terms on this page ({len(page.terms)})", width="stretch"):
-        for term in page.terms:
-            st.markdown(f"**{term}** — {GLOSSARY[term]}")
+        st.markdown("\n\n".join(f"**{term}** — {GLOSSARY[term]}" for term in page.terms))   # one element, not one a term
         st.caption("Every term: the Glossary page.")

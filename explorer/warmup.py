@@ -1,32 +1,77 @@
-"""What a fresh server does once, after its first page is drawn, so that the first visit of any other page does
-not wait for it: import every page's modules (scikit-learn and SciPy among them, about 0.9 s, which the first
-page no longer imports) and compute the √d_k experiments that Masks shows for every model (0.8 s), kept for the
-process. `python -m benchmarks.browser_latency --first-visits` measures each page's first visit."""
+"""What a server does once so that no learner waits for it: import the app's modules (torch among them), load the
+server's models, run one text through each, then import every page's modules (its page model and what its script
+imports; scikit-learn, SciPy and Captum among them, about 2 s, which no page but the four that compute with them
+imports) and compute the √d_k
+experiments that Masks shows (0.8 s), all kept for the process.
+
+`streamlit run app.py` serves the app through st.App, whose lifespan (app.py) runs `warm_up_server` in a thread
+as the server starts, so a browser loads the page's code while the server imports its own; a first page waits at
+most for what is not done yet. GET /api/warm-up shows STATUS. Where no lifespan ran (AppTest), the second half
+starts after the first page. `python -m benchmarks.browser_latency --first-visits` measures each
+page's first visit on a fresh server, `--cold-starts` the server's start.
+"""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import threading
-
-from .pages import PAGES
+from pathlib import Path
 
 _STARTED = threading.Event()
+STATUS: dict[str, object] = {"models": [], "pages_imported": False, "done": False}   # what /api/warm-up shows
 HEAVY_IMPORTS = ("sklearn.linear_model", "sklearn.decomposition", "scipy.stats", "captum.attr")
+FIRST_TEXT = "hello"        # one text through each model, so that torch's first calls are not a learner's
 
 
 def warm_up_once(d_k: int) -> None:
-    """Start the warm-up in a daemon thread, the first time only (later calls return at once). `d_k`: the
-    shown model's, whose √d_k experiment Masks draws first."""
+    """Start the second half in a daemon thread, the first time only (later calls, and calls after the
+    server-start warm-up began it, return at once). `d_k`: the shown model's, whose √d_k experiment Masks draws
+    first."""
     if _STARTED.is_set():
         return
     _STARTED.set()
     threading.Thread(target=_warm_up, args=(d_k,), daemon=True, name="warm-up").start()
 
 
+def page_imports() -> list[str]:
+    """Every module a page's script imports (read from app_pages/*.py), and what a first run imports on its
+    way: Streamlit's emoji catalogue, which the page icon is checked against (0.2 s)."""
+    from .pages import PAGES, ROOT
+    found = {"streamlit.emojis"}
+    for page in PAGES:
+        for node in ast.walk(ast.parse((ROOT / page.script).read_text())):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module)
+    return sorted(found)
+
+
 def _warm_up(d_k: int) -> None:
-    from analysis.lesson import scaling_experiment        # here, so that app.py's own start does not import them
+    from analysis.lesson import scaling_experiment
     from analysis.page_models.masks import D_K_SIZES
-    for module in (*HEAVY_IMPORTS, *(page.model for page in PAGES), "viz"):
+    from .pages import PAGES
+    for module in (*HEAVY_IMPORTS, *(page.model for page in PAGES), *page_imports(), "viz"):
         importlib.import_module(module)
+    STATUS["pages_imported"] = True
     for size in (d_k, *D_K_SIZES):
         scaling_experiment(size)
+    STATUS["done"] = True
+
+
+def warm_up_server() -> None:
+    """The whole warm-up, in the order a first page needs it: the frame's modules (what app.py imports on a
+    session's first run), the server's models through the cached loader the pages call, one run of each, then
+    the second half."""
+    importlib.import_module("explorer.frame")
+    from transformer.checkpoint import bundled_checkpoint
+    from transformer.data import TASKS
+    from .cache import checkpoint_for, pointed_checkpoint, text_run
+    pointed = pointed_checkpoint()
+    keys = [str(pointed)] if pointed else [str(bundled_checkpoint(task)) for task in TASKS]   # reverse first
+    for key in keys:
+        text_run(key, FIRST_TEXT)
+        STATUS["models"].append(Path(key).name)   # a folder's name, never a path of the server
+    _STARTED.set()
+    _warm_up(checkpoint_for(keys[0]).model.config.d_k)

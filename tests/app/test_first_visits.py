@@ -51,3 +51,16 @@ def test_the_warm_up_imports_every_page_model_and_computes_masks_experiments_onc
             "print(len(threads), scaling_experiment.cache_info().currsize, "
             "all(p.model in sys.modules for p in PAGES), 'sklearn.linear_model' in sys.modules)")
     assert fresh_python(code) == "1 5 True True"      # one thread however often called; 16 is among the sizes
+
+
+def test_the_server_warm_up_runs_every_bundled_model_and_imports_what_every_page_imports():
+    """What st.App's lifespan starts (app.py): a first page then waits for no import, load or first run."""
+    code = ("import sys\nfrom explorer.warmup import STATUS, page_imports, warm_up_server\n"
+            "from explorer.cache import text_run\nfrom transformer.checkpoint import bundled_checkpoint\n"
+            "assert 'explorer.frame' not in sys.modules and 'captum' not in sys.modules\n"
+            "warm_up_server()\n"
+            "runs = [text_run.is_cached(str(bundled_checkpoint(t)), 'hello') for t in ('reverse', 'copy', 'sort')]\n"
+            "missing = [m for m in page_imports() if m not in sys.modules]\n"
+            "print(STATUS['models'], STATUS['done'], runs, 'explorer.frame' in sys.modules, "
+            "'streamlit.emojis' in sys.modules, 'classroom.store' in sys.modules, missing)")
+    assert fresh_python(code) == "['reverse', 'copy', 'sort'] True [True, True, True] True True True []"
