@@ -3,11 +3,11 @@
 import streamlit as st
 
 from analysis.page_models.positional import D_MODEL_SIZES, positional_view
-from explorer.canvas_charts import canvas_heatmap
-from explorer.charts import chart_in, projector_on, show_chart
+from explorer.canvas_charts import canvas_heatmap, svg_chart
+from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, keep_in_range, learner_text
-from viz import encoding_spec, norms_bars, offset_distance_chart, rotation_check_chart, similarity_heatmap
+from viz import encoding_spec, norms_bars, offset_distance_chart, rotation_check_chart, similarity_spec
 
 st.title("🌊 Positional encoding")
 st.markdown(
@@ -68,22 +68,21 @@ with input_part:
     canvas_heatmap(encoding_spec(vectors.positions, "The position codes added to your characters",
                                  row_labels=view.source, row_title="source position", projector=projector_on()),
                    key="pe_input")
-    show_chart(norms_bars(view.source, vectors.embedding_norm, vectors.raw_embedding_norm,
-                          vectors.position_norm, title="Embedding norm beside positional-encoding norm"),
-               key="norms")
+    svg_chart(norms_bars(view.source, vectors.embedding_norm, vectors.raw_embedding_norm, vectors.position_norm,
+                         title="Embedding norm beside positional-encoding norm"), key="norms")
     st.dataframe(view.norms, width="content")
 with why_part:
     st.markdown(view.similarity_sentence)
     left, right = st.columns(2)
-    chart_in(left, similarity_heatmap(view.similarity, title="PE · PEᵀ"), key="similarity")
-    chart_in(right, offset_distance_chart(view.distances, title="‖PE(pos+δ) − PE(pos)‖ for every pos"),
-             key="distances")
+    canvas_heatmap(similarity_spec(view.similarity, title="PE · PEᵀ", projector=projector_on()), key="similarity",
+                   container=left)
+    svg_chart(offset_distance_chart(view.distances, title="‖PE(pos+δ) − PE(pos)‖ for every pos"), key="distances",
+              container=right)
     right.caption(view.distances_caption)
 
 st.dataframe(view.rotation_table, hide_index=True, width="content")
-show_chart(rotation_check_chart(view.shifted, view.rotated, pos, delta,
-                                title=f"Rotating PE({pos}) by δ = {delta} lands on PE({pos + delta})"),
-           key="rotation")
+svg_chart(rotation_check_chart(view.shifted, view.rotated, pos, delta,
+                               title=f"Rotating PE({pos}) by δ = {delta} lands on PE({pos + delta})"), key="rotation")
 st.metric("Largest error of the rotation over every position and dimension", f"{view.rotation_error:.1e}",
           help="Float32 rounding; the identity is exact in real numbers.")
 

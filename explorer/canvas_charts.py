@@ -1,4 +1,5 @@
-"""The canvas heatmap as a Streamlit component (st.components.v2: no iframe, in its own shadow DOM)."""
+"""The canvas heatmap and the small SVG charts as Streamlit components (st.components.v2: no iframe, each in its
+own shadow DOM)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,21 @@ def canvas_heatmap(spec: dict, key: str, container=None) -> None:
     else:
         with container:
             mount(data=spec, key=key)
+
+
+# Streamlit's st.html keeps HTML and drops SVG, so the small charts of viz.svg_charts come through a component of
+# their own. Their markup is built by viz.svg_charts alone, every label escaped there (html.escape).
+_SVG_JS = """export default function (component) {
+  component.parentElement.querySelector(".svg-chart").innerHTML = component.data.markup;
+}"""
+_SVG_CSS = '.svg-chart { font-family: "Source Sans Pro", sans-serif; }'
+
+
+def svg_chart(markup: str, key: str, container=None) -> None:
+    """Draw a viz.svg_charts chart (in `container`, else where the page is); `key` names it for the tests."""
+    mount = st.components.v2.component("svg_chart", js=_SVG_JS, css=_SVG_CSS, html='<div class="svg-chart"></div>')
+    if container is None or container is st:
+        mount(data={"markup": markup}, key=key)
+    else:
+        with container:
+            mount(data={"markup": markup}, key=key)

@@ -70,7 +70,7 @@ PAGES: tuple[Page, ...] = (
          ("residual stream", "LayerNorm", "query", "key", "value", "score", "d_k", "softmax", "attention weight",
           "W^O", "feed-forward network", "logit", "logit lens", "QK circuit", "OV circuit"), charts=0, canvases=3),
     Page("positional", "Positional encoding", "🌊", EXPLORE, "positional",
-         ("embedding", "d_model", "positional encoding"), charts=4, canvases=3),
+         ("embedding", "d_model", "positional encoding"), charts=0, canvases=4),
     Page("masks", "Masks", "🎭", EXPLORE, "masks",
          ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"), charts=1, canvases=4),
     Page("training", "Training", "📈", EXPLORE, "training",

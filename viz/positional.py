@@ -1,12 +1,12 @@
-"""Sinusoidal positional encodings: the table, its similarity, and the rotation property."""
+"""Sinusoidal positional encodings: the table, its similarity, and the rotation property, as canvas heatmaps and
+SVG charts (none of them a Plotly figure: Positional encoding drew seven, 0.7 s for a new word at 48 characters)."""
 
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
 from .canvas_heatmap import RD_BU, heatmap_spec
-from .style import HORIZONTAL_LEGEND, figure, token_axis
+from .svg_charts import DISTINCT, Series, grouped_bars, line_chart
 
 
 def encoding_spec(pe: np.ndarray, title: str, row_labels: list[str] | None = None, row_title: str = "position",
@@ -25,51 +25,48 @@ def encoding_spec(pe: np.ndarray, title: str, row_labels: list[str] | None = Non
                         projector=projector)
 
 
-def similarity_heatmap(similarity: np.ndarray, title: str = "") -> go.Figure:
-    """(P, P) PE·PEᵀ: brightest on the diagonal, fading with distance."""
-    cells = dict(type="heatmap", z=np.asarray(similarity, dtype=float), colorscale="Viridis",
-                 colorbar=dict(title=dict(text="dot")), hovertemplate="PE(%{y}) · PE(%{x}) = %{z:.3f}<extra></extra>")
-    return figure([cells], title, 420, xaxis=dict(title=dict(text="position j")),
-                  yaxis=dict(title=dict(text="position i"), autorange="reversed"))
+def similarity_spec(similarity: np.ndarray, title: str = "", projector: bool = False) -> dict:
+    """(P, P) PE·PEᵀ for the canvas heatmap: brightest on the diagonal, fading with distance. Its scale runs from
+    the smallest dot product to the largest (d_model / 2, on the diagonal)."""
+    similarity = np.asarray(similarity, dtype=float)
+    positions = [str(i) for i in range(similarity.shape[0])]
+    return heatmap_spec([("PE · PEᵀ", similarity)], positions, positions, title, "position i", "position j",
+                        value_name="dot product", zmin=min(0.0, float(similarity.min())),
+                        zmax=float(similarity.max()), row_names=[f"PE({i})" for i in positions],
+                        col_names=[f"PE({j})" for j in positions], projector=projector)
 
 
-def offset_distance_chart(distances: dict[int, np.ndarray], title: str = "") -> go.Figure:
-    """For each delta, ||PE(pos+delta) - PE(pos)|| against pos: flat lines."""
-    lines = [
-        dict(type="scatter", x=list(range(len(d))), y=np.asarray(d, dtype=float), mode="lines+markers",
-             name=f"δ = {delta}",
-             hovertemplate=f"pos %{{x}}<br>||PE(pos+{delta}) − PE(pos)|| = %{{y:.6f}}<extra></extra>")
-        for delta, d in sorted(distances.items())
-    ]
-    return figure(lines, title, 320, xaxis=dict(title=dict(text="pos")),
-                  yaxis=dict(title=dict(text="distance"), rangemode="tozero"))
+def offset_distance_chart(distances: dict[int, np.ndarray], title: str = "") -> str:
+    """For each delta, ||PE(pos+delta) - PE(pos)|| against pos: flat lines (HTML with an SVG chart)."""
+    ordered = sorted(distances.items())
+    series = [Series(f"δ = {delta}", np.asarray(d, dtype=float), DISTINCT[k % len(DISTINCT)])
+              for k, (delta, d) in enumerate(ordered)]
+    spans = "; ".join(f"δ = {delta}: {float(np.min(d)):.6f} to {float(np.max(d)):.6f}" for delta, d in ordered)
+    n = max(len(d) for _, d in ordered)
+    return line_chart(series, [str(i) for i in range(n)], title, "pos", "distance",
+                      f"{title}: the distance at every pos, for each δ: {spans}.", from_zero=True, point_name="pos")
 
 
-def rotation_check_chart(actual: np.ndarray, rotated: np.ndarray, pos: int, delta: int, title: str = "") -> go.Figure:
-    """PE(pos+delta) read from the table beside R_delta · PE(pos), dimension by dimension."""
-    dims = list(range(len(actual)))
-    lines = [
-        dict(type="scatter", x=dims, y=np.asarray(actual, dtype=float), mode="lines",
-             name=f"PE({pos + delta}) from the table", line=dict(color="#1d4ed8", width=6), opacity=0.45),
-        dict(type="scatter", x=dims, y=np.asarray(rotated, dtype=float), mode="markers",
-             name=f"R_{delta} · PE({pos})", marker=dict(color="#dc2626", size=6)),
-    ]
-    return figure(lines, title, 320, legend=HORIZONTAL_LEGEND, xaxis=dict(title=dict(text="dimension")),
-                  yaxis=dict(title=dict(text="value"), range=[-1.1, 1.1]))
+def rotation_check_chart(actual: np.ndarray, rotated: np.ndarray, pos: int, delta: int, title: str = "") -> str:
+    """PE(pos+delta) read from the table beside R_delta · PE(pos), dimension by dimension (HTML with an SVG
+    chart): the markers sit on the line."""
+    actual, rotated = np.asarray(actual, dtype=float), np.asarray(rotated, dtype=float)
+    series = [Series(f"PE({pos + delta}) from the table", actual, "#1d4ed8", width=6, opacity=0.45),
+              Series(f"R_{delta} · PE({pos})", rotated, "#b91c1c", markers_only=True)]
+    gap = float(np.abs(actual - rotated).max())
+    return line_chart(series, [str(j) for j in range(len(actual))], title, "dimension", "value",
+                      f"{title}: over {len(actual)} dimensions, the two differ by at most {gap:.1e}.",
+                      y_range=(-1.1, 1.1), point_name="dimension")
 
 
 def norms_bars(labels: list[str], embedding: np.ndarray, raw_embedding: np.ndarray, position: np.ndarray,
-               title: str = "") -> go.Figure:
-    """Per source position: the norm of the embedding before and after √d_model scaling, and of PE."""
-    x = list(range(len(labels)))
-    hover = "position %{x}<br>norm %{y:.3f}<extra>%{fullData.name}</extra>"
-    bars = [
-        dict(type="bar", name="embedding (unscaled)", x=x, y=raw_embedding, marker=dict(color="#fbbf24"),
-             hovertemplate=hover),
-        dict(type="bar", name="embedding × √d_model", x=x, y=embedding, marker=dict(color="#1d4ed8"),
-             hovertemplate=hover),
-        dict(type="bar", name="positional encoding", x=x, y=position, marker=dict(color="#dc2626"),
-             hovertemplate=hover),
-    ]
-    return figure(bars, title, 320, barmode="group", legend=HORIZONTAL_LEGEND,
-                  xaxis=token_axis(labels, "source position"), yaxis=dict(title=dict(text="L2 norm")))
+               title: str = "") -> str:
+    """Per source position: the norm of the embedding before and after √d_model scaling, and of PE (HTML with an
+    SVG chart)."""
+    series = [Series("embedding (unscaled)", np.asarray(raw_embedding, dtype=float), "#b45309"),
+              Series("embedding × √d_model", np.asarray(embedding, dtype=float), "#1d4ed8"),
+              Series("positional encoding", np.asarray(position, dtype=float), "#b91c1c")]
+    said = "; ".join(f"{s.name} {float(s.values.min()):.2f} to {float(s.values.max()):.2f}" for s in series)
+    return grouped_bars(series, list(labels), title, "source position", "L2 norm",
+                        f"{title}, over {len(labels)} source positions: {said}.", point_name="position",
+                        x_names=[f"{i} ({label})" for i, label in enumerate(labels)])

@@ -136,6 +136,29 @@ def html_bars(element) -> list[tuple[str, str, float]]:
     return bars
 
 
+def svg_charts(at: AppTest) -> dict[str, str]:
+    """The markup of each viz.svg_charts chart (explorer.canvas_charts.svg_chart), by its key."""
+    return {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.json)["markup"] for el in at.get("bidi_component")
+            if el.proto.component_name.endswith("svg_chart")}
+
+
+def svg_series(markup: str) -> dict[str, np.ndarray]:
+    """The series of a viz.svg_charts chart, by name, read back from each point's or bar's data-value, in
+    order."""
+    from html.parser import HTMLParser
+
+    series: dict[str, list[float]] = {}
+
+    class Marks(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if tag in ("circle", "rect") and "data-value" in attrs:
+                series.setdefault(attrs["data-series"], []).append(float(attrs["data-value"]))
+
+    Marks().feed(markup)
+    return {name: np.array(values) for name, values in series.items()}
+
+
 def canvas_charts(at: AppTest) -> dict[str, dict]:
     """Canvas heatmaps (explorer.canvas_charts) by their key: the spec each was drawn from."""
     return {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.json) for el in at.get("bidi_component")

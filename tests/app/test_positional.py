@@ -3,16 +3,22 @@ import numpy as np
 from transformer.layers import sinusoidal_encoding
 
 from viz.canvas_heatmap import CIVIDIS_REVERSED, PROJECTOR_FONT, RD_BU
-from .helpers import array, canvas_charts, figures, no_exception, open_page
+from .helpers import canvas_charts, figures, no_exception, open_page, svg_charts, svg_series
 
 
 def test_positional_page_draws_the_tables_and_the_proofs(ckpt):
+    c = ckpt.model.config
     at = open_page("positional", "hello")
     no_exception(at)
     charts, canvases = figures(at), canvas_charts(at)
-    assert set(charts) == {"norms", "similarity", "distances", "rotation"}
-    assert set(canvases) == {"pe_model", "pe_custom", "pe_input"}
-    c = ckpt.model.config
+    assert charts == {}                       # no Plotly chart left: canvases and SVG (viz.svg_charts)
+    assert set(canvases) == {"pe_model", "pe_custom", "pe_input", "similarity"}
+    similar = canvases["similarity"]
+    dots = np.array(similar["panels"][0]["z"])
+    pe = sinusoidal_encoding(c.max_len + 1, c.d_model).numpy()
+    assert np.allclose(dots, pe @ pe.T, atol=1e-3) and np.allclose(np.diag(dots), c.d_model / 2, atol=1e-3)
+    assert np.isclose(similar["zmax"], dots.max(), atol=1e-3) and similar["row_names"][2] == "PE(2)"
+    assert similar["summary"].startswith("PE · PEᵀ, 49 rows by 49 columns")
     model_pe = np.array(canvases["pe_model"]["panels"][0]["z"])
     assert model_pe.shape == (c.max_len + 1, c.d_model)
     assert np.allclose(model_pe, sinusoidal_encoding(c.max_len + 1, c.d_model).numpy(), atol=1e-4)  # 4 places
@@ -25,11 +31,15 @@ def test_positional_page_draws_the_tables_and_the_proofs(ckpt):
     top = model_pe.max()
     assert f"largest value {top:.3f}" in canvases["pe_model"]["summary"]
     assert f"smallest value {model_pe.min():.3f}" in canvases["pe_model"]["summary"]
-    norms = charts["norms"]["data"]
+    drawn = svg_charts(at)
+    assert set(drawn) == {"norms", "distances", "rotation"}
+    norms = svg_series(drawn["norms"])
     src = __import__("torch").tensor([ckpt.vocab.encode("hello", 24)])
     scaled = ckpt.model.src_embed(src)[0].norm(dim=1).detach().numpy()
-    assert np.allclose(array(norms[1]["y"]).astype(float), scaled, atol=1e-5)
-    assert np.allclose(array(norms[2]["y"]).astype(float), np.sqrt(c.d_model / 2), atol=1e-5)
+    assert np.allclose(norms["embedding × √d_model"], scaled, atol=1e-5)
+    assert np.allclose(norms["positional encoding"], np.sqrt(c.d_model / 2), atol=1e-5)
+    assert "over 5 source positions: embedding (unscaled)" in drawn["norms"]   # its accessible name
+    assert "position 1 (e): " in drawn["norms"]                                # a bar's tooltip
     error = next(m.value for m in at.metric if m.label.startswith("Largest error"))
     assert float(error) < 1e-5
 
@@ -56,14 +66,14 @@ def test_rotation_lands_on_the_shifted_encoding():
     at = open_page("positional", "hello")
     at.slider[1].set_value(7).run()   # delta
     at.slider[2].set_value(4).run()   # pos
-    traces = figures(at)["rotation"]["data"]
-    actual, rotated = (array(t["y"]).astype(float) for t in traces)
+    actual, rotated = svg_series(svg_charts(at)["rotation"]).values()
     assert np.allclose(actual, sinusoidal_encoding(30, 64).numpy()[11][: len(actual)], atol=1e-6)
     assert np.allclose(actual, rotated, atol=1e-5)
 
 
 def test_distance_lines_are_flat():
     at = open_page("positional", "hello")
-    for trace in figures(at)["distances"]["data"]:
-        y = array(trace["y"]).astype(float)
+    lines = svg_series(svg_charts(at)["distances"])
+    assert len(lines) >= 2
+    for y in lines.values():
         assert y.max() - y.min() < 1e-5

@@ -58,3 +58,25 @@ def test_the_vote_spread_marks_no_answer_and_labels_each_bar_with_its_count_and_
     assert isinstance(bar.marker.color, str)                 # one colour for every bar: the right one is not told
     assert list(bar.text) == ["3 (75%)", "1 (25%)", "0 (0%)"]
     assert list(vote_spread(("a",), (0,)).data[0].text) == ["0"]
+
+
+def test_svg_ticks_cover_the_range_with_round_steps():
+    from viz.svg_charts import nice_ticks
+    assert nice_ticks(0, 32) == [0, 10, 20, 30, 40]
+    assert nice_ticks(-1.1, 1.1)[0] <= -1.1 and nice_ticks(-1.1, 1.1)[-1] >= 1.1
+    assert nice_ticks(0.0, 0.0031) == [0.0, 0.001, 0.002, 0.003, 0.004]
+
+
+def test_an_svg_line_chart_keeps_every_value_its_order_and_its_summary():
+    import re
+
+    from viz.svg_charts import Series, line_chart
+    chart = line_chart([Series("up", np.array([0.0, 1.0, 2.0]), "#0072b2"),
+                        Series("flat", np.array([1.0, 1.0, 1.0]), "#b45309", markers_only=True)],
+                       ["0", "1", "2"], "T", "x", "y", "T: a summary.", point_name="pos")
+    values = [float(v) for v in re.findall(r'data-value="([^"]+)"', chart)]
+    assert values == [0.0, 1.0, 2.0, 1.0, 1.0, 1.0]
+    assert 'aria-label="T: a summary."' in chart and "<title>up, pos 2: 2.000000</title>" in chart
+    heights = [float(y) for y in re.findall(r'<circle cx="[^"]+" cy="([^"]+)"', chart)]
+    assert heights[0] > heights[1] > heights[2]          # larger values higher up (smaller y)
+    assert chart.count("<line x1=") - chart.count('x2="100%"') == 2   # two segments: the markers-only series has none
