@@ -24,7 +24,7 @@ from viz.attribution import lens_rows_spec
 from viz.strips import vector_rows
 
 from . import why_runs
-from .canvas_charts import canvas_heatmap
+from .canvas_charts import canvas_heatmap, svg_chart
 from .charts import chart_in, projector_on
 from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table
 from .links import page_link
@@ -33,7 +33,8 @@ from .pages import page
 from .text import escape_markdown, visible
 
 STEP_KEY = "lesson_step"
-FIGURES = {f.__name__: f for f in (norms_bars, probability_bars, softmax_comparison)}
+FIGURES = {f.__name__: f for f in (probability_bars, softmax_comparison)}
+SVG_CHARTS = {f.__name__: f for f in (norms_bars,)}                                              # drawn as SVG (viz.svg_charts)
 CANVASES = {f.__name__: f for f in (encoding_spec, mask_spec, lens_rows_spec, weights_spec)}      # drawn on the canvas (explorer.canvas_charts)
 
 
@@ -118,6 +119,8 @@ def draw(displays: tuple[Display, ...], container=st) -> None:
         elif isinstance(display, Chart) and display.figure in CANVASES:
             canvas_heatmap(CANVASES[display.figure](**display.arguments, projector=projector_on()), display.key,
                            container)
+        elif isinstance(display, Chart) and display.figure in SVG_CHARTS:
+            svg_chart(SVG_CHARTS[display.figure](**display.arguments), display.key, container)
         elif isinstance(display, Chart):
             chart_in(container, FIGURES[display.figure](**display.arguments), key=display.key)
         elif isinstance(display, Strip):
