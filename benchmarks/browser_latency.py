@@ -82,16 +82,18 @@ def first_visits(browser, length: int, rng: random.Random) -> dict[str, float]:
     return times
 
 
-def warm_up_seconds(url: str) -> float:
-    """Seconds until the server says its warm-up is done (0 for a version without /api/warm-up)."""
+def warm_up_seconds(url: str, most: float = 300) -> float:
+    """Seconds until the server says its warm-up is done (0 for a version without /api/warm-up, which answers
+    with the app's HTML page)."""
     start = time.perf_counter()
-    while True:
+    while time.perf_counter() - start < most:
         try:
             if json.load(urllib.request.urlopen(f"{url}/api/warm-up", timeout=5))["done"]:
                 return time.perf_counter() - start
-        except urllib.error.HTTPError:
+        except (urllib.error.HTTPError, ValueError):
             return 0.0
         time.sleep(0.1)
+    raise RuntimeError(f"the server's warm-up did not finish within {most:.0f} s (see its log)")
 
 
 def interaction_times(page, url: str, length: int, repeats: int, rng: random.Random) -> list[float]:

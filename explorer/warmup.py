@@ -18,7 +18,8 @@ import importlib
 import threading
 from pathlib import Path
 
-_STARTED = threading.Event()
+_STARTED = threading.Event()   # the second half has begun (or is about to): it runs once per process
+_CLAIM = threading.Lock()
 STATUS: dict[str, object] = {"models": [], "pages_imported": False, "done": False}   # what /api/warm-up shows
 HEAVY_IMPORTS = ("sklearn.linear_model", "sklearn.decomposition", "scipy.stats", "captum.attr")
 FIRST_TEXT = "hello"        # one text through each model, so that torch's first calls are not a learner's
@@ -28,10 +29,17 @@ def warm_up_once(d_k: int) -> None:
     """Start the second half in a daemon thread, the first time only (later calls, and calls after the
     server-start warm-up began it, return at once). `d_k`: the shown model's, whose √d_k experiment Masks draws
     first."""
-    if _STARTED.is_set():
-        return
-    _STARTED.set()
-    threading.Thread(target=_warm_up, args=(d_k,), daemon=True, name="warm-up").start()
+    if _claim():
+        threading.Thread(target=_warm_up, args=(d_k,), daemon=True, name="warm-up").start()
+
+
+def _claim() -> bool:
+    """True for the one caller that may run the second half (a check and a set no two threads interleave)."""
+    with _CLAIM:
+        if _STARTED.is_set():
+            return False
+        _STARTED.set()
+        return True
 
 
 def page_imports() -> list[str]:
@@ -64,6 +72,7 @@ def warm_up_server() -> None:
     """The whole warm-up, in the order a first page needs it: the frame's modules (what app.py imports on a
     session's first run), the server's models through the cached loader the pages call, one run of each, then
     the second half."""
+    mine = _claim()        # first, so that a first page finished meanwhile does not start the second half too
     importlib.import_module("explorer.frame")
     from transformer.checkpoint import bundled_checkpoint
     from transformer.data import TASKS
@@ -73,5 +82,5 @@ def warm_up_server() -> None:
     for key in keys:
         text_run(key, FIRST_TEXT)
         STATUS["models"].append(Path(key).name)   # a folder's name, never a path of the server
-    _STARTED.set()
-    _warm_up(checkpoint_for(keys[0]).model.config.d_k)
+    if mine:
+        _warm_up(checkpoint_for(keys[0]).model.config.d_k)

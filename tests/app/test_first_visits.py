@@ -64,3 +64,13 @@ def test_the_server_warm_up_runs_every_bundled_model_and_imports_what_every_page
             "print(STATUS['models'], STATUS['done'], runs, 'explorer.frame' in sys.modules, "
             "'streamlit.emojis' in sys.modules, 'classroom.store' in sys.modules, missing)")
     assert fresh_python(code) == "['reverse', 'copy', 'sort'] True [True, True, True] True True True []"
+
+
+def test_the_second_half_runs_once_when_a_first_page_ends_before_the_server_warm_up():
+    """The first page's warm_up_once and the lifespan's warm_up_server both reach it: only one may run it (run
+    twice, Masks' experiments took 0.8 s of CPU twice while the first learners arrived)."""
+    code = ("import threading\nimport explorer.warmup as w\ncalls = []\noriginal = w._warm_up\n"
+            "w._warm_up = lambda d_k: (calls.append(d_k), original(d_k))\n"
+            "w.warm_up_once(16)\nw.warm_up_server()\n"
+            "[t.join() for t in threading.enumerate() if t.name == 'warm-up']\nprint(len(calls))")
+    assert fresh_python(code) == "1"

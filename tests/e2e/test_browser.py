@@ -39,7 +39,22 @@ def test_every_page_draws_for_a_typed_word(server, page, path):
     for i in range(PAGES[path][2]):
         assert canvases.nth(i).get_attribute("aria-label")
         assert canvases.nth(i).evaluate("c => c.width * c.height") > 0
+    for svg in page.locator(".svg-chart svg[role='img']").all():   # SVG charts (viz.svg_charts): named, drawn
+        assert svg.get_attribute("aria-label")
+        assert svg.locator("circle, rect").count() > 0 and svg.bounding_box()["width"] > 100
     screenshot(page, path or "home")
+
+
+def test_positional_encodings_svg_charts_name_every_bar_and_point(server, page):
+    """Its norm bars, distance lines and rotation check are SVG (viz.svg_charts): each mark says its value."""
+    load(page, f"{server}/positional?text=banana")
+    charts = page.locator(".svg-chart svg[role='img']")
+    expect(charts).to_have_count(3)
+    bars = charts.nth(0).locator("rect")
+    assert bars.count() == 3 * len("banana")
+    assert re.fullmatch(r"embedding \(unscaled\), position 0 \(b\): \d+\.\d{3}",
+                        bars.first.locator("title").text_content())
+    assert "over 6 source positions" in charts.nth(0).get_attribute("aria-label")
 
 
 def test_home_shows_the_reversal_and_navigation_keeps_the_text(server, page):
@@ -266,7 +281,7 @@ def test_build_a_head_asks_first_then_shows_what_the_pattern_did_by_keyboard_and
     query = urlencode({"text": "banana", "patch_pattern": "the ideal mirror (n−1−i), the task's own pattern",
                        "patch_where": "every head of the last layer (L1)"})
     load(page, f"{server}/lab-patch?{query}", timeout=180_000)
-    wait_for_charts(page, 2)
+    expect(page.locator(".heatmap canvas")).to_have_count(PAGES["lab-patch"][2])   # the maps with and without
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Answer both questions to see what the model does.")).to_be_visible()
     assert main.get_by_text("What happened").count() == 0
@@ -316,7 +331,7 @@ def test_switching_the_task_switches_every_page(server, page):
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar.get_by_text("aaabnn", exact=True)).to_be_visible()
     expect(sidebar.get_by_text("task: sort the characters", exact=False)).to_be_visible()
-    for path, (label, charts) in PAGES.items():
+    for path, (label, charts, _) in PAGES.items():
         sidebar.get_by_role("link", name=label, exact=True).click()
         page.wait_for_function("p => location.pathname.endsWith('/' + p)", arg=path)
         settle(page, timeout=180_000)   # the sorter's tables are read from tables.json (computed, up to 90 s, if stale)
