@@ -8,6 +8,7 @@ import asyncio
 import json
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from drivers.harness import start_server, stop_server
@@ -39,7 +40,8 @@ def test_a_fresh_server_warms_up_before_any_session_and_its_first_page_answers(c
             await session.close()
             return answer
 
-        answer = asyncio.run(first_page())
+        with ThreadPoolExecutor(1) as pool:   # the sync Playwright of the other tests owns this thread's loop
+            answer = pool.submit(asyncio.run, first_page()).result()
         assert not answer.exceptions
         assert answer.model_writes == "mraw"
     finally:
