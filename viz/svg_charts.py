@@ -99,7 +99,7 @@ def line_chart(series: list[Series], x_labels: list[str], title: str, x_title: s
     ticks, y = _scale(low, max(float(v.max()) for v in values), y_range)
     n = max(len(v) for v in values)
     x = (lambda i: 2 + 96 * (i / (n - 1) if n > 1 else 0.5))            # percent of the plot's width
-    plot = [_x_labels(x_labels, x, max(1, math.ceil(n / 12)))]
+    plot = [_x_labels(x_labels, x, max(1, math.ceil(n / 8)))]        # few enough to stay apart in projector type
     for s, v in zip(series, values):
         if not s.markers_only:
             plot.append("".join(
