@@ -33,8 +33,8 @@ from .pages import page
 from .text import escape_markdown, visible
 
 STEP_KEY = "lesson_step"
-FIGURES = {f.__name__: f for f in (probability_bars, softmax_comparison)}
-SVG_CHARTS = {f.__name__: f for f in (norms_bars,)}                                              # drawn as SVG (viz.svg_charts)
+FIGURES = {f.__name__: f for f in (probability_bars,)}
+SVG_CHARTS = {f.__name__: f for f in (norms_bars, softmax_comparison)}                # drawn as SVG (viz.svg_charts)
 CANVASES = {f.__name__: f for f in (encoding_spec, mask_spec, lens_rows_spec, weights_spec)}      # drawn on the canvas (explorer.canvas_charts)
 
 

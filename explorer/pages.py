@@ -72,7 +72,7 @@ PAGES: tuple[Page, ...] = (
     Page("positional", "Positional encoding", "🌊", EXPLORE, "positional",
          ("embedding", "d_model", "positional encoding"), charts=0, canvases=4),
     Page("masks", "Masks", "🎭", EXPLORE, "masks",
-         ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"), charts=1, canvases=4),
+         ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"), charts=0, canvases=4),
     Page("training", "Training", "📈", EXPLORE, "training",
          ("loss", "exact match", "teacher forcing", "cross-attention", "snapshot", "anti-diagonal"), charts=1, canvases=1),
     Page("compare_tasks", "Compare tasks", "⚖️", EXPLORE, "compare-tasks",

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
 from .canvas_heatmap import RD_BU, WRITTEN_CELLS, heatmap_spec, shape
-from .style import HORIZONTAL_LEGEND, figure, token_axis
+from .svg_charts import Series, grouped_bars
 
 MASKED, MAY_ATTEND = (229, 231, 235), (29, 78, 216)   # light grey, blue
 
@@ -45,15 +44,12 @@ def scores_spec(scores: np.ndarray, row_labels: list[str], col_labels: list[str]
 
 
 def softmax_comparison(scaled: np.ndarray, unscaled: np.ndarray, key_labels: list[str], d_k: int,
-                       title: str = "") -> go.Figure:
-    """One query's weights with and without dividing the scores by sqrt(d_k)."""
-    x = list(range(len(key_labels)))
-    bars = [
-        dict(type="bar", name=f"softmax(QKᵀ/√{d_k})", x=x, y=scaled, marker=dict(color="#1d4ed8"),
-             hovertemplate="key %{x}<br>weight %{y:.4f}<extra>scaled</extra>"),
-        dict(type="bar", name="softmax(QKᵀ), no scaling", x=x, y=unscaled, marker=dict(color="#f59e0b"),
-             hovertemplate="key %{x}<br>weight %{y:.4f}<extra>unscaled</extra>"),
-    ]
-    return figure(bars, title, 320, barmode="group", legend=HORIZONTAL_LEGEND,
-                  xaxis=token_axis(key_labels, "key position"),
-                  yaxis=dict(range=[0, 1.05], title=dict(text="weight")))
+                       title: str = "") -> str:
+    """One query's weights with and without dividing the scores by sqrt(d_k), as grouped SVG bars
+    (viz.svg_charts): the unscaled softmax puts nearly all its weight on one key."""
+    series = [Series(f"softmax(QKᵀ/√{d_k})", np.asarray(scaled, dtype=float), "#1d4ed8"),
+              Series("softmax(QKᵀ), no scaling", np.asarray(unscaled, dtype=float), "#b45309")]
+    said = "; ".join(f"{s.name}: largest weight {float(s.values.max()):.3f} on key "
+                     f"{key_labels[int(s.values.argmax())]}" for s in series)
+    return grouped_bars(series, list(key_labels), title, "key position", "weight", f"{title}: {said}.",
+                        point_name="key", y_range=(0.0, 1.0))

@@ -113,11 +113,12 @@ def line_chart(series: list[Series], x_labels: list[str], title: str, x_title: s
 
 
 def grouped_bars(series: list[Series], x_labels: list[str], title: str, x_title: str, y_title: str,
-                 summary: str, point_name: str = "", x_names: list[str] | None = None) -> str:
-    """Bars grouped by position, one colour a series, from 0; each bar's tooltip says its series, its position's
-    name (`x_names`, else its label) and its value."""
+                 summary: str, point_name: str = "", x_names: list[str] | None = None,
+                 y_range: tuple[float, float] | None = None) -> str:
+    """Bars grouped by position, one colour a series, from 0 (or over `y_range`); each bar's tooltip says its
+    series, its position's name (`x_names`, else its label) and its value."""
     values = [np.asarray(s.values, dtype=float) for s in series]
-    ticks, y = _scale(0.0, max(float(v.max()) for v in values), None)
+    ticks, y = _scale(0.0, max(float(v.max()) for v in values), y_range)
     n, names = len(x_labels), x_names or x_labels
     slot = 100 / max(n, 1)
     bar = slot * 0.8 / len(series)
