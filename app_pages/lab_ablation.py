@@ -5,8 +5,8 @@ import streamlit as st
 from analysis.page_models.lab_ablation import presets, single_head_table, switched_off
 from analysis.tasks import words
 from explorer.callbacks import set_state
-from explorer.canvas_charts import canvas_heatmap
-from explorer.charts import projector_on, show_chart
+from explorer.canvas_charts import canvas_heatmap, svg_chart
+from explorer.charts import projector_on
 from explorer.lab_runs import NOISE_POINTS, RULE_OF_THREE_POINTS, SAMPLE_SIZE, ablation_table
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head, pick_switched_off
@@ -44,9 +44,9 @@ with upper:
     left, right = st.columns(2)
     left.metric("Every head working", view.before_output)
     answer_metric(right, view.off_label, after)
-    show_chart(correct_probability_bars(view.p_before, view.p_after, view.steps,
-                                        title="Probability of the correct next character at each step"),
-               key="probabilities")
+    svg_chart(correct_probability_bars(view.p_before, view.p_after, view.steps,
+                                       title="Probability of the correct next character at each step"),
+              key="probabilities")
     st.caption(view.probability_caption)
 
 canvas_heatmap(side_by_side_spec([view.was, view.now], ["every head working", "with your heads off"], view.rows,

@@ -79,7 +79,7 @@ PAGES: tuple[Page, ...] = (
          ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"), charts=0, canvases=5),
     Page("lab_ablation", "Switch heads off", "✂️", LAB, "lab-ablation",
          ("ablation", "attention head", "exact match", "teacher forcing", "rule of three", "standard error"),
-         charts=1, canvases=1),
+         charts=0, canvases=1),
     Page("lab_heads", "Which head does the work?", "🏅", LAB, "lab-heads",
          ("attention head", "ablation", "cross-attention", "self-attention", "entropy", "nats", "uniformity",
           "Spearman ρ", "offset"), charts=2),

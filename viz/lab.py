@@ -7,21 +7,25 @@ import plotly.graph_objects as go
 
 from .attention import GRID_MIN_PANEL, GRID_STRIP
 from .canvas_heatmap import heatmap_spec
+from .svg_charts import Series, grouped_bars
 from .style import HORIZONTAL_LEGEND, figure, token_axis
 
 BEFORE, AFTER = "#1d4ed8", "#f59e0b"
 
 
 def correct_probability_bars(before: np.ndarray, after: np.ndarray, step_labels: list[str],
-                             title: str = "") -> go.Figure:
-    """(n,) probability of the correct character at each step, the unchanged model beside the changed one."""
-    x = list(range(len(step_labels)))
-    bars = [dict(type="bar", name=name, x=x, y=np.asarray(p, dtype=float), marker=dict(color=colour),
-                 hovertemplate=f"{name}<br>step %{{x}}<br>p(correct) %{{y:.3f}}<extra></extra>")
-            for name, p, colour in (("unchanged", before, BEFORE), ("changed", after, AFTER))]
-    return figure(bars, title, 320, barmode="group", legend=HORIZONTAL_LEGEND,
-                  xaxis=token_axis(step_labels, "step: the correct next character"),
-                  yaxis=dict(range=[0, 1.05], title=dict(text="p(correct)")))
+                             title: str = "") -> str:
+    """(n,) probability of the correct character at each step, the unchanged model beside the changed one, as
+    grouped SVG bars (viz.svg_charts) on a fixed 0-1 scale."""
+    before, after = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
+    series = [Series("unchanged", before, BEFORE), Series("changed", after, "#b45309")]
+    fell = int(np.sum(after < before - 0.001))
+    summary = (f"{title}: over {len(step_labels)} steps, p(correct) {float(before.min()):.3f} to "
+               f"{float(before.max()):.3f} unchanged and {float(after.min()):.3f} to {float(after.max()):.3f} "
+               f"changed; lower at {fell} step{'s' if fell != 1 else ''}.")
+    return grouped_bars(series, list(step_labels), title, "step: the correct next character", "p(correct)", summary,
+                        point_name="step", x_names=[f"{i} ({label})" for i, label in enumerate(step_labels)],
+                        y_range=(0.0, 1.0))
 
 
 def harm_against_pattern(names: list[str], kinds: list[str], scores: list[float], drops: list[float],

@@ -10,7 +10,7 @@ from transformer.data import held_out_strings
 from transformer.intervention import NO_INTERVENTION, Head, Intervention
 from transformer.metrics import exact_match
 
-from .helpers import array, canvas_charts, figures, metric_values, no_exception, open_page
+from .helpers import array, canvas_charts, figures, metric_values, no_exception, open_page, svg_charts, svg_series
 
 LAST_CROSS = [f"cross L1 H{h}" for h in range(4)]
 
@@ -33,9 +33,9 @@ def test_switching_heads_off_changes_the_output_probabilities_and_attention(ckpt
     output, p_after, after = word(ckpt, "banana", edit)
     _, p_before, before = word(ckpt, "banana")
     assert metric_values(at)[:2] == ["ananab", output] and output != "ananab"
-    bars = figures(at)["probabilities"]["data"]
-    assert np.allclose(array(bars[0]["y"]).astype(float), p_before, atol=1e-6)
-    assert np.allclose(array(bars[1]["y"]).astype(float), p_after, atol=1e-6)
+    bars = svg_series(svg_charts(at)["probabilities"])
+    assert np.allclose(bars["unchanged"], p_before, atol=1e-6)
+    assert np.allclose(bars["changed"], p_after, atol=1e-6)
     changed = canvas_charts(at)["changed"]["panels"]   # default view: cross-attention, last layer, head 0
     assert np.allclose(np.array(changed[0]["z"]), before.trace["cross", 1][0], atol=5e-5)
     assert np.allclose(np.array(changed[1]["z"]), after.trace["cross", 1][0], atol=5e-5)

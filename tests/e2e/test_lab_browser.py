@@ -7,7 +7,7 @@ from analysis.run import TEACHER, correct_tokens, make_run
 from transformer.intervention import Head, Intervention
 
 from .conftest import screenshot
-from drivers.harness import CHART_DATA, load, settle, typed_array, wait_for_charts
+from drivers.harness import load, settle
 
 
 def test_switching_off_the_mirror_heads_breaks_the_reversal_for_this_session_only(server, browser, bundled):
@@ -21,11 +21,12 @@ def test_switching_off_the_mirror_heads_breaks_the_reversal_for_this_session_onl
     load(page, f"{server}/lab-ablation?text=banana", timeout=120_000)
     page.get_by_role("button", name="the 4 cross heads of the last layer").click()
     settle(page, timeout=120_000)
-    wait_for_charts(page, 1)                                      # p(correct) before and after; the maps: a canvas
+    changed = page.locator(".svg-chart rect[data-series='changed']")   # p(correct) with the heads off, SVG bars
+    expect(changed).to_have_count(len("banana") + 1)
     values = page.get_by_test_id("stMetricValue")
     expect(values.nth(0)).to_have_text("ananab")
     expect(values.nth(1)).to_have_text(output)
-    drawn = typed_array(page.evaluate(CHART_DATA, [0, 1, "y"]))   # chart 0, trace 1: p(correct) with heads off
+    drawn = [float(v) for v in changed.evaluate_all("bars => bars.map(b => b.dataset.value)")]
     assert np.allclose(drawn, p_correct, atol=1e-6)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "lab-ablation-cross-heads-off")
