@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from .attention import GRID_MIN_PANEL, GRID_STRIP
 from .canvas_heatmap import heatmap_spec
 from .svg_charts import Series, grouped_bars
-from .style import HORIZONTAL_LEGEND, figure, token_axis
+from .style import HORIZONTAL_LEGEND, figure
 
 BEFORE, AFTER = "#1d4ed8", "#f59e0b"
 

@@ -42,22 +42,6 @@ def figure(data: list[dict], title: str = "", height: int | None = None, **layou
     return go.Figure(data=data, layout={**base, **layout})
 
 
-def token_axis(labels: list[str], title: str, categorical: bool = False, max_ticks: int | None = None,
-               **extra) -> dict:
-    """An axis showing the tokens as ticks, with repeated letters in their own places.
-
-    Numeric by default (data at 0, 1, 2, ...). `categorical` expects data placed at position_labels(labels),
-    so hover can name the token from the axis alone, with no per-cell label array to send to the browser.
-    `max_ticks` labels only every k-th position where more would overlap (a narrow chart of 48 tokens); Plotly
-    measures every label it draws, so fewer labels also draw faster."""
-    every = 1 if max_ticks is None else -(-len(labels) // max_ticks)
-    shown = range(0, len(labels), every)
-    values = position_labels(labels) if categorical else list(range(len(labels)))
-    ticks = dict(type="category") if categorical else {}
-    return dict(title=dict(text=title), tickmode="array", **ticks, tickvals=[values[i] for i in shown],
-                ticktext=[labels[i] for i in shown], showgrid=False, zeroline=False, **extra)
-
-
 def position_labels(labels: list[str]) -> list[str]:
     """'h' at 0 -> '0:h': unique names for tables and hover, even for repeated letters."""
     return [f"{i}:{label}" for i, label in enumerate(labels)]
