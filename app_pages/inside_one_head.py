@@ -7,7 +7,7 @@ from analysis.inside import TOLERANCE
 from analysis.page_models.inside_one_head import MOST, axes, inside_view
 from explorer.callbacks import key_position
 from explorer.canvas_charts import canvas_heatmap
-from explorer.charts import projector_on, show_chart
+from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, intervention, model_key, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import VIEW, keep_in_range, learner_text
@@ -95,7 +95,7 @@ if view.split_unavailable:
 terms = view.terms
 if terms is not None and terms.intro is not None:
     st.markdown(terms.intro)
-    show_chart(term_bars(terms.cell, terms.total, f"Score s[{i}, {j}] of head {head}, term by term"), key="split_bars")
+    st.html(term_bars(terms.cell, terms.total, f"Score s[{i}, {j}] of head {head}, term by term"))
 if terms is not None:
     st.markdown(terms.sentence)
 

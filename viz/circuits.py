@@ -3,31 +3,45 @@ every cell), and its letter-in -> logit-out map. Signed values on the diverging 
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
-import plotly.graph_objects as go
 
 from .attention import GRID_MIN_PANEL, GRID_STRIP
 from .canvas_heatmap import RD_BU, heatmap_spec
-from .style import figure
 
-POSITIVE, NEGATIVE, TOTAL = "#1d4ed8", "#dc2626", "#d1d5db"
+POSITIVE, NEGATIVE, TOTAL = "#1d4ed8", "#b91c1c", "#d1d5db"
 
 
-def term_bars(values: dict[str, float], score: float, title: str = "", total_name: str = "sum = the score") -> go.Figure:
-    """One horizontal bar per term and one for their sum, each labelled with its value (the sign is in the
-    label and the bar's direction, not only its colour)."""
+def term_bars(values: dict[str, float], score: float, title: str = "", total_name: str = "sum = the score") -> str:
+    """One horizontal bar per term and one for their sum, in plain HTML for st.html (a Plotly chart here was
+    drawn again for every new word): each bar grows left or right of a zero line, labelled with its signed value
+    (the sign is in the label and the bar's direction, not only its colour), its name and value in its tooltip
+    and in data-term / data-value for tests."""
     names = [*values, total_name]
-    numbers = [*values.values(), score]
-    colours = [POSITIVE if v >= 0 else NEGATIVE for v in values.values()] + [TOTAL]
-    bars = dict(type="bar", orientation="h", x=numbers, y=names, marker=dict(color=colours),
-                text=[f"{v:+.2f}" for v in numbers], textposition="outside", cliponaxis=False,
-                hovertemplate="%{y}: %{x:.4f}<extra></extra>")
-    reach = max(1e-9, max(abs(v) for v in numbers)) * 1.35                  # room for the labels outside the bars
-    return figure([bars], title, 60 + 42 * len(names),
-                  xaxis=dict(title=dict(text="adds to the score (after ÷ √d_k)"), range=[-reach, reach],
-                             zeroline=True, zerolinecolor="#6b7280"),
-                  yaxis=dict(title=dict(text="term (query part · key part)"), autorange="reversed", automargin=True),
-                  showlegend=False)
+    numbers = [float(v) for v in (*values.values(), score)]
+    reach = max(1e-9, max(abs(v) for v in numbers))
+    rows = []
+    for k, (name, v) in enumerate(zip(names, numbers)):
+        colour = TOTAL if k == len(names) - 1 else POSITIVE if v >= 0 else NEGATIVE
+        width = 48 * abs(v) / reach                                  # percent of the bar area on one side
+        bar = f"left:50%;width:{width:.2f}%" if v >= 0 else f"right:50%;width:{width:.2f}%"
+        rows.append(
+            f'<div data-term="{html.escape(name)}" data-value="{v!r}" title="{html.escape(name)}: {v:.4f}" '
+            f'style="display:flex;align-items:center;gap:8px;margin:2px 0">'
+            f'<span style="flex:0 0 35%;text-align:right">{html.escape(name)}</span>'
+            f'<span style="position:relative;flex:1;height:1.5em;background:linear-gradient(#6b7280,#6b7280) '
+            f'50% 0 / 1px 100% no-repeat">'
+            f'<span style="position:absolute;{bar};top:0.2em;bottom:0.2em;background:{colour};'
+            f'{"outline:1px solid #6b7280;" if colour == TOTAL else ""}"></span></span>'
+            f'<span style="flex:0 0 4.2em;text-align:right;font-variant-numeric:tabular-nums">{v:+.2f}</span></div>')
+    largest = max(values, key=lambda n: abs(values[n])) if values else total_name
+    summary = (f"{title}: {len(values)} terms add up to {score:.4f}; the largest in size is {largest}, "
+               f"{float(values.get(largest, score)):+.4f}.")
+    heading = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
+    return (f'<figure aria-label="{html.escape(summary)}" style="margin:0">{heading}{"".join(rows)}'
+            f'<figcaption style="font-size:0.85em;text-align:center">adds to the score (after ÷ √d_k); hover a '
+            f'bar for its value</figcaption></figure>')
 
 
 def terms_spec(terms: dict[str, np.ndarray], query_labels: list[str], key_labels: list[str], title: str,

@@ -1,6 +1,8 @@
 """Inside one head: every number the page shows is the model's own (read back from the page's charts and
 tables, compared with a trace made here), for every kind, on a word with repeated letters."""
 
+import html
+
 import numpy as np
 import pytest
 
@@ -45,7 +47,8 @@ def test_every_number_on_the_page_is_the_models_own(ckpt, kind, layer, head, que
 
     assert np.allclose(z(charts["overview"]), t[kind, layer][head], atol=5e-5)           # the head's weights
     assert charts["overview"]["panels"][0]["outlines"] == [[query, key, key + 1]]       # the chosen cell
-    stream, qkv, weighted, concat = (list(html_rows(e).values()) for e in at.get("html"))
+    stream, qkv, weighted, concat = (list(html_rows(e).values()) for e in at.get("html")
+                                     if "data-term=" not in e.proto.body)   # the strips, not the term bars
     assert np.allclose(stream[0], t[before][query], **close)                               # x_i
     assert np.allclose(stream[1], t[f"{residual}.sublayer_input"][query], **close)         # LN(x_i)
     q, k, v, products = qkv
@@ -149,15 +152,22 @@ def test_a_post_norm_model_is_described_as_it_computes(bundled):
     assert "**post-norm**" in text and "divided by √8 = 2.828" in text
     assert "the generator makes it the scores of the next token" in text and "final LayerNorm" not in text
     assert float(at.metric[1].value) <= TOLERANCE
-    assert "split_bars" not in figures(at) and any("post-norm" in i.value for i in at.info)   # cross: no split
+    assert not has_split_bars(at) and any("post-norm" in i.value for i in at.info)   # cross: no split
     assert_the_copy_count_is_the_maps(at)
 
 
 # --- Content against position, and the letter map -----------------------------------------------------------
 
 def split_bars(at):
-    bars = figures(at)["split_bars"]["data"][0]
-    return list(bars["y"]), array(bars["x"]).astype(float)
+    """The term bars (viz.circuits.term_bars, HTML): each term's name and value, in order."""
+    import re
+    body = next(e.proto.body for e in at.get("html") if "data-term=" in e.proto.body)
+    found = re.findall(r'data-term="([^"]*)" data-value="([^"]*)"', body)
+    return [html.unescape(name) for name, _ in found], np.array([float(v) for _, v in found])
+
+
+def has_split_bars(at) -> bool:
+    return any("data-term=" in e.proto.body for e in at.get("html"))
 
 
 def page_text(at):
@@ -213,7 +223,7 @@ def test_a_layer_0_score_is_four_terms_and_the_biases_that_add_up_to_it(ckpt, ki
 def test_a_later_layer_says_why_it_is_not_split_with_the_written_share(ckpt):
     at = open_page("inside_one_head", "banana", state=state("cross", 1, 0, 2, 3))
     no_exception(at)
-    assert "split_bars" not in figures(at)
+    assert not has_split_bars(at)
     cell = score_split(ckpt.model, make_run(ckpt.model, ckpt.vocab, "banana").trace, "cross", 1, 0).at(2, 3)
     share = abs(cell[WITH_WRITTEN]) / sum(abs(v) for v in cell.values())
     assert (f"the terms with what was written come to {cell[WITH_WRITTEN]:+.2f} of this score "
