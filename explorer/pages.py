@@ -89,7 +89,7 @@ PAGES: tuple[Page, ...] = (
          ("teacher forcing", "greedy decoding", "cross-attention", "free running", "exposure bias"), charts=0,
          canvases=1),
     Page("lab_length", "Longer than trained", "📏", LAB, "lab-length", ("exact match", "positional encoding"),
-         charts=1, canvases=2),
+         charts=0, canvases=2),
     Page("lab_query_key", "Queries and keys", "🧭", LAB, "lab-query-key", ("query", "key", "score", "softmax", "PCA"),
          charts=1, canvases=1),
     Page("lab_patch", "Build a head", "🛠️", LAB, "lab-patch",

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from .attention import GRID_MIN_PANEL, GRID_STRIP
 from .canvas_heatmap import heatmap_spec
-from .svg_charts import Series, grouped_bars
+from .svg_charts import Series, grouped_bars, line_chart
 from .style import HORIZONTAL_LEGEND, figure
 
 BEFORE, AFTER = "#1d4ed8", "#f59e0b"
@@ -45,19 +45,19 @@ def harm_against_pattern(names: list[str], kinds: list[str], scores: list[float]
                   yaxis=dict(title=dict(text="exact match lost when switched off alone"), tickformat=".0%"))
 
 
-def length_curve(by_length: dict[int, float], trained_up_to: int, title: str = "") -> go.Figure:
-    """Exact match per input length, the lengths seen in training shaded."""
+def length_curve(by_length: dict[int, float], trained_up_to: int, title: str = "") -> str:
+    """Exact match per input length as an SVG line (viz.svg_charts), the lengths seen in training shaded."""
     lengths = sorted(by_length)
-    line = dict(type="scatter", mode="lines+markers", x=lengths, y=[by_length[n] for n in lengths],
-                marker=dict(color=BEFORE), name="exact match",
-                hovertemplate="length %{x}<br>exact match %{y:.0%}<extra></extra>")
-    trained = dict(type="rect", xref="x", yref="paper", x0=0.5, x1=trained_up_to + 0.5, y0=0, y1=1,
-                   fillcolor="#dcfce7", opacity=0.6, line=dict(width=0), layer="below")
-    label = dict(text=f"trained on lengths 1–{trained_up_to}", x=trained_up_to / 2, y=1, xref="x", yref="paper",
-                 yanchor="bottom", showarrow=False)
-    return figure([line], title, 340, shapes=[trained], annotations=[label],
-                  xaxis=dict(title=dict(text="input length (characters)")),
-                  yaxis=dict(title=dict(text="exact match"), tickformat=".0%", range=[-0.03, 1.05]))
+    matches = np.array([by_length[n] for n in lengths], dtype=float)
+    past = [n for n in lengths if n > trained_up_to]
+    summary = (f"{title}: exact match {matches[[n <= trained_up_to for n in lengths]].min():.0%} at the least on "
+               f"lengths 1–{trained_up_to}, the trained ones" + (f", and {max(by_length[n] for n in past):.0%} at "
+                                                                   f"the most on {past[0]}–{past[-1]}" if past else "")
+               + ".")
+    return line_chart([Series("exact match", matches, BEFORE)], [str(n) for n in lengths], title,
+                      "input length (characters)", "exact match", summary, y_range=(0.0, 1.0), point_name="length",
+                      percent=True, band=(0, lengths.index(trained_up_to) if trained_up_to in lengths else len(lengths) - 1,
+                                          f"trained on lengths 1–{trained_up_to}"))
 
 
 def query_key_scatter(query_xy: np.ndarray, key_xy: np.ndarray, query_labels: list[str], key_labels: list[str],

@@ -61,14 +61,14 @@ def _scale(low: float, high: float, y_range: tuple[float, float] | None):
 
 
 def _chart(kind: str, title: str, summary: str, plot: str, ticks: list[float], y, x_title: str, y_title: str,
-           legend: list[Series]) -> str:
+           legend: list[Series], percent: bool = False) -> str:
     keys = "".join(
         f'<span style="display:inline-flex;align-items:center;gap:4px;margin-right:14px">'
         f'<span style="display:inline-block;width:14px;height:{10 if kind == "bars" or s.markers_only else 4}px;'
         f'background:{s.colour}"></span>{html.escape(s.name)}</span>' for s in legend) if len(legend) > 1 else ""
     heading = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
-    labels = "".join(f'<text x="96%" y="{y(t) + 4:.1f}" text-anchor="end" fill="{TEXT}">{t:.6g}</text>'
-                     for t in ticks)
+    labels = "".join(f'<text x="96%" y="{y(t) + 4:.1f}" text-anchor="end" fill="{TEXT}">'
+                     f'{f"{t:.0%}" if percent else f"{t:.6g}"}</text>' for t in ticks)
     axis = (f'<svg width="{AXIS_WIDTH}" height="{HEIGHT}" aria-hidden="true" style="flex:none;overflow:visible">'
             f'<text transform="translate(10 {(TOP + HEIGHT - BOTTOM) / 2}) rotate(-90)" text-anchor="middle" '
             f'fill="{TEXT}">{html.escape(y_title)}</text>{labels}</svg>')
@@ -85,21 +85,30 @@ def _x_labels(labels: list[str], x, every: int) -> str:
                    f'{html.escape(label)}</text>' for i, label in enumerate(labels) if i % every == 0)
 
 
-def _tip(series: Series, point_name: str, name: str, value: float, places: int) -> str:
+def _tip(series: Series, point_name: str, name: str, value: float, places: int, percent: bool = False) -> str:
+    said = f"{float(value):.0%}" if percent else f"{float(value):.{places}f}"
     return (f'data-series="{html.escape(series.name)}" data-value="{float(value)!r}"><title>'
-            f'{html.escape(series.name)}, {point_name} {html.escape(name)}: {float(value):.{places}f}</title>')
+            f'{html.escape(series.name)}, {point_name} {html.escape(name)}: {said}</title>')
 
 
 def line_chart(series: list[Series], x_labels: list[str], title: str, x_title: str, y_title: str, summary: str,
-               y_range: tuple[float, float] | None = None, from_zero: bool = False, point_name: str = "") -> str:
+               y_range: tuple[float, float] | None = None, from_zero: bool = False, point_name: str = "",
+               percent: bool = False, band: tuple[int, int, str] | None = None) -> str:
     """Lines over positions 0…n−1 (`x_labels` name them): each point a marker whose tooltip says the series,
-    `point_name` and the point's label, and the value."""
+    `point_name` and the point's label, and the value (as a percentage with `percent`). `band`: (first, last
+    position, its label) shaded behind the lines."""
     values = [np.asarray(s.values, dtype=float) for s in series]
     low = min([float(v.min()) for v in values] + ([0.0] if from_zero else []))
     ticks, y = _scale(low, max(float(v.max()) for v in values), y_range)
     n = max(len(v) for v in values)
     x = (lambda i: 2 + 96 * (i / (n - 1) if n > 1 else 0.5))            # percent of the plot's width
     plot = [_x_labels(x_labels, x, max(1, math.ceil(n / 8)))]        # few enough to stay apart in projector type
+    if band is not None:
+        first, last, label = band
+        left, right = x(max(first - 0.5, 0)), x(min(last + 0.5, n - 1))
+        plot.insert(0, f'<rect x="{left:.2f}%" y="{TOP}" width="{right - left:.2f}%" height="{HEIGHT - TOP - BOTTOM}" '
+                       f'fill="#dcfce7"/><text x="{(left + right) / 2:.2f}%" y="{TOP + 14}" text-anchor="middle" '
+                       f'fill="{TEXT}">{html.escape(label)}</text>')
     for s, v in zip(series, values):
         if not s.markers_only:
             plot.append("".join(
@@ -108,8 +117,8 @@ def line_chart(series: list[Series], x_labels: list[str], title: str, x_title: s
                 for i, (a, b) in enumerate(zip(v[:-1], v[1:]))))
         radius = 3.5 if s.markers_only else 2.5
         plot.append("".join(f'<circle cx="{x(i):.2f}%" cy="{y(value):.1f}" r="{radius}" fill="{s.colour}" '
-                            f'{_tip(s, point_name, x_labels[i], value, 6)}</circle>' for i, value in enumerate(v)))
-    return _chart("line", title, summary, "".join(plot), ticks, y, x_title, y_title, series)
+                            f'{_tip(s, point_name, x_labels[i], value, 6, percent)}</circle>' for i, value in enumerate(v)))
+    return _chart("line", title, summary, "".join(plot), ticks, y, x_title, y_title, series, percent)
 
 
 def grouped_bars(series: list[Series], x_labels: list[str], title: str, x_title: str, y_title: str,

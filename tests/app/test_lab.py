@@ -204,10 +204,11 @@ def test_a_long_prefix_shows_its_latest_tokens_in_the_forcing_table():
 def test_longer_than_trained_plots_every_length_and_compares_two_words(ckpt):
     at = open_page("lab_length", "hello")
     no_exception(at)
-    curve = figures(at)["curve"]["data"][0]
-    lengths, matches = array(curve["x"]).astype(int), array(curve["y"]).astype(float)
+    chart = svg_charts(at)["curve"]
+    (matches,) = svg_series(chart).values()
     trained = ckpt.model.config.max_len
-    assert list(lengths) == list(range(1, 2 * trained + 1))              # twice the trained length
+    assert len(matches) == 2 * trained                                     # every length up to twice the trained
+    assert f"trained on lengths 1–{trained}" in chart and "exact match, length 96: " in chart
     assert matches[:trained].min() >= 0.9 and matches[trained * 5 // 4:].max() <= 0.1
     long = ("abcdefghijklmnopqrstuvwxyz" * 3)[:trained + 6]
     at.text_input(key="long_text").set_value(long).run()
