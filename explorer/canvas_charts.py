@@ -24,12 +24,16 @@ def canvas_heatmap(spec: dict, key: str, container=None) -> None:
     """Draw a viz.canvas_heatmap spec (in `container`, else where the page is); `key` names it for the tests, as
     a chart's key does. Registered at each call: the registry belongs to the runtime, which AppTest makes anew
     (the same definition again is silent)."""
-    mount = st.components.v2.component("canvas_heatmap", js=_JS, css=_CSS, html=_HTML)
-    if container is None or container is st:       # the page itself, as the lesson passes it
-        mount(data=spec, key=key)
+    _mount(st.components.v2.component("canvas_heatmap", js=_JS, css=_CSS, html=_HTML), spec, key, container)
+
+
+def _mount(mount, data, key: str, container) -> None:
+    """A component's mount with its data, in `container` (None or st: the page itself, as the lesson passes it)."""
+    if container is None or container is st:
+        mount(data=data, key=key)
     else:
         with container:
-            mount(data=spec, key=key)
+            mount(data=data, key=key)
 
 
 # Streamlit's st.html keeps HTML and drops SVG, so the small charts of viz.svg_charts come through a component of
@@ -42,9 +46,5 @@ _SVG_CSS = '.svg-chart { font-family: "Source Sans Pro", sans-serif; }'
 
 def svg_chart(markup: str, key: str, container=None) -> None:
     """Draw a viz.svg_charts chart (in `container`, else where the page is); `key` names it for the tests."""
-    mount = st.components.v2.component("svg_chart", js=_SVG_JS, css=_SVG_CSS, html='<div class="svg-chart"></div>')
-    if container is None or container is st:
-        mount(data={"markup": markup}, key=key)
-    else:
-        with container:
-            mount(data={"markup": markup}, key=key)
+    _mount(st.components.v2.component("svg_chart", js=_SVG_JS, css=_SVG_CSS, html='<div class="svg-chart"></div>'),
+           {"markup": markup}, key, container)

@@ -1,8 +1,7 @@
 """What a server does once so that no learner waits for it: import the app's modules (torch among them), load the
 server's models, run one text through each, then import every page's modules (its page model and what its script
 imports; scikit-learn, SciPy and Captum among them, about 2 s, which no page but the four that compute with them
-imports) and compute the √d_k
-experiments that Masks shows (0.8 s), all kept for the process.
+imports) and compute the √d_k experiments that Masks shows (0.8 s), all kept for the process.
 
 `streamlit run app.py` serves the app through st.App, whose lifespan (app.py) runs `warm_up_server` in a thread
 as the server starts, so a browser loads the page's code while the server imports its own; a first page waits at
@@ -18,8 +17,8 @@ import importlib
 import threading
 from pathlib import Path
 
-_STARTED = threading.Event()   # the second half has begun (or is about to): it runs once per process
 _CLAIM = threading.Lock()
+_claimed = False               # the second half has begun (or is about to): it runs once per process
 STATUS: dict[str, object] = {"models": [], "pages_imported": False, "done": False}   # what /api/warm-up shows
 HEAVY_IMPORTS = ("sklearn.linear_model", "sklearn.decomposition", "scipy.stats", "captum.attr")
 FIRST_TEXT = "hello"        # one text through each model, so that torch's first calls are not a learner's
@@ -35,11 +34,10 @@ def warm_up_once(d_k: int) -> None:
 
 def _claim() -> bool:
     """True for the one caller that may run the second half (a check and a set no two threads interleave)."""
+    global _claimed
     with _CLAIM:
-        if _STARTED.is_set():
-            return False
-        _STARTED.set()
-        return True
+        first, _claimed = not _claimed, True
+        return first
 
 
 def page_imports() -> list[str]:
