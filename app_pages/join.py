@@ -8,7 +8,6 @@ from classroom import codes
 from classroom.errors import NO_SUCH_CODE, ClassError, UnknownClass
 from classroom.store import RESULTS_STAGE, ClassStore
 from explorer import classes, lesson, quiz
-from explorer.charts import show_chart
 from explorer.errors import InputError
 from explorer.text import escape_markdown
 from teaching.class_mode import spread
@@ -142,7 +141,7 @@ def step_screen(store: ClassStore, code: str, token: str, state) -> None:
             st.info("Voting is not open. Talk it over; the teacher opens it.", icon="⏳")
         if state.spread_shown:
             shown = spread(question, store.counts(code, state.step, state.round))
-            show_chart(vote_spread(shown.options, shown.counts, f"The class, round {state.round}"), key="spread")
+            st.html(vote_spread(shown.options, shown.counts, f"The class, round {state.round}"))
         if state.revealed:
             st.success(escape_markdown(f"The model's answer: {question.answer}. {question.why}"), icon="🔎")
             if mine is not None:

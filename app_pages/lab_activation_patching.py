@@ -9,12 +9,13 @@ from analysis.activation_patching import SITE_NAMES, proposed_pairs, reach
 from analysis.page_models.lab_activation_patching import cone_line, patch_view
 from explorer import why_runs
 from explorer.cache import checkpoint_or_stop, model_key, text_run
-from explorer.charts import show_chart
+from explorer.canvas_charts import canvas_heatmap
+from explorer.charts import projector_on
 from explorer.errors import InputError
 from explorer.link_guard import stop_page
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown
-from viz.attribution import causal_cone
+from viz.attribution import causal_cone_specs
 
 REVEALED_KEY = "_patch_revealed"   # (the patch asked about, the steps picked when Reveal was pressed)
 
@@ -93,8 +94,11 @@ if not why_runs.causal_cone.is_cached(key, text, other_text):
     st.rerun()
 found = why_runs.causal_cone(key, text, other_text)
 sources = [f"{i}: {s}" for i, s in enumerate(clean.source[:len(found.memory)])]
-show_chart(causal_cone(found.memory, found.stream, sources, [str(t) for t in range(found.stream.shape[1])],
-                       "Output steps whose most likely character moves, one patch at a time"), key="cone")
+for spec, name in zip(causal_cone_specs(found.memory, found.stream, sources,
+                                        [str(t) for t in range(found.stream.shape[1])],
+                                        "Output steps whose most likely character moves, one patch at a time",
+                                        projector=projector_on()), ("cone_memory", "cone_stream")):
+    canvas_heatmap(spec, key=name)
 st.caption("Each cell: one patch on its own, with the other text's own output read at every step (as in "
            "training), so a cell counts the steps whose most likely next character moves against that fixed prefix. "
            "Free decoding, as in the reveal above, can change fewer steps or more: there, a changed character is "

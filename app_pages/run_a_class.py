@@ -11,7 +11,6 @@ from classroom.errors import ClassError, UnknownClass, WrongSecret
 from classroom.store import OPEN_FORM, QUIZ_STAGES, ClassStore
 from explorer import classes, lesson, quiz
 from explorer.cache import checkpoint_for
-from explorer.charts import show_chart
 from explorer.errors import InputError
 from explorer.text import escape_markdown
 from teaching.class_mode import class_csv, joined_line, round_result, spread, teacher_advice
@@ -177,11 +176,11 @@ def quiz_results(store: ClassStore, code: str, secret: str, state) -> None:
     st.caption(f"A quiz of {n} items is a rough instrument, and a small class's interval is wide (none is shown "
                f"under {MIN_FOR_INTERVAL} students). The interval resamples the students only, not the items; read "
                "it before the gain.")
-    show_chart(score_spread({f.form: f.counts for f in (report.before, report.after)},
-                            "Students by items right"), key="quiz_scores")
-    show_chart(share_right_by_item([i.concept for i in quizzes["after"].items],
+    st.html(score_spread({f.form: f.counts for f in (report.before, report.after)},
+                            "Students by items right"))
+    st.html(share_right_by_item([i.concept for i in quizzes["after"].items],
                                    {f.form: [s.share_right for s in f.items] for f in (report.before, report.after)},
-                                   "Share right, item by item"), key="quiz_items")
+                                   "Share right, item by item"))
     table = [{"item": i + 1, "concept": b.concept,
               "before: share right": b.share_right, "before: discrimination": b.discrimination,
               "after: share right": a.share_right, "after: discrimination": a.discrimination}
@@ -238,7 +237,7 @@ def step_question(store: ClassStore, code: str, secret: str, state, view, step, 
     if state.spread_shown and not state.revealed:
         shown = spread(question, counts[state.round])
         votes = f"{shown.total} vote{'' if shown.total == 1 else 's'}"
-        show_chart(vote_spread(shown.options, shown.counts, f"Round {state.round}: {votes}"), key="spread")
+        st.html(vote_spread(shown.options, shown.counts, f"Round {state.round}: {votes}"))
         st.info(teacher_advice(results[-1]), icon="🧭")
     if state.revealed:
         for column, result in zip(st.columns(len(results)), results):
@@ -247,8 +246,7 @@ def step_question(store: ClassStore, code: str, secret: str, state, view, step, 
                           "no votes" if result.share_right is None else f"{result.share_right:.0%}",
                           f"{result.right} of {result.votes} votes", delta_color="off", delta_arrow="off")
             with column:
-                show_chart(vote_spread(shown.options, shown.counts, f"Round {result.round}"),
-                           key=f"spread_round_{result.round}")
+                st.html(vote_spread(shown.options, shown.counts, f"Round {result.round}"))
         st.success(escape_markdown(f"The model's answer: {question.answer}. {question.why}"), icon="🔎")
         lesson.reveal(view)
 

@@ -9,8 +9,8 @@ from analysis.page_models.training import MAX_UPLOAD_MB, TASKS, live_view, snaps
 from analysis.tasks import words
 from explorer import live_runs
 from explorer.callbacks import task_label
-from explorer.canvas_charts import canvas_heatmap
-from explorer.charts import projector_on, show_chart
+from explorer.canvas_charts import canvas_heatmap, svg_chart
+from explorer.charts import projector_on
 from explorer.errors import CheckpointError
 from explorer.gate import deferred, fragment
 from explorer.live_training import LIMITS, LiveSettings, LiveSettingsError
@@ -55,8 +55,8 @@ if saved:
     b.metric("Held-out loss", f"{view.loss:.3g}", help=view.loss_help)
     c.metric("Held-out exact match", f"{view.exact_match:.1%}")
     d.metric(view.pattern_label, f"{view.alignment:.1%}", help=view.pattern_help)
-    show_chart(learning_curves(view.curve, step, title="The whole run, this snapshot marked", pattern=view.pattern,
-                               rule=view.rule, vocab_size=view.vocab_size), key="curves")
+    svg_chart(learning_curves(view.curve, step, title="The whole run, this snapshot marked", pattern=view.pattern,
+                              rule=view.rule, vocab_size=view.vocab_size), key="curves")
     st.caption(view.loss_caption)
     canvas_heatmap(attention_grid_spec(view.cross, view.rows, view.source, view.grid_title, query_title="decoder step",
                                        key_title="source position", projector=projector_on()), key="grid")
@@ -99,7 +99,7 @@ if live is not None:
         m1.metric("Training loss", p.loss_text)
         m2.metric("Held-out exact match", f"{p.exact_match:.0%}")
         m3.metric("Steps per second", p.per_second)
-        show_chart(live_curves(p.loss, p.matches, p.steps, vocab_size=p.vocab_size), key="live_curves")
+        svg_chart(live_curves(p.loss, p.matches, p.steps, vocab_size=p.vocab_size), key="live_curves")
         if not p.done:
             st.button("Stop training", on_click=live_runs.stop, key="live_stop")
         elif p.failed:

@@ -18,14 +18,15 @@ from teaching import step_views
 from teaching.questions import Question
 from teaching.step_views import Chart, Display, Metric, Note, Side, StepView, Strip, Table, Written
 from teaching.steps import STEPS
-from viz import encoding_spec, mask_spec, norms_bars, probability_bars, softmax_comparison
+from viz import encoding_spec, mask_spec, norms_bars, softmax_comparison
 from viz.attention import weights_spec
 from viz.attribution import lens_rows_spec
+from viz.html_bars import probability_columns
 from viz.strips import vector_rows
 
 from . import why_runs
 from .canvas_charts import canvas_heatmap, svg_chart
-from .charts import chart_in, projector_on
+from .charts import projector_on
 from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table
 from .links import page_link
 from .cache import checkpoint_for, snapshot_output, snapshots, text_run
@@ -33,7 +34,7 @@ from .pages import page
 from .text import escape_markdown, visible
 
 STEP_KEY = "lesson_step"
-FIGURES = {f.__name__: f for f in (probability_bars,)}
+HTML_CHARTS = {f.__name__: f for f in (probability_columns,)}                          # plain HTML (st.html)
 SVG_CHARTS = {f.__name__: f for f in (norms_bars, softmax_comparison)}                # drawn as SVG (viz.svg_charts)
 CANVASES = {f.__name__: f for f in (encoding_spec, mask_spec, lens_rows_spec, weights_spec)}      # drawn on the canvas (explorer.canvas_charts)
 
@@ -122,7 +123,7 @@ def draw(displays: tuple[Display, ...], container=st) -> None:
         elif isinstance(display, Chart) and display.figure in SVG_CHARTS:
             svg_chart(SVG_CHARTS[display.figure](**display.arguments), display.key, container)
         elif isinstance(display, Chart):
-            chart_in(container, FIGURES[display.figure](**display.arguments), key=display.key)
+            container.html(HTML_CHARTS[display.figure](**display.arguments))
         elif isinstance(display, Strip):
             container.html(vector_rows(list(display.rows), list(display.names), title=display.title,
                                        column_name=display.column_name))

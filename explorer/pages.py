@@ -26,9 +26,9 @@ class Page:
     section: str
     url_path: str            # "" for Home, the default page
     terms: tuple[str, ...]   # the glossary terms the page uses, in the order its popover lists them
-    charts: int              # the charts it draws for a typed word under the reversal (the browser tests count them)
     reads_text: bool = True  # it shows the sidebar's text (the Glossary does not)
-    canvases: int = 0        # and the canvas heatmaps it draws (explorer.canvas_charts)
+    canvases: int = 0        # the canvas heatmaps it draws for a typed word under the reversal (explorer.canvas_charts)
+    svgs: int = 0            # and its small SVG charts (viz.svg_charts): the browser tests count both
     model_module: str = ""   # where its page model lives, if not analysis/page_models/<id>.py
 
     @property
@@ -48,61 +48,61 @@ PAGES: tuple[Page, ...] = (
     Page("lesson", "Lesson", "🎓", LESSON, "lesson",
          ("token", "embedding", "d_model", "positional encoding", "encoder", "decoder", "attention head", "query",
           "key", "value", "score", "d_k", "softmax", "mask", "causal mask", "self-attention", "cross-attention",
-          "logit", "greedy decoding", "teacher forcing", "ablation", "exact match"), charts=0,
+          "logit", "greedy decoding", "teacher forcing", "ablation", "exact match"),
          model_module="teaching.step_views"),
-    Page("quiz", "Quiz: before and after", "📝", LESSON, "quiz", (), charts=0, reads_text=False,
+    Page("quiz", "Quiz: before and after", "📝", LESSON, "quiz", (), reads_text=False,
          model_module="teaching.quiz_results"),
-    Page("run_a_class", "Run a class", "📣", LESSON, "run-a-class", (), charts=0, reads_text=False,
+    Page("run_a_class", "Run a class", "📣", LESSON, "run-a-class", (), reads_text=False,
          model_module="teaching.class_mode"),
-    Page("join", "Join a class", "🙋", LESSON, "join", (), charts=0, reads_text=False,
+    Page("join", "Join a class", "🙋", LESSON, "join", (), reads_text=False,
          model_module="teaching.class_mode"),
-    Page("glossary", "Glossary", "📖", LESSON, "glossary", (), charts=0, reads_text=False),
+    Page("glossary", "Glossary", "📖", LESSON, "glossary", (), reads_text=False),
     Page("home", "Home", "🏠", EXPLORE, "",
          ("encoder", "decoder", "embedding", "residual stream", "LayerNorm", "feed-forward network", "generator",
-          "exact match"), charts=0),
+          "exact match")),
     Page("decode", "Decode step by step", "⏯️", EXPLORE, "decode",
          ("decoder", "token", "logit", "softmax", "greedy decoding", "temperature", "top-k", "entropy", "nats",
-          "cross-attention", "causal mask", "key/value cache", "draft decoding"), charts=0),   # drawn in HTML
+          "cross-attention", "causal mask", "key/value cache", "draft decoding")),   # drawn in HTML
     Page("attention", "Attention", "🔍", EXPLORE, "attention",
          ("attention head", "query", "key", "value", "attention weight", "self-attention", "cross-attention", "W^O",
-          "anti-diagonal"), charts=0, canvases=3),
+          "anti-diagonal"), canvases=3),
     Page("inside_one_head", "Inside one head", "🔬", EXPLORE, "inside-one-head",
          ("residual stream", "LayerNorm", "query", "key", "value", "score", "d_k", "softmax", "attention weight",
-          "W^O", "feed-forward network", "logit", "logit lens", "QK circuit", "OV circuit"), charts=0, canvases=3),
+          "W^O", "feed-forward network", "logit", "logit lens", "QK circuit", "OV circuit"), canvases=3),
     Page("positional", "Positional encoding", "🌊", EXPLORE, "positional",
-         ("embedding", "d_model", "positional encoding"), charts=0, canvases=4),
+         ("embedding", "d_model", "positional encoding"), canvases=4, svgs=3),
     Page("masks", "Masks", "🎭", EXPLORE, "masks",
-         ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"), charts=0, canvases=4),
+         ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"), canvases=4, svgs=1),
     Page("training", "Training", "📈", EXPLORE, "training",
-         ("loss", "exact match", "teacher forcing", "cross-attention", "snapshot", "anti-diagonal"), charts=1, canvases=1),
+         ("loss", "exact match", "teacher forcing", "cross-attention", "snapshot", "anti-diagonal"),
+         canvases=1, svgs=1),
     Page("compare_tasks", "Compare tasks", "⚖️", EXPLORE, "compare-tasks",
-         ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"), charts=0, canvases=5),
+         ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"), canvases=5),
     Page("lab_ablation", "Switch heads off", "✂️", LAB, "lab-ablation",
          ("ablation", "attention head", "exact match", "teacher forcing", "rule of three", "standard error"),
-         charts=0, canvases=1),
+         canvases=1, svgs=1),
     Page("lab_heads", "Which head does the work?", "🏅", LAB, "lab-heads",
          ("attention head", "ablation", "cross-attention", "self-attention", "entropy", "nats", "uniformity",
-          "Spearman ρ", "offset"), charts=2),
+          "Spearman ρ", "offset"), svgs=2),
     Page("lab_positions", "No positions", "🔀", LAB, "lab-positions", ("positional encoding", "exact match"),
-         charts=0, canvases=1),
-    Page("lab_forcing", "Teacher forcing", "🧑‍🏫", LAB, "lab-forcing",
-         ("teacher forcing", "greedy decoding", "cross-attention", "free running", "exposure bias"), charts=0,
          canvases=1),
+    Page("lab_forcing", "Teacher forcing", "🧑‍🏫", LAB, "lab-forcing",
+         ("teacher forcing", "greedy decoding", "cross-attention", "free running", "exposure bias"), canvases=1),
     Page("lab_length", "Longer than trained", "📏", LAB, "lab-length", ("exact match", "positional encoding"),
-         charts=0, canvases=2),
+         canvases=2, svgs=1),
     Page("lab_query_key", "Queries and keys", "🧭", LAB, "lab-query-key", ("query", "key", "score", "softmax", "PCA"),
-         charts=1, canvases=1),
+         canvases=1, svgs=1),
     Page("lab_patch", "Build a head", "🛠️", LAB, "lab-patch",
          ("cross-attention", "attention head", "attention weight", "ablation", "exact match", "patching",
-          "sufficiency and necessity", "standard error"), charts=0, canvases=2),
+          "sufficiency and necessity", "standard error"), canvases=2),
     Page("lab_attribution", "Why this character?", "🔎", LAB, "lab-attribution",
          ("cross-attention", "attention weight", "gradient × input", "integrated gradients", "occlusion",
-          "attention rollout", "Spearman ρ", "nats"), charts=0, canvases=2),
+          "attention rollout", "Spearman ρ", "nats"), canvases=2),
     Page("lab_activation_patching", "Patch one activation", "🩹", LAB, "lab-activation-patching",
-         ("patching", "residual stream", "cross-attention", "attention head"), charts=0),   # grid on request
+         ("patching", "residual stream", "cross-attention", "attention head")),   # grid on request
     Page("how_it_reverses", "How it reverses", "🧩", LAB, "how-it-reverses",
          ("residual stream", "linear probe", "refitted probe", "R²", "ablation", "exact match", "cross-attention",
-          "uniformity", "composition", "offset"), charts=0, canvases=1),
+          "uniformity", "composition", "offset"), canvases=1),
 )
 BY_ID: dict[str, Page] = {p.id: p for p in PAGES}
 TITLES: dict[str, str] = {p.id: p.title for p in PAGES}

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
 from .canvas_heatmap import RD_BU, heatmap_spec
-from .style import figure
 
 SHOWN_VALUES = 16   # source characters up to which each cell also prints its number
 
@@ -34,26 +32,20 @@ def lens_rows_spec(names: list[str], values: np.ndarray, sources: list[str], tit
                                 + "; ".join(said) + ".")
 
 
-def causal_cone(memory: np.ndarray, stream: np.ndarray, sources: list[str], positions: list[str],
-                title: str = "") -> go.Figure:
-    """Every single patch's effect: the output steps whose top token moves, for the encoder's output at each
-    source position (top) and the decoder stream after each layer at each position (below, layer 0 first), one
-    colour scale from 0 to the largest cell."""
-    from plotly.subplots import make_subplots
-
-    rotated = len(sources) > SHOWN_VALUES          # Plotly turns long tick labels on their side: room below them
-    fig = make_subplots(rows=2, cols=1, row_heights=[1, max(1, len(stream))], vertical_spacing=0.4 if rotated else 0.25,
-                        subplot_titles=("encoder output, by source position", "decoder stream, by layer and position"))
-    most = max(1, int(memory.max(initial=0)), int(stream.max(initial=0)))   # (of `steps`) so 1 is not near-white
-    common = dict(zmin=0, zmax=most, colorscale="Blues", xgap=1, ygap=1)
-    fig.add_trace(go.Heatmap(z=memory[None, :], x=sources, y=["encoder output"], showscale=False, **common,
-                             hovertemplate="source %{x}<br>%{z} steps change<extra></extra>"), 1, 1)
-    fig.add_trace(go.Heatmap(z=stream, x=positions, y=[f"after layer {i}" for i in range(len(stream))], **common,
-                             colorbar=dict(title=dict(text="steps<br>changed")),
-                             hovertemplate="decoder position %{x}<br>%{y}<br>%{z} steps change<extra></extra>"),
-                  2, 1)
-    fig.update_xaxes(type="category")
-    fig.update_xaxes(title=dict(text="decoder position"), row=2, col=1)
-    fig.update_yaxes(autorange="reversed", row=2, col=1)
-    fig.update_layout(figure([], title, 200 + 50 * len(stream) + (80 if rotated else 0)).layout)
-    return fig
+def causal_cone_specs(memory: np.ndarray, stream: np.ndarray, sources: list[str], positions: list[str],
+                      title: str = "", projector: bool = False) -> tuple[dict, dict]:
+    """Every single patch's effect, as two canvas heatmaps on one colour scale from 0 to the largest cell: the
+    output steps whose top token moves for the encoder's output at each source position ((S,) memory: one row),
+    and for the decoder stream after each layer at each position ((L, T) stream, layer 0 first)."""
+    memory, stream = np.asarray(memory, dtype=float), np.asarray(stream, dtype=float)
+    most = max(1.0, float(memory.max(initial=0)), float(stream.max(initial=0)))   # (of `steps`) so 1 is not near-white
+    common = dict(value_name="steps changed", zmax=most, projector=projector, gaps=True)
+    layers = [f"after layer {i}" for i in range(len(stream))]
+    return (heatmap_spec([("encoder output", memory[None, :])], ["encoder output"], sources,
+                         f"{title}: the encoder's output, by source position", "", "source position",
+                         row_names=["encoder output"], col_names=list(sources), col_name="source",
+                         strip_height=110, bar=False, **common),
+            heatmap_spec([("decoder stream", stream)], layers, positions,
+                         f"{title}: the decoder stream, by layer and position", "layer", "decoder position",
+                         row_names=layers, col_name="decoder position", strip_height=80 + 40 * len(stream),
+                         **common))

@@ -13,19 +13,19 @@ import numpy as np
 from .style import matrix_height
 
 # Nine stops from 0 to 1: ColorBrewer Blues and Oranges (Plotly's "Blues" and "Oranges"), and projector mode's
-# Cividis, reversed so that 0 stays light (viz.style.PROJECTOR_SEQUENTIAL).
+# Cividis, reversed so that 0 stays light.
 BLUES = ((247, 251, 255), (222, 235, 247), (198, 219, 239), (158, 202, 225), (107, 174, 214), (66, 146, 198),
          (33, 113, 181), (8, 81, 156), (8, 48, 107))
 ORANGES = ((255, 245, 235), (254, 230, 206), (253, 208, 162), (253, 174, 107), (253, 141, 60), (241, 105, 19),
            (217, 72, 1), (166, 54, 3), (127, 39, 4))
 CIVIDIS_REVERSED = ((254, 232, 56), (217, 202, 79), (184, 174, 106), (153, 151, 122), (124, 123, 120),
                     (99, 100, 115), (69, 81, 111), (28, 62, 112), (0, 34, 78))
-# Eleven stops from -1 to 1: ColorBrewer RdBu (Plotly's "RdBu", viz.style.SIGNED_SCALE), red below 0, blue above;
-# safe for colour-blind viewers, so projector mode keeps it (as viz.style.projector_figure does).
+# Eleven stops from -1 to 1: ColorBrewer RdBu (Plotly's "RdBu"), red below 0, blue above;
+# safe for colour-blind viewers, so projector mode keeps it.
 RD_BU = ((103, 0, 31), (178, 24, 43), (214, 96, 77), (244, 165, 130), (253, 219, 199), (247, 247, 247),
          (209, 229, 240), (146, 197, 222), (67, 147, 195), (33, 102, 172), (5, 48, 97))
 WEIGHT_SCALES = (BLUES, ORANGES)   # projector mode draws these in Cividis; a signed or two-colour scale is kept
-FONT, PROJECTOR_FONT = 14, 22     # px, as Plotly's ticks and viz.style.PROJECTOR_FONT
+FONT, PROJECTOR_FONT = 14, 22     # px
 WRITTEN_CELLS = 150               # cells up to which each one's value is sent to be written on it
 
 

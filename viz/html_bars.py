@@ -27,8 +27,10 @@ def _bar(p: float, colour: str, tip: str, width: str, token: str, series: str = 
             f'background:{colour}"></div>')
 
 
-def _frame(title: str, columns: list[tuple[str, str]], min_width: str, legend: str = "", note: str = "") -> str:
-    """(bars, token label) per column: the bars standing on an axis line, the labels in a row under it."""
+def _frame(title: str, columns: list[tuple[str, str]], min_width: str, summary: str, legend: str = "",
+           note: str = "") -> str:
+    """(bars, token label) per column: the bars standing on an axis line, the labels in a row under it; the
+    summary is the chart's accessible name."""
     heading = f'<div style="font-weight:600;margin-bottom:6px">{html.escape(title)}</div>' if title else ""
     cell = f"flex:1;min-width:{min_width};display:flex;flex-direction:column;align-items:center"
     bars = "".join(f'<div style="{cell};justify-content:flex-end">{b}</div>' for b, _ in columns)
@@ -36,7 +38,7 @@ def _frame(title: str, columns: list[tuple[str, str]], min_width: str, legend: s
     row = "display:flex;gap:0.6rem;padding:0 0.3rem"
     guides = ", ".join(f"linear-gradient(#d1d5db, #d1d5db) 0 {1.3 + BAR_HEIGHT * (1 - p):.2f}rem / 100% 1px no-repeat"
                        for p in (1.0, 0.5))                  # grey lines at probability 1 and 0.5
-    return (f'<div style="overflow-x:auto">{heading}{legend}'
+    return (f'<div role="img" aria-label="{html.escape(summary)}" style="overflow-x:auto">{heading}{legend}'
             f'<div style="{row};align-items:flex-end;border-bottom:1px solid #6b7280;height:{BAR_HEIGHT + 1.3}rem;'
             f'background:{guides}">{bars}</div><div style="{row}">{names}</div>'
             f'<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">next token; grey lines at probability 1 '
@@ -54,7 +56,10 @@ def probability_columns(probs: np.ndarray, labels: list[str], top_k: int = 10, c
                    labels[i], "chosen" if i == chosen else "")
         columns.append((f'<div style="font-size:0.75rem">{p:.3f}</div>{bar}', labels[i]))
     note = "dark: the chosen token (no dark bar when it is not among these); " if chosen is not None else ""
-    return _frame(title, columns, "2.4rem", note=note)
+    top = top_tokens(probs, 1)[0]
+    summary = (f"{title}: the likeliest next token is {labels[top]}, probability {float(probs[top]):.3f}"
+               + ("" if chosen is None else f"; chosen: {labels[chosen]}, {float(probs[chosen]):.3f}") + ".")
+    return _frame(title, columns, "2.4rem", summary, note=note)
 
 
 def temperature_columns(probs_by_temperature: dict[float, np.ndarray], labels: list[str], top_k: int = 8,
@@ -74,4 +79,35 @@ def temperature_columns(probs_by_temperature: dict[float, np.ndarray], labels: l
                             "18%", labels[i], f"T = {t:g}") for t in temperatures)
         columns.append((f'<div style="display:flex;align-items:flex-end;gap:1px;width:100%;justify-content:center">'
                         f'{bars}</div>', labels[i]))
-    return _frame(title, columns, "3.5rem", f'<div style="margin-bottom:4px">{legend}</div>')
+    top = top_tokens(reference, 1)[0]
+    summary = (f"{title}: token {labels[top]} has probability " + ", ".join(
+        f"{float(probs_by_temperature[t][top]):.3f} at T = {t:g}" for t in temperatures) + ".")
+    return _frame(title, columns, "3.5rem", summary, f'<div style="margin-bottom:4px">{legend}</div>')
+
+
+def row_bars(rows: list[str], series: dict[str, tuple[list[float | None], list[str], str]], reach: float,
+             title: str, summary: str, axis: str) -> str:
+    """Horizontal bars from a zero line, one row per label and one bar per series in each (values, their text,
+    a colour), the text written at each bar's end so nothing depends on colour or hover; `reach` is the value a
+    full-width bar stands for. Rows stack, so a phone or a projector shows every label whole. The chart's
+    summary is its accessible name; each bar keeps its series, row and value in data- attributes for tests."""
+    legend = "" if len(series) < 2 else '<div style="margin-bottom:4px">' + "".join(
+        f'<span style="margin-right:0.8rem;font-size:0.85rem"><span style="display:inline-block;width:0.8rem;'
+        f'height:0.8rem;background:{colour};margin-right:0.3rem"></span>{html.escape(name)}</span>'
+        for name, (_, _, colour) in series.items()) + "</div>"
+    body = []
+    for r, label in enumerate(rows):
+        bars = "".join(
+            f'<div style="display:flex;align-items:center;gap:0.4rem;height:1.3em">'
+            f'<span data-series="{html.escape(name)}" data-row="{html.escape(label)}" '
+            f'data-value="{float(values[r] or 0)!r}" title="{html.escape(f"{name}, {label}: {texts[r]}")}" '
+            f'style="display:inline-block;height:0.9em;width:{80 * float(values[r] or 0) / max(reach, 1e-9):.2f}%;'
+            f'background:{colour}"></span><span style="font-variant-numeric:tabular-nums">{html.escape(texts[r])}'
+            f'</span></div>' for name, (values, texts, colour) in series.items())
+        body.append(f'<div style="display:flex;gap:0.6rem;align-items:center;margin:3px 0">'
+                    f'<span style="flex:0 0 30%;text-align:right;overflow-wrap:anywhere">{html.escape(label)}</span>'
+                    f'<div style="flex:1;border-left:1px solid #6b7280;padding-left:1px">{bars}</div></div>')
+    heading = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
+    return (f'<figure role="img" aria-label="{html.escape(summary)}" style="margin:0">{heading}{legend}'
+            f'{"".join(body)}<figcaption style="font-size:0.85em;color:#4b5563">{html.escape(axis)}</figcaption>'
+            f'</figure>')

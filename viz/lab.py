@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
 
 from .attention import GRID_MIN_PANEL, GRID_STRIP
 from .canvas_heatmap import heatmap_spec
-from .svg_charts import Series, grouped_bars, line_chart
-from .style import HORIZONTAL_LEGEND, figure
+from .svg_charts import Points, Series, grouped_bars, line_chart, scatter_chart
 
 BEFORE, AFTER = "#1d4ed8", "#f59e0b"
 
@@ -28,21 +27,27 @@ def correct_probability_bars(before: np.ndarray, after: np.ndarray, step_labels:
                         y_range=(0.0, 1.0))
 
 
+KINDS = (("encoder_self", "circle", "#0072b2"), ("decoder_self", "square", "#b45309"), ("cross", "diamond", "#047857"))
+
+
 def harm_against_pattern(names: list[str], kinds: list[str], scores: list[float], drops: list[float],
                          title: str = "",
-                         x_title: str = "match with its hypothesis (mean weight on the key it names)") -> go.Figure:
-    """One point per head: how well it matches a pattern (x) against how much removing it hurts (y)."""
-    points = []
-    for kind, symbol in (("encoder_self", "circle"), ("decoder_self", "square"), ("cross", "diamond")):
+                         x_title: str = "match with its hypothesis (mean weight on the key it names)") -> str:
+    """One point per head: how well it matches a pattern (x) against how much removing it hurts (y), as an SVG
+    scatter (viz.svg_charts), one shape and colour per kind of attention."""
+    groups = []
+    for kind, shape, colour in KINDS:
         idx = [i for i, k in enumerate(kinds) if k == kind]
-        points.append(dict(
-            type="scatter", mode="markers+text", name=kind.replace("_", " "), x=[scores[i] for i in idx],
-            y=[drops[i] for i in idx], text=[names[i].split(" ", 1)[1] for i in idx], textposition="top center",
-            marker=dict(size=11, symbol=symbol), customdata=[names[i] for i in idx],
-            hovertemplate="%{customdata}<br>" + x_title + " %{x:.3f}<br>exact match lost %{y:.1%}<extra></extra>"))
-    return figure(points, title, 440, legend=HORIZONTAL_LEGEND,
-                  xaxis=dict(title=dict(text=x_title), range=[-0.02, 1.02]),
-                  yaxis=dict(title=dict(text="exact match lost when switched off alone"), tickformat=".0%"))
+        if idx:
+            groups.append(Points(kind.replace("_", " "), np.array([scores[i] for i in idx], dtype=float),
+                                 np.array([drops[i] for i in idx], dtype=float),
+                                 [names[i].split(" ", 1)[1] for i in idx], colour, shape))
+    costliest, best = int(np.argmax(drops)), int(np.argmax(scores))
+    summary = (f"{title} {len(names)} heads. Switching off {names[costliest]} costs the most, "
+               f"{drops[costliest]:.1%} of exact match, at {scores[costliest]:.2f} on x; {names[best]} has the "
+               f"largest x, {scores[best]:.2f}, and costs {drops[best]:.1%}.")
+    return scatter_chart(groups, title, x_title, "exact match lost when switched off alone", summary,
+                         x_range=(0.0, 1.0), y_range=(0.0, max(max(drops), 0.01)), y_percent=True)
 
 
 def length_curve(by_length: dict[int, float], trained_up_to: int, title: str = "") -> str:
@@ -61,32 +66,23 @@ def length_curve(by_length: dict[int, float], trained_up_to: int, title: str = "
 
 
 def query_key_scatter(query_xy: np.ndarray, key_xy: np.ndarray, query_labels: list[str], key_labels: list[str],
-                      explained: np.ndarray, title: str = "") -> go.Figure:
-    """Queries as arrows from the origin (circles at their tips) and centred keys (squares) in one plane,
-    coloured by position: a score is the dot product of an arrow with a key, not their distance."""
-    arrows_x, arrows_y = [], []
-    for x, y in query_xy:
-        arrows_x += [0.0, x, None]
-        arrows_y += [0.0, y, None]
+                      explained: np.ndarray, title: str = "") -> str:
+    """Queries as arrows from the origin (circles at their tips) and centred keys (squares) in one plane on one
+    scale for both axes, coloured by position (Viridis): a score is the dot product of an arrow with a key, not
+    their distance."""
     n = max(len(query_labels), len(key_labels))
-
-    def points(xy, labels, name, symbol, hover):
-        return dict(type="scatter", mode="markers+text", name=name, x=xy[:, 0], y=xy[:, 1],
-                    text=[f"{i}:{label}" for i, label in enumerate(labels)], textposition="top center",
-                    marker=dict(size=13, symbol=symbol, color=list(range(len(labels))), colorscale="Viridis",
-                                cmin=0, cmax=n - 1, line=dict(width=1, color="#111827")),
-                    hovertemplate=hover + " %{text}<extra></extra>")
-    data = [
-        dict(type="scatter", mode="lines", x=arrows_x, y=arrows_y, name="query arrows",
-             line=dict(color="#9ca3af", width=1), hoverinfo="skip"),
-        points(query_xy, query_labels, "queries", "circle", "query"),
-        points(key_xy, key_labels, "keys", "square", "key"),
-    ]
-    return figure(data, title, 520, legend=HORIZONTAL_LEGEND,
-                  xaxis=dict(title=dict(text=f"keys' direction 1 ({explained[0]:.0%} of their variance)"),
-                             zeroline=True),
-                  yaxis=dict(title=dict(text=f"keys' direction 2 ({explained[1]:.0%})"), zeroline=True,
-                             scaleanchor="x"))
+    colours = sample_colorscale("Viridis", [i / max(n - 1, 1) for i in range(n)])
+    longest = int(np.argmax(np.linalg.norm(query_xy, axis=1)))
+    summary = (f"{title}: {len(query_labels)} queries as arrows from the origin and {len(key_labels)} keys as "
+               f"squares, in the keys' two main directions ({explained[0]:.0%} and {explained[1]:.0%} of their "
+               f"variance); the longest arrow is query {longest}:{query_labels[longest]}.")
+    return scatter_chart(
+        [Points("queries", query_xy[:, 0], query_xy[:, 1], [f"{i}:{c}" for i, c in enumerate(query_labels)],
+                colours[:len(query_labels)], "circle", arrows=True),
+         Points("keys", key_xy[:, 0], key_xy[:, 1], [f"{i}:{c}" for i, c in enumerate(key_labels)],
+                colours[:len(key_labels)], "square")],
+        title, f"keys' direction 1 ({explained[0]:.0%} of their variance)", f"keys' direction 2 ({explained[1]:.0%})",
+        summary, equal=True)
 
 
 def maps_with_and_without(intact: np.ndarray, without: np.ndarray, query_labels: list[str], key_labels: list[str],

@@ -34,6 +34,8 @@ class Series:
     width: float = 2.0
     opacity: float = 1.0
     markers_only: bool = False
+    x: np.ndarray | None = None          # xy_chart's positions on a numeric x axis (line_chart's are 0…n−1)
+    dashed: bool = False                 # xy_chart draws it dashed
 
 
 def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
@@ -60,24 +62,29 @@ def _scale(low: float, high: float, y_range: tuple[float, float] | None):
     return ticks, (lambda v: TOP + (high - v) / (high - low) * (HEIGHT - TOP - BOTTOM))
 
 
-def _chart(kind: str, title: str, summary: str, plot: str, ticks: list[float], y, x_title: str, y_title: str,
-           legend: list[Series], percent: bool = False) -> str:
+def _chart(kind: str, title: str, summary: str, plot: str, ticks: list[tuple[float, str]], x_title: str,
+           y_title: str, legend: list[Series]) -> str:
+    """`ticks`: (px from the top, label) of each y tick."""
     keys = "".join(
         f'<span style="display:inline-flex;align-items:center;gap:4px;margin-right:14px">'
         f'<span style="display:inline-block;width:14px;height:{10 if kind == "bars" or s.markers_only else 4}px;'
         f'background:{s.colour}"></span>{html.escape(s.name)}</span>' for s in legend) if len(legend) > 1 else ""
     heading = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
-    labels = "".join(f'<text x="96%" y="{y(t) + 4:.1f}" text-anchor="end" fill="{TEXT}">'
-                     f'{f"{t:.0%}" if percent else f"{t:.6g}"}</text>' for t in ticks)
+    labels = "".join(f'<text x="96%" y="{px + 4:.1f}" text-anchor="end" fill="{TEXT}">{html.escape(label)}</text>'
+                     for px, label in ticks)
     axis = (f'<svg width="{AXIS_WIDTH}" height="{HEIGHT}" aria-hidden="true" style="flex:none;overflow:visible">'
             f'<text transform="translate(10 {(TOP + HEIGHT - BOTTOM) / 2}) rotate(-90)" text-anchor="middle" '
             f'fill="{TEXT}">{html.escape(y_title)}</text>{labels}</svg>')
-    grid = "".join(f'<line x1="0" x2="100%" y1="{y(t):.1f}" y2="{y(t):.1f}" stroke="{GRID}"/>' for t in ticks)
+    grid = "".join(f'<line x1="0" x2="100%" y1="{px:.1f}" y2="{px:.1f}" stroke="{GRID}"/>' for px, _ in ticks)
     return (f'<figure data-chart="{kind}" style="margin:0;color:{TEXT};font-size:0.85em">{heading}'
             f'<div style="display:flex">{axis}<svg role="img" aria-label="{html.escape(summary)}" width="100%" '
             f'height="{HEIGHT}" style="flex:1;min-width:0;overflow:visible">{grid}{plot}</svg></div>'
             f'<div style="text-align:center">{html.escape(x_title)}</div>'
             f'<figcaption>{keys}</figcaption></figure>')
+
+
+def _tick_marks(ticks: list[float], y, percent: bool = False) -> list[tuple[float, str]]:
+    return [(y(t), f"{t:.0%}" if percent else f"{t:.6g}") for t in ticks]
 
 
 def _x_labels(labels: list[str], x, every: int) -> str:
@@ -118,7 +125,7 @@ def line_chart(series: list[Series], x_labels: list[str], title: str, x_title: s
         radius = 3.5 if s.markers_only else 2.5
         plot.append("".join(f'<circle cx="{x(i):.2f}%" cy="{y(value):.1f}" r="{radius}" fill="{s.colour}" '
                             f'{_tip(s, point_name, x_labels[i], value, 6, percent)}</circle>' for i, value in enumerate(v)))
-    return _chart("line", title, summary, "".join(plot), ticks, y, x_title, y_title, series, percent)
+    return _chart("line", title, summary, "".join(plot), _tick_marks(ticks, y, percent), x_title, y_title, series)
 
 
 def grouped_bars(series: list[Series], x_labels: list[str], title: str, x_title: str, y_title: str,
@@ -137,4 +144,153 @@ def grouped_bars(series: list[Series], x_labels: list[str], title: str, x_title:
             f'<rect x="{slot * i + slot * 0.1 + bar * k:.3f}%" y="{y(value):.1f}" width="{bar:.3f}%" '
             f'height="{max(y(0) - y(value), 0):.1f}" fill="{s.colour}" {_tip(s, point_name, names[i], value, 3)}'
             f'</rect>' for i, value in enumerate(v)))
-    return _chart("bars", title, summary, "".join(plot), ticks, y, x_title, y_title, series)
+    return _chart("bars", title, summary, "".join(plot), _tick_marks(ticks, y), x_title, y_title, series)
+
+
+def _thin(n: int, most: int) -> list[int]:
+    """At most `most` of the indices 0…n−1, evenly spread, the last always kept."""
+    if n <= most:
+        return list(range(n))
+    step = math.ceil(n / most)
+    return sorted(set(range(0, n, step)) | {n - 1})
+
+
+def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summary: str, log_y: bool = False,
+             y_range: tuple[float, float] | None = None, percent: bool = False, x_range: tuple[float, float] | None = None,
+             marks: tuple[tuple[float, str], ...] = (), references: tuple[tuple[float, str], ...] = (),
+             point_name: str = "step", most_markers: int = 100) -> str:
+    """Lines over a numeric x axis (each Series' `x`), on a log y axis with `log_y` (one tick per power of ten,
+    written as a decimal). A line is one polyline however long; at most `most_markers` points of each carry a
+    marker and a tooltip. `marks`: (x, label) vertical dashed lines; `references`: (y, label) horizontal dashed
+    lines, such as a baseline."""
+    def f(v):
+        return np.log10(np.maximum(v, 1e-12)) if log_y else np.asarray(v, dtype=float)
+
+    ys = [f(np.asarray(s.values, dtype=float)) for s in series]
+    levels = np.concatenate(ys + [f(np.array([v for v, _ in references], dtype=float))])
+    if log_y:
+        low, high = math.floor(float(levels.min())), math.ceil(float(levels.max()))
+        high = max(high, low + 1)
+        span = (low, high)
+        y = (lambda v: TOP + (high - v) / (high - low) * (HEIGHT - TOP - BOTTOM))
+        ticks = [(y(p), f"{10.0 ** p:.{max(-p, 0)}f}") for p in range(low, high + 1)]
+    else:
+        values, y = _scale(float(levels.min()), float(levels.max()), y_range)
+        ticks = _tick_marks(values, y, percent)
+    xs = [np.asarray(s.x, dtype=float) for s in series]
+    x_low, x_high = x_range or (min(float(x.min()) for x in xs), max(float(x.max()) for x in xs))
+    x_high = x_high if x_high > x_low else x_low + 1
+    x = (lambda v: 2 + 96 * (v - x_low) / (x_high - x_low))             # percent of the plot's width
+    plot = ["".join(f'<text x="{x(t):.2f}%" y="{HEIGHT - 6}" text-anchor="middle" fill="{TEXT}">{t:g}</text>'
+                    for t in nice_ticks(x_low, x_high, 6) if x_low <= t <= x_high)]
+    for value, label in references:
+        at = y(float(f(np.array([value]))[0]))
+        plot.append(f'<line x1="0" x2="100%" y1="{at:.1f}" y2="{at:.1f}" stroke="#4b5563" stroke-width="1.5" '
+                    f'stroke-dasharray="6 4"><title>{html.escape(label)}</title></line>'
+                    f'<text x="99%" y="{at - 5:.1f}" text-anchor="end" fill="{TEXT}">{html.escape(label)}</text>')
+    for where, label in marks:
+        plot.append(f'<line x1="{x(where):.2f}%" x2="{x(where):.2f}%" y1="{TOP}" y2="{HEIGHT - BOTTOM}" '
+                    f'stroke="#b91c1c" stroke-width="2" stroke-dasharray="5 4" data-mark="{where!r}">'
+                    f'<title>{html.escape(label)}</title></line>')
+    # the lines in a box whose x runs 0–100 and whose y is in px, stretched to the plot's width; the stroke keeps
+    # its width however far the box is stretched
+    lines = "".join(
+        f'<polyline fill="none" stroke="{s.colour}" stroke-width="{s.width}" vector-effect="non-scaling-stroke" '
+        f'stroke-dasharray="{"4 3" if s.dashed else "none"}" points="'
+        + " ".join(f"{x(a):.2f},{y(b):.1f}" for a, b in zip(xv, yv)) + '"/>'
+        for s, xv, yv in zip(series, xs, ys))
+    plot.append(f'<svg viewBox="0 0 100 {HEIGHT}" preserveAspectRatio="none" width="100%" height="{HEIGHT}" '
+                f'overflow="visible">{lines}</svg>')
+    for s, xv, yv in zip(series, xs, ys):
+        raw = np.asarray(s.values, dtype=float)
+        shown = _thin(len(xv), most_markers)
+        radius = 3 if len(shown) <= 40 else 2
+        plot.append("".join(f'<circle cx="{x(xv[i]):.2f}%" cy="{y(yv[i]):.1f}" r="{radius}" fill="{s.colour}" '
+                            f'data-x="{float(xv[i])!r}" '
+                            f'{_tip(s, point_name, f"{xv[i]:g}", raw[i], 4, percent)}</circle>'
+                            for i in shown))
+    return _chart("xy", title, summary, "".join(plot), ticks, x_title, y_title, series)
+
+
+@dataclass(frozen=True)
+class Points:
+    """One kind of point in a scatter: its name in the legend, positions, a label each (drawn beside the point
+    where there is room, always in its tooltip), one colour or a colour each, a shape; with `arrows`, each point
+    is the tip of an arrow from the origin."""
+    name: str
+    x: np.ndarray
+    y: np.ndarray
+    labels: list[str]
+    colours: str | list[str]
+    shape: str = "circle"          # circle, square or diamond
+    arrows: bool = False
+
+
+def _marker(shape: str, cx: str, cy: str, colour: str, rest: str) -> str:
+    """A point's mark centred on (cx, cy), percentages of the plot; a square or diamond is drawn in a small svg
+    whose origin is the point, so it stays square however the plot is stretched."""
+    if shape == "circle":
+        return f'<circle cx="{cx}" cy="{cy}" r="6" fill="{colour}" stroke="{TEXT}" stroke-width="1" {rest}</circle>'
+    turn = ' transform="rotate(45)"' if shape == "diamond" else ""
+    return (f'<svg x="{cx}" y="{cy}" width="1" height="1" overflow="visible">'
+            f'<rect width="10" height="10" x="-5" y="-5" fill="{colour}" stroke="{TEXT}"{turn} {rest}</rect></svg>')
+
+
+def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, summary: str,
+                  x_range: tuple[float, float] | None = None, y_range: tuple[float, float] | None = None,
+                  y_percent: bool = False, equal: bool = False, most_labels: int = 16) -> str:
+    """Points in a plane whose height follows its width (square with `equal`, the two axes then on one scale, so
+    angles and lengths are true; else 4:3). Each point's tooltip says its group, its label and both values; at
+    most `most_labels` labels of a group are drawn beside their points."""
+    xs = np.concatenate([g.x for g in groups] + ([np.zeros(1)] if any(g.arrows for g in groups) else []))
+    ys = np.concatenate([g.y for g in groups] + ([np.zeros(1)] if any(g.arrows for g in groups) else []))
+    x_low, x_high = x_range or (float(xs.min()), float(xs.max()))
+    y_low, y_high = y_range or (float(ys.min()), float(ys.max()))
+    if equal:                                           # one scale for both: the larger span, each centred
+        half = max(x_high - x_low, y_high - y_low, 1e-9) / 2 * 1.08
+        (x_mid, y_mid) = ((x_low + x_high) / 2, (y_low + y_high) / 2)
+        x_low, x_high, y_low, y_high = x_mid - half, x_mid + half, y_mid - half, y_mid + half
+    x_ticks = [t for t in nice_ticks(x_low, x_high, 6) if x_low <= t <= x_high]
+    y_ticks = [t for t in nice_ticks(y_low, y_high, 6) if y_low <= t <= y_high]
+    left, right, top, bottom = 14.0, 97.0, 7.0, 88.0   # the plot's box, in percent of the figure's svg
+    x = (lambda v: left + (v - x_low) / ((x_high - x_low) or 1) * (right - left))
+    y = (lambda v: bottom - (v - y_low) / ((y_high - y_low) or 1) * (bottom - top))
+    said = (lambda v: f"{v:.0%}") if y_percent else (lambda v: f"{v:.3g}")
+    plot = [f'<line x1="{left}%" x2="{right}%" y1="{y(t):.2f}%" y2="{y(t):.2f}%" stroke="{GRID}"/>'
+            f'<text x="{left - 1.5}%" y="{y(t):.2f}%" dy="0.35em" text-anchor="end" fill="{TEXT}">{said(t)}</text>'
+            for t in y_ticks]
+    plot += [f'<line y1="{top}%" y2="{bottom}%" x1="{x(t):.2f}%" x2="{x(t):.2f}%" stroke="{GRID}"/>'
+             f'<text x="{x(t):.2f}%" y="{bottom + 2}%" dy="0.9em" text-anchor="middle" fill="{TEXT}">{t:g}</text>'
+             for t in x_ticks]
+    if any(g.arrows for g in groups) or equal:          # the axes through the origin, where it is in view
+        if x_low <= 0 <= x_high:
+            plot.append(f'<line y1="{top}%" y2="{bottom}%" x1="{x(0):.2f}%" x2="{x(0):.2f}%" stroke="#9ca3af"/>')
+        if y_low <= 0 <= y_high:
+            plot.append(f'<line x1="{left}%" x2="{right}%" y1="{y(0):.2f}%" y2="{y(0):.2f}%" stroke="#9ca3af"/>')
+    for g in groups:
+        colours = [g.colours] * len(g.x) if isinstance(g.colours, str) else list(g.colours)
+        shown = set(_thin(len(g.x), most_labels))
+        for i, (px, py, label, colour) in enumerate(zip(g.x, g.y, g.labels, colours)):
+            cx, cy = f"{x(px):.2f}%", f"{y(py):.2f}%"
+            if g.arrows:
+                plot.append(f'<line x1="{x(0):.2f}%" y1="{y(0):.2f}%" x2="{cx}" y2="{cy}" stroke="#6b7280" '
+                            f'stroke-width="1.2"/>')
+            tip = (f'data-series="{html.escape(g.name)}" data-value="{float(py)!r}" data-x="{float(px)!r}">'
+                   f'<title>{html.escape(g.name)} {html.escape(label)}: {html.escape(x_title)} {float(px):.3g}, '
+                   f'{html.escape(y_title)} {said(float(py))}</title>')
+            plot.append(_marker(g.shape, cx, cy, colour, tip))
+            if i in shown:
+                plot.append(f'<text x="{cx}" y="{cy}" dy="-0.8em" text-anchor="middle" fill="{TEXT}" '
+                            f'aria-hidden="true">{html.escape(label)}</text>')
+    keys = "".join(
+        f'<span style="display:inline-flex;align-items:center;gap:4px;margin-right:14px">'
+        f'<svg width="14" height="14" aria-hidden="true">'
+        f'{_marker(g.shape, "50%", "50%", g.colours if isinstance(g.colours, str) else "#9ca3af", ">")}</svg>'
+        f'{html.escape(g.name)}</span>' for g in groups) if len(groups) > 1 else ""
+    heading = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
+    return (f'<figure data-chart="scatter" style="margin:0;color:{TEXT};font-size:0.85em">{heading}'
+            f'<div style="text-align:left">↑ {html.escape(y_title)}</div>'
+            f'<svg role="img" aria-label="{html.escape(summary)}" width="100%" overflow="visible" '
+            f'style="display:block;aspect-ratio:{"1;max-width:36rem" if equal else "4 / 3"}">{"".join(plot)}</svg>'
+            f'<div style="text-align:right">{html.escape(x_title)} →</div>'
+            f'<figcaption>{keys}</figcaption></figure>')

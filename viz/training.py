@@ -1,91 +1,81 @@
-"""How training went: held-out loss, exact match and the cross-attention pattern of the task, step by step."""
+"""How training went: held-out loss, exact match and the cross-attention pattern of the task, step by step, as
+small SVG charts (viz.svg_charts): drawn in milliseconds, so the live run's chart can be redrawn twice a second."""
 
 from __future__ import annotations
 
 import math
 
-import plotly.graph_objects as go
+import numpy as np
 
-from .style import HORIZONTAL_LEGEND, figure
+from .svg_charts import Series, xy_chart
 
-LOSS, MATCH, PATTERN, MARK, BASELINE = "#1d4ed8", "#16a34a", "#f59e0b", "#dc2626", "#4b5563"
-
-
-def decimal_log_ticks(values: list[float]) -> dict:
-    """Tick values and labels for a log axis over `values`: one per power of ten, written as plain decimals
-    (0.001, not plotly's '1m' or '100µ')."""
-    positive = [v for v in values if v > 0]
-    if not positive:    # nothing to place yet (a live run before its first step): plotly's own ticks
-        return {}
-    low, high = math.floor(math.log10(min(positive))), math.ceil(math.log10(max(positive)))
-    powers = range(low, high + 1)
-    return dict(tickmode="array", tickvals=[10.0 ** p for p in powers],
-                ticktext=[f"{10.0 ** p:.{max(-p, 0)}f}" for p in powers])
+LOSS, MATCH, PATTERN = "#1d4ed8", "#047857", "#b45309"       # each at least 4.5:1 on white
 
 
-def baseline_trace(first_step: int, last_step: int, baseline: float, vocab_size: int, xaxis: str = "x",
-                   yaxis: str = "y") -> dict:
-    """The uniform guess's loss, ln(vocabulary size), as a labelled dashed line across the run."""
-    label = f"uniform guess: ln {vocab_size} = {baseline:.2f}"
-    return dict(type="scatter", mode="lines+text", x=[first_step, last_step], y=[baseline, baseline], name=label,
-                text=["", label], textposition="top left", line=dict(color=BASELINE, dash="dash"),
-                xaxis=xaxis, yaxis=yaxis, hovertemplate=f"{label}<extra></extra>")
+def _uniform_guess(vocab_size: int | None) -> tuple[tuple[float, str], ...]:
+    """The uniform guess's loss, ln(vocabulary size), as a labelled reference line."""
+    if vocab_size is None:
+        return ()
+    baseline = math.log(vocab_size)
+    return ((baseline, f"uniform guess: ln {vocab_size} = {baseline:.2f}"),)
+
+
+def _side_by_side(*charts: str) -> str:
+    """Charts in a row that wraps: side by side on a laptop, one under the other on a phone."""
+    return ('<div style="display:flex;flex-wrap:wrap;gap:0.5rem 1.5rem">'
+            + "".join(f'<div style="flex:1 1 18rem;min-width:0">{c}</div>' for c in charts) + "</div>")
 
 
 def learning_curves(curve: list[dict], marked_step: int | None = None, title: str = "",
-                    pattern: str = "the anti-diagonal", rule: str = "n−1−i",
-                    vocab_size: int | None = None) -> go.Figure:
+                    pattern: str = "the anti-diagonal", rule: str = "n−1−i", vocab_size: int | None = None) -> str:
     """curve: dicts with step, loss, exact_match, alignment (the share of steps on the task's pattern, named by
     `pattern` and `rule`). Loss on top (log scale, with the uniform guess ln(vocab_size) when given), the two
-    shares below, one vertical line at the marked step through both."""
-    steps = [c["step"] for c in curve]
-    losses = [c["loss"] for c in curve]
-    data = [
-        dict(type="scatter", mode="lines", x=steps, y=losses, name="held-out loss",
-             line=dict(color=LOSS), xaxis="x", yaxis="y", hovertemplate="step %{x}<br>loss %{y:.4f}<extra></extra>"),
-        dict(type="scatter", mode="lines", x=steps, y=[c["exact_match"] for c in curve], name="exact match",
-             line=dict(color=MATCH), xaxis="x2", yaxis="y2",
-             hovertemplate="step %{x}<br>exact match %{y:.1%}<extra></extra>"),
-        dict(type="scatter", mode="lines", x=steps, y=[c["alignment"] for c in curve], name=f"steps on {pattern}",
-             line=dict(color=PATTERN, dash="dot"), xaxis="x2", yaxis="y2",
-             hovertemplate=f"step %{{x}}<br>largest cross weight on {rule}: %{{y:.1%}}<extra></extra>"),
-    ]
-    if vocab_size is not None:
-        baseline = math.log(vocab_size)
-        data.append(baseline_trace(steps[0], steps[-1], baseline, vocab_size))
-        losses = [*losses, baseline]
-    shapes = [] if marked_step is None else [
-        dict(type="line", xref="x", yref="paper", x0=marked_step, x1=marked_step, y0=0, y1=1,
-             line=dict(color=MARK, width=2, dash="dash"))]
-    return figure(
-        data, title, 460, legend=HORIZONTAL_LEGEND, shapes=shapes,
-        xaxis=dict(domain=[0, 1], anchor="y", showticklabels=False, matches="x2"),
-        yaxis=dict(domain=[0.56, 1], type="log", title=dict(text="loss (log scale)"), **decimal_log_ticks(losses)),
-        xaxis2=dict(domain=[0, 1], anchor="y2", title=dict(text="training step")),
-        yaxis2=dict(domain=[0, 0.46], range=[-0.03, 1.03], tickformat=".0%", title=dict(text="share")),
-    )
+    shares below, one dashed line at the marked step through both."""
+    steps = np.array([c["step"] for c in curve], dtype=float)
+    loss = np.array([c["loss"] for c in curve], dtype=float)
+    match = np.array([c["exact_match"] for c in curve], dtype=float)
+    aligned = np.array([c["alignment"] for c in curve], dtype=float)
+    marks = () if marked_step is None else ((float(marked_step), f"this snapshot: step {marked_step}"),)
+    at = "" if marked_step is None else _at_step(curve, marked_step)
+    loss_chart = xy_chart(
+        [Series("held-out loss", loss, LOSS, x=steps)], title, "training step", "loss (log scale)",
+        f"{title + ': ' if title else ''}held-out loss from {loss[0]:.3g} at step {steps[0]:g} to {loss[-1]:.3g} "
+        f"at step {steps[-1]:g}" + (f"; {at}" if at else "") + ".",
+        log_y=True, marks=marks, references=_uniform_guess(vocab_size))
+    shares_chart = xy_chart(
+        [Series("exact match", match, MATCH, x=steps),
+         Series(f"steps on {pattern} ({rule})", aligned, PATTERN, x=steps, dashed=True)],
+        "", "training step", "share",
+        f"Held-out exact match from {match[0]:.0%} to {match[-1]:.0%}; the share of steps whose largest cross "
+        f"weight is on {pattern} from {aligned[0]:.0%} to {aligned[-1]:.0%}.",
+        y_range=(0.0, 1.0), percent=True, marks=marks)
+    return loss_chart + shares_chart
+
+
+def _at_step(curve: list[dict], step: int) -> str:
+    row = next((c for c in curve if c["step"] == step), None)
+    return "" if row is None else (f"at step {step}, the marked snapshot, loss {row['loss']:.3g} and exact match "
+                                   f"{row['exact_match']:.0%}")
 
 
 def live_curves(loss: tuple[tuple[int, float], ...], exact_match: tuple[tuple[int, float], ...], steps: int,
-                title: str = "", vocab_size: int | None = None) -> go.Figure:
+                title: str = "", vocab_size: int | None = None) -> str:
     """A run in progress: training loss after every step (log scale, with the uniform guess ln(vocab_size) when
-    given) and held-out exact match, side by side."""
-    losses = [v for _, v in loss]
-    data = [
-        dict(type="scatter", mode="lines", x=[s for s, _ in loss], y=losses, name="training loss",
-             line=dict(color=LOSS), xaxis="x", yaxis="y", hovertemplate="step %{x}<br>loss %{y:.4f}<extra></extra>"),
-        dict(type="scatter", mode="lines+markers", x=[s for s, _ in exact_match], y=[v for _, v in exact_match],
-             name="held-out exact match", line=dict(color=MATCH), xaxis="x2", yaxis="y2",
-             hovertemplate="step %{x}<br>exact match %{y:.0%}<extra></extra>"),
-    ]
-    if vocab_size is not None:
-        baseline = math.log(vocab_size)
-        data.append(baseline_trace(0, steps, baseline, vocab_size))
-        losses.append(baseline)
-    return figure(
-        data, title, 300, legend=HORIZONTAL_LEGEND,
-        xaxis=dict(domain=[0, 0.45], anchor="y", range=[0, steps], title=dict(text="step")),
-        yaxis=dict(type="log", title=dict(text="loss (log scale)"), **decimal_log_ticks(losses)),
-        xaxis2=dict(domain=[0.55, 1], anchor="y2", range=[0, steps], title=dict(text="step")),
-        yaxis2=dict(anchor="x2", range=[-0.03, 1.03], tickformat=".0%", title=dict(text="exact match")),
-    )
+    given) and held-out exact match, side by side (one under the other on a phone)."""
+    if not loss:
+        return "<p>No training step has finished yet.</p>"
+    loss_x = np.array([s for s, _ in loss], dtype=float)
+    loss_y = np.array([v for _, v in loss], dtype=float)
+    loss_chart = xy_chart(
+        [Series("training loss", loss_y, LOSS, x=loss_x)], title, "step", "loss (log scale)",
+        f"Training loss {loss_y[0]:.3g} after step {loss_x[0]:g}, {loss_y[-1]:.3g} after step {loss_x[-1]:g} of "
+        f"{steps}.", log_y=True, x_range=(0, steps), references=_uniform_guess(vocab_size))
+    if not exact_match:
+        return _side_by_side(loss_chart, "<p>Held-out exact match: not measured yet.</p>")
+    match_x = np.array([s for s, _ in exact_match], dtype=float)
+    match_y = np.array([v for _, v in exact_match], dtype=float)
+    match_chart = xy_chart(
+        [Series("held-out exact match", match_y, MATCH, x=match_x)], "", "step", "exact match",
+        f"Held-out exact match {match_y[-1]:.0%} at step {match_x[-1]:g}, {match_y.max():.0%} at the most.",
+        y_range=(0.0, 1.0), percent=True, x_range=(0, steps))
+    return _side_by_side(loss_chart, match_chart)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import re
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
@@ -136,15 +137,22 @@ def html_bars(element) -> list[tuple[str, str, float]]:
     return bars
 
 
+def row_bars(at: AppTest) -> list[list[tuple[str, str, float]]]:
+    """Every viz.html_bars.row_bars chart drawn with st.html, in page order: its bars' (series, row, value)."""
+    return [[(series, row, float(value)) for series, row, value in
+             re.findall(r'data-series="([^"]*)" data-row="([^"]*)" data-value="([^"]*)"', e.proto.body)]
+            for e in at.get("html") if 'data-row="' in e.proto.body]
+
+
 def svg_charts(at: AppTest) -> dict[str, str]:
     """The markup of each viz.svg_charts chart (explorer.canvas_charts.svg_chart), by its key."""
     return {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.json)["markup"] for el in at.get("bidi_component")
             if el.proto.component_name.endswith("svg_chart")}
 
 
-def svg_series(markup: str) -> dict[str, np.ndarray]:
-    """The series of a viz.svg_charts chart, by name, read back from each point's or bar's data-value, in
-    order."""
+def svg_series(markup: str, attribute: str = "data-value") -> dict[str, np.ndarray]:
+    """The series of a viz.svg_charts chart, by name, read back from each point's or bar's data-value (or
+    data-x, an xy_chart's positions), in order."""
     from html.parser import HTMLParser
 
     series: dict[str, list[float]] = {}
@@ -153,10 +161,15 @@ def svg_series(markup: str) -> dict[str, np.ndarray]:
         def handle_starttag(self, tag, attrs):
             attrs = dict(attrs)
             if tag in ("circle", "rect") and "data-value" in attrs:
-                series.setdefault(attrs["data-series"], []).append(float(attrs["data-value"]))
+                series.setdefault(attrs["data-series"], []).append(float(attrs[attribute]))
 
     Marks().feed(markup)
     return {name: np.array(values) for name, values in series.items()}
+
+
+def svg_marks(markup: str) -> list[float]:
+    """Where an xy_chart's vertical marks stand (their data-mark), in order."""
+    return [float(m) for m in re.findall(r'data-mark="([^"]+)"', markup)]
 
 
 def canvas_charts(at: AppTest) -> dict[str, dict]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from analysis import activation_patching as P
@@ -12,7 +13,7 @@ from explorer.cache import task_checkpoint
 from analysis.run import make_run
 from transformer.data import random_string
 
-from .helpers import no_exception, open_page
+from .helpers import canvas_charts, no_exception, open_page
 
 LONG = random_string(random.Random(48), 48)
 
@@ -21,14 +22,18 @@ LONG = random_string(random.Random(48), 48)
 def test_the_page_patches_and_draws_its_cone_for_every_task_on_48_characters(task):
     at = open_page("lab_activation_patching", LONG, query={"task": task}, state={"task": task})
     no_exception(at)
-    assert not at.get("plotly_chart")                        # the grid waits for its button
+    assert not canvas_charts(at)                             # the grid waits for its button
     next(b for b in at.button if b.label == "Compute every single patch").click().run()
     no_exception(at)
-    assert len(at.get("plotly_chart")) == 1
     ckpt = task_checkpoint(task)
     other = list(P.proposed_pairs(LONG, 48, task).values())[0]
     cone = P.cone(ckpt.model, make_run(ckpt.model, ckpt.vocab, LONG, task=task),
                   make_run(ckpt.model, ckpt.vocab, other, task=task))
+    drawn = canvas_charts(at)
+    assert set(drawn) == {"cone_memory", "cone_stream"}
+    assert np.array_equal(np.array(drawn["cone_memory"]["panels"][0]["z"], dtype=float), cone.memory[None, :])
+    assert np.array_equal(np.array(drawn["cone_stream"]["panels"][0]["z"], dtype=float), cone.stream)
+    assert drawn["cone_memory"]["zmax"] == drawn["cone_stream"]["zmax"] == max(1, cone.memory.max(), cone.stream.max())
     assert f"of the {cone.memory.size + cone.stream.size} single patches" in at.caption[-1].value
 
 

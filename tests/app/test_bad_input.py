@@ -8,7 +8,7 @@ import pytest
 from explorer.cache import BUNDLED_CHECKPOINT, CHECKPOINT_ENV
 from explorer.pages import PAGES as REGISTRY
 
-from .helpers import figures, no_exception, open_page
+from .helpers import canvas_charts, figures, no_exception, open_page, svg_charts
 
 PAGES = [p.id for p in REGISTRY if p.reads_text]
 BAD = {
@@ -31,7 +31,7 @@ def test_bad_input_gets_its_message_and_no_chart(page, text):
     no_exception(at)
     assert len(at.error) == 1
     assert BAD[text] in unescape(at.error[0].value)
-    assert not figures(at)
+    assert not figures(at) and not canvas_charts(at) and not svg_charts(at)
     shown = [t.value for t in at.text]
     assert (text or "(nothing)") in shown  # exactly as typed, as plain text
 
@@ -69,4 +69,4 @@ def test_a_broken_checkpoint_is_named_on_every_page(page, tmp_path, monkeypatch)
     assert len(at.error) == 1
     message = unescape(at.error[0].value)
     assert "could not be loaded" in message and "model.safetensors" in message
-    assert not figures(at)
+    assert not figures(at) and not canvas_charts(at) and not svg_charts(at)

@@ -12,7 +12,7 @@ from classroom.store import ClassStore
 from explorer.classes import CLASS_MODEL_KEY, TEACHING_KEY
 from explorer.lesson import question
 
-from .helpers import no_exception, open_page
+from .helpers import no_exception, open_page, row_bars
 
 
 @pytest.fixture
@@ -120,7 +120,8 @@ def test_a_student_joins_votes_changes_the_vote_and_sees_the_reveal(store):
     at = student(new.code, token)                                          # a reload: the same seat, its vote
     assert store.snapshot(new.code).joined == 1
     assert any(q.options[1] in s.value.replace("\\", "") for s in at.success)
-    assert at.get("plotly_chart")
+    [spread] = row_bars(at)
+    assert spread == [("votes", o, float(o == q.options[1])) for o in q.options]   # one vote, the changed one
     store.reveal(new.code, new.secret)
     at = student(new.code, token)
     no_exception(at)
@@ -275,7 +276,7 @@ def test_a_class_takes_both_quizzes_and_the_teacher_sees_the_gain_and_the_items(
     hand_in(bob, "before", wrong["before"])                                      # 0 of 8
     at.run()
     assert "2 of 2 handed in the before quiz" in texts(at)
-    assert not at.dataframe and not at.get("plotly_chart")     # no share right while answers can still change
+    assert not at.dataframe and not row_bars(at)               # no share right while answers can still change
     {b.label: b for b in at.button}["Close the quiz"].click().run()
     {b.label: b for b in at.button}["Open the after quiz"].click().run()
     no_exception(at)
@@ -298,7 +299,10 @@ def test_a_class_takes_both_quizzes_and_the_teacher_sees_the_gain_and_the_items(
     assert metrics["Before: mean right"].value == "25%" and metrics["After: mean right"].value == "75%"
     table = at.dataframe[-1].value
     assert list(table["after: share right"]) == [1.0] * 4 + [0.5] * 4
-    assert len(at.get("plotly_chart")) >= 2
+    scores, items = row_bars(at)
+    assert [(series, row) for series, row, n in scores if n] == [("before", "0 right"), ("before", "4 right"),
+                                                                 ("after", "4 right"), ("after", "8 right")]
+    assert [v for series, _, v in items if series == "after"] == [1.0] * 4 + [0.5] * 4
     ann = student(new.code, students["Ann"])
     no_exception(ann)
     mine = {m.label: m.value for m in ann.metric}

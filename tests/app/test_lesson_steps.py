@@ -7,6 +7,7 @@ import functools
 import numpy as np
 import pytest
 
+from analysis.labels import token_label
 from analysis.lesson import forced_outcome, forced_outcomes
 from analysis.offsets import run_offsets
 from analysis.run import Decoding, make_run
@@ -15,7 +16,7 @@ from explorer.cache import shared_checkpoint
 from teaching.questions import FORCED_OPTIONS
 from transformer.checkpoint import load_snapshot, snapshot_index
 
-from .helpers import no_exception, open_page, sample_tables
+from .helpers import html_bars, html_with, no_exception, open_page, sample_tables
 from .test_lesson import answer_widget, expected_in_sheet, page_tables, prepared_sheets  # noqa: F401 (autouse)
 from ..conftest import BUNDLED
 
@@ -105,3 +106,21 @@ def test_the_teachers_sheet_expects_what_the_page_accepts(ckpt, text, monkeypatc
     sheet = prepared_sheets(at, monkeypatch)["md"]
     for step in (6, 7, 8, 9):
         assert expected_in_sheet(sheet, step) == [expected(ckpt, text, step)], step
+
+
+@pytest.mark.parametrize("text", TEXTS, ids=["hello", "long", "aaab"])
+def test_step_5_shows_the_next_token_probabilities_of_its_step(ckpt, text):
+    run = make_run(ckpt.model, ckpt.vocab, text)
+    t = min(2, len(run.decoder_out) - 1)
+    at = open_page("lesson", text, state={"lesson_step": 5})
+    no_exception(at)
+    assert not at.get("html")                                      # predict first: the bars wait
+    widget = answer_widget(at, 5)
+    check(at, 5, next(o for o in widget.options if o != token_label(ckpt.vocab, run.chosen_ids[t])))
+    at.button(key=f"{widget.key}_show").click().run()
+    bars = html_bars(html_with(at, f"Next-token probabilities at step {t}"))
+    top = np.argsort(-run.probs[t], kind="stable")[:8]
+    assert [token for token, _, _ in bars] == [token_label(ckpt.vocab, i) for i in top]
+    assert np.allclose([p for _, _, p in bars], run.probs[t][top], atol=1e-6)
+    assert [token for token, series, _ in bars if series == "chosen"] == [
+        token_label(ckpt.vocab, run.chosen_ids[t])]

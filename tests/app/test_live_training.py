@@ -5,6 +5,7 @@ import gc
 import time
 import weakref
 
+import numpy as np
 import pytest
 import torch
 
@@ -16,7 +17,8 @@ from transformer import checkpoint
 from explorer.live_training import LiveSettings, LiveTraining
 
 from ..conftest import zip_of
-from .helpers import canvas_charts, compute_every_table, figures, no_exception, open_page, own_model_state, own_shelf
+from .helpers import (canvas_charts, compute_every_table, no_exception, open_page, own_model_state, own_shelf,
+                      svg_charts, svg_series)
 
 
 def wait_until_done(run, seconds=120):
@@ -52,9 +54,10 @@ def test_a_short_run_from_the_page_finishes_and_draws_its_curves():
     no_exception(at)
     p = run.progress
     assert p.status == "finished" and p.step == 40
-    curves = figures(at)["live_curves"]["data"]
-    assert list(curves[0]["x"]) == list(range(1, 41))                 # a loss point after every step
-    assert [s for s, _ in p.exact_match] == list(curves[1]["x"]) == [25, 40]
+    curves = svg_charts(at)["live_curves"]
+    assert list(svg_series(curves, "data-x")["training loss"]) == list(range(1, 41))   # a loss point after every step
+    assert [s for s, _ in p.exact_match] == list(svg_series(curves, "data-x")["held-out exact match"]) == [25, 40]
+    assert np.allclose(svg_series(curves)["training loss"], [v for _, v in p.loss])
     assert "Training finished after 40 steps" in at.success[0].value
     assert [d.label for d in at.get("download_button")] == ["Download it (zip)"]
     assert run.result.model.config.d_model == 16 and run.result.metrics["steps_done"] == 40
@@ -186,7 +189,7 @@ def small_model():
 
 
 BUNDLED_ONLY = {"lesson", "how_it_reverses", "compare_tasks"}   # the bundled reverser, or all three bundled models
-TRAINED_PAGES = [p.id for p in PAGES if (p.charts or p.canvases) and p.id not in BUNDLED_ONLY]
+TRAINED_PAGES = [p.id for p in PAGES if (p.svgs or p.canvases) and p.id not in BUNDLED_ONLY]
 
 
 @pytest.mark.parametrize("page", ["home", *TRAINED_PAGES])

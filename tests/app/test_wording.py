@@ -2,6 +2,7 @@
 checkpoints and snapshots (Training, No positions, Longer than trained, Masks, Decode, Attention, Home)."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from transformer import train
 from transformer.checkpoint import bundled_checkpoint, load, load_snapshot, snapshot_index
 from transformer.data import TASKS, expected_keys, sample_strings, target
 
-from .helpers import array, canvas_charts, figures, no_exception, open_page
+from .helpers import canvas_charts, no_exception, open_page, svg_charts
 
 TEXT = "hello"
 
@@ -63,13 +64,16 @@ def test_the_loss_chart_draws_the_uniform_guess_and_says_where_step_0_starts(tas
     ckpt = load(bundled_checkpoint(task))
     vocab_size = ckpt.model.config.vocab_size
     uniform = math.log(vocab_size)
-    chart = figures(at)["curves"]
-    line = next(t for t in chart["data"] if t["name"].startswith("uniform guess"))
-    assert np.allclose(array(line["y"]).astype(float), uniform)
-    assert f"ln {vocab_size} = {uniform:.2f}" in line["name"] and line["yaxis"] == "y"
-    ticks = chart["layout"]["yaxis"]["ticktext"]
-    assert not any("µ" in t or "m" in t for t in ticks)
-    assert [float(t) for t in ticks] == pytest.approx(chart["layout"]["yaxis"]["tickvals"])
+    loss_chart = svg_charts(at)["curves"].split("</figure>")[0]         # the loss, above the two shares
+    assert f"<title>uniform guess: ln {vocab_size} = {uniform:.2f}</title>" in loss_chart
+    ticks = re.findall(r'<text x="96%" y="[\d.]+"[^>]*>([^<]+)</text>', loss_chart)
+    heights = list(map(float, re.findall(r'y1="([\d.]+)" y2="[\d.]+" stroke="#e5e7eb"', loss_chart)))
+    assert not any("µ" in t or "m" in t or "e" in t for t in ticks)              # plain decimals: 0.0001, not 1e-04
+    powers = [math.log10(float(t)) for t in ticks]                              # bottom to top
+    assert powers == pytest.approx(list(range(round(powers[0]), round(powers[-1]) + 1)))   # one per power of ten
+    guess = float(re.search(r'<line x1="0" x2="100%" y1="([\d.]+)"[^>]*stroke-dasharray', loss_chart).group(1))
+    up = (heights[0] - guess) / (heights[0] - heights[-1])                      # of the axis, from the bottom
+    assert powers[0] + up * (powers[-1] - powers[0]) == pytest.approx(math.log10(uniform), abs=0.01)   # at ln |V|
     losses = [c["loss"] for c in ckpt.metrics["curve"]]
     assert float(ticks[0]) <= min(x for x in losses if x > 0) and float(ticks[-1]) >= max(losses)
     start = ckpt.metrics["curve"][0]

@@ -77,7 +77,7 @@ def test_one_question_end_to_end_with_a_teacher_and_three_students(browser, serv
 
     press(teacher, "Show the spread")
     for page in (phone, *laptops):
-        expect(page.locator("[data-testid='stPlotlyChart']")).to_have_count(1, timeout=10_000)
+        expect(page.locator("figure[role='img'][aria-label^='The class, round 1']")).to_have_count(1, timeout=10_000)
     assert class_store().counts(code, 1, 1) == Counter(picks)          # each vote stored once
     screenshot(teacher, "class-teacher-spread")
 

@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 
 from viz import weights_spec
@@ -52,12 +54,13 @@ def test_vector_rows_colour_by_sign_keep_every_value_and_escape_names():
 
 def test_the_vote_spread_marks_no_answer_and_labels_each_bar_with_its_count_and_share():
     from viz.classroom import vote_spread
-    fig = vote_spread(("a", "b", "c"), (3, 1, 0), "Round 1")
-    bar = fig.data[0]
-    assert list(bar.x) == ["a", "b", "c"] and list(bar.y) == [3, 1, 0]
-    assert isinstance(bar.marker.color, str)                 # one colour for every bar: the right one is not told
-    assert list(bar.text) == ["3 (75%)", "1 (25%)", "0 (0%)"]
-    assert list(vote_spread(("a",), (0,)).data[0].text) == ["0"]
+    markup = vote_spread(("a", "b", "c"), (3, 1, 0), "Round 1")
+    bars = re.findall(r'data-row="([^"]*)" data-value="([^"]*)" title="[^"]*" style="[^"]*background:(#\w+)', markup)
+    assert [(row, float(v)) for row, v, _ in bars] == [("a", 3.0), ("b", 1.0), ("c", 0.0)]
+    assert len({colour for _, _, colour in bars}) == 1       # one colour for every bar: the right one is not told
+    assert re.findall(r"tabular-nums\">([^<]+)<", markup) == ["3 (75%)", "1 (25%)", "0 (0%)"]
+    assert 'aria-label="Round 1: a: 3 (75%); b: 1 (25%); c: 0 (0%)."' in markup
+    assert re.findall(r"tabular-nums\">([^<]+)<", vote_spread(("a",), (0,))) == ["0"]
 
 
 def test_svg_ticks_cover_the_range_with_round_steps():

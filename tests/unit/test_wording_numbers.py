@@ -2,6 +2,7 @@
 every head's share, the gap between copies of a letter, the zero that is exact, and a readable log axis."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -9,7 +10,8 @@ import pytest
 from analysis.labels import ffn_formula, weight_text
 from analysis.repeats import copies_gap
 from analysis.training import chance_share, head_shares, training_story
-from viz.training import decimal_log_ticks, learning_curves
+from viz.svg_charts import Series, xy_chart
+from viz.training import learning_curves
 
 
 def shot(step, alignment, exact=0.0):
@@ -60,16 +62,20 @@ def test_the_ffn_formula_has_the_row_vector_shapes():
 
 
 def test_the_log_axis_ticks_are_plain_decimals_spanning_the_values():
-    ticks = decimal_log_ticks([1e-5, 0.3, 4.5])
-    assert ticks["ticktext"] == ["0.00001", "0.0001", "0.001", "0.01", "0.1", "1", "10"]
-    assert [float(t) for t in ticks["ticktext"]] == pytest.approx(ticks["tickvals"])
-    assert decimal_log_ticks([0.0]) == {}
+    chart = xy_chart([Series("loss", np.array([1e-5, 0.3, 4.5]), "#000000", x=np.arange(3.0))], "", "step", "loss",
+                     "", log_y=True)
+    labels = re.findall(r'text-anchor="end" fill="#111827">([^<]+)</text>', chart)
+    assert labels == ["0.00001", "0.0001", "0.001", "0.01", "0.1", "1", "10"]
+    heights = [float(y) for y in re.findall(r'<text x="96%" y="([\d.]+)"', chart)]
+    assert np.allclose(np.diff(heights), heights[1] - heights[0], atol=0.2)   # one power of ten as far as the next
 
 
 def test_the_learning_curves_draw_the_uniform_guess_as_a_labelled_line():
     curve = [{"step": 0, "loss": 4.5, "exact_match": 0.0, "alignment": 0.04},
              {"step": 100, "loss": 0.01, "exact_match": 1.0, "alignment": 0.7}]
-    figure = learning_curves(curve, vocab_size=30)
-    line = next(t for t in figure.data if t.name.startswith("uniform guess"))
-    assert list(line.y) == [math.log(30)] * 2 and list(line.x) == [0, 100] and "ln 30 = 3.40" in line.name
-    assert not any(t.name.startswith("uniform guess") for t in learning_curves(curve).data)
+    with_guess, without = learning_curves(curve, vocab_size=30), learning_curves(curve)
+    assert "<title>uniform guess: ln 30 = 3.40</title>" in with_guess and "uniform guess" not in without
+    labels = re.findall(r'<text x="96%" y="[\d.]+"[^>]*>([^<]+)</text>', with_guess)
+    ticks = dict(zip(labels, map(float, re.findall(r'y1="([\d.]+)" y2="[\d.]+" stroke="#e5e7eb"', with_guess))))
+    line = float(re.search(r'<line x1="0" x2="100%" y1="([\d.]+)"[^>]*stroke-dasharray', with_guess).group(1))
+    assert (ticks["1"] - line) / (ticks["1"] - ticks["10"]) == pytest.approx(math.log10(math.log(30)), abs=0.01)
