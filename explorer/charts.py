@@ -6,7 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 PROJECTOR_KEY = "projector"
-PROJECTOR_CSS = "<style>html { font-size: 125%; }</style>"
+# display formulas at the body's size: at KaTeX's 1.21 em they ran past a 1280-px projector's column and scrolled
+PROJECTOR_CSS = "<style>html { font-size: 125%; } .katex-display > .katex { font-size: 1em; }</style>"
 
 
 def projector_on() -> bool:

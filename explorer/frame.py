@@ -105,8 +105,8 @@ def router_pages() -> dict:
 
 def main() -> None:
     """One run of a session's page: the router, the sidebar and the page."""
-    st.set_page_config(page_title="Attention explorer", page_icon="🔁", layout="wide")
     page = st.navigation(router_pages(), expanded=True)  # every page listed: a collapsed list hid three lab pages
+    st.set_page_config(page_title=f"{page.title} · Attention explorer", page_icon="🔁", layout="wide")  # its own
     with script_place():  # at most two runs at once on the server, one per session (explorer.gate says why)
         link_notice = st.empty()   # top of the page; filled once the widgets have read the link
         notice_goes_in(link_notice)

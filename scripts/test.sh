@@ -10,10 +10,14 @@ packages=()
 command -v haproxy >/dev/null || packages+=(haproxy)
 # Debian's PostgreSQL for class mode's store tests (drivers/postgres.py starts a server of its own)
 compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null || packages+=(postgresql)
+# npm, to install the pinned axe-core of the accessibility tests (package-lock.json)
+command -v npm >/dev/null || packages+=(npm)
 if [ ${#packages[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null
 fi
 python3 -m pip install -q -r requirements-dev.txt
+# axe-core for the accessibility tests, pinned in package-lock.json (npm ships with the machine's Node)
+[ -f node_modules/axe-core/axe.min.js ] || npm ci --no-audit --no-fund --silent
 python3 -m pytest "$@"

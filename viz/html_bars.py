@@ -38,7 +38,7 @@ def _frame(title: str, columns: list[tuple[str, str]], min_width: str, summary: 
     row = "display:flex;gap:0.6rem;padding:0 0.3rem"
     guides = ", ".join(f"linear-gradient(#d1d5db, #d1d5db) 0 {1.3 + BAR_HEIGHT * (1 - p):.2f}rem / 100% 1px no-repeat"
                        for p in (1.0, 0.5))                  # grey lines at probability 1 and 0.5
-    return (f'<div role="img" aria-label="{html.escape(summary)}" style="overflow-x:auto">{heading}{legend}'
+    return (f'<div role="img" tabindex="0" aria-label="{html.escape(summary)}" style="overflow-x:auto">{heading}{legend}'
             f'<div style="{row};align-items:flex-end;border-bottom:1px solid #6b7280;height:{BAR_HEIGHT + 1.3}rem;'
             f'background:{guides}">{bars}</div><div style="{row}">{names}</div>'
             f'<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">next token; grey lines at probability 1 '

@@ -57,7 +57,7 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
                     f'{cells}</tr>')
     caption = (f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else "")
     stretch = "" if show_values else "width:100%;table-layout:fixed;"     # long strips fill the page's width
-    return (f'<div style="overflow-x:auto">{caption}<table style="border-collapse:collapse;font-size:{size};'
+    return (f'<div {_scroll_region(title)}>{caption}<table style="border-collapse:collapse;font-size:{size};'
             f'font-variant-numeric:tabular-nums;border:none;{stretch}"><colgroup><col style="width:8.5rem">'
             f'</colgroup><tr><th></th>{head}</tr>{"".join(rows)}</table>'
             f'<div style="font-size:0.7rem;color:#6b7280">colour: red below 0, blue above, full at '
@@ -98,9 +98,15 @@ def weight_rows(weights: np.ndarray, row_names: list[str], column_names: list[st
     legend = "".join(f'<span style="display:inline-block;width:1.2rem;height:0.7rem;background:{_mix(stops, k / 8)}">'
                      f'</span>' for k in range(9))
     caption = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
-    return (f'<div style="overflow-x:auto">{caption}<table style="border-collapse:collapse;width:100%;'
+    return (f'<div {_scroll_region(title)}>{caption}<table style="border-collapse:collapse;width:100%;'
             f'table-layout:fixed;border:none"><colgroup><col style="width:4.5rem"></colgroup>'
             f'<tr><th></th>{top}</tr>{"".join(rows)}<tr><th style="font-weight:400;font-size:0.6rem;'
             f'text-align:right;padding-right:6px">{html.escape(column_title)}</th>{bottom}</tr></table>'
             f'<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">weight 0 {legend} 1; hover a cell for its '
             f'value</div></div>')
+
+
+def _scroll_region(title: str) -> str:
+    """The attributes of a table's box that scrolls sideways where the page is narrow: reachable by Tab (so the
+    keyboard can scroll it) and named by its title."""
+    return f'role="region" tabindex="0" aria-label="{html.escape(title or "table")}" style="overflow-x:auto"'

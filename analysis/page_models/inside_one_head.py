@@ -207,9 +207,10 @@ def inside_view(model: Transformer, vocab: Vocab, run: Run, kind: str, layer: in
             + " This is the direct path: the layers after the head are skipped, and so are the biases, which add "
             "the same to every row.")
 
-    residual_latex = (r"\mathrm{MHA}(i) = \mathrm{Concat}(\mathrm{head}_0(i), \dots, \mathrm{head}_{H-1}(i))\,W^O"
-                      r" + b_O = \sum_h \mathrm{head}_h(i)\,W_O^h + b_O,\qquad x_i' = "
-                      + (r"x_i + \mathrm{MHA}(i)" if inside.pre_norm else r"\mathrm{LN}(x_i + \mathrm{MHA}(i))"))
+    residual_latex = (r"\begin{aligned}\mathrm{MHA}(i) &= \mathrm{Concat}(\mathrm{head}_0(i), \dots, "
+                      r"\mathrm{head}_{H-1}(i))\,W^O + b_O \\ &= \sum_h \mathrm{head}_h(i)\,W_O^h + b_O \\ x_i' &= "
+                      + (r"x_i + \mathrm{MHA}(i)" if inside.pre_norm else r"\mathrm{LN}(x_i + \mathrm{MHA}(i))")
+                      + r"\end{aligned}")   # three lines: on one, it ran past a projector's column
     off = [x for x in range(config.n_heads) if not at.gate[x]]
     concat_sentence = (
         f"The {config.n_heads} head outputs ({d_k} numbers each) are laid side by side into {config.d_model} numbers"
