@@ -6,6 +6,7 @@ from analysis.page_models.home import home_view
 from analysis.tasks import words
 from explorer.callbacks import set_state
 from explorer.cache import checkpoint_or_stop, model_key, text_run
+from explorer.links import page_link
 from explorer.state import TEXT_KEY, learner_text
 from explorer.text import in_full
 from viz.architecture import architecture_dot
@@ -16,6 +17,7 @@ ckpt = checkpoint_or_stop()
 key = model_key()   # names the model in use: the key of every cached run below
 task = words(ckpt.task)
 st.title("🔁 Attention explorer")
+page_link("lesson", "New here? Start with the Lesson (ten steps)", "🎓")   # short enough for a phone's width
 st.markdown(
     f"A small encoder-decoder Transformer, trained to **{task.verb}**, shows on your own text the numbers behind "
     "its answer: the next-token probabilities of every step, the positional codes, the masks, and the attention "

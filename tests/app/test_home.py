@@ -29,3 +29,13 @@ def test_example_buttons_set_the_shared_text():
 def test_spaces_are_shown_visibly():
     at = open_page("home", "ab cd")
     assert metric(at, "The model writes") == "dc␣ba"
+
+
+def test_home_points_a_newcomer_to_the_lesson_first():
+    from .test_entrypoint import open_app
+
+    at = open_app({"text": "hello"}, "home")
+    no_exception(at)
+    [link] = [e for e in at.get("page_link") if "Start with the Lesson" in e.proto.label]
+    assert link.proto.page == "lesson"
+    assert at.get("page_link").index(link) == 0                  # the page's first link, under its title
