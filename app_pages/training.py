@@ -56,7 +56,8 @@ if saved:
     c.metric("Held-out exact match", f"{view.exact_match:.1%}")
     d.metric(view.pattern_label, f"{view.alignment:.1%}", help=view.pattern_help)
     svg_chart(learning_curves(view.curve, step, title="The whole run, this snapshot marked", pattern=view.pattern,
-                              rule=view.rule, vocab_size=view.vocab_size), key="curves")
+                              rule=view.rule, vocab_size=view.vocab_size, marked=(view.loss, view.exact_match)),
+              key="curves")
     st.caption(view.loss_caption)
     canvas_heatmap(attention_grid_spec(view.cross, view.rows, view.source, view.grid_title, query_title="decoder step",
                                        key_title="source position", projector=projector_on()), key="grid")

@@ -41,11 +41,25 @@ def causal_cone_specs(memory: np.ndarray, stream: np.ndarray, sources: list[str]
     most = max(1.0, float(memory.max(initial=0)), float(stream.max(initial=0)))   # (of `steps`) so 1 is not near-white
     common = dict(value_name="steps changed", zmax=most, projector=projector, gaps=True)
     layers = [f"after layer {i}" for i in range(len(stream))]
+
+    def said(m: np.ndarray, name_of) -> str:
+        """Where a single patch changes the most output steps (the first four such places)."""
+        if m.max(initial=0) <= 0:
+            return "no single patch changes any output step"
+        where = [name_of(tuple(int(k) for k in i)) for i in np.argwhere(m == m.max())[:4]]
+        return f"at most {int(m.max())} output step{'s' if m.max() != 1 else ''} change, patching " + " or ".join(where)
+
     return (heatmap_spec([("encoder output", memory[None, :])], ["encoder output"], sources,
                          f"{title}: the encoder's output, by source position", "", "source position",
                          row_names=["encoder output"], col_names=list(sources), col_name="source",
-                         strip_height=110, bar=False, **common),
+                         strip_height=110, bar=False,
+                         summary=f"{title}, the encoder's output at {len(sources)} source positions: "
+                                 f"{said(memory, lambda i: f'source {sources[i[0]]}')}.", **common),
             heatmap_spec([("decoder stream", stream)], layers, positions,
                          f"{title}: the decoder stream, by layer and position", "layer", "decoder position",
-                         row_names=layers, col_name="decoder position", strip_height=80 + 40 * len(stream),
+                         row_names=layers, col_names=[f"position {p}" for p in positions], col_name="decoder position",
+                         strip_height=80 + 40 * len(stream),
+                         summary=f"{title}, the decoder stream after each of {len(layers)} layers at "
+                                 f"{len(positions)} positions: "
+                                 f"{said(stream, lambda i: f'{layers[i[0]]} at decoder position {positions[i[1]]}')}.",
                          **common))

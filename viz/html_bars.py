@@ -56,8 +56,10 @@ def probability_columns(probs: np.ndarray, labels: list[str], top_k: int = 10, c
                    labels[i], "chosen" if i == chosen else "")
         columns.append((f'<div style="font-size:0.75rem">{p:.3f}</div>{bar}', labels[i]))
     note = "dark: the chosen token (no dark bar when it is not among these); " if chosen is not None else ""
-    top = top_tokens(probs, 1)[0]
-    summary = (f"{title}: the likeliest next token is {labels[top]}, probability {float(probs[top]):.3f}"
+    first, second = top_tokens(probs, 2)[0], top_tokens(probs, 2)[-1]
+    tied = second != first and np.isclose(probs[first], probs[second])
+    summary = (f"{title}: the likeliest next token is {labels[first]}"
+               + (f", tied with {labels[second]}" if tied else "") + f", probability {float(probs[first]):.3f}"
                + ("" if chosen is None else f"; chosen: {labels[chosen]}, {float(probs[chosen]):.3f}") + ".")
     return _frame(title, columns, "2.4rem", summary, note=note)
 

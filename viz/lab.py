@@ -42,12 +42,18 @@ def harm_against_pattern(names: list[str], kinds: list[str], scores: list[float]
             groups.append(Points(kind.replace("_", " "), np.array([scores[i] for i in idx], dtype=float),
                                  np.array([drops[i] for i in idx], dtype=float),
                                  [names[i].split(" ", 1)[1] for i in idx], colour, shape))
-    costliest, best = int(np.argmax(drops)), int(np.argmax(scores))
-    summary = (f"{title} {len(names)} heads. Switching off {names[costliest]} costs the most, "
-               f"{drops[costliest]:.1%} of exact match, at {scores[costliest]:.2f} on x; {names[best]} has the "
-               f"largest x, {scores[best]:.2f}, and costs {drops[best]:.1%}.")
+    spoken = [name.replace("_", " ") for name in names]
+    worst = max(drops)
+    costliest = [spoken[i] for i, d in enumerate(drops) if d == worst]
+    finite = [i for i, v in enumerate(scores) if np.isfinite(v)]
+    best = max(finite, key=lambda i: scores[i]) if finite else None
+    said = (f"switching off {' or '.join(costliest)} costs the most, {worst:.1%} of exact match" if worst > 0 else
+            "no head costs exact match when switched off alone")
+    summary = (f"{title + ': ' if title else ''}{len(names)} heads; {said}" + (
+        f"; {spoken[best]} scores highest on {x_title}, {scores[best]:.2f}, and costs {drops[best]:.1%}"
+        if best is not None else "") + ".")
     return scatter_chart(groups, title, x_title, "exact match lost when switched off alone", summary,
-                         x_range=(0.0, 1.0), y_range=(0.0, max(max(drops), 0.01)), y_percent=True)
+                         x_range=(0.0, 1.0), y_range=(min(0.0, min(drops)), max(worst, 0.01)), y_percent=True)
 
 
 def length_curve(by_length: dict[int, float], trained_up_to: int, title: str = "") -> str:
@@ -73,8 +79,10 @@ def query_key_scatter(query_xy: np.ndarray, key_xy: np.ndarray, query_labels: li
     n = max(len(query_labels), len(key_labels))
     colours = sample_colorscale("Viridis", [i / max(n - 1, 1) for i in range(n)])
     longest = int(np.argmax(np.linalg.norm(query_xy, axis=1)))
-    summary = (f"{title}: {len(query_labels)} queries as arrows from the origin and {len(key_labels)} keys as "
-               f"squares, in the keys' two main directions ({explained[0]:.0%} and {explained[1]:.0%} of their "
+    plural = (lambda n, word: f"{n} {word}" + ("" if n == 1 else "s"))
+    summary = (f"{title}: {plural(len(query_labels), 'query')} as arrows from the origin and "
+               f"{plural(len(key_labels), 'key')} as squares, coloured by position (dark for the first, yellow for "
+               f"the last), in the keys' two main directions ({explained[0]:.0%} and {explained[1]:.0%} of their "
                f"variance); the longest arrow is query {longest}:{query_labels[longest]}.")
     return scatter_chart(
         [Points("queries", query_xy[:, 0], query_xy[:, 1], [f"{i}:{c}" for i, c in enumerate(query_labels)],

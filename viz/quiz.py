@@ -12,8 +12,10 @@ def score_spread(counts: dict[str, list[int]], title: str = "") -> str:
     scores = max(len(c) for c in counts.values())
     series = {form: (list(c), [str(n) for n in c], FORM_COLOURS[form]) for form, c in counts.items()}
     top = max((max(c, default=0) for c in counts.values()), default=0)
+    students = (lambda n: f"{n} student" + ("" if n == 1 else "s"))
     summary = f"{title}: " + "; ".join(
-        f"{form}, " + ", ".join(f"{n} with {k} right" for k, n in enumerate(c) if n) if any(c) else f"{form}, none"
+        f"{form}, " + ", ".join(f"{students(n)} got {k} item{'' if k == 1 else 's'} right" for k, n in enumerate(c)
+                                if n) if any(c) else f"{form}, no students"
         for form, c in counts.items()) + "."
     return row_bars([f"{k} right" for k in range(scores)], series, max(1, top), title, summary, "students")
 
@@ -24,6 +26,7 @@ def share_right_by_item(concepts: list[str], shares: dict[str, list[float | None
     series = {form: (list(v), ["—" if s is None else f"{s:.0%}" for s in v], FORM_COLOURS[form])
               for form, v in shares.items()}
     summary = f"{title}: " + "; ".join(
-        f"item {i + 1}, " + ", ".join(f"{form} {texts[i]}" for form, (_, texts, _) in series.items())
+        f"item {i + 1}, " + ", ".join(f"{form} {'no answers' if texts[i] == '—' else texts[i]}"
+                                      for form, (_, texts, _) in series.items())
         for i in range(len(labels))) + "."
     return row_bars(labels, series, 1.0, title, summary, "share right (— : no answers)")

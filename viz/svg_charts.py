@@ -147,6 +147,14 @@ def grouped_bars(series: list[Series], x_labels: list[str], title: str, x_title:
     return _chart("bars", title, summary, "".join(plot), _tick_marks(ticks, y), x_title, y_title, series)
 
 
+def _finite(s: Series) -> Series:
+    """The series without its points whose value or position is not finite (a diverged run's loss)."""
+    values, xs = np.asarray(s.values, dtype=float), np.asarray(s.x, dtype=float)
+    keep = np.isfinite(values) & np.isfinite(xs)
+    return s if keep.all() else Series(s.name, values[keep], s.colour, s.width, s.opacity, s.markers_only, xs[keep],
+                                       s.dashed)
+
+
 def _thin(n: int, most: int) -> list[int]:
     """At most `most` of the indices 0…n−1, evenly spread, the last always kept."""
     if n <= most:
@@ -162,21 +170,27 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
     """Lines over a numeric x axis (each Series' `x`), on a log y axis with `log_y` (one tick per power of ten,
     written as a decimal). A line is one polyline however long; at most `most_markers` points of each carry a
     marker and a tooltip. `marks`: (x, label) vertical dashed lines; `references`: (y, label) horizontal dashed
-    lines, such as a baseline."""
+    lines, such as a baseline. On a log axis a value of 0 or below (a loss rounded to 0) is drawn on the axis's
+    floor, the power of ten under the smallest positive value; points that are not finite are left out."""
+    series = [_finite(s) for s in series]
+    values = np.concatenate([np.asarray(s.values, dtype=float) for s in series]
+                            + [np.array([v for v, _ in references], dtype=float)])
+    positive = values[values > 0]
+    floor = 10.0 ** math.floor(math.log10(float(positive.min()))) if log_y and positive.size else 1e-12
+
     def f(v):
-        return np.log10(np.maximum(v, 1e-12)) if log_y else np.asarray(v, dtype=float)
+        return np.log10(np.maximum(v, floor)) if log_y else np.asarray(v, dtype=float)
 
     ys = [f(np.asarray(s.values, dtype=float)) for s in series]
-    levels = np.concatenate(ys + [f(np.array([v for v, _ in references], dtype=float))])
+    levels = f(values) if values.size else np.zeros(1)
     if log_y:
         low, high = math.floor(float(levels.min())), math.ceil(float(levels.max()))
         high = max(high, low + 1)
-        span = (low, high)
         y = (lambda v: TOP + (high - v) / (high - low) * (HEIGHT - TOP - BOTTOM))
         ticks = [(y(p), f"{10.0 ** p:.{max(-p, 0)}f}") for p in range(low, high + 1)]
     else:
-        values, y = _scale(float(levels.min()), float(levels.max()), y_range)
-        ticks = _tick_marks(values, y, percent)
+        tick_values, y = _scale(float(levels.min()), float(levels.max()), y_range)
+        ticks = _tick_marks(tick_values, y, percent)
     xs = [np.asarray(s.x, dtype=float) for s in series]
     x_low, x_high = x_range or (min(float(x.min()) for x in xs), max(float(x.max()) for x in xs))
     x_high = x_high if x_high > x_low else x_low + 1
@@ -252,12 +266,15 @@ def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, 
         x_low, x_high, y_low, y_high = x_mid - half, x_mid + half, y_mid - half, y_mid + half
     x_ticks = [t for t in nice_ticks(x_low, x_high, 6) if x_low <= t <= x_high]
     y_ticks = [t for t in nice_ticks(y_low, y_high, 6) if y_low <= t <= y_high]
-    left, right, top, bottom = 14.0, 97.0, 7.0, 88.0   # the plot's box, in percent of the figure's svg
+    left, right, top, bottom = 14.0, 97.0, 7.0, 90.0   # the plot's box, in percent of the figure's svg: as wide as
+                                                       # tall, so an `equal` plane keeps one scale
     x = (lambda v: left + (v - x_low) / ((x_high - x_low) or 1) * (right - left))
     y = (lambda v: bottom - (v - y_low) / ((y_high - y_low) or 1) * (bottom - top))
-    said = (lambda v: f"{v:.0%}") if y_percent else (lambda v: f"{v:.3g}")
+    said = (lambda v: f"{v:.1%}") if y_percent else (lambda v: f"{v:.3g}")
+    places = max(0, -math.floor(math.log10(y_ticks[1] - y_ticks[0])) - 2) if len(y_ticks) > 1 else 0
+    tick = (lambda v: f"{v:.{places}%}") if y_percent else (lambda v: f"{v:.3g}")   # as many places as tell them apart
     plot = [f'<line x1="{left}%" x2="{right}%" y1="{y(t):.2f}%" y2="{y(t):.2f}%" stroke="{GRID}"/>'
-            f'<text x="{left - 1.5}%" y="{y(t):.2f}%" dy="0.35em" text-anchor="end" fill="{TEXT}">{said(t)}</text>'
+            f'<text x="{left - 1.5}%" y="{y(t):.2f}%" dy="0.35em" text-anchor="end" fill="{TEXT}">{tick(t)}</text>'
             for t in y_ticks]
     plot += [f'<line y1="{top}%" y2="{bottom}%" x1="{x(t):.2f}%" x2="{x(t):.2f}%" stroke="{GRID}"/>'
              f'<text x="{x(t):.2f}%" y="{bottom + 2}%" dy="0.9em" text-anchor="middle" fill="{TEXT}">{t:g}</text>'

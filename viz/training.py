@@ -20,6 +20,18 @@ def _uniform_guess(vocab_size: int | None) -> tuple[tuple[float, str], ...]:
     return ((baseline, f"uniform guess: ln {vocab_size} = {baseline:.2f}"),)
 
 
+def loss_text(value: float) -> str:
+    """A loss as a decimal (0.000012, not 1.2e-05); the stored curves keep five places, so 0 means below 0.00001."""
+    if value < 1e-5:
+        return "below 0.00001"
+    return np.format_float_positional(value, precision=3, unique=False, fractional=False, trim="-")
+
+
+def share_text(value: float) -> str:
+    """A share in percent, to a tenth unless it is exactly none or all (0.996 is not 100 %)."""
+    return f"{value:.0%}" if value in (0.0, 1.0) else f"{value:.1%}"
+
+
 def _side_by_side(*charts: str) -> str:
     """Charts in a row that wraps: side by side on a laptop, one under the other on a phone."""
     return ('<div style="display:flex;flex-wrap:wrap;gap:0.5rem 1.5rem">'
@@ -27,35 +39,33 @@ def _side_by_side(*charts: str) -> str:
 
 
 def learning_curves(curve: list[dict], marked_step: int | None = None, title: str = "",
-                    pattern: str = "the anti-diagonal", rule: str = "n−1−i", vocab_size: int | None = None) -> str:
+                    pattern: str = "the anti-diagonal", rule: str = "n−1−i", vocab_size: int | None = None,
+                    marked: tuple[float, float] | None = None) -> str:
     """curve: dicts with step, loss, exact_match, alignment (the share of steps on the task's pattern, named by
     `pattern` and `rule`). Loss on top (log scale, with the uniform guess ln(vocab_size) when given), the two
-    shares below, one dashed line at the marked step through both."""
+    shares below, one dashed line at the marked step through both; `marked`: the snapshot's own held-out loss and
+    exact match, said in the summary (a snapshot's step need not be one of the curve's)."""
     steps = np.array([c["step"] for c in curve], dtype=float)
     loss = np.array([c["loss"] for c in curve], dtype=float)
     match = np.array([c["exact_match"] for c in curve], dtype=float)
     aligned = np.array([c["alignment"] for c in curve], dtype=float)
     marks = () if marked_step is None else ((float(marked_step), f"this snapshot: step {marked_step}"),)
-    at = "" if marked_step is None else _at_step(curve, marked_step)
+    at = ("" if marked_step is None or marked is None else
+          f"; at step {marked_step}, the marked snapshot, loss {loss_text(marked[0])} and exact match "
+          f"{share_text(marked[1])}")
     loss_chart = xy_chart(
         [Series("held-out loss", loss, LOSS, x=steps)], title, "training step", "loss (log scale)",
-        f"{title + ': ' if title else ''}held-out loss from {loss[0]:.3g} at step {steps[0]:g} to {loss[-1]:.3g} "
-        f"at step {steps[-1]:g}" + (f"; {at}" if at else "") + ".",
+        f"{title + ': ' if title else ''}held-out loss from {loss_text(loss[0])} at step {steps[0]:g} to "
+        f"{loss_text(loss[-1])} at step {steps[-1]:g}{at}.",
         log_y=True, marks=marks, references=_uniform_guess(vocab_size))
     shares_chart = xy_chart(
         [Series("exact match", match, MATCH, x=steps),
          Series(f"steps on {pattern} ({rule})", aligned, PATTERN, x=steps, dashed=True)],
         "", "training step", "share",
-        f"Held-out exact match from {match[0]:.0%} to {match[-1]:.0%}; the share of steps whose largest cross "
-        f"weight is on {pattern} from {aligned[0]:.0%} to {aligned[-1]:.0%}.",
+        f"Held-out exact match from {share_text(match[0])} to {share_text(match[-1])}; the share of steps whose "
+        f"largest cross weight is on {pattern} from {share_text(aligned[0])} to {share_text(aligned[-1])}.",
         y_range=(0.0, 1.0), percent=True, marks=marks)
     return loss_chart + shares_chart
-
-
-def _at_step(curve: list[dict], step: int) -> str:
-    row = next((c for c in curve if c["step"] == step), None)
-    return "" if row is None else (f"at step {step}, the marked snapshot, loss {row['loss']:.3g} and exact match "
-                                   f"{row['exact_match']:.0%}")
 
 
 def live_curves(loss: tuple[tuple[int, float], ...], exact_match: tuple[tuple[int, float], ...], steps: int,
@@ -68,14 +78,15 @@ def live_curves(loss: tuple[tuple[int, float], ...], exact_match: tuple[tuple[in
     loss_y = np.array([v for _, v in loss], dtype=float)
     loss_chart = xy_chart(
         [Series("training loss", loss_y, LOSS, x=loss_x)], title, "step", "loss (log scale)",
-        f"Training loss {loss_y[0]:.3g} after step {loss_x[0]:g}, {loss_y[-1]:.3g} after step {loss_x[-1]:g} of "
-        f"{steps}.", log_y=True, x_range=(0, steps), references=_uniform_guess(vocab_size))
+        f"Training loss {loss_text(loss_y[0])} after step {loss_x[0]:g}, {loss_text(loss_y[-1])} after step "
+        f"{loss_x[-1]:g} of {steps}.", log_y=True, x_range=(0, steps), references=_uniform_guess(vocab_size))
     if not exact_match:
         return _side_by_side(loss_chart, "<p>Held-out exact match: not measured yet.</p>")
     match_x = np.array([s for s, _ in exact_match], dtype=float)
     match_y = np.array([v for _, v in exact_match], dtype=float)
     match_chart = xy_chart(
         [Series("held-out exact match", match_y, MATCH, x=match_x)], "", "step", "exact match",
-        f"Held-out exact match {match_y[-1]:.0%} at step {match_x[-1]:g}, {match_y.max():.0%} at the most.",
+        f"Held-out exact match {share_text(match_y[-1])} at step {match_x[-1]:g}; its highest so far "
+        f"{share_text(match_y.max())}.",
         y_range=(0.0, 1.0), percent=True, x_range=(0, steps))
     return _side_by_side(loss_chart, match_chart)

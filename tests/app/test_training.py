@@ -8,6 +8,7 @@ import numpy as np
 from explorer.cache import BUNDLED_CHECKPOINT, CHECKPOINT_ENV
 from transformer.checkpoint import load_snapshot, snapshot_index
 from analysis.run import make_run
+from viz.training import loss_text, share_text
 
 from .helpers import canvas_charts, metric_values, no_exception, open_page, svg_charts, svg_marks, svg_series
 
@@ -27,7 +28,8 @@ def test_every_snapshot_shows_its_own_output_scores_and_cross_attention(ckpt):
                                f"{shot['alignment']:.1%}"]
         curves = svg_charts(at)["curves"]
         assert svg_marks(curves) == [shot["step"]] * 2                        # the mark follows the slider
-        assert f"at step {shot['step']}, the marked snapshot, loss {shot['loss']:.3g}" in curves
+        assert (f"at step {shot['step']}, the marked snapshot, loss {loss_text(shot['loss'])} and exact match "
+                f"{share_text(shot['exact_match'])}") in curves
         grid = canvas_charts(at)["grid"]["panels"]
         cross = expected.trace.stack_attention("cross")                        # (L, H, T, S)
         assert len(grid) == cross.shape[0] * cross.shape[1]
