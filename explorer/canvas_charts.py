@@ -16,6 +16,12 @@ _CSS = """
                 border-radius: 4px; font-size: 0.85rem; pointer-events: none; max-width: 22rem; z-index: 1; }
 .heatmap .hint { font-size: 0.8rem; color: #4b5563; }
 .heatmap .said { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+.heatmap .numbers summary { cursor: pointer; font-size: 0.85rem; color: #1d4ed8; }
+.heatmap .numbers summary:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
+.heatmap .table-box { overflow-x: auto; max-height: 24rem; margin: 4px 0 8px; }
+.heatmap .numbers table { border-collapse: collapse; font-size: 0.8rem; font-variant-numeric: tabular-nums; }
+.heatmap .numbers caption { text-align: left; font-weight: 600; }
+.heatmap .numbers th, .heatmap .numbers td { border: 1px solid #e5e7eb; padding: 1px 5px; text-align: right; }
 """
 _HTML = '<div class="heatmap"></div>'
 
@@ -41,7 +47,14 @@ def _mount(mount, data, key: str, container) -> None:
 _SVG_JS = """export default function (component) {
   component.parentElement.querySelector(".svg-chart").innerHTML = component.data.markup;
 }"""
-_SVG_CSS = '.svg-chart { font-family: "Source Sans Pro", sans-serif; }'
+_SVG_CSS = """
+.svg-chart { font-family: "Source Sans Pro", sans-serif; }
+.svg-chart .numbers summary { cursor: pointer; font-size: 0.85rem; color: #1d4ed8; }
+.svg-chart .numbers summary:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
+.svg-chart .table-box { overflow-x: auto; max-height: 24rem; margin: 4px 0 8px; }
+.svg-chart .numbers table { border-collapse: collapse; font-size: 0.8rem; font-variant-numeric: tabular-nums; }
+.svg-chart .numbers th, .svg-chart .numbers td { border: 1px solid #e5e7eb; padding: 1px 5px; text-align: right; }
+"""
 
 
 def svg_chart(markup: str, key: str, container=None) -> None:

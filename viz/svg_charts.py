@@ -62,9 +62,24 @@ def _scale(low: float, high: float, y_range: tuple[float, float] | None):
     return ticks, (lambda v: TOP + (high - v) / (high - low) * (HEIGHT - TOP - BOTTOM))
 
 
+def numbers_table(headers: list[str], rows: list[list[str]]) -> str:
+    """A chart's numbers as a table behind a disclosure (details: one click, or Enter from the keyboard, opens it);
+    each row's first cell is its header. Styled by the component's CSS (explorer.canvas_charts), not per cell."""
+    head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in headers)
+    body = "".join(f'<tr><th scope="row">{html.escape(row[0])}</th>'
+                   + "".join(f"<td>{html.escape(cell)}</td>" for cell in row[1:]) + "</tr>" for row in rows)
+    return (f'<details class="numbers"><summary>The numbers as a table</summary>'
+            f'<div role="region" tabindex="0" aria-label="the numbers" class="table-box">'
+            f'<table><tr>{head}</tr>{body}</table></div></details>')
+
+
+def _said(value: float, percent: bool) -> str:
+    return f"{value:.1%}" if percent else f"{value:.4g}"
+
+
 def _chart(kind: str, title: str, summary: str, plot: str, ticks: list[tuple[float, str]], x_title: str,
-           y_title: str, legend: list[Series]) -> str:
-    """`ticks`: (px from the top, label) of each y tick."""
+           y_title: str, legend: list[Series], numbers: str = "") -> str:
+    """`ticks`: (px from the top, label) of each y tick; `numbers`: its numbers_table."""
     keys = "".join(
         f'<span style="display:inline-flex;align-items:center;gap:4px;margin-right:14px">'
         f'<span style="display:inline-block;width:14px;height:{10 if kind == "bars" or s.markers_only else 4}px;'
@@ -80,7 +95,7 @@ def _chart(kind: str, title: str, summary: str, plot: str, ticks: list[tuple[flo
             f'<div style="display:flex">{axis}<svg role="img" aria-label="{html.escape(summary)}" width="100%" '
             f'height="{HEIGHT}" style="flex:1;min-width:0;overflow:visible">{grid}{plot}</svg></div>'
             f'<div style="text-align:center">{html.escape(x_title)}</div>'
-            f'<figcaption>{keys}</figcaption></figure>')
+            f'<figcaption>{keys}</figcaption>{numbers}</figure>')
 
 
 def _tick_marks(ticks: list[float], y, percent: bool = False) -> list[tuple[float, str]]:
@@ -125,7 +140,11 @@ def line_chart(series: list[Series], x_labels: list[str], title: str, x_title: s
         radius = 3.5 if s.markers_only else 2.5
         plot.append("".join(f'<circle cx="{x(i):.2f}%" cy="{y(value):.1f}" r="{radius}" fill="{s.colour}" '
                             f'{_tip(s, point_name, x_labels[i], value, 6, percent)}</circle>' for i, value in enumerate(v)))
-    return _chart("line", title, summary, "".join(plot), _tick_marks(ticks, y, percent), x_title, y_title, series)
+    table = numbers_table([point_name or x_title, *(s.name for s in series)],
+                          [[label, *(_said(v[i], percent) if i < len(v) else "" for v in values)]
+                           for i, label in enumerate(x_labels)])
+    return _chart("line", title, summary, "".join(plot), _tick_marks(ticks, y, percent), x_title, y_title, series,
+                  table)
 
 
 def grouped_bars(series: list[Series], x_labels: list[str], title: str, x_title: str, y_title: str,
@@ -144,7 +163,9 @@ def grouped_bars(series: list[Series], x_labels: list[str], title: str, x_title:
             f'<rect x="{slot * i + slot * 0.1 + bar * k:.3f}%" y="{y(value):.1f}" width="{bar:.3f}%" '
             f'height="{max(y(0) - y(value), 0):.1f}" fill="{s.colour}" {_tip(s, point_name, names[i], value, 3)}'
             f'</rect>' for i, value in enumerate(v)))
-    return _chart("bars", title, summary, "".join(plot), _tick_marks(ticks, y), x_title, y_title, series)
+    table = numbers_table([point_name or x_title, *(s.name for s in series)],
+                          [[names[i], *(_said(v[i], False) for v in values)] for i in range(n)])
+    return _chart("bars", title, summary, "".join(plot), _tick_marks(ticks, y), x_title, y_title, series, table)
 
 
 def _finite(s: Series) -> Series:
@@ -223,7 +244,10 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
                             f'data-x="{float(xv[i])!r}" '
                             f'{_tip(s, point_name, f"{xv[i]:g}", raw[i], 4, percent)}</circle>'
                             for i in shown))
-    return _chart("xy", title, summary, "".join(plot), ticks, x_title, y_title, series)
+    table = numbers_table(["series", x_title, y_title],
+                          [[s.name, f"{a:g}", _said(b, percent)] for s in series
+                           for a, b in zip(np.asarray(s.x, dtype=float), np.asarray(s.values, dtype=float))])
+    return _chart("xy", title, summary, "".join(plot), ticks, x_title, y_title, series, table)
 
 
 @dataclass(frozen=True)
@@ -310,4 +334,7 @@ def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, 
             f'<svg role="img" aria-label="{html.escape(summary)}" width="100%" overflow="visible" '
             f'style="display:block;aspect-ratio:{"1;max-width:36rem" if equal else "4 / 3"}">{"".join(plot)}</svg>'
             f'<div style="text-align:right">{html.escape(x_title)} →</div>'
-            f'<figcaption>{keys}</figcaption></figure>')
+            f'<figcaption>{keys}</figcaption>'
+            + numbers_table(["point", x_title, y_title],
+                            [[f"{g.name} {label}", f"{float(a):.4g}", said(float(b))]
+                             for g in groups for a, b, label in zip(g.x, g.y, g.labels)]) + '</figure>')

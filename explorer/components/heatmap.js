@@ -26,7 +26,13 @@ export default function (component) {
   hint.className = "hint";
   hint.id = "hint";                                   // in this component's own shadow root
   hint.textContent = "Hover a cell for its value, or select the chart (Tab) and move with the arrow keys.";
-  root.append(title, canvas, tip, said, hint);
+  const numbers = document.createElement("details");  // the same numbers as a table, built when first opened
+  numbers.className = "numbers";
+  const opener = document.createElement("summary");
+  opener.textContent = "The numbers as a table";
+  numbers.append(opener);
+  numbers.ontoggle = () => { if (numbers.open && numbers.children.length === 1) numbers.append(...tables()); };
+  root.append(title, canvas, tip, said, hint, numbers);
 
   const rows = spec.rows.length, cols = spec.cols.length, n = spec.panels.length;
   const font = spec.font, lineHeight = Math.round(font * 1.3);
@@ -217,6 +223,40 @@ export default function (component) {
     focus = [p, r, c];
     announce();
   };
+  function tables() {                                // one table a panel: rows and columns named as in the hover
+    return spec.panels.map((panel) => {
+      const box = document.createElement("div");
+      box.className = "table-box";
+      box.tabIndex = 0;                               // it scrolls sideways: the keyboard reaches it
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", panel.name || panel.title);
+      const table = document.createElement("table");
+      const caption = table.createCaption();
+      caption.textContent = panel.name || panel.title;
+      const head = table.insertRow();
+      const corner = document.createElement("th");
+      corner.textContent = `${spec.row_name} ↓, ${spec.col_name} →`;
+      head.append(corner);
+      for (const name of spec.col_names) {
+        const th = document.createElement("th");
+        th.scope = "col";
+        th.textContent = name;
+        head.append(th);
+      }
+      spec.row_names.forEach((name, r) => {
+        const tr = table.insertRow();
+        const th = document.createElement("th");
+        th.scope = "row";
+        th.textContent = name;
+        tr.append(th);
+        panel.z[r].forEach((v, c) => {
+          tr.insertCell().textContent = panel.hover ? panel.hover[r][c] : v === null ? spec.null_text : v.toFixed(3);
+        });
+      });
+      box.append(table);
+      return box;
+    });
+  }
   function announce() {
     const [p, r, c] = focus, [x0, y0] = origin(p);
     show(p, r, c, x0 + (c + 1) * layout.cellW, y0 + layout.top + (r + 1) * layout.cellH);

@@ -24,3 +24,22 @@ def test_the_page_has_no_serious_accessibility_violation(server, browser, row, p
     assert not found, f"{row.id}:\n{described(found)}"
     assert page.title() == f"{row.title} · Attention explorer"
     page.context.close()
+
+
+def test_a_heatmaps_numbers_open_as_a_table_from_the_keyboard(server, browser):
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    load(page, f"{server}/attention?text=level")
+    heatmap = page.locator(".heatmap").first
+    spec = heatmap.evaluate("root => root.spec")
+    opener = heatmap.locator("details.numbers > summary")
+    opener.focus()
+    page.keyboard.press("Enter")
+    tables = heatmap.locator("details.numbers table")
+    assert tables.count() == len(spec["panels"])
+    first = tables.first
+    assert first.locator("caption").inner_text() == (spec["panels"][0].get("name") or spec["panels"][0]["title"])
+    cells = first.locator("tr").nth(1).locator("td")
+    assert cells.count() == len(spec["cols"])
+    z = spec["panels"][0]["z"][0]
+    assert [cells.nth(c).inner_text() for c in range(len(z))] == [f"{v:.3f}" for v in z]
+    page.context.close()
