@@ -14,6 +14,7 @@ from .charts import PROJECTOR_CSS, PROJECTOR_KEY, projector_on
 from .gate import script_place
 from .glossary import glossary_popover
 from .link_guard import notice_goes_in, show_dropped_link_values
+from .links import show_link_for_students
 from .own_models import (
     CHOICE, GONE_KEY, LOST_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released, own_models,
 )
@@ -71,6 +72,7 @@ def sidebar(url_path: str) -> None:
                   help="Large type, thick lines and a colour scale safe for colour-blind viewers, on every chart.")
         if projector_on():
             st.html(PROJECTOR_CSS)
+            show_link_for_students(url_path)
         config, metrics = ckpt.model.config, ckpt.metrics
         with st.container(border=True):
             st.markdown("**Model card**")

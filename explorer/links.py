@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
+from .charts import PROJECTOR_KEY
 from .pages import page
 
 
@@ -16,3 +19,17 @@ def page_link(page_id: str, label: str, icon: str, query: dict[str, str] | None 
         st.page_link(page(page_id).script, label=label, icon=icon, query_params=query)
     except StreamlitPageNotFoundError:
         st.caption(f"{icon} {label} (in the app's sidebar)")
+
+
+def link_for_students(base: str | None, url_path: str, params: dict[str, str]) -> str:
+    """This page's link as a teacher would share it, without projector mode: students who open it get the page,
+    the text and the view, at their own screen's size. `base`: the page's address in the browser (st.context.url),
+    else the page's path."""
+    query = urlencode({k: v for k, v in params.items() if k != PROJECTOR_KEY})
+    return (base or f"/{url_path}") + (f"?{query}" if query else "")
+
+
+def show_link_for_students(url_path: str) -> None:
+    """In projector mode: the link to share, in a code box whose button copies it."""
+    st.caption("Link for students, without projector mode (its copy button shows on hover):")
+    st.code(link_for_students(st.context.url, url_path, st.query_params.to_dict()), language=None, wrap_lines=True)

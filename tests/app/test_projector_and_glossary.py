@@ -33,6 +33,19 @@ def test_the_sidebar_switch_turns_projector_mode_on_for_the_session_and_the_link
     drawn = canvas_charts(at)
     assert len(drawn) == 3 and all(spec["font"] == PROJECTOR_FONT for spec in drawn.values())   # Attention's
     assert any("font-size: 125%" in h.proto.body for h in at.get("html"))        # larger type everywhere
+    [link] = [c.value for c in at.sidebar.code]                                   # the link to share, to copy
+    assert link.startswith("/attention?") and "text=level" in link and "projector" not in link
+    at.toggle(key="projector").set_value(False).run()
+    assert not at.sidebar.code                                                    # only in projector mode
+
+
+def test_the_link_for_students_keeps_the_view_and_drops_projector_mode():
+    from explorer.links import link_for_students
+
+    assert link_for_students("http://hall:8501/masks", "masks", {"text": "a b&c", "projector": "true",
+                                                                 "mask_kind": "causal"}) == (
+        "http://hall:8501/masks?text=a+b%26c&mask_kind=causal")
+    assert link_for_students(None, "", {"projector": "true"}) == "/"
 
 
 def test_each_page_lists_its_own_terms_in_the_sidebar():
