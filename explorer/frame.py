@@ -20,7 +20,7 @@ from .own_models import (
 )
 from .pages import PAGES, SECTIONS, at_url_path
 from .reconnect import rerun_after_reconnect
-from .state import VIEW, checked_text, text_box
+from .state import VIEW, checked_text, quick_text_box, text_box
 from .text import escape_markdown, visible
 from .warmup import warm_up_once
 from .widget_guard import REFUSED_KEY
@@ -114,6 +114,8 @@ def main() -> None:
         notice_goes_in(link_notice)
         try:
             sidebar(page.url_path)
+            if at_url_path(page.url_path).reads_text:
+                quick_text_box()
             page.run()
         finally:
             show_dropped_link_values(link_notice)

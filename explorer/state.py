@@ -27,6 +27,23 @@ def text_box() -> None:
     )
 
 
+QUICK_TEXT_KEY = "quick_text"
+
+
+def _use_quick_text() -> None:
+    st.session_state[TEXT_KEY] = st.session_state.get(QUICK_TEXT_KEY, "")
+
+
+def quick_text_box() -> None:
+    """At the top of the page body, the text every page reads and a way to change it without the sidebar, which a
+    phone hides behind » and a laptop shows below the page list: a popover with a box (Enter uses it)."""
+    shown = str(st.session_state.get(TEXT_KEY, DEFAULT_TEXT))
+    with st.popover(f"✏️ Your text: {escape_markdown(shown[:48]) or '(nothing)'}"):
+        st.text_input("A new text for every page (Enter to use it)", key=QUICK_TEXT_KEY, max_chars=MAX_TYPED,
+                      on_change=_use_quick_text,
+                      help="Letters a-z and single spaces; the same text as the sidebar's Your text.")
+
+
 def keep_in_range(key: str, low: int, high: int) -> None:
     """Before a slider is drawn: a value kept from another text or model (or a link) brought into its range."""
     if key in st.session_state and not low <= st.session_state[key] <= high:

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.own_models import SERVER_MODEL
 
-from .helpers import ROOT, own_model_state
+from .helpers import ROOT, no_exception, own_model_state
 
 
 def run_app() -> AppTest:
@@ -130,3 +130,14 @@ def test_an_own_model_is_named_in_the_url_and_a_session_without_it_says_it_is_go
     assert "2 encoder + 2 decoder layers" in " ".join(m.value for m in elsewhere.sidebar.markdown)
     elsewhere.switch_page("app_pages/attention.py").run()
     assert not elsewhere.exception and not elsewhere.sidebar.warning   # said once
+
+
+def test_the_text_can_be_changed_from_the_top_of_the_page_body():
+    at = open_app({"text": "level"}, "attention")
+    no_exception(at)
+    [quick] = [p for p in at.main.get("popover") if "Your text" in p.proto.popover.label]
+    assert "level" in quick.proto.popover.label
+    at.text_input(key="quick_text").set_value("banana").run()                    # as Enter sends it
+    no_exception(at)
+    assert at.session_state["text"] == "banana" and at.text_input(key="text").value == "banana"   # the sidebar's too
+    assert "banana" in [p for p in at.main.get("popover") if "Your text" in p.proto.popover.label][0].proto.popover.label

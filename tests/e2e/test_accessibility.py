@@ -3,6 +3,7 @@ no serious or critical WCAG 2.1 A/AA violation in the app's own content (drivers
 Every page's browser title is its own."""
 
 import pytest
+from playwright.sync_api import expect
 
 from drivers.axe import AXE, described, serious, violations
 from drivers.harness import load
@@ -35,7 +36,7 @@ def test_a_heatmaps_numbers_open_as_a_table_from_the_keyboard(server, browser):
     opener.focus()
     page.keyboard.press("Enter")
     tables = heatmap.locator("details.numbers table")
-    assert tables.count() == len(spec["panels"])
+    expect(tables).to_have_count(len(spec["panels"]))                  # built on the toggle event, just after
     first = tables.first
     assert first.locator("caption").inner_text() == (spec["panels"][0].get("name") or spec["panels"][0]["title"])
     cells = first.locator("tr").nth(1).locator("td")
