@@ -22,7 +22,8 @@ st.markdown(
     f"A small encoder-decoder Transformer, trained to **{task.verb}**, shows on your own text the numbers behind "
     "its answer: the next-token probabilities of every step, the positional codes, the masks, and the attention "
     "weights of every layer and head. "
-    "Type in the sidebar; every page follows your text. The encoder reads the whole source at once; "
+    "Type in the sidebar, or under ✏️ *Your text* at the top of any page; every page follows your text. "
+    "The encoder reads the whole source at once; "
     f"the decoder then writes {task.output} one character at a time, each step reading its own output so far. "
     "The sidebar's *Task* switches between three models of the same architecture, trained to reverse, copy or sort."
 )
