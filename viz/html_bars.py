@@ -27,6 +27,14 @@ def _bar(p: float, colour: str, tip: str, width: str, token: str, series: str = 
             f'background:{colour}"></div>')
 
 
+def _legend(keys: list[tuple[str, str]]) -> str:
+    """(name, colour) swatches in a line above the bars."""
+    return '<div style="margin-bottom:4px">' + "".join(
+        f'<span style="margin-right:0.8rem;font-size:0.85rem"><span style="display:inline-block;width:0.8rem;'
+        f'height:0.8rem;background:{colour};margin-right:0.3rem"></span>{html.escape(name)}</span>'
+        for name, colour in keys) + "</div>"
+
+
 def _frame(title: str, columns: list[tuple[str, str]], min_width: str, summary: str, legend: str = "",
            note: str = "") -> str:
     """(bars, token label) per column: the bars standing on an axis line, the labels in a row under it; the
@@ -71,9 +79,6 @@ def temperature_columns(probs_by_temperature: dict[float, np.ndarray], labels: l
     temperatures = sorted(probs_by_temperature)
     reference = probs_by_temperature[min(temperatures, key=lambda t: abs(t - 1.0))]
     colours = dict(zip(temperatures, TEMPERATURE_COLOURS * 2))
-    legend = "".join(f'<span style="margin-right:0.8rem;font-size:0.85rem"><span style="display:inline-block;'
-                     f'width:0.8rem;height:0.8rem;background:{colours[t]};margin-right:0.3rem"></span>T = {t:g}</span>'
-                     for t in temperatures)
     columns = []
     for i in top_tokens(reference, top_k):
         bars = "".join(_bar(float(probs_by_temperature[t][i]), colours[t],
@@ -84,7 +89,7 @@ def temperature_columns(probs_by_temperature: dict[float, np.ndarray], labels: l
     top = top_tokens(reference, 1)[0]
     summary = (f"{title}: token {labels[top]} has probability " + ", ".join(
         f"{float(probs_by_temperature[t][top]):.3f} at T = {t:g}" for t in temperatures) + ".")
-    return _frame(title, columns, "3.5rem", summary, f'<div style="margin-bottom:4px">{legend}</div>')
+    return _frame(title, columns, "3.5rem", summary, _legend([(f"T = {t:g}", colours[t]) for t in temperatures]))
 
 
 def row_bars(rows: list[str], series: dict[str, tuple[list[float | None], list[str], str]], reach: float,
@@ -93,10 +98,7 @@ def row_bars(rows: list[str], series: dict[str, tuple[list[float | None], list[s
     a colour), the text written at each bar's end so nothing depends on colour or hover; `reach` is the value a
     full-width bar stands for. Rows stack, so a phone or a projector shows every label whole. The chart's
     summary is its accessible name; each bar keeps its series, row and value in data- attributes for tests."""
-    legend = "" if len(series) < 2 else '<div style="margin-bottom:4px">' + "".join(
-        f'<span style="margin-right:0.8rem;font-size:0.85rem"><span style="display:inline-block;width:0.8rem;'
-        f'height:0.8rem;background:{colour};margin-right:0.3rem"></span>{html.escape(name)}</span>'
-        for name, (_, _, colour) in series.items()) + "</div>"
+    legend = "" if len(series) < 2 else _legend([(name, colour) for name, (_, _, colour) in series.items()])
     body = []
     for r, label in enumerate(rows):
         bars = "".join(
