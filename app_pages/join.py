@@ -23,7 +23,7 @@ def join_form(store: ClassStore, code: str) -> None:
         typed = st.text_input("Class code (on the teacher's screen)", value=code, max_chars=12)
         nickname = st.text_input(f"Nickname (optional, up to {codes.NICKNAME_MAX} characters)",
                                  max_chars=codes.NICKNAME_MAX, placeholder="none: you will be “Student n”")
-        joined = st.form_submit_button("Join", type="primary", icon=":material/login:", width="stretch")
+        joined = st.form_submit_button("Join", type="primary", width="stretch")
     if not joined:
         return
     wanted = codes.normal_code(typed)
@@ -100,7 +100,7 @@ def quiz_result(store: ClassStore, code: str, token: str, state) -> None:
     if not any(mine.values()):
         return
     listed = {f: [mine[f].get(i) for i in range(len(quizzes[f].items))] if mine[f] else None for f in quiz.FORMS}
-    with st.expander("Your quiz result", expanded=True, icon=":material/quiz:"):
+    with st.expander("Your quiz result", expanded=True):
         quiz.show_result(learner_result(quizzes["before"], quizzes["after"], listed["before"], listed["after"]))
 
 

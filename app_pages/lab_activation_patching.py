@@ -69,7 +69,7 @@ st.markdown(escape_markdown(f"'{other_text}' writes '{other.output}'.") + " **Pr
 picked = st.pills("Output steps that will change", view.options, selection_mode="multi",
                   key=f"patch_guess_{zlib.crc32(repr(asked).encode()):08x}")   # a fresh guess for each patch
 revealed = st.session_state.get(REVEALED_KEY)
-if st.button("Reveal", type="primary", icon=":material/visibility:", disabled=bool(revealed and revealed[0] == asked)):
+if st.button("Reveal", type="primary", disabled=bool(revealed and revealed[0] == asked)):
     revealed = st.session_state[REVEALED_KEY] = (asked, tuple(picked or ()))   # graded as picked when revealed
 if revealed and revealed[0] == asked:
     right = set(revealed[1]) == set(view.changed)
@@ -87,7 +87,7 @@ st.subheader("Every single patch of the encoder's output and of the decoder stre
 if not why_runs.causal_cone.is_cached(key, text, other_text):
     patches = reach(clean, other, "memory") + config.n_decoder_layers * reach(clean, other, "decoder_stream")
     st.caption(f"One pass of the model per patch: {patches} patches for these two texts.")
-    if not st.button("Compute every single patch", icon=":material/grid_on:"):
+    if not st.button("Compute every single patch"):
         stop_page()
     bar = st.progress(0.0, text="Every single patch, one at a time…")
     why_runs.causal_cone(key, text, other_text, lambda share: bar.progress(share))

@@ -63,11 +63,11 @@ else:
     st.caption(f"Occlusion here swaps each character for {QUICK_COUNT} letters spread over the alphabet "
                f"({len(text) * QUICK_COUNT} passes of the model). Every other letter takes about "
                f"{len(text) * 25:,} passes: up to a second or two on 48 characters.")
-    if st.button("Occlusion with every other letter", icon=":material/swap_horiz:"):
+    if st.button("Occlusion with every other letter"):
         bar = st.progress(0.0, text="Every other letter, position by position…")
         why_runs.lenses(key, text, True, lambda share: bar.progress(share))
         st.rerun()
-if here is None and st.button("Integrated gradients at this step", icon=":material/calculate:",
+if here is None and st.button("Integrated gradients at this step",
                               help="A few hundred passes of the model: up to a second or two on 48 characters."):
     why_runs.integrated_at(key, text, step)
     st.rerun()
@@ -90,7 +90,7 @@ if every is None:
     st.caption(f"Integrated gradients are computed one step at a time (until they add up within "
                f"{COMPLETENESS_TOLERANCE} nats); for their row, compute them at all {steps} steps: up to about a "
                "second a step on 48 characters.")
-    if st.button("Compute integrated gradients at every step", icon=":material/calculate:"):
+    if st.button("Compute integrated gradients at every step"):
         bar = st.progress(0.0, text="Integrated gradients, step by step…")
         why_runs.integrated_every_step(key, text, lambda share: bar.progress(share))
         st.rerun()

@@ -3,7 +3,8 @@
 import streamlit as st
 
 from explorer import lesson
-from explorer.callbacks import move_slider
+from explorer.callbacks import turn_lesson_step
+from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, model_key, reversal_only
 from explorer.own_models import is_own
 from explorer.pages import TITLES
@@ -12,8 +13,15 @@ from explorer.text import escape_markdown
 from teaching.sheet import sheet_html, sheet_markdown
 from teaching.steps import STEPS
 
-st.title("🎓 Lesson: how a Transformer reverses your text")
-st.markdown(
+projector = projector_on()   # a hall's first screen holds the step's controls and its chart, so the intro folds
+if projector:
+    title_col, intro = st.columns([1, 3], vertical_alignment="center")
+    title_col.title("🎓 Lesson")
+    intro = intro.expander("How a Transformer reverses your text: about this lesson")
+else:
+    st.title("🎓 Lesson: how a Transformer reverses your text")
+    intro = st.container()
+intro.markdown(
     "Ten steps, from characters to the mechanism, and an optional eleventh for a longer class, each on the text "
     "in the sidebar. Every step asks you to "
     "**predict first**; the model's own numbers then say whether you were right. Use **←** and **→** to move "
@@ -29,28 +37,37 @@ config = ckpt.model.config
 last = len(STEPS)
 
 
-back, middle, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
-number = middle.slider("Step", 1, last, 1, key=lesson.STEP_KEY, **VIEW)
-back.button("Previous", icon=":material/arrow_back:", shortcut="Left", on_click=move_slider,
-            args=(lesson.STEP_KEY, 1, last), kwargs={"by": -1},
-            disabled=number == 1, width="stretch", help="Previous step (← key)")
-forward.button("Next", icon=":material/arrow_forward:", icon_position="right", shortcut="Right", on_click=move_slider,
-               args=(lesson.STEP_KEY, 1, last), kwargs={"by": 1}, disabled=number == last, width="stretch", help="Next step (→ key)")
+back, middle, forward = st.columns([1, 2, 1], vertical_alignment="bottom")   # "Previous" whole at 1024 px
+number = middle.slider("Step", 1, last, 1, key=lesson.STEP_KEY, **VIEW,  # the heading below says "Step n of 11"
+                       label_visibility="collapsed" if projector else "visible")
+back.button("Previous", shortcut="Left", key="lesson_previous",   # no icon: its name would be read aloud
+            on_click=turn_lesson_step, args=(lesson.STEP_KEY, last, -1), width="stretch", help="Previous step (← key)")
+at_end = number == last   # the same button (its key), so the keyboard's focus stays on it
+forward.button("Start again" if at_end else "Next", shortcut="Right", key="lesson_next", on_click=turn_lesson_step,
+               args=(lesson.STEP_KEY, last, 1), width="stretch",
+               help="Back to step 1 (→ key)" if at_end else "Next step (→ key)")
 step = STEPS[number - 1]
 
-st.subheader(f"Step {step.number} of {last} · {step.title}" + (" (optional)" if step.optional else ""))
-st.markdown(f"**Goal.** {step.goal}")
+# In projector mode a step is a slide: its words and question on the left, its numbers on the right, so the
+# chart is on a 1280×720 hall's first screen; elsewhere one column, in reading order.
+if projector:
+    words, numbers = st.columns([2, 3], gap="medium")
+else:
+    words = numbers = st.container()
+words.subheader(f"Step {step.number} of {last} · {step.title}" + (" (optional)" if step.optional else ""))
+words.markdown(f"**Goal.** {step.goal}")
 view = lesson.step_view(step.number, key, text, ask_tables=False)   # all of it, but for a table an own model lacks
-lesson.draw(view.before)
+lesson.draw(view.before, numbers)
 if is_own(key):   # a server model's tables are all there: asking again would build it twice
     shown, view = view.before, lesson.step_view(step.number, key, text)   # a missing table is asked for here, below
-    lesson.draw(view.before[len(shown):])
-st.caption(f"**Look for:** {step.look_for}")
+    lesson.draw(view.before[len(shown):], numbers)
+words.caption(f"**Look for:** {step.look_for}")
 if view.question is None:
-    st.info("This model has no training snapshots (your own models keep none), so this step has no question; "
-            "switch to the bundled model in the sidebar to see its training.", icon="ℹ️")
+    words.info("This model has no training snapshots (your own models keep none), so this step has no question; "
+               "switch to the bundled model in the sidebar to see its training.", icon="ℹ️")
 else:
-    lesson.ask(view, text)
+    with words:
+        lesson.ask(view, text, numbers)
 
 st.divider()
 model = ("your own model" if is_own(key) else "the bundled model") + (
@@ -58,7 +75,7 @@ model = ("your own model" if is_own(key) else "the bundled model") + (
 SHEET_FOR = "_sheet_for"   # the (text, model) the teacher asked a sheet for; later reruns keep offering it
 wanted = (text, key)
 if st.session_state.get(SHEET_FOR) != wanted:
-    st.button("Prepare the teacher's sheet", icon=":material/description:", key="prepare_sheet",
+    st.button("Prepare the teacher's sheet", key="prepare_sheet",
               on_click=st.session_state.update, kwargs={SHEET_FOR: wanted},
               help="Every step's question and the answer the model in use gives on this text, with timings.")
 else:  # built in this run, from the model this page shows (a download built later ran outside the session)

@@ -75,7 +75,7 @@ else:
                                              f"{m.why}"))
     st.caption("The gain measures this lesson only if the lesson came between the two quizzes, and the two "
                "forms, on different strings, may not be equally hard.")
-    if st.button("Start again with new questions", icon=":material/refresh:"):
+    if st.button("Start again with new questions"):
         st.session_state[SEED_KEY], st.session_state[ANSWERS_KEY] = quiz.new_seed(), {}
         for name in (SEED_PARAM, *quiz.FORMS):
             st.query_params.pop(name, None)

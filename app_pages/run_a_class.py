@@ -33,7 +33,7 @@ def start_form(store: ClassStore) -> None:
     with st.form("start_class"):
         text = st.text_input("The class's text: every screen shows the model's numbers for it", value="hello",
                              max_chars=ckpt.model.config.max_len)
-        started = st.form_submit_button("Start a class", type="primary", icon=":material/groups:")
+        started = st.form_submit_button("Start a class", type="primary")
     if started:
         try:
             ckpt.vocab.encode(text, ckpt.model.config.max_len)
@@ -70,15 +70,14 @@ def controls(store: ClassStore, code: str, secret: str, state) -> None:
 
     buttons = st.columns(5)
     buttons[0].button("Open voting", type="primary", disabled=state.voting or state.revealed, width="stretch",
-                      on_click=act, args=(store.open_voting,), icon=":material/how_to_vote:")
+                      on_click=act, args=(store.open_voting,))
     buttons[1].button("Close voting", disabled=not state.voting, width="stretch", on_click=act,
-                      args=(store.close_voting,), icon=":material/lock:")
+                      args=(store.close_voting,))
     buttons[2].button("Show the spread", disabled=state.spread_shown, width="stretch", on_click=act,
-                      args=(store.show_spread,), icon=":material/bar_chart:")
+                      args=(store.show_spread,))
     buttons[3].button("Round 2", disabled=state.round == 2 or state.revealed, width="stretch", on_click=act,
-                      args=(store.second_round,), icon=":material/forum:", help="After neighbours discuss: vote again")
-    buttons[4].button("Reveal", disabled=state.revealed, width="stretch", on_click=act, args=(store.reveal,),
-                      icon=":material/visibility:")
+                      args=(store.second_round,), help="After neighbours discuss: vote again")
+    buttons[4].button("Reveal", disabled=state.revealed, width="stretch", on_click=act, args=(store.reveal,))
 
 
 def csv_of_class(store: ClassStore, code: str, secret: str, state) -> bytes:
@@ -117,11 +116,11 @@ def quiz_controls(store: ClassStore, code: str, secret: str, state) -> None:
         left, middle, right = st.columns(3)
         left.button("Reopen the before quiz" if stage == 2 else "Open the before quiz", width="stretch",
                     type="primary" if stage == 0 else "secondary", disabled=stage not in (0, 2), on_click=act,
-                    args=(1,), icon=":material/quiz:")
+                    args=(1,))
         middle.button("Open the after quiz", width="stretch", type="primary" if stage == 2 else "secondary",
-                      disabled=stage not in (0, 2), on_click=act, args=(3,), icon=":material/quiz:")
+                      disabled=stage not in (0, 2), on_click=act, args=(3,))
         right.button("Close the quiz", width="stretch", disabled=stage not in OPEN_FORM, on_click=act,
-                     args=(stage + 1,), icon=":material/lock:",
+                     args=(stage + 1,),
                      help="Closing the after quiz shows each student their two scores and the answers.")
 
 
@@ -254,13 +253,13 @@ def step_question(store: ClassStore, code: str, secret: str, state, view, step, 
 def class_files(store: ClassStore, code: str, secret: str, state) -> None:
     st.divider()
     low, high = st.columns(2)
-    if low.button("Prepare the class's answers (CSV)", width="stretch", icon=":material/table:"):
+    if low.button("Prepare the class's answers (CSV)", width="stretch"):
         st.session_state[CSV_KEY] = (code, csv_of_class(store, code, secret, state), time.strftime("%H:%M:%S"))
     prepared = st.session_state.get(CSV_KEY)
     if prepared and prepared[0] == code:
         low.download_button(f"Download the answers as of {prepared[2]}", prepared[1], file_name=f"class_{code}.csv",
-                            mime="text/csv", on_click="ignore", width="stretch", icon=":material/download:")
-    with high.popover("End the class", icon=":material/delete:", width="stretch"):
+                            mime="text/csv", on_click="ignore", width="stretch")
+    with high.popover("End the class", width="stretch"):
         st.markdown("Ends the class for everyone and deletes every seat and vote at once. This cannot be undone.")
         if st.button("End it and delete its answers", type="primary", key="end_class"):
             store.end_class(code, secret)

@@ -24,6 +24,17 @@ def move_slider(key: str, low: int, high: int, to: int | None = None, by: int = 
     st.session_state[key] = max(low, min(high, at + by))
 
 
+def turn_lesson_step(key: str, last: int, by: int) -> None:
+    """The lesson's Previous (-1) and Next (+1). Neither is ever disabled, since a disabled button drops the
+    keyboard's focus to the page body: Next on the last step starts again at step 1, and Previous on the first
+    stays there and says so."""
+    at = int(st.session_state.get(key, 1))
+    if by < 0 and at <= 1:
+        st.toast("Step 1 is the first step.", icon="ℹ️")
+    else:
+        st.session_state[key] = 1 if by > 0 and at >= last else at + by
+
+
 def task_label(task: str) -> str:
     return words(task).label
 

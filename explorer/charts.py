@@ -6,8 +6,20 @@ from __future__ import annotations
 import streamlit as st
 
 PROJECTOR_KEY = "projector"
-# display formulas at the body's size: at KaTeX's 1.21 em they ran past a 1280-px projector's column and scrolled
-PROJECTOR_CSS = "<style>html { font-size: 125%; } .katex-display > .katex { font-size: 1em; }</style>"
+# Type for the back of a hall: a root of 28 px makes the body text (1 rem) 28 px and captions 24.5 px at any window size. Headings,
+# which Streamlit sizes up to 2.75 rem, and the frame's margins (a 6 rem top, 5 rem sides) would then take the
+# first screen of a 1280×720 projector, so they shrink. Display formulas at the body's size: at KaTeX's 1.21 em
+# they ran past the column and scrolled.
+PROJECTOR_CSS = """<style>
+html { font-size: 175%; }
+[data-testid="stHeader"] { height: 2rem; min-height: 2rem; }
+[data-testid="stMainBlockContainer"] { padding: 2rem 0.75rem 3rem; }
+[data-testid="stMain"] h1 { font-size: 1.45rem; padding: 0.25rem 0; }
+[data-testid="stMain"] h2 { font-size: 1.2rem; padding: 0.25rem 0; }
+[data-testid="stMain"] h3 { font-size: 1.05rem; padding: 0.2rem 0; }
+[data-testid="stMain"] h4 { font-size: 0.95rem; }
+.katex-display > .katex { font-size: 1em; }
+</style>"""
 
 
 def projector_on() -> bool:

@@ -71,7 +71,6 @@ def sidebar(url_path: str) -> None:
         st.toggle("Projector mode", key=PROJECTOR_KEY, **VIEW,
                   help="Large type, thick lines and a colour scale safe for colour-blind viewers, on every chart.")
         if projector_on():
-            st.html(PROJECTOR_CSS)
             show_link_for_students(url_path)
         config, metrics = ckpt.model.config, ckpt.metrics
         with st.container(border=True):
@@ -88,6 +87,10 @@ def sidebar(url_path: str) -> None:
                    else "- no held-out exact match recorded")
             )
 
+
+# A focus ring the keyboard's user can see on every control, the router's page links included: Streamlit's own is
+# a half-transparent shadow on some widgets and nothing on others.
+FOCUS_CSS = "<style>:focus-visible { outline: 3px solid #1d4ed8 !important; outline-offset: 2px !important; }</style>"
 
 ROUTER_KEY = "_router_pages"   # this session's st.Page objects, in st.session_state
 
@@ -108,7 +111,13 @@ def router_pages() -> dict:
 def main() -> None:
     """One run of a session's page: the router, the sidebar and the page."""
     page = st.navigation(router_pages(), expanded=True)  # every page listed: a collapsed list hid three lab pages
-    st.set_page_config(page_title=f"{page.title} · Attention explorer", page_icon="🔁", layout="wide")  # its own
+    projected = (projector_on() if PROJECTOR_KEY in st.session_state    # the switch, drawn below, or on a first
+                 else st.query_params.get(PROJECTOR_KEY) == "true")      # run before it has read the link
+    st.set_page_config(page_title=f"{page.title} · Attention explorer", page_icon="🔁", layout="wide",  # its own
+                       initial_sidebar_state="collapsed" if projected else "auto")    # the hall sees the page
+    st.html(FOCUS_CSS)
+    if projected:   # first in the page, before anything it restyles is drawn (a data grid measures its type once)
+        st.html(PROJECTOR_CSS)
     with script_place():  # at most two runs at once on the server, one per session (explorer.gate says why)
         link_notice = st.empty()   # top of the page; filled once the widgets have read the link
         notice_goes_in(link_notice)

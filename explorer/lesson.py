@@ -3,6 +3,7 @@ each step's record from them), one drawer for every record, and the question ask
 
 from __future__ import annotations
 
+import contextlib
 import zlib
 from dataclasses import dataclass
 
@@ -112,9 +113,15 @@ def draw(displays: tuple[Display, ...], container=st) -> None:
             if display.heading:
                 container.markdown(display.heading)
             frame = pd.DataFrame(display.columns, index=list(display.index) if display.index else None)
-            container.dataframe(frame, hide_index=display.index is None, width="content",
-                                column_config={c: st.column_config.NumberColumn(format="percent")
-                                               for c in display.percent})
+            if projector_on():   # plain HTML, in the page's type: the data grid kept 14-px type at 1024 px
+                shown = {c: "{:.2%}" if c in display.percent else "{:.4g}" for c in frame.columns
+                         if pd.api.types.is_float_dtype(frame[c])}
+                container.table(frame.style.format(shown),
+                                hide_index=display.index is None, width="content")
+            else:
+                container.dataframe(frame, hide_index=display.index is None, width="content",
+                                    column_config={c: st.column_config.NumberColumn(format="percent")
+                                                   for c in display.percent})
             if display.caption:
                 container.caption(display.caption)
         elif isinstance(display, Chart) and display.figure in CANVASES:
@@ -142,9 +149,9 @@ def draw(displays: tuple[Display, ...], container=st) -> None:
             raise TypeError(f"no drawer for {type(display).__name__}")
 
 
-def ask(view: StepView, text: str) -> None:
+def ask(view: StepView, text: str, numbers=st) -> None:
     """The question, a check, a hint after a wrong answer (and the answer on request), the reveal after a right
-    one. The learner's pick is kept per step; nothing of it goes into the URL."""
+    one (its numbers in `numbers`). The learner's pick is kept per step; nothing of it goes into the URL."""
     question, step = view.question, view.step
     key = answer_key(question, step.number)
     checked_key, shown_key = f"{key}_checked", f"{key}_shown"
@@ -160,17 +167,18 @@ def ask(view: StepView, text: str) -> None:
     checked = st.session_state.get(checked_key)
     if checked is not None and checked == picked and question.grade(checked):
         st.success(escape_markdown(f"Right: {question.answer}. {question.why}"), icon="✅")
-        reveal(view)
+        reveal(view, numbers)
         return
     if checked is not None and checked == picked:
         st.warning(escape_markdown(f"Not quite. {question.hint_for(checked)} Try another answer."), icon="💡")
         st.button("Show me the answer", key=f"{key}_show", on_click=lambda: st.session_state.update({shown_key: True}))
     if st.session_state.get(shown_key):
         st.info(escape_markdown(f"The model's answer: {question.answer}. {question.why}"), icon="🔎")
-        reveal(view)
+        reveal(view, numbers)
 
 
-def reveal(view: StepView) -> None:
-    """The numbers the answer was read from, and the page with the whole story."""
-    draw(view.after)
-    page_link(view.step.page, f"The whole story: {page(view.step.page).title}", "➡️")
+def reveal(view: StepView, numbers=st) -> None:
+    """The numbers the answer was read from (in `numbers`), and the page with the whole story."""
+    draw(view.after, numbers)
+    with contextlib.nullcontext() if numbers is st else numbers:
+        page_link(view.step.page, f"The whole story: {page(view.step.page).title}", "➡️")

@@ -98,7 +98,7 @@ def answer_form(quiz: Quiz, key: str) -> list[str | None] | None:
     """Every item in one form, handed in together; the answers when handed in."""
     with st.form(key):
         picked = [_item(quiz, i, key, {}) for i in range(len(quiz.items))]
-        handed = st.form_submit_button("Hand in", type="primary", icon=":material/send:", width="stretch")
+        handed = st.form_submit_button("Hand in", type="primary", width="stretch")
     return picked if handed else None
 
 

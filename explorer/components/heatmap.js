@@ -62,7 +62,8 @@ export default function (component) {
   }
 
   function label(labels, i, every) {                 // where labels are skipped, a character keeps its position
-    return every > 1 && labels[i] !== String(i) ? `${i} ${labels[i]}` : labels[i];
+    const named = labels[i] === String(i) || labels[i].startsWith(`${i}:`);   // "4: o" names its own
+    return every > 1 && !named ? `${i} ${labels[i]}` : labels[i];
   }
 
   function written(ctx, cells) {                     // the cells' own font, if every text fits in its cell

@@ -215,3 +215,40 @@ def test_the_teachers_sheet_of_an_own_model_carries_its_answers(monkeypatch):
     assert "your own model" in sheets["md"]
     assert set(expected_in_sheet(sheets["md"], step)) == own_answer
     assert "computed on request" in sheets["md"]     # step 9's table of an own model was not asked for
+
+
+def test_the_step_buttons_are_never_disabled_so_the_keyboards_focus_stays_on_them():
+    """A disabled button drops the focus to the page body: at the ends, Previous stays and says so, and Next
+    (the same button, by its key) starts again."""
+    at = open_page("lesson", TEXT, state={"lesson_step": 1})
+    previous, following = at.button(key="lesson_previous"), at.button(key="lesson_next")
+    assert not previous.disabled and not following.disabled and following.label == "Next"
+    previous.click().run()
+    assert at.slider(key="lesson_step").value == 1
+    assert any("first step" in t.value for t in at.toast)
+    at = open_page("lesson", TEXT, state={"lesson_step": len(STEPS)})
+    following = at.button(key="lesson_next")
+    assert following.label == "Start again" and not following.disabled
+    following.click().run()
+    assert at.slider(key="lesson_step").value == 1 and at.button(key="lesson_next").label == "Next"
+    at.button(key="lesson_next").click().run()
+    assert at.slider(key="lesson_step").value == 2
+
+
+@pytest.mark.parametrize("step", [3, 7])
+def test_in_projector_mode_a_step_is_a_slide_its_words_left_and_its_numbers_right(step):
+    """For a hall's first screen: the intro folds, the words and the question take the left column and the
+    step's chart or table the right; tables are plain HTML, in the page's enlarged type."""
+    plain = open_page("lesson", TEXT, state={"lesson_step": step})
+    at = open_page("lesson", TEXT, state={"lesson_step": step, "projector": True})
+    no_exception(at)
+    assert at.title[0].value == "🎓 Lesson" and plain.title[0].value.startswith("🎓 Lesson: how")
+    assert [e.label for e in at.expander][0].endswith("about this lesson")
+    words, numbers = at.columns[-2], at.columns[-1]
+    assert words.subheader[0].value.startswith(f"Step {step} of")
+    assert any(w.key.startswith(f"lesson_answer_{step}_") for w in [*words.radio, *words.get("button_group")])
+    if step == 3:   # the head's heatmap, on the right in projector mode
+        assert len(numbers.get("bidi_component")) == 1 == len(canvas_charts(plain))
+    else:           # the snapshots' table: a data grid, and plain HTML in projector mode
+        assert len(numbers.table) == 1 and not at.dataframe and len(plain.dataframe) == 1
+        assert numbers.table[0].value.shape == plain.dataframe[0].value.shape

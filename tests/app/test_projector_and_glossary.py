@@ -32,11 +32,15 @@ def test_the_sidebar_switch_turns_projector_mode_on_for_the_session_and_the_link
     assert at.session_state["projector"] is True
     drawn = canvas_charts(at)
     assert len(drawn) == 3 and all(spec["font"] == PROJECTOR_FONT for spec in drawn.values())   # Attention's
-    assert any("font-size: 125%" in h.proto.body for h in at.get("html"))        # larger type everywhere
+    styles = [h.proto.body for h in at.get("html")]
+    assert any("html { font-size: 175%; }" in s for s in styles)                  # 28-px body text everywhere
+    assert any(":focus-visible { outline: 3px solid" in s for s in styles)        # in both modes
     [link] = [c.value for c in at.sidebar.code]                                   # the link to share, to copy
     assert link.startswith("/attention?") and "text=level" in link and "projector" not in link
     at.toggle(key="projector").set_value(False).run()
     assert not at.sidebar.code                                                    # only in projector mode
+    styles = [h.proto.body for h in at.get("html")]
+    assert not any("font-size: 175%" in s for s in styles) and any(":focus-visible" in s for s in styles)
 
 
 def test_the_link_for_students_keeps_the_view_and_drops_projector_mode():
