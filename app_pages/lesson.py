@@ -50,10 +50,11 @@ step = STEPS[number - 1]
 
 # In projector mode a step is a slide: its words and question on the left, its numbers on the right, so the
 # chart is on a 1280×720 hall's first screen; elsewhere one column, in reading order.
+slide = st.container(key="lesson_slide")
 if projector:
-    words, numbers = st.columns([2, 3], gap="medium")
+    words, numbers = slide.columns([2, 3], gap="medium")
 else:
-    words = numbers = st.container()
+    words = numbers = slide
 words.subheader(f"Step {step.number} of {last} · {step.title}" + (" (optional)" if step.optional else ""))
 words.markdown(f"**Goal.** {step.goal}")
 view = lesson.step_view(step.number, key, text, ask_tables=False)   # all of it, but for a table an own model lacks
