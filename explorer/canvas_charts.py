@@ -61,3 +61,32 @@ def svg_chart(markup: str, key: str, container=None) -> None:
     """Draw a viz.svg_charts chart (in `container`, else where the page is); `key` names it for the tests."""
     _mount(st.components.v2.component("svg_chart", js=_SVG_JS, css=_SVG_CSS, html='<div class="svg-chart"></div>'),
            {"markup": markup}, key, container)
+
+
+# Streamlit draws some of its own icons (an expander's chevron, the uploader's cloud) as a Material-font word, which a
+# screen reader reads out ("keyboard_arrow_right How the next token is chosen"). Once per page, an observer marks
+# every such icon aria-hidden as it appears: the picture stays, the word is not read. A button that has nothing but
+# its icon (the sidebar's own) is named in words first.
+_ICON_NAMES_JS = """export default function () {
+  if (window.__iconNamesHidden) return;
+  window.__iconNamesHidden = true;
+  const NAMES = { keyboard_double_arrow_left: "Close the sidebar", keyboard_double_arrow_right: "Open the sidebar" };
+  let queued = false;
+  const hide = () => {
+    queued = false;
+    document.querySelectorAll("[data-testid='stIconMaterial']:not([aria-hidden])").forEach((icon) => {
+      const word = icon.textContent, button = icon.closest("button");
+      if (button && !button.getAttribute("aria-label") && !button.textContent.replace(word, "").trim())
+        button.setAttribute("aria-label", NAMES[word] || word.replace(/_/g, " "));
+      icon.setAttribute("aria-hidden", "true");
+    });
+  };
+  hide();
+  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(hide); } })
+    .observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def icon_names_hidden() -> None:
+    """Mounted once a run (in the sidebar, where it takes no room in the page)."""
+    st.components.v2.component("icon_names_hidden", js=_ICON_NAMES_JS, html="<span></span>")(key="icon_names")

@@ -1,13 +1,24 @@
 """axe-core (pinned in package-lock.json) on every page, at a laptop's width and in projector mode at 1280×720:
 no serious or critical WCAG 2.1 A/AA violation in the app's own content (drivers/axe.py says what that covers).
-Every page's browser title is its own."""
+Every page's browser title is its own, no icon's name is read out, projected text is 28 px, and on a phone
+nothing is wider than the screen."""
 
 import pytest
 from playwright.sync_api import expect
 
 from drivers.axe import AXE, described, serious, violations
 from drivers.harness import load
+from tests.e2e.test_lesson_for_everyone import SPILLING
 from explorer.pages import PAGES
+
+
+# A Material icon's name, drawn by its font as a picture, is text to a screen reader unless hidden from it.
+ICON_NAMES = """() => [...document.querySelectorAll("[data-testid='stMain'] [data-testid='stIconMaterial'], "
+    + "[data-testid='stSidebarUserContent'] [data-testid='stIconMaterial']")]
+    .filter(i => !i.closest("[aria-hidden='true']")).map(i => i.textContent)"""
+BODY_TEXT = """() => [...document.querySelectorAll("[data-testid='stMain'] [data-testid='stMarkdown'] p")]
+    .filter(p => p.closest("[data-testid]").dataset.testid === "stMarkdownContainer")    // captions aside
+    .map(p => parseFloat(getComputedStyle(p).fontSize))"""
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -24,6 +35,22 @@ def test_the_page_has_no_serious_accessibility_violation(server, browser, row, p
     found = serious(violations(page))
     assert not found, f"{row.id}:\n{described(found)}"
     assert page.title() == f"{row.title} · Attention explorer"
+    assert page.evaluate(ICON_NAMES) == [], row.id        # "arrow_forward" is not read out with "Next"
+    if projector:                                           # for the back of a hall, the sidebar folded
+        assert min(page.evaluate(BODY_TEXT), default=28) >= 28, row.id
+        expect(page.get_by_role("button", name="Open the sidebar", exact=True)).to_be_visible()   # named in words
+    page.context.close()
+
+
+@pytest.mark.parametrize("row", PAGES, ids=[p.id for p in PAGES])
+def test_on_a_phone_nothing_on_the_page_is_wider_than_the_screen(server, browser, row):
+    """A chart or table may scroll sideways in its own box; the page itself never does."""
+    page = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                               reduced_motion="reduce").new_page()
+    load(page, f"{server}/{row.url_path}?text=level", timeout=180_000)
+    page.wait_for_timeout(300)                              # a canvas takes its width once laid out
+    assert page.evaluate(SPILLING) == [], row.id
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, row.id
     page.context.close()
 
 
