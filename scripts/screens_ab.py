@@ -1,13 +1,13 @@
-"""Every page of two versions of the app, photographed side by side on a phone and a projector: did a change
-move anything a learner sees?
+"""Every page of two versions of the app, photographed side by side on a phone, a projector and a small screen:
+did a change move anything a learner sees? Without --against, the working tree's pages alone, to look at.
 
-    python -m scripts.screens_ab --against 6fc6c98 [--text hello] [--pages attention,masks]
+    python -m scripts.screens_ab [--against 6fc6c98] [--text hello] [--pages attention,masks] [--sizes phone,1024]
 
 The other version is checked out with `git worktree` into a temporary folder; both servers run at once and
-each page is opened in each with the same text, at 390×844 (a phone) and 1280×720 (projector mode). Writes,
-in artifacts/screens_ab/, each page's two full-page screenshots side by side (before left, after right) and
-prints, per page and size, the two heights and the share of pixels that differ where the two overlap: a page
-the change did not touch prints 0.0 %, so only the others need a look.
+each page is opened in each with the same text, at 390×844 (a phone), 1280×720 and 1024×768 in projector mode,
+and 1024×768 as a small laptop. Writes, in artifacts/screens_ab/, each page's two full-page screenshots side
+by side (before left, after right) and prints, per page and size, the two heights and the share of pixels that
+differ where the two overlap: a page the change did not touch prints 0.0 %, so only the others need a look.
 """
 
 from __future__ import annotations
@@ -25,15 +25,18 @@ from benchmarks.browser_ab import start
 from drivers.harness import CHROMIUM, CHROMIUM_ARGS, ROOT, load, stop_server, wait_until_healthy
 from explorer.pages import PAGES
 
-SIZES = {"phone": (390, 844), "projector": (1280, 720)}
+# name -> (width, height, projector mode)
+SIZES = {"phone": (390, 844, False), "projector": (1280, 720, True), "projector-1024": (1024, 768, True),
+         "1024": (1024, 768, False)}
 OUT = ROOT / "artifacts" / "screens_ab"
 MAIN_HEIGHT = "document.querySelector(\"[data-testid='stMain']\").scrollHeight"
 
 
-def photograph(browser, port: int, path: str, text: str, size: tuple[int, int], file: Path) -> Image.Image:
+def photograph(browser, port: int, path: str, text: str, size: tuple[int, int, bool], file: Path) -> Image.Image:
     context = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce")
     page = context.new_page()
-    load(page, f"http://127.0.0.1:{port}/{path}?text={text}", timeout=180_000)
+    load(page, f"http://127.0.0.1:{port}/{path}?text={text}" + ("&projector=true" if size[2] else ""),
+         timeout=180_000)
     # Streamlit scrolls inside its main block, not the document: the whole page is photographed by making the
     # window as tall as that block's content (at most 16,000 px) at the size's own width, once that height has
     # stopped changing (a late table or a chart redrawn to the new window moves it).
@@ -67,41 +70,50 @@ def side_by_side(a: Image.Image, b: Image.Image) -> Image.Image:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", required=True, help="the version before (a commit)")
+    parser.add_argument("--against", help="the version before (a commit); without it, the working tree alone")
     parser.add_argument("--text", default="hello")
     parser.add_argument("--pages", help="page ids, comma-separated (default: every page of the registry)")
+    parser.add_argument("--sizes", help=f"comma-separated, of {', '.join(SIZES)} (default: all)")
     args = parser.parse_args()
     chosen = [p for p in PAGES if not args.pages or p.id in args.pages.split(",")]
+    sizes = {name: size for name, size in SIZES.items() if not args.sizes or name in args.sizes.split(",")}
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
-        before_root = Path(folder) / "before"
-        subprocess.run(["git", "worktree", "add", "--detach", str(before_root), args.against], cwd=ROOT,
-                       check=True, capture_output=True)
-        servers = {"before": start(before_root), "after": start(ROOT)}
+        roots = {"after": ROOT}
+        if args.against:
+            roots = {"before": Path(folder) / "before", **roots}
+            subprocess.run(["git", "worktree", "add", "--detach", str(roots["before"]), args.against], cwd=ROOT,
+                           check=True, capture_output=True)
+        servers = {name: start(root) for name, root in roots.items()}
         try:
             for name, (process, port) in servers.items():
                 if not wait_until_healthy(f"http://127.0.0.1:{port}", process, 120):
                     raise SystemExit(f"the {name} server did not start")
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                print(f"{'page':<18} {'size':<10} {'height before':>13} {'after':>6} {'differ':>7}")
+                print(f"{'page':<18} {'size':<15} {'height before':>13} {'after':>6} {'differ':>7}")
                 for page in chosen:
-                    for size_name, size in SIZES.items():
+                    for size_name, size in sizes.items():
                         shots = {name: photograph(browser, port, page.url_path, args.text, size,
                                                   OUT / f"{page.id}-{size_name}-{name}.png")
                                  for name, (_, port) in servers.items()}
+                        if not args.against:
+                            (OUT / f"{page.id}-{size_name}-after.png").rename(OUT / f"{page.id}-{size_name}.png")
+                            print(f"{page.id:<18} {size_name:<15} {'':>13} {shots['after'].height:>6}", flush=True)
+                            continue
                         side_by_side(shots["before"], shots["after"]).save(OUT / f"{page.id}-{size_name}.png")
                         for name in servers:
                             (OUT / f"{page.id}-{size_name}-{name}.png").unlink()
                         share = differing_share(shots["before"], shots["after"])
-                        print(f"{page.id:<18} {size_name:<10} {shots['before'].height:>13} "
+                        print(f"{page.id:<18} {size_name:<15} {shots['before'].height:>13} "
                               f"{shots['after'].height:>6} {share:>6.1%}", flush=True)
                 browser.close()
         finally:
             for process, _ in servers.values():
                 stop_server(process)
-            subprocess.run(["git", "worktree", "remove", "--force", str(before_root)], cwd=ROOT,
-                           capture_output=True)
+            if args.against:
+                subprocess.run(["git", "worktree", "remove", "--force", str(roots["before"])], cwd=ROOT,
+                               capture_output=True)
 
 
 if __name__ == "__main__":
