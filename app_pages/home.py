@@ -30,9 +30,9 @@ st.markdown(
 )
 
 st.caption("Try one:")
-for column, example in zip(st.columns(len(EXAMPLES)), EXAMPLES):
-    column.button(example, key=f"example_{example}", on_click=set_state, args=(TEXT_KEY, example),
-                  width="stretch")
+with st.container(horizontal=True):   # a row that wraps: whole words on a phone and at 1024 px
+    for example in EXAMPLES:
+        st.button(example, key=f"example_{example}", on_click=set_state, args=(TEXT_KEY, example))
 
 text = learner_text(ckpt)
 view = home_view(ckpt, text, text_run(key, text))

@@ -27,9 +27,9 @@ text = learner_text(ckpt)
 config = ckpt.model.config
 PRESETS = presets(config)
 st.caption("Try:")
-for column, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
-    column.button(name, key=f"preset_{name}", width="stretch",
-                  on_click=set_state, args=("ablated", preset))
+with st.container(horizontal=True):   # a row that wraps: whole words on a phone and at 1024 px
+    for name, preset in PRESETS.items():
+        st.button(name, key=f"preset_{name}", on_click=set_state, args=("ablated", preset))
 ablated = pick_switched_off(config)
 
 before, after = text_run(key, text), text_run(key, text, ablated=ablated)                     # the model's own decoding

@@ -76,11 +76,11 @@ with st.expander("What each lens measures, and what it does not"):
         st.markdown(f"**{escape_markdown(column.name.split(' (')[0])}**: {escape_markdown(column.says)}.")
 
 st.subheader("Which lens ranks the characters as occlusion does, over every step")
-st.dataframe([{"lens": r.lens, "steps where both vary": r.steps, "mean Spearman ρ with occlusion": r.rho,
+st.dataframe([{"lens": r.lens, "steps where both vary": r.steps,   # no ρ where no step lets both vary
+               "mean Spearman ρ with occlusion": "none (no such step)" if r.rho is None else f"{r.rho:.2f}",
                "same top position": r.same_top} for r in view.agreement],
              hide_index=True, width="stretch",
-             column_config={"mean Spearman ρ with occlusion": st.column_config.NumberColumn(format="%.2f"),
-                            "same top position": st.column_config.NumberColumn(format="percent")})
+             column_config={"same top position": st.column_config.NumberColumn(format="percent")})
 st.caption(f"Only steps where both the lens and occlusion span more than {VARIES:g} count: a saturated step "
            f"(p ≈ 1) has almost no slope. Within a step, values within {VARIES:g} of 0 are tied at 0 before "
            f"ranking (float noise would be no finding), and the top counts as the same when the lens's largest "

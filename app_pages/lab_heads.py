@@ -59,5 +59,5 @@ st.markdown(view.agreement)
 for bullet in view.bullets:
     st.markdown(bullet)
 
-st.subheader("Another hypothesis: even heads carry the length")
+st.subheader("Another hypothesis: heads that spread their weight evenly carry the length")
 st.markdown(view.even)

@@ -32,12 +32,9 @@ st.subheader("Your text in a batch")
 batch_part = st.container()                             # drawn once the controls below are read
 
 st.subheader("One attention, step by step")
-picker_col, row_col = st.columns([4, 1])
-with picker_col:
-    kind, layer, head = pick_head(config, "mask_", default_kind="decoder_self", last_layer=False)
+kind, layer, head = pick_head(config, "mask_", default_kind="decoder_self", last_layer=False)
 # Labels that do not depend on the text: a selectbox kept its first labels in the browser after a new word.
-row = row_col.selectbox("Batch row", range(len(batch)), key="mask_row", **VIEW,
-                   format_func=batch_row)
+row = st.columns(2)[0].selectbox("Batch row", range(len(batch)), key="mask_row", **VIEW, format_func=batch_row)
 head_part = st.container()
 
 st.subheader("Why divide by √d_k")

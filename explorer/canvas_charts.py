@@ -67,13 +67,12 @@ def svg_chart(markup: str, key: str, container=None) -> None:
 # screen reader reads out ("keyboard_arrow_right How the next token is chosen"). Once per page, an observer marks
 # every such icon aria-hidden as it appears: the picture stays, the word is not read. A button that has nothing but
 # its icon (the sidebar's own) is named in words first.
-_ICON_NAMES_JS = """export default function () {
-  if (window.__iconNamesHidden) return;
-  window.__iconNamesHidden = true;
+_FRAME_FIXES_JS = """export default function () {
+  if (window.__frameFixes) return;
+  window.__frameFixes = true;
   const NAMES = { keyboard_double_arrow_left: "Close the sidebar", keyboard_double_arrow_right: "Open the sidebar" };
   let queued = false;
   const hide = () => {
-    queued = false;
     document.querySelectorAll("[data-testid='stIconMaterial']:not([aria-hidden])").forEach((icon) => {
       const word = icon.textContent, button = icon.closest("button");
       if (button && !button.getAttribute("aria-label") && !button.textContent.replace(word, "").trim())
@@ -81,12 +80,27 @@ _ICON_NAMES_JS = """export default function () {
       icon.setAttribute("aria-hidden", "true");
     });
   };
-  hide();
-  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(hide); } })
+  // A data grid measures its type once, in px, when it is first drawn: drawn before projector mode's larger root
+  // arrived (or after it left), it keeps the other size. Zoomed by the ratio, its type follows the page's.
+  const fitGrids = () => {
+    const wanted = 0.875 * parseFloat(getComputedStyle(document.documentElement).fontSize);
+    document.querySelectorAll("[data-testid='stDataFrame']").forEach((grid) => {
+      const styled = [...grid.querySelectorAll("[style]")].find((e) => e.style.getPropertyValue("--gdg-base-font-style"));
+      const drawn = styled && parseFloat(styled.style.getPropertyValue("--gdg-base-font-style").split(" ").pop());
+      if (!drawn) return;
+      const zoom = Math.abs(wanted / drawn - 1) < 0.05 ? "" : String(wanted / drawn);
+      if (grid.style.zoom === zoom) return;
+      grid.style.zoom = zoom;
+      grid.style.maxWidth = zoom ? `calc(100% / ${zoom})` : "";    // zoomed, still no wider than its column
+    });
+  };
+  const both = () => { queued = false; hide(); fitGrids(); };
+  both();
+  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(both); } })
     .observe(document.body, { childList: true, subtree: true });
 }"""
 
 
-def icon_names_hidden() -> None:
-    """Mounted once a run (in the sidebar, where it takes no room in the page)."""
-    st.components.v2.component("icon_names_hidden", js=_ICON_NAMES_JS, html="<span></span>")(key="icon_names")
+def frame_fixes() -> None:
+    """Two mends to Streamlit's own elements (icon names, a data grid's type), mounted once a run in the sidebar."""
+    st.components.v2.component("frame_fixes", js=_FRAME_FIXES_JS, html="<span></span>")(key="frame_fixes")

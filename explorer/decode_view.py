@@ -34,12 +34,12 @@ def decode_steps(key: str, text: str, temperature: float | None, top_k: int | No
     n_steps = len(run.chosen_ids)
     keep_in_range("step", 0, n_steps - 1)
 
-    buttons = st.columns([1, 1, 1, 1, 3])             # drawn above the slider, filled in once it has a value
+    buttons = st.columns(4)      # drawn above the slider, filled in once it has a value; whole words at 1024 px
     t = st.slider("Step t", 0, n_steps - 1, 0, key="step", **VIEW) if n_steps > 1 else 0
     buttons[0].button("⏮ First", on_click=move_slider, args=("step", 0, n_steps - 1, 0), width="stretch")
-    buttons[1].button("◀ Previous", on_click=move_slider, args=("step", 0, n_steps - 1), kwargs={"by": -1},
+    buttons[1].button("Previous", on_click=move_slider, args=("step", 0, n_steps - 1), kwargs={"by": -1},
                       disabled=t == 0, width="stretch", shortcut="Left", help="Previous step (← key)")
-    buttons[2].button("Next ▶", on_click=move_slider, args=("step", 0, n_steps - 1), kwargs={"by": 1},
+    buttons[2].button("Next", on_click=move_slider, args=("step", 0, n_steps - 1), kwargs={"by": 1},
                       disabled=t == n_steps - 1, width="stretch", shortcut="Right", help="Next step (→ key)")
     buttons[3].button("Last ⏭", on_click=move_slider, args=("step", 0, n_steps - 1, n_steps - 1), width="stretch")
 

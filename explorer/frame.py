@@ -10,7 +10,7 @@ from analysis.tasks import words as task_words
 from transformer.data import TASKS
 
 from .cache import TASK_KEY, checkpoint_or_stop, model_key, pointed_checkpoint, text_run
-from .canvas_charts import icon_names_hidden
+from .canvas_charts import frame_fixes
 from .charts import PROJECTOR_CSS, PROJECTOR_KEY, projector_on
 from .gate import script_place
 from .glossary import glossary_popover
@@ -73,7 +73,7 @@ def sidebar(url_path: str) -> None:
                   help="Large type, thick lines and a colour scale safe for colour-blind viewers, on every chart.")
         if projector_on():
             show_link_for_students(url_path)
-        icon_names_hidden()
+        frame_fixes()
         config, metrics = ckpt.model.config, ckpt.metrics
         with st.container(border=True):
             st.markdown("**Model card**")

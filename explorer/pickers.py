@@ -25,13 +25,12 @@ def pick_head(config: ModelConfig, prefix: str = "", kinds: Sequence[Kind] = KIN
     """Draw the picker (one kind: no kind control; heads=False: no head control, head 0) and return the choice.
     `prefix` keeps each page's choice apart in the URL and the session; the layer defaults to the last one
     (the first with last_layer=False). A value that is not among the options falls back to the default."""
-    columns = st.columns([2, 1, 1] if len(kinds) > 1 else [1, 1])
-    if len(kinds) > 1:
-        kind = columns[0].segmented_control("Attention kind", list(kinds), format_func=KIND_SHORT.get,
-                                            default=default_kind, key=f"{prefix}kind", required=True, **VIEW)
-        columns = columns[1:]
+    if len(kinds) > 1:   # a row of its own: beside the boxes, a 1024-px screen cut its last option off
+        kind = st.segmented_control("Attention kind", list(kinds), format_func=KIND_SHORT.get,
+                                    default=default_kind, key=f"{prefix}kind", required=True, **VIEW)
     else:
         kind = kinds[0]
+    columns = st.columns(2)
     n_layers = config.layers_per_kind[kind]
     layer = columns[0].selectbox(layer_label, range(n_layers), index=n_layers - 1 if last_layer else 0,
                                  key=f"{prefix}layer", **VIEW)

@@ -43,7 +43,7 @@ def _frame(title: str, columns: list[tuple[str, str]], min_width: str, summary: 
     cell = f"flex:1;min-width:{min_width};display:flex;flex-direction:column;align-items:center"
     bars = "".join(f'<div style="{cell};justify-content:flex-end">{b}</div>' for b, _ in columns)
     names = "".join(f'<div style="{cell};font-size:0.9rem">{html.escape(label)}</div>' for _, label in columns)
-    row = "display:flex;gap:0.6rem;padding:0 0.3rem"
+    row = "display:flex;gap:0.4rem;padding:0 0.3rem"   # ten columns whole in a projector's two thirds
     guides = ", ".join(f"linear-gradient(#d1d5db, #d1d5db) 0 {1.3 + BAR_HEIGHT * (1 - p):.2f}rem / 100% 1px no-repeat"
                        for p in (1.0, 0.5))                  # grey lines at probability 1 and 0.5
     return (f'<div role="img" tabindex="0" aria-label="{html.escape(summary)}" style="overflow-x:auto">{heading}{legend}'

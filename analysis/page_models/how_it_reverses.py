@@ -85,7 +85,7 @@ def length_source(probe: LengthProbe, run: Run, ablated: Run | None, sample_size
                f"R² is {np.nanmax(probe.r2[0]):.2f}; in the encoder output the worst is "
                f"{output_range(probe.r2)[0]:.2f}.")
     even = probe.heads_off
-    exact = dict(exact=f"{probe.exact:.1%}", off_label=f"With the {len(even)} even encoder heads off",
+    exact = dict(exact=f"{probe.exact:.1%}", off_label=f"With the {len(even)} evenly spreading encoder heads off",
                  exact_off=f"{probe.exact_off:.1%}", exact_change=f"{probe.exact_off - probe.exact:+.1%}")
     if ablated is None:
         return LengthSource(

@@ -168,9 +168,9 @@ def _even(task: str, patterns: list[HeadPattern], drop: dict[Head, float], noise
            f"Switching off any one of them costs at most **{drop[costly.head]:.1%}** of exact match "
            f"({costly.head}), within twice the sampling noise: the model copes without each one alone, so this "
            "table neither supports nor rules out that they carry the length. ")
-        + ("*How it reverses* switches the even heads off and probes for the length; this table does not, and a "
+        + ("*How it reverses* switches the evenly spreading heads off and probes for the length; this table does not, and a "
            "cost shows that the model needs a head, not what for. "
            if task == "reverse" else
            "This table does not test it. ") +
-        "(An even decoder self-attention head averages over what has been written so far instead, which could "
+        "(An evenly spreading decoder self-attention head averages over what has been written so far instead, which could "
         "tell the decoder how many steps it has taken.)")

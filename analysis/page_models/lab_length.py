@@ -42,13 +42,18 @@ class FailureTable:
     caption: str | None             # the lengths past training, summed up (None when the table has none)
 
 
+def first_wrong_cell(step: float | None) -> str:
+    """A median step as the table writes it; none where no string of that length went wrong."""
+    return "none went wrong" if step is None else f"{step:g}"
+
+
 def first_wrong_table(failures: list[FirstFailure], max_len: int, task: str) -> FailureTable:
     """`failures` as analysis.lab.first_failures returns them, for a model trained on 1 to `max_len` characters."""
     table = pd.DataFrame({
         "length": [f.length for f in failures],
         "exactly right": [f.exact for f in failures],
         "wrong from the first character": [f.wrong_at_step_0 for f in failures],
-        "first wrong step (median)": [f.first_wrong for f in failures],
+        "first wrong step (median)": [first_wrong_cell(f.first_wrong) for f in failures],
         "p(correct first character)": [f.p_step_0 for f in failures],
     })
     past = [f for f in failures if f.length > max_len]

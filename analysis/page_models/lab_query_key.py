@@ -26,6 +26,8 @@ def query_key_view(run: Run, kind: str, layer: int, head: int) -> QueryKeyView:
     caption = (
         f"The plane keeps {plane.explained.sum():.0%} of the variance of the centred {run.d_k}-dimensional keys. "
         f"For {plane.agreement:.0%} of the queries, the key with the largest dot product in the plane is the key the "
-        "head attends to most; for the others, the dimensions the plane leaves out decide. The picture is a hint; "
-        "the scores on the right are the answer.")
+        "head attends to most" + (
+            "; for the others, the dimensions the plane leaves out decide. " if plane.agreement < 1 else
+            ", though the plane leaves dimensions out. ")
+        + "The picture is a hint; the scores on the right are the answer.")
     return QueryKeyView(plane, queries, keys, f"{KIND_SHORT[kind]}-attention, layer {layer}, head {head}", caption)

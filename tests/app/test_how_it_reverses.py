@@ -54,7 +54,7 @@ def test_the_length_probes_refitted_with_the_even_heads_off_still_read_it(page, 
     probe = mechanism.length_probe(ckpt.model, ckpt.vocab, train, sample, heads)
     for shown, want in ((intact, probe.r2), (old, probe.r2_off), (refit, probe.r2_refit)):
         assert np.allclose(shown.to_numpy(), want, atol=1e-3, equal_nan=True)
-    assert metrics[f"With the {len(heads)} even encoder heads off"] == f"{probe.exact_off:.1%}"
+    assert metrics[f"With the {len(heads)} evenly spreading encoder heads off"] == f"{probe.exact_off:.1%}"
     (old_low, old_high), (low, high) = mechanism.output_range(probe.r2_off), mechanism.output_range(probe.r2_refit)
     print(f"encoder output with {len(heads)} heads off: old probes R² {old_low:.3f}..{old_high:.3f}, "
           f"refitted {low:.3f}..{high:.3f}; exact match {probe.exact_off:.3f}")

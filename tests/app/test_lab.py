@@ -122,7 +122,7 @@ def test_which_head_reverses_ranks_scores_and_says_where_the_rankings_differ(ckp
     even = table[(table["uniformity"] >= 0.9) & ~table["head"].str.startswith("decoder_self")]
     costly = even.loc[even["exact match lost when off"].idxmax()]
     if costly["exact match lost when off"] * 100 >= 2 * 50 / 200 ** 0.5:
-        assert f"Switching off **{costly['head']}**" in text and "*How it reverses* switches the even heads off and probes for the length" in text
+        assert f"Switching off **{costly['head']}**" in text and "*How it reverses* switches the evenly spreading heads off and probes for the length" in text
     else:
         assert f"costs at most **{costly['exact match lost when off']:.1%}**" in text
     assert "Yet" not in text and "doing nothing" not in text

@@ -71,3 +71,23 @@ def test_a_heatmaps_numbers_open_as_a_table_from_the_keyboard(server, browser):
     z = spec["panels"][0]["z"][0]
     assert [cells.nth(c).inner_text() for c in range(len(z))] == [f"{v:.3f}" for v in z]
     page.context.close()
+
+
+GRID_TYPE = """() => [...document.querySelectorAll("[data-testid='stDataFrame']")].map(grid => {
+    const styled = [...grid.querySelectorAll("[style]")].find(e => e.style.getPropertyValue("--gdg-base-font-style"));
+    const drawn = parseFloat(styled.style.getPropertyValue("--gdg-base-font-style").split(" ").pop());
+    const box = grid.closest("[data-testid='stElementContainer']").getBoundingClientRect();
+    return [drawn * (parseFloat(grid.style.zoom) || 1), box.right <= innerWidth + 1]; })"""
+
+
+def test_a_data_grid_follows_projector_mode_switched_on_after_it_was_drawn(server, browser):
+    """A data grid measures its type once: switched on later, projector mode still reaches it (a zoom), and a grid
+    that fills its column still fits it."""
+    page = browser.new_context(viewport={"width": 1024, "height": 768}, reduced_motion="reduce").new_page()
+    load(page, f"{server}/compare-tasks?text=level", timeout=180_000)
+    assert [size for size, _ in page.evaluate(GRID_TYPE)] == [14.0]            # 0.875 rem of 16 px
+    page.get_by_test_id("stSidebarUserContent").get_by_text("Projector mode").click()
+    page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize === '28px'")
+    page.wait_for_function(f"() => ({GRID_TYPE})().every(([size]) => Math.abs(size - 24.5) < 0.5)")
+    assert all(fits for _, fits in page.evaluate(GRID_TYPE))
+    page.context.close()

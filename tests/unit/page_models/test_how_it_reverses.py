@@ -86,7 +86,7 @@ def test_the_length_tables_and_the_reading_of_the_learners_text(probe, reverser)
                                 "least 0.9 on *Which head does the work?*): encoder_self L0 H1, encoder_self L1 H1.")
     assert (view.exact, view.exact_off) == (f"{probe.exact:.1%}", f"{probe.exact_off:.1%}")
     assert view.exact_change == f"{probe.exact_off - probe.exact:+.1%}"
-    assert view.off_label == "With the 2 even encoder heads off" and view.no_candidate is None
+    assert view.off_label == "With the 2 evenly spreading encoder heads off" and view.no_candidate is None
     n = len(probe.streams) - 1
     guess = probe.probes[(n, 0)].predict(encoder_output("banana")[None])[0]
     off = encoder_output("banana", edit_of(EVEN))[None]

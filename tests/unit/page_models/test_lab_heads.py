@@ -125,7 +125,7 @@ def test_an_even_head_is_said_to_carry_the_length_only_when_its_cost_is_past_the
     assert needed.startswith("2 encoder or cross head(s) spread their weight almost evenly")
     assert "Switching off **cross L0 H3** (uniformity 0.92) costs **12.0%** of exact match" in needed
     assert ("which the mirror position n−1−i needs" in needed) == (task == "reverse")
-    assert ("*How it reverses* switches the even heads off" in needed) == (task == "reverse")
+    assert ("*How it reverses* switches the evenly spreading heads off" in needed) == (task == "reverse")
     assert ("This table does not test it." in needed) == (task == "copy")
     spared = heads_lab(task, *hand_made([0, 0, 0.02, 0.03, 0, 0, 0, 0], [0.5] * 8, even), 200, NOISE).even
     assert "costs at most **3.0%** of exact match (cross L0 H3), within twice the sampling noise" in spared
