@@ -154,6 +154,8 @@ if view.generator_sentence:
 # --- Every check --------------------------------------------------------------------------------------
 st.subheader("Every number, checked against the model")
 st.dataframe(view.checks, hide_index=True, width="content", height=35 * (len(view.checks) + 1) + 3,
+             column_order=("quantity", "largest |here − model|", "difference ÷ size", "largest number", "shape",
+                           "sublayer"),   # the differences first: a narrow screen scrolls to the words, not them
              column_config={"largest |here − model|": st.column_config.NumberColumn(format="%.1e"),
                             "largest number": st.column_config.NumberColumn(format="%.2f"),
                             "difference ÷ size": st.column_config.NumberColumn(format="%.1e")})

@@ -308,6 +308,13 @@ def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, 
             plot.append(f'<line y1="{top}%" y2="{bottom}%" x1="{x(0):.2f}%" x2="{x(0):.2f}%" stroke="#9ca3af"/>')
         if y_low <= 0 <= y_high:
             plot.append(f'<line x1="{left}%" x2="{right}%" y1="{y(0):.2f}%" y2="{y(0):.2f}%" stroke="#9ca3af"/>')
+    placed: list[tuple[float, float, int]] = []          # labels drawn so far: (x %, y %, characters)
+
+    def clear(px: float, py: float, label: str) -> bool:
+        """Whether a label centred above (px, py) stays off every label already drawn (a character taken as
+        1.6 % of the width, the phone's; a line as 5 % of the height). A label left out keeps its tooltip."""
+        return all(abs(px - qx) > 0.8 * (len(label) + n) + 1 or abs(py - qy) > 5 for qx, qy, n in placed)
+
     for g in groups:
         colours = [g.colours] * len(g.x) if isinstance(g.colours, str) else list(g.colours)
         shown = set(_thin(len(g.x), most_labels))
@@ -320,7 +327,8 @@ def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, 
                    f'<title>{html.escape(g.name)} {html.escape(label)}: {html.escape(x_title)} {float(px):.3g}, '
                    f'{html.escape(y_title)} {said(float(py))}</title>')
             plot.append(_marker(g.shape, cx, cy, colour, tip))
-            if i in shown:
+            if i in shown and clear(x(px), y(py), label):
+                placed.append((x(px), y(py), len(label)))
                 plot.append(f'<text x="{cx}" y="{cy}" dy="-0.8em" text-anchor="middle" fill="{TEXT}" '
                             f'aria-hidden="true">{html.escape(label)}</text>')
     keys = "".join(

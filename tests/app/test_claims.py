@@ -106,7 +106,8 @@ def test_longer_than_trained_shows_the_failure_starts_at_the_first_step(ckpt):
     no_exception(at)
     table = at.dataframe[0].value
     expected = lab.first_failures(ckpt.model, ckpt.vocab, list(table["length"]), 10)
-    assert np.allclose(table["p(correct first character)"], [f.p_step_0 for f in expected])
+    assert np.allclose(table["p(correct first character)"], [f.p_step_0 for f in expected],   # stored on another
+                       rtol=1e-4, atol=1e-9)                                                # CPU: float32 noise
     trained = ckpt.model.config.max_len
     past = table[table["length"] > trained]
     assert past["wrong from the first character"].mean() > 0.8          # measured: the failure starts at step 0

@@ -103,4 +103,8 @@ def test_a_stored_table_is_what_the_code_computes_now():
     found, stored = table_store.lookup(key, "explorer.lab_runs._failure_table", (10,))
     assert found
     fresh = _failure_table.__wrapped__(key)
-    assert repr(fresh) == repr(stored) and len(fresh) > 5
+    assert len(fresh) == len(stored) > 5
+    for now, kept in zip(fresh, stored):   # float32 on another CPU differs by up to 2e-5 relative, never more
+        assert (now.length, now.exact, now.wrong_at_step_0, now.first_wrong) == (
+            kept.length, kept.exact, kept.wrong_at_step_0, kept.first_wrong)
+        assert now.p_step_0 == pytest.approx(kept.p_step_0, rel=1e-4, abs=1e-9), now.length

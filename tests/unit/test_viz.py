@@ -122,3 +122,16 @@ def test_every_svg_chart_carries_its_numbers_as_a_table_behind_one_click():
     assert rows[1:] == [["held-out loss", "0", "1"], ["held-out loss", "100", "0.009901"], ["held-out loss", "200", "0.004975"]]
     scatter = table(harm_against_pattern(["cross L0 H0", "cross L0 H1"], ["cross", "cross"], [0.25, 0.5], [0.1, 0.0]))
     assert scatter[1:] == [["cross L0 H0", "0.25", "10.0%"], ["cross L0 H1", "0.5", "0.0%"]]
+
+
+def test_a_scatters_labels_never_sit_on_one_another_and_every_point_keeps_its_tooltip():
+    from viz.svg_charts import Points, scatter_chart
+
+    crowd = Points("heads", np.array([0.10, 0.101, 0.102, 0.9]), np.array([0.5, 0.5, 0.501, 0.1]),
+                   ["L0 H0", "L0 H1", "L0 H2", "L1 H3"], "#1d4ed8")
+    markup = scatter_chart([crowd], "t", "x", "y", "s")
+    drawn = re.findall(r'<text x="([\d.]+)%" y="([\d.]+)%" dy="-0.8em"[^>]*>([^<]+)</text>', markup)
+    assert [label for _, _, label in drawn] == ["L0 H0", "L1 H3"]          # the two piled on L0 H0 left out
+    assert markup.count("<title>") == 4                                    # each point still says what it is
+    apart = Points("heads", np.array([0.1, 0.9]), np.array([0.5, 0.5]), ["L0 H0", "L0 H1"], "#1d4ed8")
+    assert len(re.findall(r'dy="-0.8em"', scatter_chart([apart], "t", "x", "y", "s"))) == 2
