@@ -311,9 +311,10 @@ def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, 
     placed: list[tuple[float, float, int]] = []          # labels drawn so far: (x %, y %, characters)
 
     def clear(px: float, py: float, label: str) -> bool:
-        """Whether a label centred above (px, py) stays off every label already drawn (a character taken as
-        1.6 % of the width, the phone's; a line as 5 % of the height). A label left out keeps its tooltip."""
-        return all(abs(px - qx) > 0.8 * (len(label) + n) + 1 or abs(py - qy) > 5 for qx, qy, n in placed)
+        """Whether a label centred at (px, py) stays off every label already drawn (a character taken as
+        2.6 % of the width and a line as 10 % of the height, a projector's at 1024 px). A label left out keeps
+        its tooltip."""
+        return all(abs(px - qx) > 1.3 * (len(label) + n) + 1 or abs(py - qy) > 10 for qx, qy, n in placed)
 
     for g in groups:
         colours = [g.colours] * len(g.x) if isinstance(g.colours, str) else list(g.colours)
@@ -327,9 +328,12 @@ def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, 
                    f'<title>{html.escape(g.name)} {html.escape(label)}: {html.escape(x_title)} {float(px):.3g}, '
                    f'{html.escape(y_title)} {said(float(py))}</title>')
             plot.append(_marker(g.shape, cx, cy, colour, tip))
-            if i in shown and clear(x(px), y(py), label):
-                placed.append((x(px), y(py), len(label)))
-                plot.append(f'<text x="{cx}" y="{cy}" dy="-0.8em" text-anchor="middle" fill="{TEXT}" '
+            above = y(py) > top + 6                          # else under its point, off the title above
+            at = y(py) - 5 if above else y(py) + 8           # where the label's middle sits, in % of the height
+            if i in shown and clear(x(px), at, label):
+                placed.append((x(px), at, len(label)))
+                above = "-0.8em" if above else "1.6em"
+                plot.append(f'<text x="{cx}" y="{cy}" dy="{above}" text-anchor="middle" fill="{TEXT}" '
                             f'aria-hidden="true">{html.escape(label)}</text>')
     keys = "".join(
         f'<span style="display:inline-flex;align-items:center;gap:4px;margin-right:14px">'
