@@ -6,11 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 PROJECTOR_KEY = "projector"
-# Type for the back of a hall: a root of 28 px makes the body text (1 rem) 28 px and captions 24.5 px at any window size. Headings,
-# which Streamlit sizes up to 2.75 rem, and the frame's margins (a 6 rem top, 5 rem sides) would then take the
-# first screen of a 1280×720 projector, so they shrink. Display formulas at the body's size: at KaTeX's 1.21 em
-# they ran past the column and scrolled. A Graphviz diagram keeps the type its boxes were laid out for (a laptop's
-# 0.6 rem) and grows as a whole to the column's width instead: its text then spills out of no box.
+# Type for the back of a hall: a root of 28 px makes the body text (1 rem) 28 px and captions 24.5 px at any
+# window size. Headings, which Streamlit sizes up to 2.75 rem, and the frame's margins (a 6 rem top, 5 rem sides)
+# would then take the first screen of a 1280×720 projector, so they shrink. Display formulas at the body's size:
+# at KaTeX's 1.21 em they ran past the column and scrolled. A Graphviz diagram keeps the type its boxes were laid
+# out for (a laptop's 0.6 rem) and grows as a whole to the column's width instead: its text spills out of no box.
 PROJECTOR_CSS = """<style>
 html { font-size: 175%; }
 [data-testid="stHeader"] { height: 2rem; min-height: 2rem; }

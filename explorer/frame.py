@@ -10,8 +10,8 @@ from analysis.tasks import words as task_words
 from transformer.data import TASKS
 
 from .cache import TASK_KEY, checkpoint_or_stop, model_key, pointed_checkpoint, text_run
-from .canvas_charts import frame_fixes
 from .charts import PROJECTOR_CSS, PROJECTOR_KEY, projector_on
+from .frame_fixes import frame_fixes
 from .gate import script_place
 from .glossary import glossary_popover
 from .link_guard import notice_goes_in, show_dropped_link_values

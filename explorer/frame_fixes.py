@@ -1,0 +1,50 @@
+"""Two mends to Streamlit's own elements, made in the browser by a component mounted once a run: icon names a
+screen reader would read out, and a data grid's type that missed projector mode."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+
+# Streamlit draws some of its own icons (an expander's chevron, the uploader's cloud) as a Material-font word, which a
+# screen reader reads out ("keyboard_arrow_right How the next token is chosen"). Once per page, an observer marks
+# every such icon aria-hidden as it appears: the picture stays, the word is not read. A button that has nothing but
+# its icon (the sidebar's own) is named in words first.
+_FRAME_FIXES_JS = """export default function () {
+  if (window.__frameFixes) return;
+  window.__frameFixes = true;
+  const NAMES = { keyboard_double_arrow_left: "Close the sidebar", keyboard_double_arrow_right: "Open the sidebar" };
+  let queued = false;
+  const hide = () => {
+    document.querySelectorAll("[data-testid='stIconMaterial']:not([aria-hidden])").forEach((icon) => {
+      const word = icon.textContent, button = icon.closest("button");
+      if (button && !button.getAttribute("aria-label") && !button.textContent.replace(word, "").trim())
+        button.setAttribute("aria-label", NAMES[word] || word.replace(/_/g, " "));
+      icon.setAttribute("aria-hidden", "true");
+    });
+  };
+  // A data grid measures its type once, in px, when it is first drawn: drawn before projector mode's larger root
+  // arrived (or after it left), it keeps the other size. Zoomed by the ratio, its type follows the page's.
+  const fitGrids = () => {
+    const wanted = 0.875 * parseFloat(getComputedStyle(document.documentElement).fontSize);
+    document.querySelectorAll("[data-testid='stDataFrame']").forEach((grid) => {
+      const font = (e) => e.style.getPropertyValue("--gdg-base-font-style");      // "400 14px"
+      const styled = [...grid.querySelectorAll("[style]")].find(font);
+      const drawn = styled && parseFloat(font(styled).split(" ").pop());
+      if (!drawn) return;
+      const zoom = Math.abs(wanted / drawn - 1) < 0.05 ? "" : String(wanted / drawn);
+      if (grid.style.zoom === zoom) return;
+      grid.style.zoom = zoom;
+      grid.style.maxWidth = zoom ? `calc(100% / ${zoom})` : "";    // zoomed, still no wider than its column
+    });
+  };
+  const both = () => { queued = false; hide(); fitGrids(); };
+  both();
+  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(both); } })
+    .observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def frame_fixes() -> None:
+    """Mounted once a run, in the sidebar: the observer is installed once a page and keeps watching."""
+    st.components.v2.component("frame_fixes", js=_FRAME_FIXES_JS, html="<span></span>")(key="frame_fixes")
