@@ -81,7 +81,8 @@ def length_source(probe: LengthProbe, run: Run, ablated: Run | None, sample_size
 
     memory, n = len(probe.streams) - 1, len(run.text)                # the encoder output, read at position 0
     guess = read_length(probe, memory, 0, run.trace)
-    caption = (f"Probes fitted on about 600 held-out words, scored on {sample_size} others. In the input the best "
+    caption = (f"Probes fitted on about 600 held-out words, scored on {sample_size} others, at source positions "
+               f"{', '.join(map(str, probe.positions))} (doubling: fewer words reach the far ones). In the input the best "
                f"R² is {np.nanmax(probe.r2[0]):.2f}; in the encoder output the worst is "
                f"{output_range(probe.r2)[0]:.2f}.")
     even = probe.heads_off

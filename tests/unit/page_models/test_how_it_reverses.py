@@ -79,7 +79,9 @@ def test_the_length_tables_and_the_reading_of_the_learners_text(probe, reverser)
         assert np.allclose(table.to_numpy(), np.round(r2, 3), equal_nan=True)
         assert list(table.index) == probe.streams and list(table.columns)[:2] == ["position 0", "position 1"]
     memory = probe.r2[-1][np.isfinite(probe.r2[-1])]
-    assert view.caption == (f"Probes fitted on about 600 held-out words, scored on 30 others. In the input the best "
+    assert view.caption == (f"Probes fitted on about 600 held-out words, scored on 30 others, at source positions "
+                            f"{', '.join(map(str, probe.positions))} (doubling: fewer words reach the far ones). "
+                            f"In the input the best "
                             f"R² is {np.nanmax(probe.r2[0]):.2f}; in the encoder output the worst is "
                             f"{memory.min():.2f}.")
     assert view.even.startswith("2 encoder self-attention head(s) spread their weight almost evenly (uniformity at "
