@@ -80,7 +80,8 @@ with why_part:
               container=right)
     right.caption(view.distances_caption)
 
-st.dataframe(view.rotation_table, hide_index=True, width="content")
+st.dataframe(view.rotation_table, hide_index=True, width="content",   # one precision down each column
+             column_config={c: st.column_config.NumberColumn(format="%.5f") for c in ("cos ωδ", "sin ωδ", "−sin ωδ")})
 svg_chart(rotation_check_chart(view.shifted, view.rotated, pos, delta,
                                title=f"Rotating PE({pos}) by δ = {delta} lands on PE({pos + delta})"), key="rotation")
 st.metric("Largest error of the rotation over every position and dimension", f"{view.rotation_error:.1e}",
