@@ -32,10 +32,10 @@ except (CheckpointError, InputError) as err:
     stop_page()
 runs = {task: task_run(task, text) for task in COMPARED}
 
-st.subheader("What each model writes, and its cross head that follows the task most")
+st.header("What each model writes, and its cross head that follows the task most")
 columns_part = st.container()                  # drawn once the head below is chosen
 
-st.subheader("Content or position: what moves a layer-0 cross head's scores")
+st.header("Content or position: what moves a layer-0 cross head's scores")
 st.markdown(
     "Each score of a head is a sum of parts (*Inside one head* shows one score split this way). With every "
     "LayerNorm frozen at its mean and spread on your text, the query's stream and the key's stream split into the "
@@ -53,7 +53,7 @@ view = compare_tasks_view(models, runs, chosen)
 
 with columns_part:
     for column, task_view in zip(st.columns(len(view.columns)), view.columns):
-        column.markdown(f"#### {task_view.label}")
+        column.markdown(f"### {task_view.label}")    # under the section's h2
         answer_metric(column, "writes", task_view.run, "exactly {output}", "not {output}")
         in_full(column, task_view.run.output)
         canvas_heatmap(weights_spec(task_view.best, task_view.rows, task_view.source, task_view.best_title,
@@ -72,7 +72,7 @@ st.caption("Each share: the term with each row's mean taken away (softmax ignore
 for task_view in view.columns:
     st.markdown(task_view.split_sentence)
 
-st.subheader("Every cross-attention head of each model")
+st.header("Every cross-attention head of each model")
 st.caption("One model at a time: switch the tab and watch the same grid of heads change with the task. Rows: what "
            "each decoder position reads → what it writes; columns: your source characters. These are the bundled "
            "models, whatever the sidebar's Model says.")

@@ -69,7 +69,7 @@ canvas_heatmap(heatmap_spec([(f"head {head}", view.overview)], rows, cols, f"Hea
                             projector=projector_on()), key="overview")
 
 # --- 1. The stream and its LayerNorm -----------------------------------------------------------------
-st.subheader("1 · The query's residual stream, and what the attention reads from it")
+st.header("1 · The query's residual stream, and what the attention reads from it")
 if inside.pre_norm:
     st.latex(r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta")
 st.markdown(view.stream_sentence)
@@ -79,7 +79,7 @@ if view.memory_note:
     st.info(view.memory_note, icon="↔️")
 
 # --- 2. q, k, v --------------------------------------------------------------------------------------
-st.subheader(f"2 · Query, key and value of head {head}, and the score")
+st.header(f"2 · Query, key and value of head {head}, and the score")
 st.latex(view.qkv_latex)
 st.caption(view.qkv_caption)
 st.html(vector_rows([at.queries.derived[h], at.keys.derived[h, j], at.values.derived[h, j], inside.products],
@@ -89,7 +89,7 @@ st.latex(view.score_latex)
 st.markdown(view.score_sentence)
 
 # --- Content against position ----------------------------------------------------------------------------
-st.subheader("Where this score comes from: content against position")
+st.header("Where this score comes from: content against position")
 if view.split_unavailable:
     st.info(view.split_unavailable, icon="🧩")
 terms = view.terms
@@ -100,7 +100,7 @@ if terms is not None:
     st.markdown(terms.sentence)
 
 # --- 4. Softmax over the row ------------------------------------------------------------------------------
-st.subheader("3 · Softmax over the whole row")
+st.header("3 · Softmax over the whole row")
 st.latex(r"w_{ij} = \frac{e^{s_{ij}}}{\sum_{j'} e^{s_{ij'}}}")
 st.dataframe(view.softmax_table, hide_index=True, width="content", height=min(35 * (len(cols) + 1) + 3, 600),
              column_config={
@@ -110,7 +110,7 @@ st.dataframe(view.softmax_table, hide_index=True, width="content", height=min(35
 st.caption(view.softmax_caption)
 
 # --- 5. The head's output ------------------------------------------------------------------------------------
-st.subheader("4 · The head's output: the weighted values")
+st.header("4 · The head's output: the weighted values")
 st.latex(rf"\mathrm{{head}}_{h}(i) = \sum_j w_{{ij}}\, v_j")
 st.html(vector_rows([*view.weighted, at.heads.derived[h]], [*(f"{k}:{c}" for k, c in enumerate(cols)), "= head output"],
                     title=f"w[{i}, j] · v_j for every key j, and their sum (key {j} outlined)",
@@ -125,7 +125,7 @@ if inside.switched_off:
                icon="✂️")
 
 if view.letters is not None:
-    st.subheader("What this head writes: letter in → logit out")
+    st.header("What this head writes: letter in → logit out")
     canvas_heatmap(letter_map_spec(view.letters.logits, view.letters.letters, f"Cross L{layer} H{head}: the logits "
                                    "its value path gives each character (outlined: each row's largest)",
                                    projector_on()), key="letter_map")
@@ -133,7 +133,7 @@ if view.letters is not None:
     st.caption(view.letters_caption)
 
 # --- 6. Concat, W^O, residual ------------------------------------------------------------------------------
-st.subheader("5 · Every head side by side, W^O, and the residual add")
+st.header("5 · Every head side by side, W^O, and the residual add")
 st.latex(view.residual_latex)
 st.html(vector_rows([at.concat.derived, at.output.derived, at.stream, at.residual.derived],
                     ["Concat(heads)", "after W^O", f"x_{i}", f"x_{i}' (stream after)"],
@@ -142,7 +142,7 @@ st.html(vector_rows([at.concat.derived, at.output.derived, at.stream, at.residua
 st.markdown(view.concat_sentence)
 
 # --- 7. The rest of the layer -----------------------------------------------------------------------------
-st.subheader(f"6 · The rest of layer {layer} at position {i}, and where it goes next")
+st.header(f"6 · The rest of layer {layer} at position {i}, and where it goes next")
 for sentence, formula in view.rest:
     st.markdown(sentence)
     if formula:
@@ -152,7 +152,7 @@ if view.generator_sentence:
     st.markdown(view.generator_sentence)
 
 # --- Every check --------------------------------------------------------------------------------------
-st.subheader("Every number, checked against the model")
+st.header("Every number, checked against the model")
 st.dataframe(view.checks, hide_index=True, width="content", height=35 * (len(view.checks) + 1) + 3,
              column_order=("quantity", "largest |here − model|", "difference ÷ size", "largest number", "shape",
                            "sublayer"),   # the differences first: a narrow screen scrolls to the words, not them
@@ -162,14 +162,14 @@ st.dataframe(view.checks, hide_index=True, width="content", height=35 * (len(vie
 st.caption(view.checks_caption)
 
 # --- The residual stream -----------------------------------------------------------------------------------
-st.subheader(f"What each block writes into the residual stream ({view.stack}, position {i})")
+st.header(f"What each block writes into the residual stream ({view.stack}, position {i})")
 st.dataframe(view.norms, hide_index=True, width="content", height=35 * (len(view.norms) + 1) + 3, column_config={
                  c: st.column_config.ProgressColumn(format="%.2f", min_value=0.0, max_value=view.norms_top)
                  for c in ("‖what it added‖", "‖stream after it‖")})
 st.caption(view.norms_caption)
 
 # --- Logit lens ---------------------------------------------------------------------------------------
-st.subheader("Logit lens: what the decoder would write if it stopped after each layer")
+st.header("Logit lens: what the decoder would write if it stopped after each layer")
 canvas_heatmap(logit_lens_spec(view.lens_correct_p, view.lens_top, view.lens_steps,
                                "p(correct next token); the token the lens would pick in each cell", projector_on()),
                key="lens")

@@ -78,7 +78,7 @@ def take_quiz(store: ClassStore, code: str, token: str, state) -> None:
         except ClassError as error:
             st.session_state[QUIZ_ERROR_KEY] = str(error)
 
-    st.subheader(f"The {form} quiz")
+    st.header(f"The {form} quiz")
     if message := st.session_state.pop(QUIZ_ERROR_KEY, None):
         st.error(message, icon="⚠️")
     stored = store.my_answers(code, token, form)
@@ -122,7 +122,7 @@ def step_screen(store: ClassStore, code: str, token: str, state) -> None:
     step = STEPS[state.step - 1]
     view = lesson.step_view(step.number, classes.CLASS_MODEL_KEY, state.text)
     question = view.question
-    st.subheader(f"Step {step.number} of {len(STEPS)} · {step.title}")
+    st.header(f"Step {step.number} of {len(STEPS)} · {step.title}")
     st.markdown(f"**Goal.** {step.goal}")
     with st.expander("The numbers on the teacher's screen", expanded=True):
         lesson.draw(view.before)

@@ -36,7 +36,7 @@ before, after = text_run(key, text), text_run(key, text, ablated=ablated)       
 taught, taught_after = text_run(key, text, teacher=True), text_run(key, text, teacher=True, ablated=ablated)
 upper = st.container()                           # drawn once the head below is picked
 
-st.subheader("The attention that changed")
+st.header("The attention that changed")
 kind, layer, head = pick_head(config, "lab_")
 view = switched_off(ckpt.vocab, config, before, taught, taught_after, len(ablated), kind, layer, head)
 
@@ -53,7 +53,7 @@ canvas_heatmap(side_by_side_spec([view.was, view.now], ["every head working", "w
                                  view.cols, view.changed_title, projector=projector_on()), key="changed")
 st.caption(view.change_caption)
 
-st.subheader("Every head switched off alone")
+st.header("Every head switched off alone")
 singles = single_head_table(*ablation_table(key), SAMPLE_SIZE, NOISE_POINTS, RULE_OF_THREE_POINTS)
 st.dataframe(singles.table, hide_index=True, width="content", column_config={
     singles.exact_column: st.column_config.ProgressColumn(format="percent", min_value=0, max_value=1),

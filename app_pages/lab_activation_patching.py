@@ -83,7 +83,7 @@ if revealed and revealed[0] == asked:
                "shift too. p: the probability of the first text's token at each step, with the other text's own "
                "output read so far, before and with the patch (as the grid below reads it).")
 
-st.subheader("Every single patch of the encoder's output and of the decoder stream: the causal cone")
+st.header("Every single patch of the encoder's output and of the decoder stream: the causal cone")
 if not why_runs.causal_cone.is_cached(key, text, other_text):
     patches = reach(clean, other, "memory") + config.n_decoder_layers * reach(clean, other, "decoder_stream")
     st.caption(f"One pass of the model per patch: {patches} patches for these two texts.")

@@ -75,7 +75,7 @@ with st.expander("What each lens measures, and what it does not"):
     for column in view.columns:
         st.markdown(f"**{escape_markdown(column.name.split(' (')[0])}**: {escape_markdown(column.says)}.")
 
-st.subheader("Which lens ranks the characters as occlusion does, over every step")
+st.header("Which lens ranks the characters as occlusion does, over every step")
 st.dataframe([{"lens": r.lens, "steps where both vary": r.steps,   # no ρ where no step lets both vary
                "mean Spearman ρ with occlusion": "none (no such step)" if r.rho is None else f"{r.rho:.2f}",
                "same top position": r.same_top} for r in view.agreement],
@@ -96,7 +96,7 @@ if every is None:
         st.rerun()
 st.markdown(escape_markdown(view.disagreements))
 
-st.subheader("Merging heads and layers: attention rollout beside occlusion")
+st.header("Merging heads and layers: attention rollout beside occlusion")
 canvas_heatmap(side_by_side_spec([view.rollout, view.occlusion.clip(0, 1)], ["attention rollout", "occlusion"],
                                  view.rollout_rows, view.sources, "Attention rollout and occlusion, output step by "
                                  "source character", "output step → writes", "source character", "value",

@@ -47,7 +47,7 @@ if view.diverged is None:
 else:
     st.error(view.verdict, icon="🔀")
 
-st.subheader("Where the later steps looked")
+st.header("Where the later steps looked")
 left, right = st.columns(2)
 if not forced:
     right.info("Force a token above, and its map appears here beside this one.", icon="👈")

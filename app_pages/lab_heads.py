@@ -54,10 +54,10 @@ svg_chart(harm_against_pattern(view.heads, view.kinds, view.best_shares, view.dr
                                title="Does landing on one offset mean being needed?",
                                x_title="share of steps on its best offset"), key="offset_agreement", container=right)
 
-st.subheader("Do the two rankings agree?")
+st.header("Do the two rankings agree?")
 st.markdown(view.agreement)
 for bullet in view.bullets:
     st.markdown(bullet)
 
-st.subheader("Another hypothesis: heads that spread their weight evenly carry the length")
+st.header("Another hypothesis: heads that spread their weight evenly carry the length")
 st.markdown(view.even)

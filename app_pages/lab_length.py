@@ -33,7 +33,7 @@ svg_chart(length_chart(curve.curve, config.max_len, title="Exact match by input 
           key="curve")
 st.caption(curve.caption)
 
-st.subheader("Where it first goes wrong")
+st.header("Where it first goes wrong")
 failures = first_wrong_table(failure_table(key), config.max_len, ckpt.task)
 st.dataframe(failures.table, hide_index=True, width="content", column_config={
     "exactly right": st.column_config.NumberColumn(format="percent"),

@@ -48,7 +48,7 @@ for column, weights, name, title in ((charts[0], maps.own, "own", maps.own_title
                                 projector=projector_on()), key=f"patch_{name}", container=column)
 st.caption(maps.caption)
 
-st.subheader("Predict first")
+st.header("Predict first")
 guess_text = st.radio(f"With your pattern in place, will the model still write {task.output} for your text?",
                       ["yes", "no"], index=None, horizontal=True, key=f"patch_guess_text_{pattern}_{place}")
 guess = st.radio(f"And its exact match on {SAMPLE_SIZE} held-out words will…", OUTCOMES, index=None,
@@ -57,7 +57,7 @@ if guess_text is None or guess is None:
     st.info("Answer both questions to see what the model does.", icon="🤔")
     stop_page()
 
-st.subheader("What happened")
+st.header("What happened")
 normal, patched = text_run(key, text), patched_run(key, text, pattern, placement.layer, placement.head)
 a, b = st.columns(2)
 answer_metric(a, "The model's own weights", normal, "exactly {output}", "not {output}")

@@ -55,7 +55,7 @@ if projector:
     words, numbers = slide.columns([2, 3], gap="medium")
 else:
     words = numbers = slide
-words.subheader(f"Step {step.number} of {last} · {step.title}" + (" (optional)" if step.optional else ""))
+words.header(f"Step {step.number} of {last} · {step.title}" + (" (optional)" if step.optional else ""))
 words.markdown(f"**Goal.** {step.goal}")
 view = lesson.step_view(step.number, key, text, ask_tables=False)   # all of it, but for a table an own model lacks
 lesson.draw(view.before, numbers)

@@ -28,16 +28,16 @@ text = learner_text(ckpt)
 config = ckpt.model.config
 batch = batch_runs(key, batch_texts(text, config.max_len))    # one padded pass, a run per row
 
-st.subheader("Your text in a batch")
+st.header("Your text in a batch")
 batch_part = st.container()                             # drawn once the controls below are read
 
-st.subheader("One attention, step by step")
+st.header("One attention, step by step")
 kind, layer, head = pick_head(config, "mask_", default_kind="decoder_self", last_layer=False)
 # Labels that do not depend on the text: a selectbox kept its first labels in the browser after a new word.
 row = st.columns(2)[0].selectbox("Batch row", range(len(batch)), key="mask_row", **VIEW, format_func=batch_row)
 head_part = st.container()
 
-st.subheader("Why divide by √d_k")
+st.header("Why divide by √d_k")
 st.markdown(
     "The original paper's argument: if the components of a query and a key are independent with variance 1, "
     "their dot product q·k has variance d_k. Without the division the scores spread out as d_k grows, softmax "

@@ -25,22 +25,22 @@ text = learner_text(ckpt)
 config = ckpt.model.config
 d_model, positions = config.d_model, config.max_len + 1
 
-st.subheader(f"The table this model uses: {positions} positions × {d_model} dimensions")
+st.header(f"The table this model uses: {positions} positions × {d_model} dimensions")
 model_part = st.container()                  # every part is drawn once the sliders below are read
 
-st.subheader("Any size you like")
+st.header("Any size you like")
 a, b = st.columns(2)
 custom_d = a.select_slider("d_model", D_MODEL_SIZES, value=128, key="pe_d_model", **VIEW)
 custom_len = b.slider("Positions", 8, 256, 100, 4, key="pe_positions", **VIEW)
 custom_part = st.container()
 
-st.subheader("What is added to your input")
+st.header("What is added to your input")
 input_part = st.container()
 
-st.subheader("Why sinusoids")
+st.header("Why sinusoids")
 why_part = st.container()
 
-st.subheader("PE(pos + δ) is a rotation of PE(pos)")
+st.header("PE(pos + δ) is a rotation of PE(pos)")
 st.markdown(
     "For each pair of dimensions, moving δ positions on is the same 2 × 2 rotation, whatever *pos* is. That is "
     "the original paper's motivation for sinusoids: a model *could* learn \"look δ positions back\" as one linear "
@@ -87,5 +87,5 @@ svg_chart(rotation_check_chart(view.shifted, view.rotated, pos, delta,
 st.metric("Largest error of the rotation over every position and dimension", f"{view.rotation_error:.1e}",
           help="Float32 rounding; the identity is exact in real numbers.")
 
-st.subheader(view.need_title)
+st.header(view.need_title)
 st.markdown(view.need_sentence)

@@ -51,7 +51,7 @@ def hand_in(form: str, picked: list) -> None:
 
 before, after = answers.get("before"), answers.get("after")
 if before is None:
-    st.subheader("1 · Before the lesson")
+    st.header("1 · Before the lesson")
     st.caption("An item left blank counts as wrong. The answers stay hidden until the second quiz, so that it "
                "measures the lesson, not the answers.")
     if (picked := quiz.answer_form(quizzes["before"], "quiz_before")) is not None:
@@ -61,11 +61,11 @@ elif after is None:
     st.success(f"First quiz handed in: {right} of {len(before)} right. Now do the lesson, then come back here "
                "(this page's address keeps your answers: bookmark it).", icon="✅")
     page_link("lesson", "Go to the lesson", "🎓")
-    st.subheader("2 · After the lesson")
+    st.header("2 · After the lesson")
     if (picked := quiz.answer_form(quizzes["after"], "quiz_after")) is not None:
         hand_in("after", picked)
 else:
-    st.subheader("Your result")
+    st.header("Your result")
     quiz.show_result(learner_result(quizzes["before"], quizzes["after"], before, after))
     with st.expander("The first quiz, item by item"):
         first = missed_items(quizzes["before"], before)

@@ -130,7 +130,7 @@ def counts_line(store: ClassStore, code: str, state) -> None:
     @st.fragment(run_every=classes.TEACHER_POLL_SECONDS)
     def polled() -> None:
         classes.rerun_when_changed(store, code, lambda s: st.markdown(
-            f"#### {joined_line(s.joined, s.voted, s.state.voting, s.state.round, s.state.open_form, s.handed_in)}"))
+            f"**{joined_line(s.joined, s.voted, s.state.voting, s.state.round, s.state.open_form, s.handed_in)}**"))
 
     st.session_state[classes.SEEN_KEY] = classes.drawn_state(state)
     polled()
@@ -140,7 +140,7 @@ def quiz_open(store: ClassStore, code: str, state) -> None:
     """While a quiz is open, the projected page shows who has handed in, and the questions in a closed
     expander (the students have them on their screens)."""
     form = state.open_form
-    st.subheader(f"The {form} quiz is open")
+    st.header(f"The {form} quiz is open")
     st.markdown("Students answer on their phones; each answer is kept as they pick it, and they can change it until "
                 "you close the quiz.")
 
@@ -157,7 +157,7 @@ def quiz_results(store: ClassStore, code: str, secret: str, state) -> None:
         return
     quizzes, report = quiz.class_report_of(state.quiz_seed, state.text, answers)
     g, n = report.gain, len(quizzes["after"].items)
-    st.subheader("Quiz results")
+    st.header("Quiz results")
     cols = st.columns(3)
     for column, form in zip(cols, (report.before, report.after)):
         column.metric(f"{form.form.capitalize()}: mean right",
@@ -213,7 +213,7 @@ def run_class(store: ClassStore, code: str, secret: str) -> None:
     step = STEPS[state.step - 1]
     view = lesson.step_view(step.number, classes.CLASS_MODEL_KEY, state.text)
     question = view.question
-    st.subheader(f"Step {step.number} of {last} · {step.title}")
+    st.header(f"Step {step.number} of {last} · {step.title}")
     st.markdown(f"**Goal.** {step.goal}")
     lesson.draw(view.before)
     if question is None:

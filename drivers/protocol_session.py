@@ -22,6 +22,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 TEXT_LABEL = "Your text"
+WRITES = "The model writes: "          # explorer.frame.WRITES (a test holds them equal)
 
 
 @dataclass
@@ -34,8 +35,14 @@ class Answer:
 
     @property
     def model_writes(self) -> str | None:
-        """The sidebar's "The model writes" line (a level-4 heading), if the run drew it."""
-        return next((m.removeprefix("#### ") for m in self.markdown if m.startswith("#### ")), None)
+        """The sidebar's "The model writes" line, if the run drew it: "The model writes: **answer**" (the prefix is
+        explorer.frame.WRITES), or a level-4 heading from a version before 2026-11-26 (benchmarks serve both)."""
+        for line in self.markdown:
+            if line.startswith(WRITES):
+                return line.removeprefix(WRITES).strip("*")
+            if line.startswith("#### "):
+                return line.removeprefix("#### ")
+        return None
 
 
 class ProtocolSession:

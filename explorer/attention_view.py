@@ -35,7 +35,7 @@ def attention_views(key: str, text: str) -> None:
     st.info(view.explanation)
     st.caption(view.io_caption)
 
-    st.subheader(f"Every layer and head: {view.kind_name.lower()}")
+    st.header(f"Every layer and head: {view.kind_name.lower()}")
     n_layers = len(view.weights)
     canvas_heatmap(attention_grid_spec(view.weights, rows, cols, f"{n_layers} layers × {view.n_heads} heads, each "
                                        "row of weights summing to 1",
@@ -53,7 +53,7 @@ def attention_views(key: str, text: str) -> None:
     if view.pattern_sentence:
         st.markdown(view.pattern_sentence)
 
-    st.subheader("Weight is not influence")
+    st.header("Weight is not influence")
     canvas_heatmap(heatmap_spec([(f"head {head}", view.influence)], rows, cols,
                                 f"Head {head}: what each key sends, ‖w_ij v_j W_O^h‖", view.row_title, view.col_title,
                                 "‖w v W_O‖", float(view.influence.max()), ORANGES, projector=projector_on()),

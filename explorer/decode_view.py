@@ -44,7 +44,7 @@ def decode_steps(key: str, text: str, temperature: float | None, top_k: int | No
     buttons[3].button("Last ⏭", on_click=move_slider, args=("step", 0, n_steps - 1, n_steps - 1), width="stretch")
 
     upper = st.container()                           # drawn once the head below is picked
-    st.subheader("Where this step looked")
+    st.header("Where this step looked")
     _, layer, head = pick_head(config, "step_", kinds=("cross",), layer_label="Decoder layer")
     view = decode_step(run, text_run(key, text, teacher=True), vocab, t, layer, head)
 
@@ -62,7 +62,7 @@ def decode_steps(key: str, text: str, temperature: float | None, top_k: int | No
         chart_col.html(probability_columns(view.probs, view.labels, 10, chosen=view.chosen_id,
                                            title=f"Next-token distribution at step {t}"))
 
-        st.subheader("The same step at different temperatures")
+        st.header("The same step at different temperatures")
         st.html(temperature_columns(view.by_temperature, view.labels))
         st.caption(view.temperature_caption)
 
@@ -77,7 +77,7 @@ def decode_steps(key: str, text: str, temperature: float | None, top_k: int | No
                         column_title="decoder position", projector=projector_on()))
 
     cache = cache_at_step(ckpt.model, run, t, layer, head)
-    st.subheader("What the key/value cache holds at this step")
+    st.header("What the key/value cache holds at this step")
     st.markdown(cache.reads_sentence)
     rows = f"row {t} computed now, the rest kept" if t else "row 0, computed now"
     if st.toggle(f"Show what self-attention reads at step {t} in layer {layer}, head {head} ({rows})", key="show_cache",

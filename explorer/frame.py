@@ -27,6 +27,9 @@ from .warmup import warm_up_once
 from .widget_guard import REFUSED_KEY
 
 
+WRITES = "The model writes: "   # the sidebar's line with the model's answer (drivers.protocol_session reads it)
+
+
 def task_selector() -> None:
     """Which bundled model every page shows: the reverser, the copier or the sorter (in the URL as ?task=)."""
     pointed = pointed_checkpoint()
@@ -66,8 +69,8 @@ def sidebar(url_path: str) -> None:
         ckpt = checkpoint_or_stop()
         _, cleaned, problem = checked_text(ckpt)
         if problem is None:
-            st.caption("The model writes")
-            st.markdown(f"#### {visible(text_run(model_key(), cleaned.text).output) or '(nothing)'}")  # the pages' own run
+            written = visible(text_run(model_key(), cleaned.text).output) or "(nothing)"   # the pages' own run
+            st.markdown(f"{WRITES}**{written}**")      # not a heading: the sidebar comes before the page's h1
         glossary_popover(at_url_path(url_path))
         st.toggle("Projector mode", key=PROJECTOR_KEY, **VIEW,
                   help="Large type, thick lines and a colour scale safe for colour-blind viewers, on every chart.")
@@ -91,8 +94,13 @@ def sidebar(url_path: str) -> None:
 
 
 # A focus ring the keyboard's user can see on every control, the router's page links included: Streamlit's own is
-# a half-transparent shadow on some widgets and nothing on others.
-FOCUS_CSS = "<style>:focus-visible { outline: 3px solid #1d4ed8 !important; outline-offset: 2px !important; }</style>"
+# a half-transparent shadow on some widgets and nothing on others. A page's sections are h2 under its h1 (a
+# screen reader's outline skipped a level), drawn at the size the h3 they were had; Home's h3 one step smaller.
+PAGE_CSS = """<style>
+:focus-visible { outline: 3px solid #1d4ed8 !important; outline-offset: 2px !important; }
+[data-testid="stMain"] h2 { font-size: 1.75rem; }
+[data-testid="stMain"] h3 { font-size: 1.4rem; }
+</style>"""
 
 ROUTER_KEY = "_router_pages"   # this session's st.Page objects, in st.session_state
 
@@ -117,7 +125,7 @@ def main() -> None:
                  else st.query_params.get(PROJECTOR_KEY) == "true")      # run before it has read the link
     st.set_page_config(page_title=f"{page.title} · Attention explorer", page_icon="🔁", layout="wide",  # its own
                        initial_sidebar_state="collapsed" if projected else "auto")    # the hall sees the page
-    st.html(FOCUS_CSS)
+    st.html(PAGE_CSS)
     if projected:   # first in the page, before anything it restyles is drawn (a data grid measures its type once)
         st.html(PROJECTOR_CSS)
     with script_place():  # at most two runs at once on the server, one per session (explorer.gate says why)

@@ -50,7 +50,7 @@ def test_a_teacher_starts_a_class_and_gets_a_code_a_qr_code_and_a_private_link(s
     assert any(code in str(h.proto.body) for h in at.get("html"))          # shown large
     assert len(at.get("image")) == 1                                         # the QR code
     assert any(secret in c.value for c in at.code)                           # the private link, in an expander
-    assert "0 students joined" in texts(at) and "Step 1 of 11" in " ".join(s.value for s in at.subheader)
+    assert "0 students joined" in texts(at) and "Step 1 of 11" in " ".join(s.value for s in at.header)
 
 
 def test_a_text_the_model_cannot_read_starts_no_class(store):
@@ -217,7 +217,7 @@ def test_an_expired_class_takes_no_seat_and_says_so_while_its_teacher_still_sees
     assert any("has ended" in e.value for e in at.error) and "seat" not in at.query_params
     at = teacher(new)
     no_exception(at)
-    assert "Step 1 of 11" in " ".join(s.value for s in at.subheader)
+    assert "Step 1 of 11" in " ".join(s.value for s in at.header)
 
 
 def test_the_teacher_prepares_the_csv_then_ends_the_class_and_its_answers_are_gone(store):
@@ -247,7 +247,7 @@ def test_a_class_takes_both_quizzes_and_the_teacher_sees_the_gain_and_the_items(
     {b.label: b for b in at.button}["Open the before quiz"].click().run()
     no_exception(at)
     state = store.snapshot(new.code).state
-    assert state.open_form == "before" and "The before quiz is open" in [s.value for s in at.subheader]
+    assert state.open_form == "before" and "The before quiz is open" in [s.value for s in at.header]
     quizzes = class_quizzes(state.quiz_seed, state.text)
     assert "hello" not in {i.text for q in quizzes.values() for i in q.items}
 
@@ -269,7 +269,7 @@ def test_a_class_takes_both_quizzes_and_the_teacher_sees_the_gain_and_the_items(
         s.button[0].click().run()
         students[name] = s.query_params["seat"]
     ann, bob = (student(new.code, students[n]) for n in ("Ann", "Bob"))
-    assert [s.value for s in ann.subheader] == ["The before quiz"]
+    assert [s.value for s in ann.header] == ["The before quiz"]
     hand_in(ann, "before", wrong["before"][:6] + right["before"][6:])           # 2 of 8
     assert any("Your answers are in: 8 of 8" in s.value for s in ann.success)
     hand_in(ann, "before", wrong["before"][:4] + right["before"][4:])           # changed her mind: 4 of 8
@@ -322,7 +322,7 @@ def test_the_optional_eleventh_step_runs_in_class_a_student_votes_and_sees_the_m
     store.open_voting(new.code, new.secret)
     at = teacher(new)
     no_exception(at)
-    assert "Step 11 of 11" in " ".join(s.value for s in at.subheader)
+    assert "Step 11 of 11" in " ".join(s.value for s in at.header)
     at = student(new.code)
     at.text_input[1].set_value("Bo")
     at.button[0].click().run()

@@ -141,3 +141,15 @@ def test_the_text_can_be_changed_from_the_top_of_the_page_body():
     no_exception(at)
     assert at.session_state["text"] == "banana" and at.text_input(key="text").value == "banana"   # the sidebar's too
     assert "banana" in [p for p in at.main.get("popover") if "Your text" in p.proto.popover.label][0].proto.popover.label
+
+
+def test_the_sidebar_says_what_the_model_writes_in_a_line_the_protocol_driver_reads():
+    """Not a heading (the sidebar comes before the page's h1), and in the form drivers.protocol_session parses."""
+    from drivers.protocol_session import WRITES, Answer
+    from explorer.frame import WRITES as DRAWN
+
+    at = open_app({"text": "banana"}, "attention")
+    no_exception(at)
+    lines = [m.value for m in at.sidebar.markdown]
+    assert WRITES == DRAWN and not any(line.startswith("#") for line in lines)
+    assert Answer(0.0, markdown=lines).model_writes == "ananab"

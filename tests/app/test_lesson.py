@@ -87,7 +87,7 @@ def expected(ckpt, step: int) -> set[str]:
 def test_each_kind_of_question_calls_right_exactly_the_models_answer(ckpt, step):
     at = open_page("lesson", TEXT, state={"lesson_step": step})
     no_exception(at)
-    assert at.subheader[0].value.startswith(f"Step {step} of {len(STEPS)}")
+    assert at.header[0].value.startswith(f"Step {step} of {len(STEPS)}")
     assert graded_right(at, step) == expected(ckpt, step)
 
 
@@ -153,14 +153,14 @@ def test_an_own_models_steps_8_and_9_show_their_evidence_then_ask_for_each_missi
 def test_the_step_is_in_the_link_and_the_arrow_keys_move_it():
     at = open_app({"text": "level", "lesson_step": "4"}, "lesson")
     no_exception(at)
-    assert at.subheader[0].value == "Step 4 of 11 · Masks"
+    assert at.header[0].value == "Step 4 of 11 · Masks"
     back, forward = at.button[0], at.button[1]
     assert (back.proto.shortcut, forward.proto.shortcut) == ("left", "right")
     forward.click().run()
-    assert at.subheader[0].value.startswith("Step 5 of 11")
+    assert at.header[0].value.startswith("Step 5 of 11")
     at.button[0].click().run()
     at.button[0].click().run()
-    assert at.subheader[0].value.startswith("Step 3 of 11")
+    assert at.header[0].value.startswith("Step 3 of 11")
 
 
 def prepared_sheets(at, monkeypatch) -> dict[str, str]:
@@ -245,7 +245,7 @@ def test_in_projector_mode_a_step_is_a_slide_its_words_left_and_its_numbers_righ
     assert at.title[0].value == "🎓 Lesson" and plain.title[0].value.startswith("🎓 Lesson: how")
     assert [e.label for e in at.expander][0].endswith("about this lesson")
     words, numbers = at.columns[-2], at.columns[-1]
-    assert words.subheader[0].value.startswith(f"Step {step} of")
+    assert words.header[0].value.startswith(f"Step {step} of")
     assert any(w.key.startswith(f"lesson_answer_{step}_") for w in [*words.radio, *words.get("button_group")])
     if step == 3:   # the head's heatmap, on the right in projector mode
         assert len(numbers.get("bidi_component")) == 1 == len(canvas_charts(plain))

@@ -39,7 +39,7 @@ def test_a_learner_takes_both_quizzes_and_sees_the_gain_and_where_to_look(monkey
     q = quizzes()
     at = open_page("quiz", None, query={"quiz": str(SEED)})
     no_exception(at)
-    assert [s.value for s in at.subheader] == ["1 · Before the lesson"]
+    assert [s.value for s in at.header] == ["1 · Before the lesson"]
     # before: the first four right, the rest wrong (one left blank)
     before = [i.question.answer for i in q["before"].items[:4]] + [wrong(i) for i in q["before"].items[4:7]] + [None]
     answer(at, q["before"], before)
@@ -62,13 +62,13 @@ def test_the_link_brings_the_answers_back_and_an_odd_link_is_ignored():
     at = open_page("quiz", None, query={"quiz": str(SEED), "before": glue.encode_answers(q["before"], picks)})
     no_exception(at)
     assert "8 of 8 right" in " ".join(s.value for s in at.success)
-    assert [s.value for s in at.subheader] == ["2 · After the lesson"]
+    assert [s.value for s in at.header] == ["2 · After the lesson"]
     for odd in ({"quiz": "99999999999999"}, {"quiz": "-3"}, {"quiz": "abc"}, {"quiz": "²"}, {"quiz": "١٢"},
                 {"quiz": str(SEED), "before": "²-------"},
                 {"quiz": str(SEED), "before": "9999999x"}, {"quiz": str(SEED), "after": "0" * 500}):
         at = open_page("quiz", None, query=odd)
         no_exception(at)
-        assert [s.value for s in at.subheader] == ["1 · Before the lesson"]   # nothing taken from the link
+        assert [s.value for s in at.header] == ["1 · Before the lesson"]   # nothing taken from the link
 
 
 def test_codecs_round_trip():

@@ -23,7 +23,7 @@ PAGE_NAMES = sorted(BY_ID)
 
 
 def page_text(at) -> str:
-    return " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.info, *at.metric, *at.subheader])
+    return " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.info, *at.metric, *at.header])
 
 
 @pytest.mark.parametrize("task", list(TASKS))

@@ -1,7 +1,7 @@
 """axe-core (pinned in package-lock.json) on every page, at a laptop's width and in projector mode at 1280×720:
 no serious or critical WCAG 2.1 A/AA violation in the app's own content (drivers/axe.py says what that covers).
-Every page's browser title is its own, no icon's name is read out, projected text is 28 px, and on a phone
-nothing is wider than the screen."""
+Every page's browser title is its own, its headings go down one level at a time from its h1, no icon's name is
+read out, projected text is 28 px, and on a phone nothing is wider than the screen."""
 
 import pytest
 from playwright.sync_api import expect
@@ -16,6 +16,9 @@ from explorer.pages import PAGES
 ICON_NAMES = """() => [...document.querySelectorAll("[data-testid='stMain'] [data-testid='stIconMaterial'], "
     + "[data-testid='stSidebarUserContent'] [data-testid='stIconMaterial']")]
     .filter(i => !i.closest("[aria-hidden='true']")).map(i => i.textContent)"""
+HEADINGS = """() => [...document.querySelectorAll("h1, h2, h3, h4, h5, h6")]
+    .filter(h => h.closest("[data-testid='stMain'], [data-testid='stSidebarUserContent']"))
+    .map(h => Number(h.tagName[1]))"""
 BODY_TEXT = """() => [...document.querySelectorAll("[data-testid='stMain'] [data-testid='stMarkdown'] p")]
     .filter(p => p.closest("[data-testid]").dataset.testid === "stMarkdownContainer")    // captions aside
     .map(p => parseFloat(getComputedStyle(p).fontSize))"""
@@ -36,6 +39,8 @@ def test_the_page_has_no_serious_accessibility_violation(server, browser, row, p
     assert not found, f"{row.id}:\n{described(found)}"
     assert page.title() == f"{row.title} · Attention explorer"
     assert page.evaluate(ICON_NAMES) == [], row.id        # "arrow_forward" is not read out with "Next"
+    levels = page.evaluate(HEADINGS)                        # a screen reader's outline of the page
+    assert levels[:1] == [1] and all(b <= a + 1 for a, b in zip(levels, levels[1:])), (row.id, levels)
     if projector:                                           # for the back of a hall, the sidebar folded
         assert min(page.evaluate(BODY_TEXT), default=28) >= 28, row.id
         expect(page.get_by_role("button", name="Open the sidebar", exact=True)).to_be_visible()   # named in words
