@@ -74,7 +74,7 @@ if inside.pre_norm:
     st.latex(r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta")
 st.markdown(view.stream_sentence)
 st.html(vector_rows([at.stream, at.normed.derived], view.stream_labels,
-                    title=f"Position {i}: {config.d_model} numbers each"))
+                    title=f"Position {i}: {config.d_model} numbers each", projector=projector_on()))
 if view.memory_note:
     st.info(view.memory_note, icon="↔️")
 
@@ -84,7 +84,7 @@ st.latex(view.qkv_latex)
 st.caption(view.qkv_caption)
 st.html(vector_rows([at.queries.derived[h], at.keys.derived[h, j], at.values.derived[h, j], inside.products],
                     [f"q_{i}", f"k_{j}", f"v_{j}", f"q_{i}[d] × k_{j}[d]"], ruled=3,
-                    title=f"{d_k} numbers each; the last row is q·k term by term"))
+                    title=f"{d_k} numbers each; the last row is q·k term by term", projector=projector_on()))
 st.latex(view.score_latex)
 st.markdown(view.score_sentence)
 
@@ -114,7 +114,7 @@ st.header("4 · The head's output: the weighted values")
 st.latex(rf"\mathrm{{head}}_{h}(i) = \sum_j w_{{ij}}\, v_j")
 st.html(vector_rows([*view.weighted, at.heads.derived[h]], [*(f"{k}:{c}" for k, c in enumerate(cols)), "= head output"],
                     title=f"w[{i}, j] · v_j for every key j, and their sum (key {j} outlined)",
-                    show_values=len(cols) <= 12, outlined=j, ruled=len(cols)))
+                    show_values=len(cols) <= 12, outlined=j, ruled=len(cols), projector=projector_on()))
 st.markdown(view.weighted_sentence)
 if inside.switched_off:
     st.warning(f"Head {head} is **switched off** in this run: within the run it computes its weights and output as "
@@ -138,7 +138,7 @@ st.latex(view.residual_latex)
 st.html(vector_rows([at.concat.derived, at.output.derived, at.stream, at.residual.derived],
                     ["Concat(heads)", "after W^O", f"x_{i}", f"x_{i}' (stream after)"],
                     title=f"{config.d_model} numbers each; head {head} fills dimensions {h * d_k}–{(h + 1) * d_k - 1} "
-                          "of the concatenation"))
+                          "of the concatenation", projector=projector_on()))
 st.markdown(view.concat_sentence)
 
 # --- 7. The rest of the layer -----------------------------------------------------------------------------

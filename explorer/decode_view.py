@@ -82,9 +82,10 @@ def decode_steps(key: str, text: str, temperature: float | None, top_k: int | No
     rows = f"row {t} computed now, the rest kept" if t else "row 0, computed now"
     if st.toggle(f"Show what self-attention reads at step {t} in layer {layer}, head {head} ({rows})", key="show_cache",
                  **VIEW):      # built only when asked: 2 tables of 16 numbers a row
-        st.html(vector_rows(list(cache.self_keys), cache.row_names, f"Keys, layer {layer}, head {head}", outlined=t))
+        st.html(vector_rows(list(cache.self_keys), cache.row_names, f"Keys, layer {layer}, head {head}", outlined=t,
+                            projector=projector_on()))
         st.html(vector_rows(list(cache.self_values), cache.row_names, f"Values, layer {layer}, head {head}",
-                            outlined=t))
+                            outlined=t, projector=projector_on()))
     st.markdown(cache.same_sentence)
     st.markdown(cache.cost_sentence)
     st.caption(cache.draft_sentence)

@@ -133,7 +133,7 @@ def draw(displays: tuple[Display, ...], container=st) -> None:
             container.html(HTML_CHARTS[display.figure](**display.arguments))
         elif isinstance(display, Strip):
             container.html(vector_rows(list(display.rows), list(display.names), title=display.title,
-                                       column_name=display.column_name))
+                                       column_name=display.column_name, projector=projector_on()))
         elif isinstance(display, Metric):
             container.metric(display.label, display.value)
         elif isinstance(display, Written):

@@ -30,8 +30,12 @@ def _two_places(value: float) -> str:
     return "0.00" if text == "-0.00" else text
 
 
+TICK, PROJECTOR_TICK = "0.65rem", "0.8rem"     # column numbers: 22.4 px on a projector's 28-px root
+
+
 def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", show_values: bool | None = None,
-                outlined: int | None = None, ruled: int | None = None, column_name: str = "dimension") -> str:
+                outlined: int | None = None, ruled: int | None = None, column_name: str = "dimension",
+                projector: bool = False) -> str:
     """Vectors of one length as rows of cells on one colour scale (±the largest |value|). `outlined` draws a
     box around one row; `ruled` a line above one row (a sum under the terms it adds)."""
     z = np.asarray(np.stack(vectors), dtype=float)                      # (R, N)
@@ -39,7 +43,8 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
     if show_values is None:
         show_values = z.shape[1] <= 16
     size = "0.78rem" if show_values else "0.6rem"
-    head = "".join(f'<th style="font-weight:400;color:#6b7280;font-size:0.65rem;padding:0 1px">{d}</th>'
+    tick = PROJECTOR_TICK if projector else TICK
+    head = "".join(f'<th style="font-weight:400;color:#6b7280;font-size:{tick};padding:0 1px">{d}</th>'
                    if d % (1 if show_values else max(1, z.shape[1] // 8)) == 0 else "<th></th>"
                    for d in range(z.shape[1]))
     rows = []
@@ -53,7 +58,7 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
             f'{line}">{_two_places(v) if show_values else ""}</td>'
             for d, v in enumerate(row))
         rows.append(f'<tr data-row="{html.escape(name)}" style="{box}"><th style="text-align:right;font-weight:400;'
-                    f'font-size:0.75rem;padding-right:6px;white-space:nowrap;{line}">{html.escape(name)}</th>'
+                    f'font-size:{"0.8rem" if projector else "0.75rem"};padding-right:6px;white-space:nowrap;{line}">{html.escape(name)}</th>'
                     f'{cells}</tr>')
     caption = (f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else "")
     stretch = "" if show_values else "width:100%;table-layout:fixed;"     # long strips fill the page's width
@@ -81,8 +86,9 @@ def weight_rows(weights: np.ndarray, row_names: list[str], column_names: list[st
     z = np.asarray(weights, dtype=float)                                         # (R, C)
     stops = CIVIDIS_REVERSED if projector else BLUES
     names = [html.escape(c) for c in column_names]
-    top = "".join(f'<th style="font-weight:400;font-size:0.7rem;padding:0;text-align:center">{n}</th>' for n in names)
-    bottom = "".join(f'<th style="font-weight:400;color:#4b5563;font-size:0.6rem;padding:0">'
+    tick = PROJECTOR_TICK if projector else TICK
+    top = "".join(f'<th style="font-weight:400;font-size:{tick};padding:0;text-align:center">{n}</th>' for n in names)
+    bottom = "".join(f'<th style="font-weight:400;color:#4b5563;font-size:{tick};padding:0">'
                      f'{c if c % 5 == 0 else ""}</th>' for c in range(z.shape[1]))
     written = z.shape[1] <= 12                                                   # values in cells wide enough
     rows = []
@@ -100,7 +106,7 @@ def weight_rows(weights: np.ndarray, row_names: list[str], column_names: list[st
     caption = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
     return (f'<div {_scroll_region(title)}>{caption}<table style="border-collapse:collapse;width:100%;'
             f'table-layout:fixed;border:none"><colgroup><col style="width:4.5rem"></colgroup>'
-            f'<tr><th></th>{top}</tr>{"".join(rows)}<tr><th style="font-weight:400;font-size:0.6rem;'
+            f'<tr><th></th>{top}</tr>{"".join(rows)}<tr><th style="font-weight:400;font-size:{tick};'
             f'text-align:right;padding-right:6px">{html.escape(column_title)}</th>{bottom}</tr></table>'
             f'<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">weight 0 {legend} 1; hover a cell for its '
             f'value</div></div>')

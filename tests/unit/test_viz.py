@@ -136,3 +136,16 @@ def test_a_scatters_labels_never_sit_on_one_another_and_every_point_keeps_its_to
     apart = Points("heads", np.array([0.1, 0.9]), np.array([0.5, 0.5]), ["L0 H0", "L0 H1"], "#1d4ed8")
     assert re.findall(r'aria-hidden="true">(L0 H\d)</text>', scatter_chart([apart], "t", "x", "y", "s")) == [
         "L0 H0", "L0 H1"]
+
+
+def test_the_strips_column_numbers_are_22_px_on_a_projector():
+    """0.8 rem of projector mode's 28-px root; a laptop keeps its smaller type."""
+    from viz.strips import PROJECTOR_TICK, TICK, vector_rows, weight_rows
+
+    for projector, tick in ((True, PROJECTOR_TICK), (False, TICK)):
+        for markup in (vector_rows([np.ones(24)], ["x"], projector=projector),
+                       weight_rows(np.full((2, 20), 0.05), ["h0", "h1"], list("abcdefghijklmnopqrst"),
+                                   projector=projector)):
+            sizes = set(re.findall(r'<th style="[^"]*font-size:([\d.]+rem)', markup))
+            assert tick in sizes and (not projector or all(float(s[:-3]) >= 0.8 for s in sizes)), (projector, sizes)
+    assert float(PROJECTOR_TICK[:-3]) * 28 >= 22
