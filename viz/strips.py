@@ -82,14 +82,15 @@ def weight_rows(weights: np.ndarray, row_names: list[str], column_names: list[st
     """(R, C) weights in [0, 1] as rows of coloured cells: a few rows over many columns (every head's row of one
     step), which Plotly took about 0.1 s to draw again at every step. Each cell names its row, column and
     weight in its tooltip and keeps its value in data-value; `outlined` boxes one row. Columns are labelled by
-    their names above the cells, and by position under every fifth."""
+    their names above the cells, and by position under each (every fifth past 12 columns)."""
     z = np.asarray(weights, dtype=float)                                         # (R, C)
     stops = CIVIDIS_REVERSED if projector else BLUES
     names = [html.escape(c) for c in column_names]
     tick = PROJECTOR_TICK if projector else TICK
+    every = 1 if z.shape[1] <= 12 else 5                                         # positions under the cells
     top = "".join(f'<th style="font-weight:400;font-size:{tick};padding:0;text-align:center">{n}</th>' for n in names)
     bottom = "".join(f'<th style="font-weight:400;color:#4b5563;font-size:{tick};padding:0">'
-                     f'{c if c % 5 == 0 else ""}</th>' for c in range(z.shape[1]))
+                     f'{c if c % every == 0 else ""}</th>' for c in range(z.shape[1]))
     written = z.shape[1] <= 12                                                   # values in cells wide enough
     rows = []
     for r, (name, row) in enumerate(zip(row_names, z)):

@@ -149,3 +149,6 @@ def test_the_strips_column_numbers_are_22_px_on_a_projector():
             sizes = set(re.findall(r'<th style="[^"]*font-size:([\d.]+rem)', markup))
             assert tick in sizes and (not projector or all(float(s[:-3]) >= 0.8 for s in sizes)), (projector, sizes)
     assert float(PROJECTOR_TICK[:-3]) * 28 >= 22
+    few, many = (weight_rows(np.full((1, n), 0.2), ["h"], ["x"] * n) for n in (5, 20))
+    assert [int(c) for c in re.findall(r'padding:0">(\d+)</th>', few)] == [0, 1, 2, 3, 4]   # each position
+    assert [int(c) for c in re.findall(r'padding:0">(\d+)</th>', many)] == [0, 5, 10, 15]
