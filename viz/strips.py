@@ -58,7 +58,7 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
             f'{line}">{_two_places(v) if show_values else ""}</td>'
             for d, v in enumerate(row))
         rows.append(f'<tr data-row="{html.escape(name)}" style="{box}"><th style="text-align:right;font-weight:400;'
-                    f'font-size:{"0.8rem" if projector else "0.75rem"};padding-right:6px;white-space:nowrap;{line}">{html.escape(name)}</th>'
+                    f'font-size:{PROJECTOR_TICK if projector else "0.75rem"};padding-right:6px;white-space:nowrap;{line}">{html.escape(name)}</th>'
                     f'{cells}</tr>')
     caption = (f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else "")
     stretch = "" if show_values else "width:100%;table-layout:fixed;"     # long strips fill the page's width
@@ -87,11 +87,11 @@ def weight_rows(weights: np.ndarray, row_names: list[str], column_names: list[st
     stops = CIVIDIS_REVERSED if projector else BLUES
     names = [html.escape(c) for c in column_names]
     tick = PROJECTOR_TICK if projector else TICK
-    every = 1 if z.shape[1] <= 12 else 5                                         # positions under the cells
+    written = z.shape[1] <= 12                                                   # values in cells wide enough
+    every = 1 if written else 5                                                  # positions under the cells
     top = "".join(f'<th style="font-weight:400;font-size:{tick};padding:0;text-align:center">{n}</th>' for n in names)
     bottom = "".join(f'<th style="font-weight:400;color:#4b5563;font-size:{tick};padding:0">'
                      f'{c if c % every == 0 else ""}</th>' for c in range(z.shape[1]))
-    written = z.shape[1] <= 12                                                   # values in cells wide enough
     rows = []
     for r, (name, row) in enumerate(zip(row_names, z)):
         box = "outline:3px solid #d97706;outline-offset:-2px;" if r == outlined else ""
