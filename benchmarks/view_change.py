@@ -6,7 +6,9 @@ Two changes a learner makes over and over, on a text already shown (so its run i
 - Attention: another head in the "Head" box (the large view and the weight-is-not-influence chart follow it);
 - Decode step by step: the → key, one step on.
 
-Wall time from the choice (the head typed into its open box and Enter; the → key) to the page settled: the URL shows the new value (the widget is bound to it), the
+Wall time from the choice (the head typed into its open box and Enter, or its radio button where the browser
+switches heads; the → key) to the page settled: the URL shows the new value (the widget, or the browser's
+code after drawing the new head, writes it), the
 run (page or fragment) has finished, every chart has its drawing, and two animation frames have passed, so
 what was sent has been painted. Both versions are served at once and take turns going first, as in
 `benchmarks.browser_ab`; also printed: how many Plotly charts were drawn again (their SVG replaced).
@@ -46,17 +48,25 @@ def settled(page) -> None:
     page.evaluate(PAINTED)
 
 
-def open_head_box(page, n_heads: int, repeat: int) -> str:
-    """Open the "Head" box, not timed: the time a learner takes to pick is theirs. Returns the head to pick."""
+def open_head_box(page, n_heads: int, repeat: int) -> tuple[str, bool]:
+    """Open the "Head" box where the head is a Streamlit selectbox, not timed: the time a learner takes to pick is
+    theirs. Where the head is picked in the browser (radio buttons, since issue 30) there is no box to open.
+    Returns the head to pick, and whether it is a radio button."""
     head = str(1 + repeat % (n_heads - 1))      # 1, 2, 3, 1, …: never the default 0, which leaves the URL
+    if page.get_by_role("radiogroup", name="Head").count():
+        return head, True
     page.get_by_test_id("stMain").get_by_role("combobox", name=re.compile("^Head")).first.click()
     page.get_by_role("option", name=head, exact=True).wait_for()
-    return head
+    return head, False
 
 
-def pick_head(page, head: str, repeat: int) -> None:
-    page.keyboard.type(head)
-    page.keyboard.press("Enter")
+def pick_head(page, picked: tuple[str, bool], repeat: int) -> None:
+    head, radio = picked
+    if radio:
+        page.get_by_role("radio", name=head, exact=True).check()
+    else:
+        page.keyboard.type(head)
+        page.keyboard.press("Enter")
     url_has(page, "head", head)
 
 

@@ -1,8 +1,9 @@
-"""Attention below its introduction: the head picker and every chart that follows it.
+"""Attention below its introduction: the kind and layer picker and every chart that follows it.
 
-A fragment, so another kind, layer or head reruns only this part of the page and sends only its elements
-again (the grid, unchanged by a new head, is not drawn again). It takes plain values and finds the model and
-the run by them, as explorer.decode_view explains.
+A fragment, so another kind or layer reruns only this part of the page. Another head reruns nothing: the page
+sends every head of the layer, and the browser switches between them (explorer/components/heatmap.js), so a new
+head is drawn in milliseconds, not a round trip. It takes plain values and finds the model and the run by them,
+as explorer.decode_view explains.
 """
 
 from __future__ import annotations
@@ -10,17 +11,22 @@ from __future__ import annotations
 import streamlit as st
 
 from analysis.labels import KIND_SHORT
-from analysis.page_models.attention import attention_view
-from viz import attention_grid_spec
+from urllib.parse import urlencode
+
+from analysis.page_models.attention import layer_views
+from viz import attention_grid_spec, notes
 from viz.canvas_heatmap import ORANGES, heatmap_spec
 
 from .cache import checkpoint_for, text_run
-from .canvas_charts import canvas_heatmap
+from .canvas_charts import canvas_heatmap, switched_heatmaps
 from .charts import projector_on
 from .exports import matrix_csv, trace_json
 from .gate import deferred, fragment
-from .links import page_link
+from .link_guard import drop_link_value
+from .pages import page
 from .pickers import pick_head
+
+GROUP, HEAD_PARAM = "attention-head", "head"     # the head's charts switch together; the URL keeps it as `head`
 
 
 @fragment()
@@ -28,8 +34,9 @@ def attention_views(key: str, text: str) -> None:
     ckpt = checkpoint_for(key)
     run = text_run(key, text)
     config = ckpt.model.config
-    kind, layer, head = pick_head(config)
-    view = attention_view(ckpt.model, run, kind, layer, head)
+    kind, layer, _ = pick_head(config, heads=False)     # the head is picked in the browser, below the grid
+    views = layer_views(ckpt.model, run, kind, layer)    # one a head
+    view, n_heads = views[0], len(views)
     rows, cols = view.rows, view.cols
 
     st.info(view.explanation)
@@ -37,33 +44,51 @@ def attention_views(key: str, text: str) -> None:
 
     st.header(f"Every layer and head: {view.kind_name.lower()}")
     n_layers = len(view.weights)
-    canvas_heatmap(attention_grid_spec(view.weights, rows, cols, f"{n_layers} layers × {view.n_heads} heads, each "
+    canvas_heatmap(attention_grid_spec(view.weights, rows, cols, f"{n_layers} layers × {n_heads} heads, each "
                                        "row of weights summing to 1",
                                        query_title=view.row_title, key_title=view.col_title,
                                        projector=projector_on()), key="grid")
 
-    canvas_heatmap(heatmap_spec(
-        [(f"head {head}", view.matrix), (f"average of {view.n_heads} heads (a summary)", view.mean)], rows, cols,
-        f"Layer {layer}, head {head} (left) and the average of its {view.n_heads} heads (right)",
-        view.row_title, view.col_title, projector=projector_on()), key="detail")
-
+    chosen = head_in_url(n_heads)
+    switched_heatmaps(
+        [heatmap_spec([(f"head {h}", v.matrix), (f"average of {n_heads} heads (a summary)", v.mean)], rows, cols,
+                      f"Layer {layer}, head {h} (left) and the average of its {n_heads} heads (right)",
+                      view.row_title, view.col_title, projector=projector_on()) for h, v in enumerate(views)],
+        [notes.paragraph(v.row_sums) for v in views], key="detail", group=GROUP, chosen=chosen,
+        picker="Head", view_names=[str(h) for h in range(n_heads)], param=HEAD_PARAM)
     st.caption("The average is a summary for reading, not something the model computes: each head's output goes on "
                "to W^O on its own.")
-    st.markdown(view.row_sums)
     if view.pattern_sentence:
         st.markdown(view.pattern_sentence)
 
     st.header("Weight is not influence")
-    canvas_heatmap(heatmap_spec([(f"head {head}", view.influence)], rows, cols,
-                                f"Head {head}: what each key sends, ‖w_ij v_j W_O^h‖", view.row_title, view.col_title,
-                                "‖w v W_O‖", float(view.influence.max()), ORANGES, projector=projector_on()),
-                   key="influence")
-    st.markdown(view.influence_sentence)
-    page_link("inside_one_head", "Follow one weight of this head, number by number: Inside one head", "🔬",
-              {"inside_kind": KIND_SHORT[kind], "inside_layer": str(layer), "inside_head": str(head)})
+    inside = {h: {"inside_kind": KIND_SHORT[kind], "inside_layer": str(layer), "inside_head": str(h)}
+              for h in range(n_heads)}
+    opened = switched_heatmaps(
+        [heatmap_spec([(f"head {h}", v.influence)], rows, cols, f"Head {h}: what each key sends, ‖w_ij v_j W_O^h‖",
+                      view.row_title, view.col_title, "‖w v W_O‖", float(v.influence.max()), ORANGES,
+                      projector=projector_on()) for h, v in enumerate(views)],
+        [notes.paragraph(v.influence_sentence)
+         + notes.page_link(f"{page('inside_one_head').url_path}?{urlencode({'text': text, **inside[h]})}",
+                           "Follow one weight of this head, number by number: Inside one head", "🔬")
+         + notes.download_button("Download this matrix (CSV)", f"{kind}_layer{layer}_head{h}.csv")
+         for h, v in enumerate(views)],
+        key="influence", group=GROUP, chosen=chosen, csv=[matrix_csv(v.matrix, rows, cols) for v in views])
+    if opened is not None:
+        st.switch_page(page("inside_one_head").script, query_params=inside[opened])
 
-    c1, c2 = st.columns(2)  # built only when clicked (a 24-character trace is ~0.5 MB of JSON), in this session's place
-    c1.download_button("Download this matrix (CSV)", deferred(matrix_csv, view.matrix, rows, cols),
-                       file_name=f"{kind}_layer{layer}_head{head}.csv", mime="text/csv", on_click="ignore")
-    c2.download_button("Download the whole trace (JSON)", deferred(trace_json, text, run),
-                       file_name="trace.json", mime="application/json", on_click="ignore")
+    # built only when clicked (a 24-character trace is ~0.5 MB of JSON), in this session's place
+    st.download_button("Download the whole trace (JSON)", deferred(trace_json, text, run), file_name="trace.json",
+                       mime="application/json", on_click="ignore")
+
+
+def head_in_url(n_heads: int) -> int:
+    """The head the page opens on: the URL's `head` (a link to one head), else 0, a value it cannot use named as a
+    widget's would be. The browser keeps the learner's later choices itself (explorer/components/heatmap.js)."""
+    value = st.query_params.get(HEAD_PARAM)
+    if value is None:
+        return 0
+    if value.isdigit() and int(value) < n_heads:
+        return int(value)
+    drop_link_value(HEAD_PARAM, value)
+    return 0

@@ -90,6 +90,14 @@ def _shown(value: str | list[str]) -> str:
     return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + "…"
 
 
+def drop_link_value(key: str, value: str) -> None:
+    """A URL value that no widget reads (a view the browser keeps, explorer.attention_view's head) and the page
+    cannot use: out of the URL, and named in the notice as a widget's would be."""
+    dropped = st.session_state.get(DROPPED_KEY) or {}
+    st.session_state[DROPPED_KEY] = {**dropped, key: value}
+    del st.query_params[key]
+
+
 def notice_goes_in(slot) -> None:
     """Where this run names the link's values it could not use (app.py: the top of the page; None once the run
     is over, so a later callback never writes into an old run's place)."""

@@ -17,7 +17,7 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
                {"mode": "sample", "temperature": 2.5, "top_k": 5, "seed": 7, "step": 3, "step_layer": 0,
                 "step_head": 2, "show_cache": True}),
     "attention": ({"text": "level", "kind": "Decoder self", "layer": "0", "head": "1"},
-                  {"kind": "decoder_self", "layer": 0, "head": 1}),
+                  {"kind": "decoder_self", "layer": 0}),    # the head: tests/app/test_attention.py
     "inside_one_head": ({"text": "level", "inside_kind": "Decoder self", "inside_layer": "0", "inside_head": "1",
                      "inside_query": "2", "inside_key": "position 1", "ablated": ["cross L1 H0"]},
                     {"inside_kind": "decoder_self", "inside_layer": 0, "inside_head": 1, "inside_query": 2,
@@ -55,5 +55,6 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
                   {"patch_pattern": "task+1", "patch_where": "cross L0 H3 alone"}),
 }
 
-# Parameters a page keeps in its link itself, not through a widget: the quiz's seed (its answers, once handed in).
-NOT_WIDGETS: dict[str, set[str]] = {"quiz": {"quiz"}}
+# Parameters a page keeps in its link itself, not through a widget: the quiz's seed (its answers, once handed in), and
+# Attention's head, which the browser switches and writes (explorer/components/heatmap.js).
+NOT_WIDGETS: dict[str, set[str]] = {"quiz": {"quiz"}, "attention": {"head"}}

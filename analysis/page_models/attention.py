@@ -59,35 +59,43 @@ class AttentionView:
 
 
 def attention_view(model: Transformer, run: Run, kind: str, layer: int, head: int) -> AttentionView:
+    return layer_views(model, run, kind, layer)[head]
+
+
+def layer_views(model: Transformer, run: Run, kind: str, layer: int) -> list[AttentionView]:
+    """Every head of one layer, one view each (the page sends them all, and the browser switches between them).
+    What the heads share (the layer's weights, the axes, the pattern sentence) is computed once."""
     weights = run.trace.stack_attention(kind)                   # (L, H, Tq, Tk)
     rows, cols, row_title, col_title = attention_axes(kind, run.source, run.decoder_in, run.decoder_out)
-    matrix = weights[layer, head]                               # (Tq, Tk)
-    sums = matrix.sum(axis=1)
     masked = ~run.trace.mask(kind)                              # (Tq, Tk) True where a key is hidden
-    row_sums = (
-        f"Every row of the softmax sums to 1: row sums here range from **{sums.min():.6f}** to **{sums.max():.6f}**. "
-        + (f"Masked entries: **{int(masked.sum())}**, largest weight on any of them "
-           f"**{weight_text(float(matrix[masked].max()))}**."
-           if masked.any() else "No entry is masked in this kind of attention."))
-
-    influence = value_weighted(model, run.trace, kind, layer)[head]    # (Tq, Tk)
-    real = masked.sum(axis=1) < matrix.shape[1]                        # rows with a key to look at
-    differ = int((matrix.argmax(1) != influence.argmax(1))[real].sum())
-    influence_sentence = (
-        "A head's output is the weighted sum of its keys' values, mixed by W^O. A large weight on a key whose value, "
-        "after W^O, is short moves the output little, so the weights alone do not say what a head passes on. Here, "
-        "beside the weights above: the length of what each key actually sends (Kobayashi et al., 2020). "
-        f"In this head, the key with the largest weight is not the key that sends the most in **{differ} of "
-        f"{int(real.sum())}** rows. This length is itself one measure: it does not show how the keys' vectors add up "
-        "or cancel, nor what later layers do with them.")
-
-    return AttentionView(
-        kind=kind, kind_name=KIND_NAMES[kind], explanation=EXPLAIN[kind].format(task=CROSS_PATTERN[run.task]),
-        io_caption=f"Input **{visible(run.text)}** → output **{visible(run.output) or '(nothing)'}**",
-        weights=weights, rows=rows, cols=cols, row_title=row_title, col_title=col_title,
-        matrix=matrix, mean=weights[layer].mean(axis=0), row_sums=row_sums,
-        pattern_sentence=cross_pattern_sentence(run, layer) if kind == "cross" else None,
-        influence=influence, influence_sentence=influence_sentence)
+    influences = value_weighted(model, run.trace, kind, layer)  # (H, Tq, Tk)
+    pattern_sentence = cross_pattern_sentence(run, layer) if kind == "cross" else None
+    mean = weights[layer].mean(axis=0)                          # (Tq, Tk)
+    views = []
+    for head, (matrix, influence) in enumerate(zip(weights[layer], influences)):    # (Tq, Tk) each
+        sums = matrix.sum(axis=1)
+        row_sums = (
+            f"Every row of the softmax sums to 1: row sums here range from **{sums.min():.6f}** to "
+            f"**{sums.max():.6f}**. "
+            + (f"Masked entries: **{int(masked.sum())}**, largest weight on any of them "
+               f"**{weight_text(float(matrix[masked].max()))}**."
+               if masked.any() else "No entry is masked in this kind of attention."))
+        real = masked.sum(axis=1) < matrix.shape[1]                        # rows with a key to look at
+        differ = int((matrix.argmax(1) != influence.argmax(1))[real].sum())
+        influence_sentence = (
+            "A head's output is the weighted sum of its keys' values, mixed by W^O. A large weight on a key whose "
+            "value, after W^O, is short moves the output little, so the weights alone do not say what a head passes "
+            "on. Here, beside the weights above: the length of what each key actually sends (Kobayashi et al., "
+            f"2020). In this head, the key with the largest weight is not the key that sends the most in **{differ} "
+            f"of {int(real.sum())}** rows. This length is itself one measure: it does not show how the keys' vectors "
+            "add up or cancel, nor what later layers do with them.")
+        views.append(AttentionView(
+            kind=kind, kind_name=KIND_NAMES[kind], explanation=EXPLAIN[kind].format(task=CROSS_PATTERN[run.task]),
+            io_caption=f"Input **{visible(run.text)}** → output **{visible(run.output) or '(nothing)'}**",
+            weights=weights, rows=rows, cols=cols, row_title=row_title, col_title=col_title,
+            matrix=matrix, mean=mean, row_sums=row_sums, pattern_sentence=pattern_sentence,
+            influence=influence, influence_sentence=influence_sentence))
+    return views
 
 
 def cross_pattern_sentence(run: Run, layer: int) -> str:

@@ -3,8 +3,11 @@
 // or focusing the chart (Tab) and moving with the arrow keys, names it: its row, its column and its value, also
 // said to a screen reader. The spec comes from viz/canvas_heatmap.py.
 export default function (component) {
-  const { data: spec, parentElement } = component;
-  const root = parentElement.querySelector(".heatmap");
+  const root = component.parentElement.querySelector(".heatmap");
+  return component.data.views ? switchable(component, root) : drawHeatmap(root, component.data);
+}
+
+function drawHeatmap(root, spec) {
   if (root._observer) root._observer.disconnect();
   root.innerHTML = "";
   root.spec = spec;                                   // what it was drawn from, for the browser tests to read
@@ -272,4 +275,82 @@ export default function (component) {
   root._observer.observe(root);
   if (document.fonts) document.fonts.ready.then(draw);  // labels measured again once the page's font has loaded
   return () => root._observer.disconnect();
+}
+
+// One of several views (the heads of one attention layer), switched in the browser with no round trip to the server.
+// Every chart of a group (data.group) follows the choice; the one with data.picker draws the radio buttons and keeps
+// the choice in the URL (data.param, left out at view 0 as a bound widget's default is). The choice outlives a rerun
+// of the page (another layer, a new word): the server's value (data.chosen, read from the URL when the page opened)
+// wins only when it changes, as a link to the page with another head does.
+const KEPT = (window.attentionExplorerViews = window.attentionExplorerViews || {});
+
+function switchable(component, root) {
+  const { data, parentElement } = component;
+  const picker = parentElement.querySelector(".picker"), notes = parentElement.querySelector(".notes");
+  const n = data.views.length, event = `attention-explorer-view:${data.group}`;
+  let kept = KEPT[data.group];
+  if (!kept || kept.server !== data.chosen || kept.view >= n) kept = KEPT[data.group] = { server: data.chosen, view: data.chosen };
+  const radios = [];
+  if (data.picker) {
+    picker.innerHTML = "";
+    const group = document.createElement("fieldset");
+    group.setAttribute("role", "radiogroup");         // named by its legend; the arrow keys move the choice
+    const legend = document.createElement("legend");
+    legend.textContent = data.picker;
+    group.append(legend);
+    data.view_names.forEach((name, v) => {
+      const label = document.createElement("label");
+      const radio = document.createElement("input");
+      radio.type = "radio";
+      radio.name = "view";
+      radio.value = String(v);
+      radio.onchange = () => choose(v);
+      const text = document.createElement("span");
+      text.textContent = name;
+      label.append(radio, text);
+      group.append(label);
+      radios.push(radio);
+    });
+    picker.append(group);
+  }
+  function writeUrl(v) {
+    const url = new URL(window.location.href);
+    if (v === 0) url.searchParams.delete(data.param); else url.searchParams.set(data.param, String(v));
+    if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
+  }
+  function show(v) {
+    drawHeatmap(root, data.views[v]);
+    notes.innerHTML = data.notes[v];                 // built by the server, every text escaped (viz.notes)
+    for (const link of notes.querySelectorAll("a.page-link")) {
+      link.onclick = (e) => {                        // within the session, as Streamlit's own page links go
+        if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        component.setTriggerValue("open", v);
+      };
+    }
+    for (const button of notes.querySelectorAll("button.download")) {
+      button.onclick = () => {
+        const url = URL.createObjectURL(new Blob([data.csv[v]], { type: "text/csv" }));
+        const a = document.createElement("a");
+        a.href = url;
+        a.download = button.dataset.file;
+        a.click();
+        setTimeout(() => URL.revokeObjectURL(url), 1000);
+      };
+    }
+    if (radios.length) radios[v].checked = true;
+    root.dataset.view = String(v);
+    if (data.picker) writeUrl(v);
+  }
+  function choose(v) {
+    kept.view = v;
+    window.dispatchEvent(new CustomEvent(event, { detail: v }));
+  }
+  const follow = (e) => show(e.detail);
+  window.addEventListener(event, follow);
+  show(kept.view);
+  return () => {
+    window.removeEventListener(event, follow);
+    if (root._observer) root._observer.disconnect();
+  };
 }

@@ -173,6 +173,9 @@ def svg_marks(markup: str) -> list[float]:
 
 
 def canvas_charts(at: AppTest) -> dict[str, dict]:
-    """Canvas heatmaps (explorer.canvas_charts) by their key: the spec each was drawn from."""
-    return {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.json) for el in at.get("bidi_component")
-            if el.proto.component_name.endswith("canvas_heatmap")}
+    """Canvas heatmaps (explorer.canvas_charts) by their key: the spec each was drawn from. A chart whose views the
+    browser switches (switched_heatmaps) gives the view it opens on, and its whole data as "switch"."""
+    charts = {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.json) for el in at.get("bidi_component")
+              if el.proto.component_name.endswith("canvas_heatmap")}
+    return {key: {**data["views"][data["chosen"]], "switch": data} if "views" in data else data
+            for key, data in charts.items()}

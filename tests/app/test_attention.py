@@ -1,6 +1,9 @@
+import io
+import re
 from urllib.parse import parse_qs
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -21,10 +24,9 @@ def model_trace(ckpt, text):
 
 @pytest.mark.parametrize("kind", ["encoder_self", "decoder_self", "cross"])
 def test_every_kind_draws_grid_and_one_head_beside_the_average_from_the_model_trace(ckpt, kind):
-    at = open_page("attention", "level")
+    at = open_page("attention", "level", query={"head": "3"})
     at.segmented_control(key="kind").set_value(kind).run()
     at.selectbox(key="layer").set_value(0).run()
-    at.selectbox(key="head").set_value(3).run()
     no_exception(at)
     assert figures(at) == {} and set(canvas_charts(at)) == {"grid", "detail", "influence"}
     trace = model_trace(ckpt, "level")
@@ -32,6 +34,11 @@ def test_every_kind_draws_grid_and_one_head_beside_the_average_from_the_model_tr
     detail = canvas_charts(at)["detail"]["panels"]                # four decimals, as the hover shows three
     assert np.allclose(detail[0]["z"], weights[3], atol=5e-5)
     assert np.allclose(detail[1]["z"], weights.mean(0), atol=5e-5)
+    views = canvas_charts(at)["detail"]["switch"]["views"]       # every head of the layer, for the browser to switch
+    assert [v["title"] for v in views] == [f"Layer 0, head {h} (left) and the average of its {len(weights)} heads "
+                                           "(right)" for h in range(len(weights))]
+    for head, view in enumerate(views):
+        assert np.allclose(view["panels"][0]["z"], weights[head], atol=5e-5)
     grid = canvas_charts(at)["grid"]                              # every layer and head, a panel each
     c = ckpt.model.config
     n_layers = c.n_encoder_layers if kind == "encoder_self" else c.n_decoder_layers
@@ -67,28 +74,38 @@ def test_the_best_cross_head_reads_the_source_backwards(ckpt):
 
 
 def test_downloads_hold_the_matrix_and_the_whole_trace(ckpt):
-    at = open_page("attention", "hello", state={"kind": "encoder_self", "layer": 1, "head": 0})
+    at = open_page("attention", "hello", state={"kind": "encoder_self", "layer": 1})
     no_exception(at)
-    labels = [b.label for b in at.get("download_button")]
-    assert labels == ["Download this matrix (CSV)", "Download the whole trace (JSON)"]
+    assert [b.label for b in at.get("download_button")] == ["Download the whole trace (JSON)"]
+    switch = canvas_charts(at)["influence"]["switch"]        # each head's CSV, saved by the browser's button
+    weights = model_trace(ckpt, "hello")["encoder_self", 1][0].numpy()             # (H, Tq, Tk)
+    for head, (csv, note) in enumerate(zip(switch["csv"], switch["notes"])):
+        frame = pd.read_csv(io.StringIO(csv), index_col=0)
+        assert frame.index.name == "query \\ key" and list(frame.columns) == ["0:h", "1:e", "2:l", "3:l", "4:o"]
+        assert np.allclose(frame.to_numpy(), weights[head], atol=1e-5)
+        assert f'data-file="encoder_self_layer1_head{head}.csv">Download this matrix (CSV)</button>' in note
 
 
 def test_query_parameters_open_the_same_kind_layer_and_head():
     at = open_app({"text": "level", "kind": "Decoder self", "layer": "0", "head": "1"}, "attention")
     no_exception(at)
-    assert (at.session_state["kind"], at.session_state["layer"], at.session_state["head"]) == ("decoder_self", 0, 1)
-    assert canvas_charts(at)["detail"]["title"].startswith("Layer 0, head 1 (left)")
+    assert (at.session_state["kind"], at.session_state["layer"]) == ("decoder_self", 0)
+    detail = canvas_charts(at)["detail"]
+    assert detail["title"].startswith("Layer 0, head 1 (left)")
+    assert (detail["switch"]["picker"], detail["switch"]["param"], detail["switch"]["view_names"]) == (
+        "Head", "head", ["0", "1", "2", "3"])          # the radio buttons, which keep the head in the URL
 
 
 def test_bad_query_parameters_fall_back_to_defaults():
     at = open_app({"text": "level", "kind": "sideways", "layer": "9", "head": "x"}, "attention")
     no_exception(at)
-    assert (at.session_state["kind"], at.session_state["layer"], at.session_state["head"]) == ("cross", 1, 0)
+    assert (at.session_state["kind"], at.session_state["layer"]) == ("cross", 1)
+    assert canvas_charts(at)["detail"]["switch"]["chosen"] == 0
 
 
 @pytest.mark.parametrize("kind", ["encoder_self", "decoder_self", "cross"])
 def test_weight_beside_what_each_key_sends_and_how_often_they_disagree(ckpt, kind):
-    at = open_page("attention", "banana", state={"kind": kind, "layer": 1, "head": 2})
+    at = open_page("attention", "banana", state={"kind": kind, "layer": 1}, query={"head": "2"})
     no_exception(at)
     panels = canvas_charts(at)["influence"]["panels"]
     trace = model_trace(ckpt, "banana")
@@ -103,17 +120,19 @@ def test_weight_beside_what_each_key_sends_and_how_often_they_disagree(ckpt, kin
     assert np.allclose(panels[0]["z"], sent, atol=1e-4)
     assert canvas_charts(at)["influence"]["zmax"] == pytest.approx(sent.max(), abs=1e-4)   # its own scale
     differ = int((weights.argmax(1) != sent.argmax(1)).sum())
-    text = " ".join(m.value for m in at.markdown)
-    assert f"sends the most in **{differ} of {len(weights)}** rows" in text
+    note = canvas_charts(at)["influence"]["switch"]["notes"][2]
+    assert f"sends the most in <strong>{differ} of {len(weights)}</strong> rows" in note
 
 
 def test_the_link_to_inside_one_head_carries_this_head():
     at = open_app({"text": "level", "kind": "Decoder self", "layer": "0", "head": "3"}, "attention")
     no_exception(at)
-    link = at.get("page_link")[0].proto
-    assert link.page == "inside-one-head"
-    query = {k: v[0] for k, v in parse_qs(link.query_string).items()}
-    assert query == {"inside_kind": "Decoder self", "inside_layer": "0", "inside_head": "3"}
-    inside = open_app({"text": "level", **query}, "inside_one_head")                   # the link followed
+    notes = canvas_charts(at)["influence"]["switch"]["notes"]
+    hrefs = [re.search(r'class="page-link" href="([^"]+)"', note).group(1).replace("&amp;", "&") for note in notes]
+    assert [href.split("?")[0] for href in hrefs] == ["inside-one-head"] * 4     # relative: a base path is kept
+    queries = [{k: v[0] for k, v in parse_qs(href.split("?")[1]).items()} for href in hrefs]
+    assert queries == [{"text": "level", "inside_kind": "Decoder self", "inside_layer": "0", "inside_head": str(h)}
+                       for h in range(4)]
+    inside = open_app(queries[3], "inside_one_head")                                  # the link followed
     no_exception(inside)
     assert "Decoder self-attention, layer 0, head 3" in inside.markdown[1].value

@@ -9,7 +9,7 @@ import functools
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from .helpers import ROOT, no_exception, open_page
+from .helpers import ROOT, canvas_charts, no_exception, open_page
 
 HUGE = "99999999999999999999999"
 BAD_VALUES = {  # page -> URL key -> values its widget cannot use
@@ -45,12 +45,20 @@ def open_link(page: str, query: dict[str, str]) -> AppTest:
     return at if page == "home" else at.switch_page(f"app_pages/{page}.py").run()
 
 
+def shown(at: AppTest, page: str, key: str) -> object:
+    """What the page shows for a URL key: its bound widget's value, or for Attention's head (picked in the
+    browser, no widget) the head its charts open on."""
+    if (page, key) == ("attention", "head"):
+        return canvas_charts(at)["detail"]["switch"]["chosen"]
+    return at.session_state[key]
+
+
 @functools.cache
 def defaults(page: str) -> dict[str, object]:
     """Each bound widget's value on the page opened without a query."""
     at = open_link(page, {})
     no_exception(at)
-    return {key: at.session_state[key] for key in BAD_VALUES[page]}
+    return {key: shown(at, page, key) for key in BAD_VALUES[page]}
 
 
 def link_notices(at: AppTest) -> list[str]:
@@ -63,7 +71,7 @@ def test_a_value_no_widget_can_use_gives_the_default_and_a_notice(page, key, val
     no_exception(at)
     assert link_notices(at) == [f"The link's value for {key} ({value or 'empty'}) could not be used, so it shows "
                                 "the default."]
-    assert at.session_state[key] == defaults(page)[key]
+    assert shown(at, page, key) == defaults(page)[key]
     assert key not in at.query_params          # the address bar no longer carries it, so a copied link is clean
     at.run()
     assert not link_notices(at)                # said once, not on every rerun
@@ -74,7 +82,7 @@ def test_several_unusable_values_are_named_in_one_notice():
     no_exception(at)
     assert link_notices(at) == ["The link's values for kind (empty) and layer (9) could not be used, so they show "
                                 "their defaults."]
-    assert at.session_state["head"] == 1
+    assert shown(at, "attention", "head") == 1
 
 
 @pytest.mark.parametrize("query", [{"seed": "7", "mode": "sample"}, {"seed": "0", "mode": "greedy"}])

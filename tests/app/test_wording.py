@@ -193,7 +193,8 @@ def test_masked_weights_print_as_exactly_zero_where_they_are(ckpt):
     assert "over all heads: **0 (exactly)**" in page_text(at)
     assert "over every layer and head, is **0 (exactly)**" in page_text(at)
     at = open_page("attention", TEXT, state={"kind": "decoder_self"})
-    assert "largest weight on any of them **0 (exactly)**" in page_text(at)
+    notes = canvas_charts(at)["detail"]["switch"]["notes"]        # each head's, which the browser shows with it
+    assert all("largest weight on any of them <strong>0 (exactly)</strong>" in note for note in notes)
 
 
 def test_home_and_inside_one_head_write_the_ffn_the_same_way_with_the_codes_shapes(ckpt):

@@ -4,6 +4,7 @@ a copied link opens the same view, and markup typed by a user is shown as text."
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
@@ -75,10 +76,11 @@ def test_a_copied_link_opens_the_same_view_in_a_fresh_context(server, browser):
     load(page, f"{server}/attention?text=level")
     page.get_by_test_id("stMain").get_by_text("Decoder self", exact=True).click()
     settle(page)
-    for label, option in (("Layer", "0"), ("Head", "2")):
-        page.get_by_test_id("stMain").get_by_role("combobox", name=re.compile(label)).click()
-        page.get_by_role("option", name=option, exact=True).click()
-        settle(page)
+    page.get_by_test_id("stMain").get_by_role("combobox", name=re.compile("Layer")).click()
+    page.get_by_role("option", name="0", exact=True).click()
+    settle(page)
+    page.get_by_role("radiogroup", name="Head").get_by_role("radio", name="2", exact=True).check()   # no rerun
+    page.wait_for_function("() => new URL(location.href).searchParams.get('head') === '2'")
     link = page.url                                    # the view, as a learner would copy it
     assert "kind=Decoder" in link and "layer=0" in link and "head=2" in link
     page.close()
@@ -154,6 +156,39 @@ def test_the_large_attention_view_names_the_cell_under_the_pointer(server, page)
                         r"weight \d\.\d{3}", tip.inner_text())
     page.mouse.move(1, 1)
     expect(tip).to_be_hidden()
+
+
+def test_another_head_is_drawn_in_the_browser_and_kept_through_a_new_layer_and_a_new_word(server, page):
+    load(page, f"{server}/attention?text=banana&kind=Cross&layer=1&head=1")
+    page.evaluate("""() => { window.runs = 0; new MutationObserver(() => {
+        if (document.querySelector("[data-testid='stApp']").dataset.testScriptState === 'running') window.runs++;
+    }).observe(document.querySelector("[data-testid='stApp']"), {attributes: true}); }""")
+    detail, influence = page.locator(".heatmap").nth(1), page.locator(".heatmap").nth(2)
+    heads = page.get_by_role("radiogroup", name="Head")
+    expect(heads.get_by_role("radio")).to_have_count(4)
+    assert heads.get_by_role("radio", name="1", exact=True).is_checked()
+    heads.get_by_role("radio", name="1", exact=True).focus()
+    page.keyboard.press("ArrowRight")                              # the keyboard moves the head, as for any radio
+    expect(detail.locator("canvas")).to_have_attribute("aria-label", re.compile(r"^Layer 1, head 2 \(left\)"))
+    expect(influence.locator("canvas")).to_have_attribute("aria-label", re.compile(r"^Head 2: what each key sends"))
+    assert "head=2" in page.url and page.evaluate("window.runs") == 0      # drawn with no rerun of the page
+    weights = detail.evaluate("root => root.spec.panels[0].z")
+    note = page.get_by_text("the key that sends the most in", exact=False)
+    expect(note).to_have_count(1)
+    page.get_by_test_id("stMain").get_by_role("combobox", name=re.compile("Layer")).click()   # a rerun keeps it
+    page.keyboard.type("0")
+    page.keyboard.press("Enter")
+    settle(page)
+    expect(detail.locator("canvas")).to_have_attribute("aria-label", re.compile(r"^Layer 0, head 2 \(left\)"))
+    assert detail.evaluate("root => root.spec.panels[0].z") != weights and "head=2" in page.url
+    type_text(page, "kitten")
+    expect(detail.locator("canvas")).to_have_attribute("aria-label", re.compile(r"^Layer 0, head 2 \(left\)"))
+    assert "head=2" in page.url and "text=kitten" in page.url
+    with page.expect_download() as saved:                         # the chosen head's matrix, saved by the browser
+        page.get_by_role("button", name="Download this matrix (CSV)").click()
+    assert saved.value.suggested_filename == "cross_layer0_head2.csv"
+    rows = Path(saved.value.path()).read_text().splitlines()
+    assert rows[0] == "query \\ key,0:k,1:i,2:t,3:t,4:e,5:n" and len(rows) == 1 + 7
 
 
 def test_the_grid_keeps_a_layer_to_a_row_and_the_arrow_keys_cross_from_one_layer_to_the_next(server, browser):
