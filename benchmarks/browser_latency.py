@@ -2,6 +2,7 @@
 
     python -m benchmarks.browser_latency [--repeats 10] [--cold-starts 5] [--pages home,lesson-3,...]
     python -m benchmarks.browser_latency --first-visits [--length 48]
+    python -m benchmarks.browser_latency --cold-start-against REF [--cold-starts 5]
 
 - cold start: from launching `streamlit run app.py` to the home page drawn with the reversal on screen;
 - first visits (alone, with --first-visits): a fresh server, once its start-up warm-up is done (its time is
@@ -23,9 +24,11 @@ import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
@@ -40,13 +43,13 @@ PAGES = {p.url_path or "home": p.url_path for p in REGISTRY}   # name -> url pat
 TOUR = {f"lesson-{s.number}": f"lesson?lesson_step={s.number}" for s in STEPS}
 
 
-def cold_start(browser) -> float:
-    """Seconds from `streamlit run` to the first page drawn in the browser."""
+def cold_start(browser, root: Path = ROOT) -> float:
+    """Seconds from `streamlit run` (of the tree at `root`) to the first page drawn in the browser."""
     port = _free_port()
     start = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+         "--server.address", "127.0.0.1"], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     context = browser.new_context()
     page = context.new_page()
     try:
@@ -61,6 +64,23 @@ def cold_start(browser) -> float:
     finally:
         context.close()
         stop_server(process)
+
+
+def cold_starts_against(browser, against: str, starts: int) -> dict[str, list[float]]:
+    """Cold starts of `against` (a commit, in a temporary worktree) and of the working tree, taking turns."""
+    times: dict[str, list[float]] = {against: [], "working tree": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        other = Path(tmp) / "other"
+        subprocess.run(["git", "worktree", "add", "--detach", str(other), against], cwd=ROOT, check=True,
+                       capture_output=True)
+        try:
+            for start in range(starts):
+                order = [(against, other), ("working tree", ROOT)]
+                for name, root in order if start % 2 == 0 else order[::-1]:
+                    times[name].append(cold_start(browser, root))
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, capture_output=True)
+    return times
 
 
 def first_visits(browser, length: int, rng: random.Random) -> dict[str, float]:
@@ -136,6 +156,8 @@ def main() -> None:
     parser.add_argument("--pages", default=",".join([*PAGES, *TOUR]), help="comma-separated subset of the pages")
     parser.add_argument("--first-visits", action="store_true", help="only each page's first visit on a fresh server")
     parser.add_argument("--length", type=int, default=48, help="characters of the words in --first-visits")
+    parser.add_argument("--cold-start-against", metavar="REF",
+                        help="only cold starts: --cold-starts of REF and of the working tree, taking turns")
     args = parser.parse_args()
     rng = random.Random(0)
     with sync_playwright() as p:
@@ -147,6 +169,15 @@ def main() -> None:
                 print(f"{name:<26} {seconds:>7.3f}")
             pages = {name: seconds for name, seconds in times.items() if not name.startswith("(")}
             print(f"{'slowest page':<26} {max(pages.values()):>7.3f}  ({max(pages, key=pages.get)})")
+            return
+        if args.cold_start_against:
+            times = cold_starts_against(browser, args.cold_start_against, args.cold_starts)
+            old, new = (statistics.median(t) for t in times.values())
+            print(f"cold start, `streamlit run app.py` to the first page drawn, {args.cold_starts} starts each, "
+                  "taking turns (s):")
+            for name, t in times.items():
+                print(f"{name:<14} median {statistics.median(t):6.2f}   " + " ".join(f"{x:.2f}" for x in t))
+            print(f"new / old {new / old:.2f}")
             return
         colds = [cold_start(browser) for _ in range(args.cold_starts)]
         print(f"cold start, `streamlit run app.py` to the first page drawn: median {statistics.median(colds):.2f} s "
