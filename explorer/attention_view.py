@@ -23,10 +23,12 @@ from .charts import projector_on
 from .exports import matrix_csv, trace_json
 from .gate import deferred, fragment
 from .link_guard import drop_link_value
+from .links import page_link
 from .pages import page
 from .pickers import pick_head
 
 GROUP, HEAD_PARAM = "attention-head", "head"     # the head's charts switch together; the URL keeps it as `head`
+INSIDE_LINKS = "hidden_links_inside"             # the container of the page links to Inside one head, one a head
 
 
 @fragment()
@@ -54,8 +56,11 @@ def attention_views(key: str, text: str) -> None:
         [heatmap_spec([(f"head {h}", v.matrix), (f"average of {n_heads} heads (a summary)", v.mean)], rows, cols,
                       f"Layer {layer}, head {h} (left) and the average of its {n_heads} heads (right)",
                       view.row_title, view.col_title, projector=projector_on()) for h, v in enumerate(views)],
-        [notes.paragraph(v.row_sums) for v in views], key="detail", group=GROUP, chosen=chosen,
-        picker="Head", view_names=[str(h) for h in range(n_heads)], param=HEAD_PARAM)
+        [notes.paragraph(v.row_sums)
+         + notes.download_button(f"Download head {h}'s weights (CSV)", f"{kind}_layer{layer}_head{h}_weights.csv")
+         for h, v in enumerate(views)], key="detail", group=GROUP, chosen=chosen, picker="Head",
+        view_names=[str(h) for h in range(n_heads)], param=HEAD_PARAM,
+        csv=[matrix_csv(v.matrix, rows, cols) for v in views])
     st.caption("The average is a summary for reading, not something the model computes: each head's output goes on "
                "to W^O on its own.")
     if view.pattern_sentence:
@@ -64,18 +69,19 @@ def attention_views(key: str, text: str) -> None:
     st.header("Weight is not influence")
     inside = {h: {"inside_kind": KIND_SHORT[kind], "inside_layer": str(layer), "inside_head": str(h)}
               for h in range(n_heads)}
-    opened = switched_heatmaps(
-        [heatmap_spec([(f"head {h}", v.influence)], rows, cols, f"Head {h}: what each key sends, ‖w_ij v_j W_O^h‖",
-                      view.row_title, view.col_title, "‖w v W_O‖", float(v.influence.max()), ORANGES,
+    sent_most = max(float(v.influence.max()) for v in views)     # one scale for the layer: heads compared by colour
+    switched_heatmaps(
+        [heatmap_spec([(f"head {h}", v.influence)], rows, cols,
+                      f"Head {h} (picked above): what each key sends, ‖w_ij v_j W_O^h‖, on one scale for the "
+                      f"layer's {n_heads} heads", view.row_title, view.col_title, "‖w v W_O‖", sent_most, ORANGES,
                       projector=projector_on()) for h, v in enumerate(views)],
         [notes.paragraph(v.influence_sentence)
          + notes.page_link(f"{page('inside_one_head').url_path}?{urlencode({'text': text, **inside[h]})}",
                            "Follow one weight of this head, number by number: Inside one head", "🔬")
-         + notes.download_button("Download this matrix (CSV)", f"{kind}_layer{layer}_head{h}.csv")
-         for h, v in enumerate(views)],
-        key="influence", group=GROUP, chosen=chosen, csv=[matrix_csv(v.matrix, rows, cols) for v in views])
-    if opened is not None:
-        st.switch_page(page("inside_one_head").script, query_params=inside[opened])
+         for h, v in enumerate(views)], key="influence", group=GROUP, chosen=chosen, links=INSIDE_LINKS)
+    with st.container(key=INSIDE_LINKS):   # hidden (explorer.frame's PAGE_CSS): the head's own link clicks its
+        for h in range(n_heads):           # one, so it goes as Streamlit's page links go, in the session
+            page_link("inside_one_head", f"Inside one head, head {h}", "🔬", inside[h])
 
     # built only when clicked (a 24-character trace is ~0.5 MB of JSON), in this session's place
     st.download_button("Download the whole trace (JSON)", deferred(trace_json, text, run), file_name="trace.json",

@@ -28,12 +28,12 @@ _CSS = """
 .picker input { position: absolute; opacity: 0; width: 1px; height: 1px; }
 .picker span { display: inline-block; min-width: 2.5rem; text-align: center; padding: 0.25rem 0.9rem;
                border: 1px solid #9ca3af; border-radius: 0.5rem; background: #ffffff; color: #111827; }
-.picker input:checked + span { background: #fee2e2; border-color: #b91c1c; color: #7f1d1d; font-weight: 600; }
+.picker input:checked + span { background: #1d4ed8; border-color: #1d4ed8; color: #ffffff; font-weight: 600; }
 .picker input:focus-visible + span { outline: 3px solid #1d4ed8; outline-offset: 2px; }
 .notes p { margin: 0.5rem 0 1rem; line-height: 1.6; }
 .notes a { color: #1d4ed8; }
 .notes a:focus-visible, .notes button:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
-.notes button { font: inherit; font-size: 1rem; padding: 0.35rem 0.75rem; border: 1px solid #9ca3af;
+.notes button { font: inherit; font-size: 0.875rem; padding: 0.35rem 0.75rem; border: 1px solid #9ca3af;
                 border-radius: 0.5rem; background: #ffffff; color: #111827; cursor: pointer; }
 """
 _HTML = '<div class="picker"></div><div class="heatmap"></div><div class="notes"></div>'
@@ -48,28 +48,24 @@ def canvas_heatmap(spec: dict, key: str, container=None) -> None:
 
 def switched_heatmaps(views: list[dict], notes: list[str], key: str, group: str, chosen: int,
                       picker: str | None = None, view_names: list[str] | None = None, param: str | None = None,
-                      csv: list[str] | None = None) -> int | None:
+                      csv: list[str] | None = None, links: str | None = None) -> None:
     """One canvas heatmap with several views (viz.canvas_heatmap specs), switched in the browser with no rerun:
     every call with the same `group` follows the radio buttons that the call with `picker` (their legend,
     `view_names` their labels) draws, which keep the choice in the URL as `param`. `notes`: each view's HTML
-    (viz.notes), `csv` what its download button saves. Starts at view `chosen`. Returns the view whose page
-    link was clicked in this run, else None."""
+    (viz.notes), `csv` what its download button saves; a plain click on its page link clicks the view's own
+    st.page_link in the container keyed `links` (one a view, in order). Starts at view `chosen`."""
     data = {"views": views, "notes": notes, "group": group, "chosen": chosen, "picker": picker,
-            "view_names": view_names, "param": param, "csv": csv}
-    mount = st.components.v2.component("canvas_heatmap", js=_JS, css=_CSS, html=_HTML)
-    return _mount(mount, data, key, None, on_open_change=_ignore).open
+            "view_names": view_names, "param": param, "csv": csv, "links": links}
+    _mount(st.components.v2.component("canvas_heatmap", js=_JS, css=_CSS, html=_HTML), data, key, None)
 
 
-def _ignore() -> None:
-    """A trigger's callback: the page reads the trigger's value itself."""
-
-
-def _mount(mount, data, key: str, container, **callbacks):
+def _mount(mount, data, key: str, container) -> None:
     """A component's mount with its data, in `container` (None or st: the page itself, as the lesson passes it)."""
     if container is None or container is st:
-        return mount(data=data, key=key, **callbacks)
-    with container:
-        return mount(data=data, key=key, **callbacks)
+        mount(data=data, key=key)
+    else:
+        with container:
+            mount(data=data, key=key)
 
 
 # Streamlit's st.html keeps HTML and drops SVG, so the small charts of viz.svg_charts come through a component of

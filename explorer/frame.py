@@ -95,11 +95,13 @@ def sidebar(url_path: str) -> None:
 
 # A focus ring the keyboard's user can see on every control, the router's page links included: Streamlit's own is
 # a half-transparent shadow on some widgets and nothing on others. A page's sections are h2 under its h1 (a
-# screen reader's outline skipped a level), drawn at the size the h3 they were had; Home's h3 one step smaller.
+# screen reader's outline skipped a level), drawn at the size the h3 they were had; Home's h3 one step smaller. A
+# container keyed hidden_links… holds page links that a chart's own links click (explorer.attention_view).
 PAGE_CSS = """<style>
 :focus-visible { outline: 3px solid #1d4ed8 !important; outline-offset: 2px !important; }
 [data-testid="stMain"] h2 { font-size: 1.75rem; }
 [data-testid="stMain"] h3 { font-size: 1.4rem; }
+[class*="st-key-hidden_links"] { display: none; }
 </style>"""
 
 ROUTER_KEY = "_router_pages"   # this session's st.Page objects, in st.session_state

@@ -289,7 +289,9 @@ function switchable(component, root) {
   const picker = parentElement.querySelector(".picker"), notes = parentElement.querySelector(".notes");
   const n = data.views.length, event = `attention-explorer-view:${data.group}`;
   let kept = KEPT[data.group];
-  if (!kept || kept.server !== data.chosen || kept.view >= n) kept = KEPT[data.group] = { server: data.chosen, view: data.chosen };
+  // a link that names a view (chosen > 0) opens on it; a page opened without one keeps the learner's last choice
+  const named = data.chosen !== 0 && (!kept || kept.server !== data.chosen);
+  if (!kept || named || kept.view >= n) kept = KEPT[data.group] = { server: data.chosen, view: data.chosen };
   const radios = [];
   if (data.picker) {
     picker.innerHTML = "";
@@ -322,10 +324,12 @@ function switchable(component, root) {
     drawHeatmap(root, data.views[v]);
     notes.innerHTML = data.notes[v];                 // built by the server, every text escaped (viz.notes)
     for (const link of notes.querySelectorAll("a.page-link")) {
-      link.onclick = (e) => {                        // within the session, as Streamlit's own page links go
+      link.onclick = (e) => {                        // within the session: the view's own st.page_link, hidden
         if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+        const own = document.querySelectorAll(`.st-key-${data.links} a`)[v];
+        if (!own) return;                            // none drawn: the address itself, in a new session
         e.preventDefault();
-        component.setTriggerValue("open", v);
+        own.click();
       };
     }
     for (const button of notes.querySelectorAll("button.download")) {

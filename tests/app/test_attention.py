@@ -77,13 +77,14 @@ def test_downloads_hold_the_matrix_and_the_whole_trace(ckpt):
     at = open_page("attention", "hello", state={"kind": "encoder_self", "layer": 1})
     no_exception(at)
     assert [b.label for b in at.get("download_button")] == ["Download the whole trace (JSON)"]
-    switch = canvas_charts(at)["influence"]["switch"]        # each head's CSV, saved by the browser's button
+    switch = canvas_charts(at)["detail"]["switch"]           # each head's CSV, saved by the browser's button
     weights = model_trace(ckpt, "hello")["encoder_self", 1][0].numpy()             # (H, Tq, Tk)
     for head, (csv, note) in enumerate(zip(switch["csv"], switch["notes"])):
         frame = pd.read_csv(io.StringIO(csv), index_col=0)
         assert frame.index.name == "query \\ key" and list(frame.columns) == ["0:h", "1:e", "2:l", "3:l", "4:o"]
         assert np.allclose(frame.to_numpy(), weights[head], atol=1e-5)
-        assert f'data-file="encoder_self_layer1_head{head}.csv">Download this matrix (CSV)</button>' in note
+        assert f'data-file="encoder_self_layer1_head{head}_weights.csv">Download head {head}&#x27;s weights (CSV)' in (
+            note)
 
 
 def test_query_parameters_open_the_same_kind_layer_and_head():
@@ -118,7 +119,10 @@ def test_weight_beside_what_each_key_sends_and_how_often_they_disagree(ckpt, kin
     w_o = module.w_o.weight.detach().numpy()[:, 2 * d_k:3 * d_k]                   # (d_model, d_k): head 2's block
     sent = weights * np.linalg.norm(values @ w_o.T, axis=1)[None, :]
     assert np.allclose(panels[0]["z"], sent, atol=1e-4)
-    assert canvas_charts(at)["influence"]["zmax"] == pytest.approx(sent.max(), abs=1e-4)   # its own scale
+    every_head = trace[kind, 1][0].numpy()[:, :, :, None] * np.stack([      # (H, Tq, Tk, 1): every head's
+        np.linalg.norm(trace.attention(kind, 1, "values")[0, h].numpy() @ module.w_o.weight.detach().numpy()[
+            :, h * d_k:(h + 1) * d_k].T, axis=1) for h in range(4)])[:, None, :, None]
+    assert canvas_charts(at)["influence"]["zmax"] == pytest.approx(every_head.max(), abs=1e-4)   # one scale a layer
     differ = int((weights.argmax(1) != sent.argmax(1)).sum())
     note = canvas_charts(at)["influence"]["switch"]["notes"][2]
     assert f"sends the most in <strong>{differ} of {len(weights)}</strong> rows" in note
@@ -133,6 +137,8 @@ def test_the_link_to_inside_one_head_carries_this_head():
     queries = [{k: v[0] for k, v in parse_qs(href.split("?")[1]).items()} for href in hrefs]
     assert queries == [{"text": "level", "inside_kind": "Decoder self", "inside_layer": "0", "inside_head": str(h)}
                        for h in range(4)]
+    hidden = [{k: v[0] for k, v in parse_qs(link.proto.query_string).items()} for link in at.get("page_link")]
+    assert hidden == [{k: v for k, v in q.items() if k != "text"} for q in queries]   # what a plain click clicks
     inside = open_app(queries[3], "inside_one_head")                                  # the link followed
     no_exception(inside)
     assert "Decoder self-attention, layer 0, head 3" in inside.markdown[1].value

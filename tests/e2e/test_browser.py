@@ -170,7 +170,7 @@ def test_another_head_is_drawn_in_the_browser_and_kept_through_a_new_layer_and_a
     heads.get_by_role("radio", name="1", exact=True).focus()
     page.keyboard.press("ArrowRight")                              # the keyboard moves the head, as for any radio
     expect(detail.locator("canvas")).to_have_attribute("aria-label", re.compile(r"^Layer 1, head 2 \(left\)"))
-    expect(influence.locator("canvas")).to_have_attribute("aria-label", re.compile(r"^Head 2: what each key sends"))
+    expect(influence.locator("canvas")).to_have_attribute("aria-label", re.compile(r"^Head 2 \(picked above\): what each key sends"))
     assert "head=2" in page.url and page.evaluate("window.runs") == 0      # drawn with no rerun of the page
     weights = detail.evaluate("root => root.spec.panels[0].z")
     note = page.get_by_text("the key that sends the most in", exact=False)
@@ -185,10 +185,19 @@ def test_another_head_is_drawn_in_the_browser_and_kept_through_a_new_layer_and_a
     expect(detail.locator("canvas")).to_have_attribute("aria-label", re.compile(r"^Layer 0, head 2 \(left\)"))
     assert "head=2" in page.url and "text=kitten" in page.url
     with page.expect_download() as saved:                         # the chosen head's matrix, saved by the browser
-        page.get_by_role("button", name="Download this matrix (CSV)").click()
-    assert saved.value.suggested_filename == "cross_layer0_head2.csv"
+        page.get_by_role("button", name="Download head 2's weights (CSV)").click()
+    assert saved.value.suggested_filename == "cross_layer0_head2_weights.csv"
     rows = Path(saved.value.path()).read_text().splitlines()
     assert rows[0] == "query \\ key,0:k,1:i,2:t,3:t,4:e,5:n" and len(rows) == 1 + 7
+    page.get_by_test_id("stMain").get_by_role("link", name=re.compile("Inside one head")).click()   # in the session
+    settle(page)
+    expect(page.get_by_test_id("stMain").get_by_text("Cross-attention, layer 0, head 2", exact=False)).to_be_visible()
+    assert "text=kitten" in page.url and "inside_head=2" in page.url
+    page.go_back()                                  # and back: the word and the head kept (the layer, a widget bound
+    settle(page)                                    # to the URL, is Streamlit's to restore: it did not)
+    expect(page.locator(".heatmap").nth(1).locator("canvas")).to_have_attribute(
+        "aria-label", re.compile(r"^Layer \d, head 2 \(left\)"))
+    assert page.get_by_role("textbox", name="Your text").input_value() == "kitten"
 
 
 def test_the_grid_keeps_a_layer_to_a_row_and_the_arrow_keys_cross_from_one_layer_to_the_next(server, browser):
