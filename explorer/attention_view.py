@@ -8,11 +8,12 @@ as explorer.decode_view explains.
 
 from __future__ import annotations
 
+import re
+from urllib.parse import urlencode
+
 import streamlit as st
 
 from analysis.labels import KIND_SHORT
-from urllib.parse import urlencode
-
 from analysis.page_models.attention import layer_views
 from viz import attention_grid_spec, notes
 from viz.canvas_heatmap import ORANGES, heatmap_spec
@@ -27,6 +28,7 @@ from .links import page_link
 from .pages import page
 from .pickers import pick_head
 
+HEAD_NUMBER = re.compile(r"[0-9]{1,3}")          # a head in the URL: at most three ASCII digits
 GROUP, HEAD_PARAM = "attention-head", "head"     # the head's charts switch together; the URL keeps it as `head`
 INSIDE_LINKS = "hidden_links_inside"             # the container of the page links to Inside one head, one a head
 
@@ -94,7 +96,7 @@ def head_in_url(n_heads: int) -> int:
     value = st.query_params.get(HEAD_PARAM)
     if value is None:
         return 0
-    if value.isdigit() and int(value) < n_heads:
+    if HEAD_NUMBER.fullmatch(value) and int(value) < n_heads:    # not str.isdigit: "²" is a digit int() refuses
         return int(value)
     drop_link_value(HEAD_PARAM, value)
     return 0

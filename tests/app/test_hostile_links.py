@@ -17,7 +17,7 @@ BAD_VALUES = {  # page -> URL key -> values its widget cannot use
     "lesson": {"lesson_step": ["1e309", HUGE, ""]},
     "decode": {"seed": ["1e309", "-inf", "nan", HUGE], "mode": ["", "bogus"], "temperature": ["inf", "nan"],
                "top_k": ["1e309"], "step": ["99", "-inf"], "step_layer": ["9"], "step_head": ["9"]},
-    "attention": {"kind": ["", "bogus"], "layer": ["9"], "head": ["9"]},
+    "attention": {"kind": ["", "bogus"], "layer": ["9"], "head": ["9", "²", HUGE]},   # head: no widget reads it
     "inside_one_head": {"inside_kind": ["", "bogus"], "inside_layer": ["9"], "inside_head": ["9"],
                         "inside_query": ["999"], "inside_key": ["position 99"]},
     "positional": {"pe_d_model": ["1e309"], "pe_positions": ["-inf", HUGE], "delta": ["nan"], "pos": ["1e309"]},
@@ -91,6 +91,14 @@ def test_usable_values_and_values_that_write_the_default_get_no_notice(query):
     no_exception(at)
     assert not link_notices(at)
     assert at.session_state["seed"] == int(query["seed"]) and at.session_state["mode"] == query["mode"]
+
+
+def test_a_head_longer_than_int_reads_falls_back_with_a_notice():
+    """Attention's head is read by the page, not a widget: 5,000 digits are more than int() takes."""
+    at = open_link("attention", {"head": "9" * 5000})
+    no_exception(at)
+    assert shown(at, "attention", "head") == 0 and "head" not in at.query_params
+    assert link_notices(at) == [f"The link's value for head ({'9' * 40}…) could not be used, so it shows the default."]
 
 
 def test_a_long_value_is_cut_short_in_the_notice():
