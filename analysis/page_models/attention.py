@@ -71,6 +71,8 @@ def layer_views(model: Transformer, run: Run, kind: str, layer: int) -> list[Att
     influences = value_weighted(model, run.trace, kind, layer)  # (H, Tq, Tk)
     pattern_sentence = cross_pattern_sentence(run, layer) if kind == "cross" else None
     mean = weights[layer].mean(axis=0)                          # (Tq, Tk)
+    explanation = EXPLAIN[kind].format(task=CROSS_PATTERN[run.task])
+    io_caption = f"Input **{visible(run.text)}** → output **{visible(run.output) or '(nothing)'}**"
     views = []
     for head, (matrix, influence) in enumerate(zip(weights[layer], influences)):    # (Tq, Tk) each
         sums = matrix.sum(axis=1)
@@ -90,10 +92,8 @@ def layer_views(model: Transformer, run: Run, kind: str, layer: int) -> list[Att
             f"of {int(real.sum())}** rows. This length is itself one measure: it does not show how the keys' vectors "
             "add up or cancel, nor what later layers do with them.")
         views.append(AttentionView(
-            kind=kind, kind_name=KIND_NAMES[kind], explanation=EXPLAIN[kind].format(task=CROSS_PATTERN[run.task]),
-            io_caption=f"Input **{visible(run.text)}** → output **{visible(run.output) or '(nothing)'}**",
-            weights=weights, rows=rows, cols=cols, row_title=row_title, col_title=col_title,
-            matrix=matrix, mean=mean, row_sums=row_sums, pattern_sentence=pattern_sentence,
+            kind=kind, kind_name=KIND_NAMES[kind], explanation=explanation, io_caption=io_caption, weights=weights,
+            rows=rows, cols=cols, row_title=row_title, col_title=col_title, matrix=matrix, mean=mean, row_sums=row_sums, pattern_sentence=pattern_sentence,
             influence=influence, influence_sentence=influence_sentence))
     return views
 

@@ -280,8 +280,8 @@ function drawHeatmap(root, spec) {
 // One of several views (the heads of one attention layer), switched in the browser with no round trip to the server.
 // Every chart of a group (data.group) follows the choice; the one with data.picker draws the radio buttons and keeps
 // the choice in the URL (data.param, left out at view 0 as a bound widget's default is). The choice outlives a rerun
-// of the page (another layer, a new word): the server's value (data.chosen, read from the URL when the page opened)
-// wins only when it changes, as a link to the page with another head does.
+// of the page (another layer, a new word) and a visit to another page: the server's value (data.chosen, read from the
+// URL when the page opened) wins only when it names another view, as a link to the page with another head does.
 const KEPT = (window.attentionExplorerViews = window.attentionExplorerViews || {});
 
 function switchable(component, root) {
@@ -343,7 +343,6 @@ function switchable(component, root) {
       };
     }
     if (radios.length) radios[v].checked = true;
-    root.dataset.view = String(v);
     if (data.picker) writeUrl(v);
   }
   function choose(v) {
