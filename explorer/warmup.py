@@ -2,6 +2,7 @@
 server's models, run one text through each, then import every page's modules (its page model and what its script
 imports; scikit-learn, SciPy and Captum among them, about 2 s, which no page but the four that compute with them
 imports) and compute the √d_k experiments that Masks shows (0.8 s), all kept for the process.
+Whatever a first run does once per process (imports on its way, Streamlit's REPL check) is done here first.
 
 `streamlit run app.py` serves the app through st.App, whose lifespan (app.py) runs `warm_up_server` in a thread
 as the server starts, so a browser loads the page's code while the server imports its own; a first page waits at
@@ -22,6 +23,12 @@ _claimed = False               # the second half has begun (or is about to): it 
 STATUS: dict[str, object] = {"models": [], "pages_imported": False, "done": False}   # what /api/warm-up shows
 HEAVY_IMPORTS = ("sklearn.linear_model", "sklearn.decomposition", "scipy.stats", "captum.attr")
 FIRST_TEXT = "hello"        # one text through each model, so that torch's first calls are not a learner's
+# What a session's first run imports beyond explorer.frame and its page's own modules: Streamlit's dataframe path
+# (pandas, pyarrow), its emoji catalogue (the page icon), its component manifest scanner and its magic commands.
+# Under AppTest the home page's first run took 0.85 s without them imported and 0.20 s with them.
+FIRST_RUN_IMPORTS = ("pandas", "pyarrow.pandas_compat", "pyarrow.vendored.version", "streamlit.dataframe_util",
+                     "streamlit.emojis", "streamlit.components.v2.manifest_scanner",
+                     "streamlit.runtime.scriptrunner.magic_funcs")
 
 
 def warm_up_once(d_k: int) -> None:
@@ -40,12 +47,12 @@ def _claim() -> bool:
         return first
 
 
-def page_imports() -> list[str]:
-    """Every module a page's script imports (read from app_pages/*.py), and what a first run imports on its
-    way: Streamlit's emoji catalogue, which the page icon is checked against (0.2 s)."""
+def page_imports(pages=None) -> list[str]:
+    """Every module the scripts of `pages` (all by default) import (read from app_pages/*.py), and what a
+    first run imports on its way (FIRST_RUN_IMPORTS)."""
     from .pages import PAGES, ROOT
-    found = {"streamlit.emojis"}
-    for page in PAGES:
+    found = set(FIRST_RUN_IMPORTS)
+    for page in PAGES if pages is None else pages:
         for node in ast.walk(ast.parse((ROOT / page.script).read_text())):
             if isinstance(node, ast.Import):
                 found.update(alias.name for alias in node.names)
@@ -66,19 +73,40 @@ def _warm_up(d_k: int) -> None:
     STATUS["done"] = True
 
 
-def warm_up_server() -> None:
-    """The whole warm-up, in the order a first page needs it: the frame's modules (what app.py imports on a
-    session's first run), the server's models through the cached loader the pages call, one run of each, then
-    the second half."""
-    mine = _claim()        # first, so that a first page finished meanwhile does not start the second half too
+def streamlit_once_per_process_check() -> None:
+    """Streamlit asks once per process, at the first element any session draws, whether it runs in a REPL: it
+    calls inspect.stack(), which reads the source of every frame, 0.25 s on a script's deep stack (py-spy, the
+    first page of a warm server). Asked here, on the warm-up thread's short stack, it costs no learner."""
+    from streamlit import delta_generator
+    check = getattr(delta_generator, "_maybe_print_use_warning", None)   # private: gone in another version,
+    if check is not None:                                               # the first page pays for it again
+        check()
+
+
+def warm_up_first_page() -> list[str]:
+    """What a first page needs, in the order it needs it: the frame's modules (what app.py imports on a
+    session's first run), what the home page's first run imports, the server's models through the cached loader
+    the pages call and one run of each. Returns the models' keys, the shown one first."""
     importlib.import_module("explorer.frame")
+    from .pages import at_url_path
+    for module in page_imports([at_url_path("")]):   # the home page's: the default page, a first visit's
+        importlib.import_module(module)
+    streamlit_once_per_process_check()
     from transformer.checkpoint import bundled_checkpoint
     from transformer.data import TASKS
-    from .cache import checkpoint_for, pointed_checkpoint, text_run
+    from .cache import pointed_checkpoint, text_run
     pointed = pointed_checkpoint()
     keys = [str(pointed)] if pointed else [str(bundled_checkpoint(task)) for task in TASKS]   # reverse first
     for key in keys:
         text_run(key, FIRST_TEXT)
         STATUS["models"].append(Path(key).name)   # a folder's name, never a path of the server
+    return keys
+
+
+def warm_up_server() -> None:
+    """The whole warm-up: what a first page needs, then the second half."""
+    mine = _claim()        # first, so that a first page finished meanwhile does not start the second half too
+    keys = warm_up_first_page()
     if mine:
+        from .cache import checkpoint_for
         _warm_up(checkpoint_for(keys[0]).model.config.d_k)

@@ -74,3 +74,18 @@ def test_the_second_half_runs_once_when_a_first_page_ends_before_the_server_warm
             "w.warm_up_once(16)\nw.warm_up_server()\n"
             "[t.join() for t in threading.enumerate() if t.name == 'warm-up']\nprint(len(calls))")
     assert fresh_python(code) == "1"
+
+
+def test_after_the_first_page_warm_up_the_home_page_imports_nothing_of_its_own():
+    """What a session's first run imported on its way (pandas and pyarrow for a table, Streamlit's emoji
+    catalogue, the home page's modules: 0.85 s of 1.05 under AppTest) is imported by the server's warm-up before
+    any learner arrives, and Streamlit's once-a-process REPL check (inspect.stack(), 0.25 s on a script's deep
+    stack) is asked there too."""
+    code = ("import sys\nfrom drivers.app_test import open_page\nfrom explorer.warmup import warm_up_first_page\n"
+            "warm_up_first_page()\nimport streamlit.delta_generator as dg\nasked = dg._use_warning_has_been_displayed\n"
+            "before = set(sys.modules)\nat = open_page('home', 'hello')\nassert not at.exception, at.exception\n"
+            "tops = ('pandas', 'pyarrow', 'dateutil', 'torch', 'viz', 'analysis', 'explorer', 'transformer', "
+            "'streamlit')\n"
+            "new = sorted(m for m in set(sys.modules) - before if m.split('.')[0] in tops)\n"
+            "print(asked, new)")
+    assert fresh_python(code) == "True []"
