@@ -6,11 +6,12 @@ from analysis.page_models.home import home_view
 from analysis.tasks import words
 from explorer.callbacks import set_state
 from explorer.cache import checkpoint_or_stop, model_key, text_run
+from explorer.canvas_charts import svg_chart
 from explorer.charts import projector_on
 from explorer.links import page_link
 from explorer.state import TEXT_KEY, learner_text
 from explorer.text import in_full
-from viz.architecture import architecture_dot
+from viz.architecture import architecture_svg
 
 EXAMPLES = ("hello", "banana", "aaab", "teacher forcing", "attention is all you need")
 
@@ -46,9 +47,8 @@ st.caption(view.steps_caption)
 
 st.header("The architecture")
 c = view.config
-st.graphviz_chart(architecture_dot(c.d_model, c.n_heads, c.d_ff, c.n_encoder_layers, c.n_decoder_layers,
-                                   c.vocab_size, c.norm, c.tie_embeddings),
-                  width="stretch" if projector_on() else "content")   # a hall's: the column's width (the CSS's)
+svg_chart(architecture_svg(c.d_model, c.n_heads, c.d_ff, c.n_encoder_layers, c.n_decoder_layers, c.vocab_size,
+                           c.norm, c.tie_embeddings, grow=projector_on()), key="architecture")
 
 st.subheader("Residual connections and LayerNorm")
 st.markdown(view.norm_sentence)

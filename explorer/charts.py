@@ -9,8 +9,9 @@ PROJECTOR_KEY = "projector"
 # Type for the back of a hall: a root of 28 px makes the body text (1 rem) 28 px and captions 24.5 px at any
 # window size. Headings, which Streamlit sizes up to 2.75 rem, and the frame's margins (a 6 rem top, 5 rem sides)
 # would then take the first screen of a 1280×720 projector, so they shrink. Display formulas at the body's size:
-# at KaTeX's 1.21 em they ran past the column and scrolled. A Graphviz diagram keeps the type its boxes were laid
-# out for (a laptop's 0.6 rem) and grows as a whole to the column's width instead: its text spills out of no box.
+# at KaTeX's 1.21 em they ran past the column and scrolled. The architecture diagram keeps the type its boxes were
+# laid out for and grows as a whole to the column's width instead (viz.architecture, grow): its text spills out
+# of no box.
 PROJECTOR_CSS = """<style>
 html { font-size: 175%; }
 [data-testid="stHeader"] { height: 2rem; min-height: 2rem; }
@@ -20,8 +21,6 @@ html { font-size: 175%; }
 [data-testid="stMain"] h3 { font-size: 1.05rem; padding: 0.2rem 0; }
 [data-testid="stMain"] h4 { font-size: 0.95rem; }
 .katex-display > .katex { font-size: 1em; }
-[data-testid="stGraphVizChart"] svg { width: 100%; height: auto; }
-[data-testid="stGraphVizChart"] svg text { font-size: 9.6px; }
 </style>"""
 
 

@@ -59,7 +59,7 @@ PAGES: tuple[Page, ...] = (
     Page("glossary", "Glossary", "📖", LESSON, "glossary", (), reads_text=False),
     Page("home", "Home", "🏠", EXPLORE, "",
          ("encoder", "decoder", "embedding", "residual stream", "LayerNorm", "feed-forward network", "generator",
-          "exact match")),
+          "exact match"), svgs=1),
     Page("decode", "Decode step by step", "⏯️", EXPLORE, "decode",
          ("decoder", "token", "logit", "softmax", "greedy decoding", "temperature", "top-k", "entropy", "nats",
           "cross-attention", "causal mask", "key/value cache", "draft decoding")),   # drawn in HTML

@@ -1,4 +1,4 @@
-from .helpers import no_exception, open_page
+from .helpers import no_exception, open_page, svg_charts
 
 
 def metric(at, label):
@@ -10,9 +10,10 @@ def test_home_shows_the_reversal_and_the_real_architecture(ckpt):
     no_exception(at)
     assert metric(at, "You typed") == "banana"
     assert metric(at, "The model writes") == "ananab"
-    dot = at.get("graphviz_chart")[0].proto.spec
+    diagram = svg_charts(at)["architecture"]
     c = ckpt.model.config
-    assert f"Encoder layer × {c.n_encoder_layers}" in dot and f"{c.d_model}→{c.d_ff}→{c.d_model}" in dot
+    assert f"Encoder layer × {c.n_encoder_layers}" in diagram and f"{c.d_model}→{c.d_ff}→{c.d_model}" in diagram
+    assert f"{c.n_heads} heads × d_k {c.d_model // c.n_heads}" in diagram and not at.get("graphviz_chart")
     page_text = " ".join(m.value for m in at.markdown)
     assert "pre-norm" in page_text and "Tied." in page_text
     assert f"from {c.d_model} to {c.d_ff}" in page_text
