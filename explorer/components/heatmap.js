@@ -1,10 +1,11 @@
 // Matrices as coloured cells on a <canvas>, side by side, each on the scale its spec gives: a chart that redraws in
 // a few milliseconds where a Plotly heatmap took about 0.15 s (python -m benchmarks.view_change). Hovering a cell,
 // or focusing the chart (Tab) and moving with the arrow keys, names it: its row, its column and its value, also
-// said to a screen reader. The spec comes from viz/canvas_heatmap.py.
+// said to a screen reader. The spec comes from viz/canvas_heatmap.py, as JSON bytes (explorer/canvas_charts.py).
 export default function (component) {
   const root = component.parentElement.querySelector(".heatmap");
-  return component.data.views ? switchable(component, root) : drawHeatmap(root, component.data);
+  const data = JSON.parse(new TextDecoder().decode(component.data));
+  return data.views ? switchable(data, component.parentElement, root) : drawHeatmap(root, data);
 }
 
 function drawHeatmap(root, spec) {
@@ -284,8 +285,7 @@ function drawHeatmap(root, spec) {
 // URL when the page opened) wins only when it names another view, as a link to the page with another head does.
 const KEPT = (window.attentionExplorerViews = window.attentionExplorerViews || {});
 
-function switchable(component, root) {
-  const { data, parentElement } = component;
+function switchable(data, parentElement, root) {
   const picker = parentElement.querySelector(".picker"), notes = parentElement.querySelector(".notes");
   const n = data.views.length, event = `attention-explorer-view:${data.group}`;
   let kept = KEPT[data.group];

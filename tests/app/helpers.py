@@ -146,7 +146,7 @@ def row_bars(at: AppTest) -> list[list[tuple[str, str, float]]]:
 
 def svg_charts(at: AppTest) -> dict[str, str]:
     """The markup of each viz.svg_charts chart (explorer.canvas_charts.svg_chart), by its key."""
-    return {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.json)["markup"] for el in at.get("bidi_component")
+    return {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.bytes)["markup"] for el in at.get("bidi_component")
             if el.proto.component_name.endswith("svg_chart")}
 
 
@@ -175,7 +175,7 @@ def svg_marks(markup: str) -> list[float]:
 def canvas_charts(at: AppTest) -> dict[str, dict]:
     """Canvas heatmaps (explorer.canvas_charts) by their key: the spec each was drawn from. A chart whose views the
     browser switches (switched_heatmaps) gives the view it opens on, and its whole data as "switch"."""
-    charts = {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.json) for el in at.get("bidi_component")
+    charts = {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.bytes) for el in at.get("bidi_component")
               if el.proto.component_name.endswith("canvas_heatmap")}
     return {key: {**data["views"][data["chosen"]], "switch": data} if "views" in data else data
             for key, data in charts.items()}
