@@ -1,9 +1,10 @@
 """The encoder-decoder drawn as an SVG diagram, labelled with the checkpoint's real sizes.
 
 It was a Graphviz chart: laying it out in the browser compiled Graphviz's WebAssembly on every learner's first
-visit, 0.46 s of the browser's main thread on this machine (README, "Cold start"), for a graph whose shape never
-changes. Its boxes are placed here, in two columns (the encoder's, the decoder's) and a merged foot, with the
-same labels and colours; every box's text is in the SVG's description for a screen reader.
+visit, 0.46 s of the browser's main thread on this machine (README, "The first page and the class's answers"),
+for a graph whose shape never changes. Its boxes are placed here, in two columns (the encoder's, the decoder's)
+and a merged foot, with the same labels and fills (the borders darker, at least 4.5:1 on their fills); every
+box's text is in the SVG's description for a screen reader.
 """
 
 from __future__ import annotations
@@ -144,7 +145,8 @@ def architecture_svg(
         first = y - (len(box.lines) - 1) * LINE_PX / 2
         for i, line in enumerate(box.lines):
             parts.append(f'<text x="{x:.1f}" y="{first + i * LINE_PX:.1f}" text-anchor="middle" '
-                         f'dominant-baseline="central" font-size="{FONT_PX}" fill="{TEXT}">{html.escape(line)}</text>')
+                         f'dominant-baseline="central" font-size="{FONT_PX}" fill="{TEXT}" style="white-space: pre">'
+                         f'{html.escape(line)}</text>')
         parts.append("</g>")
     parts.append("</svg></figure>")
     return "".join(parts)
@@ -152,7 +154,8 @@ def architecture_svg(
 
 def _description(boxes: dict[str, Box]) -> str:
     """The diagram in words, in the order the data flows."""
-    say = {name: "; ".join(box.lines) for name, box in boxes.items()}
-    return (f"Encoder: {say['source']} → {say['source embedding']} → {say['encoder']} → {say['encoder norm']}, "
-            f"which is the memory the decoder reads (its keys and values). Decoder: {say['target']} → "
-            f"{say['target embedding']} → {say['decoder']} → {say['decoder norm']} → {say['generator']}.")
+    say = {name: "; ".join(box.lines).replace("; +", " +") for name, box in boxes.items()}
+    return (f"Encoder: {say['source']} → {say['source embedding']} → {say['encoder']} → {say['encoder norm']}. "
+            "The encoder's output is the memory that the decoder's cross-attention reads (its keys and values). "
+            f"Decoder: {say['target']} → {say['target embedding']} → {say['decoder']} → {say['decoder norm']} → "
+            f"{say['generator']}.")

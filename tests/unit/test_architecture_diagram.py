@@ -70,6 +70,8 @@ def test_its_description_names_every_label_and_post_norm_has_no_final_norm():
     for box in architecture_boxes(**CONFIGS[1]).values():
         for line in box.lines:
             assert line in description
+    assert "√512 + sinusoidal positions" in description and "the memory that the decoder's cross-attention" \
+        in description
     assert "LayerNorm(x + FFN[512→2048→512](x))" in markup and "final LayerNorm" not in markup
     assert "Linear 512→37000 (its own weights)" in markup
     assert re.search(r'role="img" aria-label="The model\'s architecture, with its real sizes" '
