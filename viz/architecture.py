@@ -116,9 +116,10 @@ def architecture_svg(
         return x, y + boxes[name].height / 2
 
     quarter = boxes["decoder"].width / 4
+    memory = (bottom("encoder norm"), top("decoder", -quarter))   # the one labelled edge
     edges = [(bottom("source"), top("source embedding")), (bottom("source embedding"), top("encoder")),
              (bottom("encoder"), top("encoder norm")), (bottom("target"), top("target embedding")),
-             (bottom("target embedding"), top("decoder", quarter)), (bottom("encoder norm"), top("decoder", -quarter)),
+             (bottom("target embedding"), top("decoder", quarter)), memory,
              (bottom("decoder"), top("decoder norm")), (bottom("decoder norm"), top("generator"))]
     parts = ['<figure style="margin: 0">'
              f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
@@ -133,7 +134,7 @@ def architecture_svg(
     for (x1, y1), (x2, y2) in edges:
         parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{EDGE}" '
                      'stroke-width="1.4" marker-end="url(#architecture-arrow)"/>')
-    (mx1, my1), (mx2, my2) = bottom("encoder norm"), top("decoder", -quarter)
+    (mx1, my1), (mx2, my2) = memory
     parts.append(f'<text x="{(mx1 + mx2) / 2 + 8:.1f}" y="{(my1 + my2) / 2 + 4:.1f}" font-size="{FONT_PX - 1}" '
                  f'fill="{TEXT}">memory (K, V)</text>')
     for name, box in boxes.items():
@@ -157,5 +158,5 @@ def _description(boxes: dict[str, Box]) -> str:
     say = {name: "; ".join(box.lines).replace("; +", " +") for name, box in boxes.items()}
     return (f"Encoder: {say['source']} → {say['source embedding']} → {say['encoder']} → {say['encoder norm']}. "
             "The encoder's output is the memory that the decoder's cross-attention reads (its keys and values). "
-            f"Decoder: {say['target']} → {say['target embedding']} → {say['decoder']} → {say['decoder norm']} → "
-            f"{say['generator']}.")
+            f"Decoder: {say['target']} → {say['target embedding']} → {say['decoder']} → "
+            f"{say['decoder norm']} → {say['generator']}.")

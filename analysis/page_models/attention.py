@@ -93,8 +93,9 @@ def layer_views(model: Transformer, run: Run, kind: str, layer: int) -> list[Att
             "add up or cancel, nor what later layers do with them.")
         views.append(AttentionView(
             kind=kind, kind_name=KIND_NAMES[kind], explanation=explanation, io_caption=io_caption, weights=weights,
-            rows=rows, cols=cols, row_title=row_title, col_title=col_title, matrix=matrix, mean=mean, row_sums=row_sums, pattern_sentence=pattern_sentence,
-            influence=influence, influence_sentence=influence_sentence))
+            rows=rows, cols=cols, row_title=row_title, col_title=col_title, matrix=matrix, mean=mean,
+            row_sums=row_sums, pattern_sentence=pattern_sentence, influence=influence,
+            influence_sentence=influence_sentence))
     return views
 
 
