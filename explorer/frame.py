@@ -4,6 +4,8 @@ gate. app.py calls main() on every run of a session."""
 
 from __future__ import annotations
 
+import weakref
+
 import streamlit as st
 
 from analysis.tasks import words as task_words
@@ -28,6 +30,16 @@ from .widget_guard import REFUSED_KEY
 
 
 WRITES = "The model writes: "   # the sidebar's line with the model's answer (drivers.protocol_session reads it)
+
+
+_PARAMETER_COUNTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # model -> its count
+
+
+def parameter_count(model) -> int:
+    """The model card's count, walked once per model (every run's sidebar asked it: 1 % of a busy server)."""
+    if model not in _PARAMETER_COUNTS:
+        _PARAMETER_COUNTS[model] = model.n_parameters()
+    return _PARAMETER_COUNTS[model]
 
 
 def task_selector() -> None:
@@ -80,7 +92,7 @@ def sidebar(url_path: str) -> None:
         config, metrics = ckpt.model.config, ckpt.metrics
         with st.container(border=True):
             st.markdown("**Model card**")
-            n_parameters = ckpt.model.n_parameters()
+            n_parameters = parameter_count(ckpt.model)
             held_out = metrics.get("held_out", {})
             st.markdown(
                 f"- task: {task_words(ckpt.task).verb}\n"

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from analysis.patching import pattern_weights
-from analysis.run import correct_tokens
+from analysis.run import correct_tokens, make_run
 from transformer import decoding
 from transformer.checkpoint import bundled_checkpoint, load, load_snapshot, snapshot_index
 from transformer.config import ModelConfig
@@ -127,6 +127,46 @@ def test_a_checked_draft_gives_plain_greedy_decoding_on_ten_thousand_held_out_st
     assert decoding.greedy_batch(model, sources, drafts=drafts) == decoding.greedy_batch(model, sources)
 
 
+def written(run) -> list[int]:
+    """A run's tokens before its end symbol, as greedy_batch returns them."""
+    fed = list(run.fed_ids)
+    return fed[:fed.index(EOS)] if EOS in fed else fed
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_a_run_takes_its_tokens_from_its_traced_pass_and_they_are_plain_greedy_decoding_on_ten_thousand_strings(
+        models, task):
+    """make_run reads the draft in its traced pass and keeps that pass's tokens when it confirms the draft at
+    every position (one pass, not a draft pass and then a traced one). The traced pass computes attention by
+    hand and the draft pass with torch's fused kernel, so their logits differ in float32 rounding (up to about
+    1e-4): the tokens must still be plain greedy decoding's, for every held-out string of every task."""
+    model, vocab = models[task]
+    words = held_out_strings(10_000, model.config.max_len)
+    plain = decoding.greedy_batch(model, [vocab.encode(w, model.config.max_len) for w in words])
+    for word, tokens in zip(words, plain):
+        assert written(make_run(model, vocab, word, task=task)) == tokens, (task, word)
+
+
+def test_a_confirmed_draft_costs_one_pass_and_a_refused_one_still_decodes_greedily(models):
+    """The generator's calls count the decoder's passes: one for a draft the model writes; more when it refuses
+    one (a costly head switched off), and then the tokens are plain greedy decoding's, one step at a time."""
+    model, vocab = models["reverse"]
+    calls = []
+    hook = model.generator.register_forward_hook(lambda *_: calls.append(1))
+    try:
+        run = make_run(model, vocab, "attention is all you need")
+        assert len(calls) == 1 and run.output == "deen uoy lla si noitnetta"
+        assert run.draft_kept == len(run.fed_ids) and list(run.chosen_ids) == list(run.fed_ids)
+        off = Intervention(frozenset({Head("cross", 0, 3)}))
+        src = vocab.encode("attention is all you need", 48)
+        calls.clear()
+        refused = make_run(model, vocab, "attention is all you need", edit=off)
+        assert len(calls) > 2 and refused.draft_kept < len(refused.fed_ids)
+        assert list(refused.fed_ids) == list(decoding.decide(model, src, edit=off).fed)
+    finally:
+        hook.remove()
+
+
 @torch.inference_mode()
 def test_a_draft_refused_part_way_still_gives_plain_greedy_decoding(models):
     """Where the model is wrong, the draft (the right answer) is refused: a model early in training, a costly
@@ -141,6 +181,7 @@ def test_a_draft_refused_part_way_still_gives_plain_greedy_decoding(models):
             src = vocab.encode(word, 48)
             decided, kept = decoding.drafted_greedy(who, src, correct_tokens(vocab, word, 48), edit)
             assert decided == decoding.decide(who, src, edit=edit), word
+            assert make_run(who, vocab, word, edit=edit).fed_ids == decided.fed, word
             refused += kept < len(src) + 1
         sources = [vocab.encode(w, 48) for w in words]
         drafts = [correct_tokens(vocab, w, 48) for w in words]
