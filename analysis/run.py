@@ -87,7 +87,7 @@ def make_run(model: Transformer, vocab: Vocab, text: str, how: Decoding = GREEDY
         draft = correct_tokens(vocab, text, limit, task)
         if (confirmed := _trace_confirming(model, src, draft, edit)) is not None:
             logits, trace = confirmed
-            return _record(vocab, text, src, draft, draft, logits, next_token_probs(logits, None, None),
+            return _record(vocab, text, src, draft, draft, logits, next_token_probs(logits, None, how.top_k),
                            trace.row(0), model.config.d_k, task, len(draft))
         decided, kept = decoding.drafted_greedy(model, src, draft, edit)
         fed, chosen = list(decided.fed), list(decided.chosen)

@@ -61,9 +61,19 @@ def test_the_server_warm_up_runs_every_bundled_model_and_imports_what_every_page
             "warm_up_server()\n"
             "runs = [text_run.is_cached(str(bundled_checkpoint(t)), 'hello') for t in ('reverse', 'copy', 'sort')]\n"
             "missing = [m for m in page_imports() if m not in sys.modules]\n"
+            "import gc, torch\nfrozen = gc.get_freeze_count() > len(gc.get_objects())\n"
             "print(STATUS['models'], STATUS['done'], runs, 'explorer.frame' in sys.modules, "
-            "'streamlit.emojis' in sys.modules, 'classroom.store' in sys.modules, missing)")
-    assert fresh_python(code) == "['reverse', 'copy', 'sort'] True [True, True, True] True True True []"
+            "'streamlit.emojis' in sys.modules, 'classroom.store' in sys.modules, missing, frozen)")
+    # and what it made is hidden from the collector: more objects frozen than left in its view
+    assert fresh_python(code) == "['reverse', 'copy', 'sort'] True [True, True, True] True True True [] True"
+
+
+def test_the_first_page_warm_up_leaves_the_collector_alone():
+    """Under AppTest the warm-up runs after the first page and ends in the middle of a later test: it must not
+    freeze that test's objects (an own model held by a page's globals would never be freed)."""
+    code = ("import gc\nimport threading\nimport explorer.warmup as w\nw.warm_up_once(16)\n"
+            "[t.join() for t in threading.enumerate() if t.name == 'warm-up']\nprint(gc.get_freeze_count())")
+    assert fresh_python(code) == "0"
 
 
 def test_the_second_half_runs_once_when_a_first_page_ends_before_the_server_warm_up():

@@ -9,11 +9,12 @@ from __future__ import annotations
 import copy
 import random
 
+import numpy as np
 import pytest
 import torch
 
 from analysis.patching import pattern_weights
-from analysis.run import correct_tokens, make_run
+from analysis.run import correct_tokens, make_run, traced_pass
 from transformer import decoding
 from transformer.checkpoint import bundled_checkpoint, load, load_snapshot, snapshot_index
 from transformer.config import ModelConfig
@@ -157,6 +158,11 @@ def test_a_confirmed_draft_costs_one_pass_and_a_refused_one_still_decodes_greedi
         run = make_run(model, vocab, "attention is all you need")
         assert len(calls) == 1 and run.output == "deen uoy lla si noitnetta"
         assert run.draft_kept == len(run.fed_ids) and list(run.chosen_ids) == list(run.fed_ids)
+        # the run's numbers are the traced pass's of the draft, as the draft pass and then a traced pass gave them
+        logits, trace = traced_pass(model, torch.tensor([list(run.source_ids)]), torch.tensor([run.decoder_in_ids]))
+        assert torch.equal(torch.from_numpy(run.logits), logits[0])
+        assert torch.equal(torch.from_numpy(run.probs), torch.softmax(logits[0], -1))
+        assert set(run.trace) == set(trace) and all(np.array_equal(run.trace[k], trace[k][0].numpy()) for k in trace)
         off = Intervention(frozenset({Head("cross", 0, 3)}))
         src = vocab.encode("attention is all you need", 48)
         calls.clear()
