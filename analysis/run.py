@@ -80,21 +80,24 @@ def make_run(model: Transformer, vocab: Vocab, text: str, how: Decoding = GREEDY
     limit = model.config.max_len if max_len is None else max_len
     src = vocab.encode(text, limit)
     kept = None                                          # draft tokens kept: greedy runs only
+    traced = None                                        # the traced pass, where deciding the tokens made it
     if how.teacher:
         fed = correct_tokens(vocab, text, limit, task)
         chosen = None
     elif how.temperature is None and not how.forced:     # greedy: the task's answer as a draft, checked in a pass
         draft = correct_tokens(vocab, text, limit, task)
-        if (confirmed := _trace_confirming(model, src, draft, edit)) is not None:
-            logits, trace = confirmed
-            return _record(vocab, text, src, draft, draft, logits, next_token_probs(logits, None, how.top_k),
-                           trace.row(0), model.config.d_k, task, len(draft))
-        decided, kept = decoding.drafted_greedy(model, src, draft, edit)
-        fed, chosen = list(decided.fed), list(decided.chosen)
+        traced = _trace_confirming(model, src, draft, edit)
+        if traced is not None:
+            fed, chosen, kept = draft, draft, len(draft)
+        else:
+            decided, kept = decoding.drafted_greedy(model, src, draft, edit)
+            fed, chosen = list(decided.fed), list(decided.chosen)
     else:
         decided = decoding.decide(model, src, how.temperature, how.top_k, how.seed, edit, dict(how.forced))
         fed, chosen = list(decided.fed), list(decided.chosen)
-    logits, trace = traced_pass(model, torch.tensor([src]), torch.tensor([[SOS, *fed[:-1]]]), edit)
+    if traced is None:
+        traced = traced_pass(model, torch.tensor([src]), torch.tensor([[SOS, *fed[:-1]]]), edit)
+    logits, trace = traced
     logits = logits[0]                                                          # (T, V)
     if chosen is None:
         chosen = logits.argmax(-1).tolist()
@@ -130,8 +133,7 @@ def _trace_confirming(model: Transformer, src: list[int], draft: list[int],
     if not draft or draft[-1] != EOS or len(draft) > decoding.max_output_tokens(model, len(src)):
         return None
     logits, trace = traced_pass(model, torch.tensor([src]), torch.tensor([[SOS, *draft[:-1]]]), edit)
-    logits = logits[0]                                                          # (T, V)
-    return (logits, trace) if logits.argmax(-1).tolist() == draft else None
+    return (logits, trace) if logits[0].argmax(-1).tolist() == draft else None          # logits (1, T, V)
 
 
 def traced_pass(model: Transformer, src: torch.Tensor, tgt: torch.Tensor,
