@@ -35,3 +35,19 @@ def test_names_given_replace_the_position_and_label_ones():
     s = heatmap_spec([("PE", np.zeros((2, 2)))], ["0", "1"], ["0", "1"], "T", "position", "dimension",
                      row_names=["0", "1"], col_names=["0 (sin)", "1 (cos)"])
     assert (s["row_names"], s["col_names"]) == (["0", "1"], ["0 (sin)", "1 (cos)"])
+
+
+def test_a_charts_data_goes_as_standard_json_with_the_numbers_json_dumps_writes():
+    """explorer.canvas_charts.json_bytes (orjson): the same values as json.dumps on a spec with rounded weights,
+    None for NaN and labels in any script; NaN itself and numpy numbers become JSON a browser's parser takes."""
+    import json
+
+    from explorer.canvas_charts import json_bytes
+    m = np.random.default_rng(0).normal(size=(7, 9))
+    m[2, 3] = np.nan
+    s = heatmap_spec([("head 0", m), ("head 1", -m)], list("abcdéfg"), [f"→{i}" for i in range(9)], "T", "q", "k",
+                     zmin=-1, zmax=1, stops=RD_BU)
+    strict = json.loads(json_bytes(s), parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    assert strict == json.loads(json.dumps(s)) and strict["panels"][0]["z"][2][3] is None
+    assert json.loads(json_bytes({"x": float("nan"), "n": np.int64(3), "f": np.float32(0.5), 1: "one"})) == {
+        "x": None, "n": 3, "f": 0.5, "1": "one"}
