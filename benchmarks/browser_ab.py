@@ -41,8 +41,8 @@ def start(root: Path) -> tuple[subprocess.Popen, int]:
 
 
 @contextlib.contextmanager
-def two_servers(against: str) -> Iterator[tuple[Browser, dict[str, tuple[subprocess.Popen, int]]]]:
-    """`against` checked out in a temporary worktree and the working tree, each served, and one Chromium."""
+def served_pair(against: str) -> Iterator[dict[str, tuple[subprocess.Popen, int]]]:
+    """`against` checked out in a temporary worktree and the working tree, each served: name -> (process, port)."""
     with tempfile.TemporaryDirectory() as tmp:
         other = Path(tmp) / "other"
         subprocess.run(["git", "worktree", "add", "--detach", str(other), against], cwd=ROOT, check=True,
@@ -50,14 +50,20 @@ def two_servers(against: str) -> Iterator[tuple[Browser, dict[str, tuple[subproc
         servers = {against: start(other), "working tree": start(ROOT)}
         try:
             time.sleep(5)
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                yield browser, servers
-                browser.close()
+            yield servers
         finally:
             for process, _ in servers.values():
                 stop_server(process)
             subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, capture_output=True)
+
+
+@contextlib.contextmanager
+def two_servers(against: str) -> Iterator[tuple[Browser, dict[str, tuple[subprocess.Popen, int]]]]:
+    """The two servers of served_pair, and one Chromium."""
+    with served_pair(against) as servers, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser, servers
+        browser.close()
 
 
 def main_thread_seconds(cdp) -> float:

@@ -1,0 +1,72 @@
+"""The server's CPU time for a new word on each page, two versions of the app side by side.
+
+    python -m benchmarks.server_cpu --against 7134e04 [--words 15] [--page all]
+
+Both versions are served at once (benchmarks.browser_ab.served_pair). On each page a session of each (Streamlit's
+websocket protocol, drivers.protocol_session: nothing drawn) types the same new words in turn, one server first
+then the other; the CPU seconds each server process used while answering are read from /proc. This is what a
+class costs the server per answer, page by page, without a class's queueing: with every page equally visited
+and the server's time shared fairly, a class's answers per second are about 1 / (the mean over pages).
+Prints each page's mean CPU milliseconds per word for both, their ratio, and the mean over pages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+
+from drivers.protocol_session import ProtocolSession
+from drivers.words import new_word
+from explorer.pages import PAGES
+
+from .browser_ab import served_pair
+from .classroom import cpu_seconds
+
+
+async def per_page(servers: dict, path: str, words: int, seed: int) -> dict[str, float]:
+    """Mean CPU seconds per new word on `path`, for each server."""
+    sessions = {}
+    for name, (_, port) in servers.items():
+        sessions[name] = ProtocolSession(f"http://127.0.0.1:{port}", path)
+        await sessions[name].open()
+        await sessions[name].type("warmup")        # the page's first run (its tables, its models) not counted
+    used = {name: 0.0 for name in servers}
+    rng = random.Random(seed)
+    for i in range(words):
+        word = new_word(rng)
+        for name in (list(servers) if i % 2 == 0 else list(servers)[::-1]):
+            pid = servers[name][0].pid
+            before = cpu_seconds(pid)
+            answer = await sessions[name].type(word)
+            if answer.exceptions or answer.model_writes is None:
+                raise RuntimeError(f"{name} /{path}: {answer.exceptions or 'no answer in the sidebar'} for {word!r}")
+            used[name] += cpu_seconds(pid) - before
+    for session in sessions.values():
+        await session.close()
+    return {name: total / words for name, total in used.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--against", required=True, help="a git ref to compare the working tree with")
+    parser.add_argument("--words", type=int, default=15, help="new words typed on each page of each server")
+    parser.add_argument("--page", default="all", help="url paths separated by commas ('' for home), or 'all'")
+    args = parser.parse_args()
+    paths = [p.url_path for p in PAGES] if args.page == "all" else args.page.split(",")
+    with served_pair(args.against) as servers:
+        rows = {path: asyncio.run(per_page(servers, path, args.words, seed)) for seed, path in enumerate(paths)}
+    old, new = args.against, "working tree"
+    print(f"server CPU ms per new word (a class's words, mean of {args.words} a page, each server in turn)")
+    print(f"{'page':<26} {old[:10]:>10} {'new':>8} {'new/old':>8}")
+    for path, cpu in rows.items():
+        print(f"/{path:<25} {cpu[old] * 1000:>10.1f} {cpu[new] * 1000:>8.1f} {cpu[new] / cpu[old]:>8.2f}")
+    mean_old = statistics.mean(r[old] for r in rows.values())
+    mean_new = statistics.mean(r[new] for r in rows.values())
+    print(f"{'mean over pages':<26} {mean_old * 1000:>10.1f} {mean_new * 1000:>8.1f} {mean_new / mean_old:>8.2f}"
+          f"   (1 / mean: {1 / mean_old:.1f} against {1 / mean_new:.1f} answers per CPU second)")
+
+
+if __name__ == "__main__":
+    main()
