@@ -108,19 +108,26 @@ def make_run(model: Transformer, vocab: Vocab, text: str, how: Decoding = GREEDY
 @torch.inference_mode()
 def make_batch_runs(model: Transformer, vocab: Vocab, texts: list[str], task: str = "reverse") -> list[Run]:
     """Greedy runs of several texts from one padded pass: each run keeps the batch's padded width, so its
-    masks show the padding. As in make_run, the traced pass of the task's answers decides the tokens where the
-    model writes every one of them; otherwise greedy_batch decides and a second pass traces."""
+    masks show the padding. As in make_run, the traced pass of the task's answers decides the tokens: where the
+    model writes every row's answer it is the only pass; otherwise greedy_batch decodes the rows it refused, and
+    a second pass traces what was decided."""
     sources = [vocab.encode(t, model.config.max_len) for t in texts]
     drafts = [correct_tokens(vocab, t, model.config.max_len, task) for t in texts]
     src = pad(sources)                                                          # (B, S)
+    decoded: list[list[int] | None] = [None] * len(texts)                       # tokens before EOS, each row
     traced = None
     if all(_draftable(model, s, d) for s, d in zip(sources, drafts)):
         read = pad([[SOS, *d[:-1]] for d in drafts])                            # (B, D)
         logits, trace = traced_pass(model, src, read)                           # the drafts' traced pass
-        if all(c[:len(d)] == d for c, d in zip(logits.argmax(-1).tolist(), drafts)):   # a padded row reads on
-            decoded, tgt, traced = [d[:-1] for d in drafts], read, (logits, trace)     # greedy writes every draft
+        for b, (choices, draft) in enumerate(zip(logits.argmax(-1).tolist(), drafts)):
+            if choices[:len(draft)] == draft:           # a padded row's choices run on past its draft
+                decoded[b] = draft[:-1]                 # greedy decoding writes this row's draft
+        if all(d is not None for d in decoded):
+            traced, tgt = (logits, trace), read         # it writes every one: that pass was the decoding's
+    refused = [b for b, d in enumerate(decoded) if d is None]
+    for b, tokens in zip(refused, greedy_batch(model, [sources[b] for b in refused])):
+        decoded[b] = tokens
     if traced is None:
-        decoded = greedy_batch(model, sources, drafts=drafts)
         tgt = pad([[SOS, *d] for d in decoded])                                 # (B, T)
         traced = traced_pass(model, src, tgt)
     logits, trace = traced

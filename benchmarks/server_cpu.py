@@ -4,10 +4,12 @@
 
 Both versions are served at once (benchmarks.browser_ab.served_pair). On each page a session of each (Streamlit's
 websocket protocol, drivers.protocol_session: nothing drawn) types the same new words in turn, one server first
-then the other; the CPU seconds each server process used while answering are read from /proc. This is what a
+then the other; each server process's CPU seconds are read from /proc before a page's first word and after its
+last (the kernel counts them in 10 ms ticks: ±10 ms over the page's words, ±0.7 ms a word at 15). This is what a
 class costs the server per answer, page by page, without a class's queueing: with every page equally visited
 and the server's time shared fairly, a class's answers per second are about 1 / (the mean over pages).
-Prints each page's mean CPU milliseconds per word for both, their ratio, and the mean over pages.
+Prints each page's mean CPU milliseconds per word for both (the working tree's list of pages: the other version
+must serve them too), their ratio, and the mean over pages.
 """
 
 from __future__ import annotations
@@ -32,17 +34,16 @@ async def per_page(servers: dict, path: str, words: int, seed: int) -> dict[str,
         sessions[name] = ProtocolSession(f"http://127.0.0.1:{port}", path)
         await sessions[name].open()
         await sessions[name].type("warmup")        # the page's first run (its tables, its models) not counted
-    used = {name: 0.0 for name in servers}
+    before = {name: cpu_seconds(process.pid) for name, (process, _) in servers.items()}
     rng = random.Random(seed)
     for i in range(words):
         word = new_word(rng)
         for name in (list(servers) if i % 2 == 0 else list(servers)[::-1]):
-            pid = servers[name][0].pid
-            before = cpu_seconds(pid)
             answer = await sessions[name].type(word)
             if answer.exceptions or answer.model_writes is None:
                 raise RuntimeError(f"{name} /{path}: {answer.exceptions or 'no answer in the sidebar'} for {word!r}")
-            used[name] += cpu_seconds(pid) - before
+    await asyncio.sleep(0.2)                       # what a server does after its last answer (its clean-up)
+    used = {name: cpu_seconds(process.pid) - before[name] for name, (process, _) in servers.items()}
     for session in sessions.values():
         await session.close()
     return {name: total / words for name, total in used.items()}

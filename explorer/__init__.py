@@ -11,4 +11,4 @@ from . import element_speed, link_guard, server_guards, widget_guard
 widget_guard.install()
 link_guard.install()
 server_guards.install()
-element_speed.install()
+element_speed.install()   # last: the mixin methods the guards above wrap are renamed by Streamlit's pass first

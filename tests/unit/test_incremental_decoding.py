@@ -195,10 +195,12 @@ def test_a_batch_of_runs_decides_its_tokens_as_plain_greedy_decoding_in_one_pass
                 passes = len(calls)
                 plain = decoding.greedy_batch(who, [vocab.encode(t, limit) for t in texts])
                 assert [[t for t in written(r) if t != PAD] for r in runs] == plain, (task, texts)   # rows padded
+                writes_every_answer = [r.output for r in runs] == [target(t, task) for t in texts]
                 if who is model:
+                    assert (passes == 1) == writes_every_answer, texts     # one pass exactly when it can be
                     one_pass += passes == 1
                 else:
-                    refused += [r.output for r in runs] != [target(t, task) for t in texts]
+                    refused += not writes_every_answer
     finally:
         hook.remove()
     assert one_pass >= 950 and refused >= 90, (one_pass, refused)
