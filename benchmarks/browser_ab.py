@@ -25,7 +25,8 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, sync_playwright
 
-from drivers.harness import ALL_CHARTS_DRAWN, CHROMIUM, PAINTED, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, stop_server, type_text
+from drivers.harness import (ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, PAINTED, ROOT, SETTLED, _free_port, stop_server,
+                             type_text, wait_until_healthy)
 
 from drivers.words import random_word
 
@@ -49,7 +50,10 @@ def served_pair(against: str) -> Iterator[dict[str, tuple[subprocess.Popen, int]
                        capture_output=True)
         servers = {against: start(other), "working tree": start(ROOT)}
         try:
-            time.sleep(5)
+            for process, port in servers.values():
+                if not wait_until_healthy(f"http://127.0.0.1:{port}", process, 120):
+                    raise RuntimeError(f"the server on port {port} did not answer /_stcore/health within 120 s")
+            time.sleep(5)                           # and each its warm-up's first model
             yield servers
         finally:
             for process, _ in servers.values():

@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import random
 import statistics
+import time
 
 from drivers.protocol_session import ProtocolSession
 from drivers.words import new_word
@@ -49,6 +50,18 @@ async def per_page(servers: dict, path: str, words: int, seed: int) -> dict[str,
     return {name: total / words for name, total in used.items()}
 
 
+def wait_until_idle(servers: dict, seconds: float = 120) -> None:
+    """Until neither server used more than 20 ms of CPU in a second: their warm-ups (the models, the stored tables)
+    done, so the first page's words do not pay for them."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        before = [cpu_seconds(process.pid) for process, _ in servers.values()]
+        time.sleep(1)
+        if all(cpu_seconds(process.pid) - b <= 0.02 for (process, _), b in zip(servers.values(), before)):
+            return
+    raise RuntimeError(f"the servers were still busy after {seconds:.0f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--against", required=True, help="a git ref to compare the working tree with")
@@ -57,6 +70,7 @@ def main() -> None:
     args = parser.parse_args()
     paths = [p.url_path for p in PAGES] if args.page == "all" else args.page.split(",")
     with served_pair(args.against) as servers:
+        wait_until_idle(servers)
         rows = {path: asyncio.run(per_page(servers, path, args.words, seed)) for seed, path in enumerate(paths)}
     old, new = args.against, "working tree"
     print(f"server CPU ms per new word (a class's words, mean of {args.words} a page, each server in turn)")
