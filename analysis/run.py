@@ -116,7 +116,7 @@ def make_batch_runs(model: Transformer, vocab: Vocab, texts: list[str], task: st
     src = pad(sources)                                                          # (B, S)
     decoded: list[list[int] | None] = [None] * len(texts)                       # tokens before EOS, each row
     traced = None
-    if all(_draftable(model, s, d) for s, d in zip(sources, drafts)):
+    if all(decoding.draftable(model, s, d) for s, d in zip(sources, drafts)):
         read = pad([[SOS, *d[:-1]] for d in drafts])                            # (B, D)
         logits, trace = traced_pass(model, src, read)                           # the drafts' traced pass
         for b, (choices, draft) in enumerate(zip(logits.argmax(-1).tolist(), drafts)):
@@ -148,15 +148,10 @@ def _trace_confirming(model: Transformer, src: list[int], draft: list[int],
     """The traced pass of SOS + the draft, if greedy decoding writes exactly the draft: the draft pass and the
     traced pass then read the same tokens, so one pass serves as both (it was 1.4 of a run's 3.3 ms). None where
     the model refuses a draft token somewhere (drafted_greedy then decides, and a second pass traces)."""
-    if not _draftable(model, src, draft):
+    if not decoding.draftable(model, src, draft):
         return None
     logits, trace = traced_pass(model, torch.tensor([src]), torch.tensor([[SOS, *draft[:-1]]]), edit)
     return (logits, trace) if logits[0].argmax(-1).tolist() == draft else None          # logits (1, T, V)
-
-
-def _draftable(model: Transformer, src: list[int], draft: list[int]) -> bool:
-    """Whether greedy decoding could write the draft: it ends in EOS, within the length limit."""
-    return bool(draft) and draft[-1] == EOS and len(draft) <= decoding.max_output_tokens(model, len(src))
 
 
 def traced_pass(model: Transformer, src: torch.Tensor, tgt: torch.Tensor,

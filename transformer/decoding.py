@@ -68,6 +68,11 @@ def max_output_tokens(model: Transformer, source_length: int) -> int:
 
 
 @torch.inference_mode()
+def draftable(model: Transformer, src: list[int], draft: list[int]) -> bool:
+    """Whether greedy decoding could write the draft at all: it ends in EOS, within the length limit."""
+    return bool(draft) and draft[-1] == EOS and len(draft) <= max_output_tokens(model, len(src))
+
+
 def decide(
     model: Transformer,
     src: list[int],
@@ -110,8 +115,7 @@ def _drafted_batch(model: Transformer, sources: list[list[int]], drafts: list[li
         choices = model.decode_block(read, cache, edit).argmax(-1).tolist()                    # (B, D)
         for b, i in enumerate(rows):
             draft = drafts[i]
-            if (draft and draft[-1] == EOS and len(draft) <= max_output_tokens(model, len(sources[i]))
-                    and choices[b][:len(draft)] == draft):
+            if draftable(model, sources[i], draft) and choices[b][:len(draft)] == draft:
                 results[i] = draft[:-1]              # greedy decoding writes exactly the draft
     refused = [i for i, r in enumerate(results) if r is None]
     for i, decoded in zip(refused, greedy_batch(model, [sources[i] for i in refused], batch_size, edit)):
@@ -137,7 +141,7 @@ def writes_draft(model: Transformer, src: list[int], draft: list[int],
     """Whether greedy decoding writes exactly the draft (its tokens, ending in EOS), in one pass: it does when
     every draft token is the argmax where it is read (drafted_greedy), and it does not where one is refused,
     since greedy writes its own choice there. A yes-or-no question needs no decoding past the refusal."""
-    if not draft or draft[-1] != EOS or len(draft) > max_output_tokens(model, len(src)):
+    if not draftable(model, src, draft):
         return False
     return _checked_draft(model, src, draft, edit)[1] == len(draft)
 
