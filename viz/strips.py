@@ -32,6 +32,17 @@ def _two_places(value: float) -> str:
 
 TICK, PROJECTOR_TICK = "0.65rem", "0.8rem"     # column numbers: 22.4 px on a projector's 28-px root
 
+# What every cell of a kind shares, said once per table rather than in each of its cells' style (Inside one head
+# sent 1,152 cells, about 220 kB, with every rerun); a cell keeps its own background inline, and a dark one is
+# marked for white type.
+STRIP_CSS = ("<style>"
+             ".strip-values td{color:#111827;text-align:center;padding:2px 3px;min-width:2.6rem}"
+             ".strip-bare td{color:#111827;text-align:center;padding:10px 0;min-width:0}"
+             ".strip-weights td{height:1.6rem;padding:0;text-align:center;font-size:0.8rem;color:#111827}"
+             ".strip-values td.on-dark,.strip-bare td.on-dark,.strip-weights td.on-dark{color:white}"
+             "</style>")
+ON_DARK = ' class="on-dark"'
+
 
 def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", show_values: bool | None = None,
                 outlined: int | None = None, ruled: int | None = None, column_name: str = "dimension",
@@ -52,17 +63,18 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
         line = "border-top:2px solid #111827;" if r == ruled else ""
         box = "outline:3px solid #f59e0b;outline-offset:-2px;" if r == outlined else ""
         cells = "".join(
-            f'<td data-value="{float(v)!r}" title="{html.escape(name)}, {column_name} {d}: {v:.4f}" style="background:'
-            f'{colour(v, bound)};color:{"white" if abs(v) > 0.6 * bound else "#111827"};text-align:center;'
-            f'padding:{"2px 3px" if show_values else "10px 0"};min-width:{"2.6rem" if show_values else "0"};'
-            f'{line}">{_two_places(v) if show_values else ""}</td>'
+            f'<td data-value="{float(v)!r}" title="{html.escape(name)}, {column_name} {d}: {v:.4f}"'
+            f'{ON_DARK if abs(v) > 0.6 * bound else ""} style="background:{colour(v, bound)};{line}">'
+            f'{_two_places(v) if show_values else ""}</td>'
             for d, v in enumerate(row))
         rows.append(f'<tr data-row="{html.escape(name)}" style="{box}"><th style="text-align:right;font-weight:400;'
                     f'font-size:{PROJECTOR_TICK if projector else "0.75rem"};padding-right:6px;white-space:nowrap;{line}">{html.escape(name)}</th>'
                     f'{cells}</tr>')
     caption = (f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else "")
     stretch = "" if show_values else "width:100%;table-layout:fixed;"     # long strips fill the page's width
-    return (f'<div {_scroll_region(title)}>{caption}<table style="border-collapse:collapse;font-size:{size};'
+    cells_class = "strip-values" if show_values else "strip-bare"
+    return (f'{STRIP_CSS}<div class="{cells_class}" {_scroll_region(title)}>{caption}'
+            f'<table style="border-collapse:collapse;font-size:{size};'
             f'font-variant-numeric:tabular-nums;border:none;{stretch}"><colgroup><col style="width:8.5rem">'
             f'</colgroup><tr><th></th>{head}</tr>{"".join(rows)}</table>'
             f'<div style="font-size:0.7rem;color:#6b7280">colour: red below 0, blue above, full at '
@@ -97,15 +109,15 @@ def weight_rows(weights: np.ndarray, row_names: list[str], column_names: list[st
         box = "outline:3px solid #d97706;outline-offset:-2px;" if r == outlined else ""
         cells = "".join(
             f'<td data-value="{float(v)!r}" title="{html.escape(name)}, {column_title} {c} ({names[c]}): '
-            f'weight {v:.3f}" style="background:{_mix(stops, v)};height:1.6rem;padding:0;text-align:center;'
-            f'font-size:0.8rem;color:{"white" if v > 0.5 else "#111827"}">{f"{v:.2f}" if written else ""}</td>'
+            f'weight {v:.3f}"{ON_DARK if v > 0.5 else ""} style="background:{_mix(stops, v)}">'
+            f'{f"{v:.2f}" if written else ""}</td>'
             for c, v in enumerate(row))
         rows.append(f'<tr data-row="{html.escape(name)}" style="{box}"><th style="text-align:right;font-weight:400;'
                     f'font-size:0.8rem;padding-right:6px;white-space:nowrap">{html.escape(name)}</th>{cells}</tr>')
     legend = "".join(f'<span style="display:inline-block;width:1.2rem;height:0.7rem;background:{_mix(stops, k / 8)}">'
                      f'</span>' for k in range(9))
     caption = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
-    return (f'<div {_scroll_region(title)}>{caption}<table style="border-collapse:collapse;width:100%;'
+    return (f'{STRIP_CSS}<div class="strip-weights" {_scroll_region(title)}>{caption}<table style="border-collapse:collapse;width:100%;'
             f'table-layout:fixed;border:none"><colgroup><col style="width:4.5rem"></colgroup>'
             f'<tr><th></th>{top}</tr>{"".join(rows)}<tr><th style="font-weight:400;font-size:{tick};'
             f'text-align:right;padding-right:6px">{html.escape(column_title)}</th>{bottom}</tr></table>'

@@ -50,6 +50,11 @@ def test_vector_rows_colour_by_sign_keep_every_value_and_escape_names():
     assert 'data-value="-1.5"' in table and 'data-value="0.25"' in table and ">-1.50<" in table
     assert "<q>" not in table and "&lt;q&gt;" in table
     assert "outline:3px" in table and table.count("border-top:2px") == 3   # the ruled row: its name and two cells
+    # what the cells share is said once, in the table's own style rules; a dark cell (|v| > 0.6 of ±2) is marked
+    # for white type, the others take the rule's dark type
+    from viz.strips import ON_DARK, STRIP_CSS
+    assert table.startswith(STRIP_CSS) and 'class="strip-values"' in table and "td.on-dark{color:white}" in STRIP_CSS
+    assert [ON_DARK in cell for cell in re.findall(r"<td [^>]*>", table)] == [True, False, True, False]
 
 
 def test_the_vote_spread_marks_no_answer_and_labels_each_bar_with_its_count_and_share():
@@ -150,5 +155,8 @@ def test_the_strips_column_numbers_are_22_px_on_a_projector():
             assert tick in sizes and (not projector or all(float(s[:-3]) >= 0.8 for s in sizes)), (projector, sizes)
     assert float(PROJECTOR_TICK[:-3]) * 28 >= 22
     few, many = (weight_rows(np.full((1, n), 0.2), ["h"], ["x"] * n) for n in (5, 20))
+    marked = weight_rows(np.array([[0.2, 0.7]]), ["h"], ["a", "b"])     # white type on the darker weight only
+    assert 'class="strip-weights"' in marked and [
+        'class="on-dark"' in cell for cell in re.findall(r"<td [^>]*>", marked)] == [False, True]
     assert [int(c) for c in re.findall(r'padding:0">(\d+)</th>', few)] == [0, 1, 2, 3, 4]   # each position
     assert [int(c) for c in re.findall(r'padding:0">(\d+)</th>', many)] == [0, 5, 10, 15]
