@@ -274,7 +274,9 @@ function drawHeatmap(root, spec) {
     if (root.clientWidth !== drawnWidth) { drawnWidth = root.clientWidth; draw(); }
   });
   root._observer.observe(root);
-  if (document.fonts) document.fonts.ready.then(draw);  // labels measured again once the page's font has loaded
+  // labels measured again once the page's font has loaded, if it was still loading: a font already there would
+  // only draw every cell a second time (ready is then settled, and its draw ran in the same task as the first)
+  if (document.fonts && document.fonts.status !== "loaded") document.fonts.ready.then(draw);
   return () => root._observer.disconnect();
 }
 
