@@ -274,9 +274,9 @@ function drawHeatmap(root, spec) {
     if (root.clientWidth !== drawnWidth) { drawnWidth = root.clientWidth; draw(); }
   });
   root._observer.observe(root);
-  // labels measured again once the page's font has loaded, if it was still loading: a font already there would
-  // only draw every cell a second time (ready is then settled, and its draw ran in the same task as the first)
-  if (document.fonts && document.fonts.status !== "loaded") document.fonts.ready.then(draw);
+  // labels measured again once the chart's own font has loaded, if it had not: waiting on document.fonts.ready
+  // drew every cell a second time with every new word, as it settled at once when the fonts were already in
+  if (document.fonts && !document.fonts.check(FONT)) document.fonts.load(FONT).then(draw);
   return () => root._observer.disconnect();
 }
 
