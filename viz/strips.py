@@ -32,9 +32,9 @@ def _two_places(value: float) -> str:
 
 TICK, PROJECTOR_TICK = "0.65rem", "0.8rem"     # column numbers: 22.4 px on a projector's 28-px root
 
-# What every cell of a kind shares, said once per table rather than in each of its cells' style (Inside one head
-# sent 1,152 cells, about 220 kB, with every rerun); a cell keeps its own background inline, and a dark one is
-# marked for white type.
+# What every cell of a kind shares, said once per table rather than in each of its cells' style (at 48 characters
+# Inside one head's tables were 234 kB of HTML a rerun, 163 kB so); a cell keeps its own background inline, and a
+# dark one is marked for white type.
 STRIP_CSS = ("<style>"
              ".strip-values td{color:#111827;text-align:center;padding:2px 3px;min-width:2.6rem}"
              ".strip-bare td{color:#111827;text-align:center;padding:10px 0;min-width:0}"
@@ -117,8 +117,8 @@ def weight_rows(weights: np.ndarray, row_names: list[str], column_names: list[st
     legend = "".join(f'<span style="display:inline-block;width:1.2rem;height:0.7rem;background:{_mix(stops, k / 8)}">'
                      f'</span>' for k in range(9))
     caption = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
-    return (f'{STRIP_CSS}<div class="strip-weights" {_scroll_region(title)}>{caption}<table style="border-collapse:collapse;width:100%;'
-            f'table-layout:fixed;border:none"><colgroup><col style="width:4.5rem"></colgroup>'
+    return (f'{STRIP_CSS}<div class="strip-weights" {_scroll_region(title)}>{caption}'
+            f'<table style="border-collapse:collapse;width:100%;table-layout:fixed;border:none"><colgroup><col style="width:4.5rem"></colgroup>'
             f'<tr><th></th>{top}</tr>{"".join(rows)}<tr><th style="font-weight:400;font-size:{tick};'
             f'text-align:right;padding-right:6px">{html.escape(column_title)}</th>{bottom}</tr></table>'
             f'<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">weight 0 {legend} 1; hover a cell for its '
