@@ -1,14 +1,15 @@
-"""What a server does once so that no learner waits for it: import the app's modules (torch among them), load the
-server's models, run one text through each, then import every page's modules (its page model and what its script
-imports; scikit-learn, SciPy and Captum among them, about 2 s, which no page but the four that compute with them
-imports) and compute the √d_k experiments that Masks shows (0.8 s), all kept for the process; on a server's
-start, what it made is then hidden from the garbage collector (hide_from_the_collector).
-Whatever a first run does once per process (imports on its way, Streamlit's REPL check) is done here first.
+"""What a server does once so that no learner waits for it: import the app's modules (torch among them), load the shown
+model and run one text through it, then (once a first page is drawn, warm_up_server) the other models and every
+page's modules (its page model and what its script imports; scikit-learn, SciPy and Captum among them, about 2 s,
+which no page but the four that compute with them imports) and compute the √d_k experiments that Masks shows (0.8
+s), all kept for the process; on a server's start, what it made is then hidden from the garbage collector
+(hide_from_the_collector). Whatever a first run does once per process (imports on its way, Streamlit's REPL check)
+is done here first.
 
-`streamlit run app.py` serves the app through st.App, whose lifespan (app.py) runs `warm_up_server` in a thread
-as the server starts, so a browser loads the page's code while the server imports its own; a first page waits at
-most for what is not done yet. GET /api/warm-up shows STATUS. Where no lifespan ran (AppTest), the second half
-starts after the first page. `python -m benchmarks.browser_latency --first-visits` measures each
+`streamlit run app.py` serves the app through st.App, whose lifespan (app.py) runs `warm_up_server` in a thread as
+the server starts, so a browser loads the page's code while the server imports its own; a first page waits at most
+for what is not done yet, and the rest waits for it. GET /api/warm-up shows STATUS. Where no lifespan ran (AppTest),
+the second half starts after the first page. `python -m benchmarks.browser_latency --first-visits` measures each
 page's first visit on a fresh server, `--cold-starts` the server's start.
 """
 
@@ -18,10 +19,15 @@ import ast
 import gc
 import importlib
 import threading
+import time
 from pathlib import Path
 
 _CLAIM = threading.Lock()
 _claimed = False               # the second half has begun (or is about to): it runs once per process
+PAGE_DONE = threading.Event()  # a session's run has ended (warm_up_once): the server's second half may begin
+SECOND_HALF_WAITS = 3.0        # seconds the server's second half waits for a first page before it begins anyway
+BROWSER_DRAWS = 1.0            # seconds left, after that page's run, to a browser loading its elements' code and
+                               # drawing: on a teacher's laptop the browser shares the server's cores
 STATUS: dict[str, object] = {"models": [], "pages_imported": False, "done": False}   # what /api/warm-up shows
 HEAVY_IMPORTS = ("sklearn.linear_model", "sklearn.decomposition", "scipy.stats", "captum.attr")
 FIRST_TEXT = "hello"        # one text through each model, so that torch's first calls are not a learner's
@@ -34,9 +40,10 @@ FIRST_RUN_IMPORTS = ("pandas", "pyarrow.pandas_compat", "pyarrow.vendored.versio
 
 
 def warm_up_once(d_k: int) -> None:
-    """Start the second half in a daemon thread, the first time only (later calls, and calls after the
-    server-start warm-up began it, return at once). `d_k`: the shown model's, whose √d_k experiment Masks draws
-    first."""
+    """Called after every page's run: tells the server's warm-up that a page has ended, and starts the second half
+    in a daemon thread the first time only (later calls, and calls after the server-start warm-up began it, return
+    at once). `d_k`: the shown model's, whose √d_k experiment Masks draws first."""
+    PAGE_DONE.set()
     if _claim():
         threading.Thread(target=_warm_up, args=(d_k,), daemon=True, name="warm-up").start()
 
@@ -86,29 +93,43 @@ def streamlit_once_per_process_check() -> None:
 
 
 def warm_up_first_page() -> list[str]:
-    """What a first page needs, in the order it needs it: the frame's modules (what app.py imports on a
-    session's first run), what the home page's first run imports, the server's models through the cached loader
-    the pages call and one run of each. Returns the models' keys, the shown one first."""
+    """What a first page needs, in the order its run needs it: the frame's modules (what app.py imports on a
+    session's first run), Streamlit's emoji catalogue (the router checks each page's icon) and its REPL check, the
+    shown model through the cached loader the pages call and one run of it, then what the home page's first run
+    imports. Returns the models' keys, the shown one first; the others are loaded by warm_up_server."""
     importlib.import_module("explorer.frame")
-    from .pages import at_url_path
-    for module in page_imports([at_url_path("")]):   # the home page's: the default page, a first visit's
-        importlib.import_module(module)
+    importlib.import_module("streamlit.emojis")
     streamlit_once_per_process_check()
     from transformer.checkpoint import bundled_checkpoint
     from transformer.data import TASKS
-    from .cache import pointed_checkpoint, text_run
+    from .cache import pointed_checkpoint
     pointed = pointed_checkpoint()
     keys = [str(pointed)] if pointed else [str(bundled_checkpoint(task)) for task in TASKS]   # reverse first
-    for key in keys:
-        text_run(key, FIRST_TEXT)
-        STATUS["models"].append(Path(key).name)   # a folder's name, never a path of the server
+    run_once(keys[0])
+    from .pages import at_url_path
+    for module in page_imports([at_url_path("")]):   # the home page's: the default page, a first visit's
+        importlib.import_module(module)
     return keys
 
 
+def run_once(key: str) -> None:
+    """Load a server's model (the cached loader the pages call) and run one text through it."""
+    from .cache import text_run
+    text_run(key, FIRST_TEXT)
+    STATUS["models"].append(Path(key).name)   # a folder's name, never a path of the server
+
+
 def warm_up_server() -> None:
-    """The whole warm-up: what a first page needs, then the second half."""
+    """The whole warm-up: what a first page needs; then, once a first page has ended and its browser has had
+    BROWSER_DRAWS seconds to draw it (or after SECOND_HALF_WAITS seconds with no page), the other models and the
+    second half. Begun at once, the second half's imports (2 s of CPU, holding the GIL in long stretches) ran
+    beside the first learner's run, which was waiting for the model, and then beside the browser drawing it."""
     mine = _claim()        # first, so that a first page finished meanwhile does not start the second half too
     keys = warm_up_first_page()
+    if mine and PAGE_DONE.wait(SECOND_HALF_WAITS):
+        time.sleep(BROWSER_DRAWS)
+    for key in keys[1:]:
+        run_once(key)
     if mine:
         from .cache import checkpoint_for
         _warm_up(checkpoint_for(keys[0]).model.config.d_k)
