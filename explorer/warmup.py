@@ -15,11 +15,12 @@ page's first visit on a fresh server, `--cold-starts` the server's start.
 
 from __future__ import annotations
 
-import ast
 import gc
 import importlib
+import io
 import threading
 import time
+import tokenize
 from pathlib import Path
 
 _CLAIM = threading.Lock()
@@ -62,12 +63,47 @@ def page_imports(pages=None) -> list[str]:
     from .pages import PAGES, ROOT
     found = set(FIRST_RUN_IMPORTS)
     for page in PAGES if pages is None else pages:
-        for node in ast.walk(ast.parse((ROOT / page.script).read_text())):
-            if isinstance(node, ast.Import):
-                found.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                found.add(node.module)
+        found.update(imported_modules((ROOT / page.script).read_text()))
     return sorted(found)
+
+
+def imported_modules(source: str) -> set[str]:
+    """The modules a script's import statements name (`import a.b, c`; `from a.b import x`, not relative ones),
+    read with tokenize, not ast: ast.parse on this thread while a session's run parsed its script (Streamlit's
+    magic) raised "SystemError: AST constructor recursion depth mismatch" in CPython 3.11, in the test suite; the
+    same race in a server could have failed a learner's page."""
+    tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
+              if t.type not in (tokenize.COMMENT, tokenize.NL)]
+    found: set[str] = set()
+    for i, token in enumerate(tokens):
+        starts_a_line = i == 0 or tokens[i - 1].type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+        if token.type != tokenize.NAME or token.string not in ("import", "from") or not starts_a_line:
+            continue
+        j = i + 1
+        while True:
+            name, j = _dotted_name(tokens, j)
+            if name:
+                found.add(name)
+            if token.string == "from":
+                break                          # one module; a relative one (from . import x) has no name here
+            if tokens[j].string == "as":
+                j += 2
+            if tokens[j].string != ",":
+                break
+            j += 1
+    return found
+
+
+def _dotted_name(tokens, j: int) -> tuple[str, int]:
+    """The dotted name starting at tokens[j] ("" if it starts with a dot or is not a name), and the index after it."""
+    if tokens[j].type != tokenize.NAME:
+        return "", j
+    parts = [tokens[j].string]
+    j += 1
+    while tokens[j].string == "." and tokens[j + 1].type == tokenize.NAME:
+        parts.append(tokens[j + 1].string)
+        j += 2
+    return ".".join(parts), j
 
 
 def _warm_up(d_k: int) -> None:

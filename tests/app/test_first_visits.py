@@ -83,6 +83,28 @@ def test_the_server_warm_up_loads_the_shown_model_then_waits_for_a_first_page_be
     assert fresh_python(code) == "(['reverse'], False, False) ['reverse', 'copy', 'sort'] True"
 
 
+def test_the_warm_up_reads_each_page_scripts_imports_as_python_does_without_ast():
+    """ast.parse on the warm-up's thread, while a session's run parsed its own script, raised "SystemError: AST
+    constructor recursion depth mismatch" (CPython 3.11, the whole suite at d7a776a): the imports are read with
+    tokenize, and must name what Python's own parser finds."""
+    import ast
+
+    from explorer.pages import PAGES
+    from explorer.warmup import imported_modules
+    for page in PAGES:
+        source = (ROOT / page.script).read_text()
+        parsed = set()
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                parsed.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                parsed.add(node.module)
+        assert imported_modules(source) == parsed, page.script
+    tricky = ('"""A docstring line:\nfrom the top import nothing\n"""\nimport a.b as c, d  # e\nfrom . import f\n'
+              'from .g import h\nfrom i.j import (k,\n    l)\nif True:\n    import m\n')
+    assert imported_modules(tricky) == {"a.b", "d", "i.j", "m"}
+
+
 def test_the_first_page_warm_up_leaves_the_collector_alone():
     """Under AppTest the warm-up runs after the first page and ends in the middle of a later test: it must not
     freeze that test's objects (an own model held by a page's globals would never be freed)."""
