@@ -3,8 +3,9 @@
     streamlit run app.py
 
 `streamlit run` imports this file once to serve it and finds `app`, an st.App whose lifespan starts the server's
-warm-up in a thread as the server starts (explorer/warmup.py: torch, the models, a first run of each), so the
-first learner's page waits for none of it; GET /api/warm-up says how far it got. Every run of a session then runs
+warm-up in a thread as the server starts (explorer/warmup.py: torch, the shown model and a first run of it, then,
+after a first page, the other models and every page's modules), so the first learner's page waits for little of it;
+GET /api/warm-up says how far it got. Every run of a session then runs
 this file as its script, which draws the frame and the page (explorer/frame.py).
 """
 

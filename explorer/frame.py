@@ -153,4 +153,5 @@ def main() -> None:
         finally:
             show_dropped_link_values(link_notice)
             notice_goes_in(None)   # the slot belongs to this run only
-    warm_up_once(checkpoint_or_stop().model.config.d_k)   # after the first page, where no lifespan warmed up
+    warm_up_once(checkpoint_or_stop().model.config.d_k)   # a page has run: the server's warm-up may go on, or,
+                                                           # where no lifespan warmed up (AppTest), it starts here

@@ -1,10 +1,10 @@
 """What a server does once so that no learner waits for it: import the app's modules (torch among them), load the shown
-model and run one text through it, then (once a first page is drawn, warm_up_server) the other models and every
-page's modules (its page model and what its script imports; scikit-learn, SciPy and Captum among them, about 2 s,
-which no page but the four that compute with them imports) and compute the √d_k experiments that Masks shows (0.8
-s), all kept for the process; on a server's start, what it made is then hidden from the garbage collector
-(hide_from_the_collector). Whatever a first run does once per process (imports on its way, Streamlit's REPL check)
-is done here first.
+model and run one text through it, then (once a first page has run, and 1 s more for its browser: warm_up_server)
+the other models and every page's modules (its page model and what its script imports; scikit-learn, SciPy and
+Captum among them, about 2 s, which no page but the four that compute with them imports) and compute the √d_k
+experiments that Masks shows (0.8 s), all kept for the process; on a server's start, what it made is then hidden
+from the garbage collector (hide_from_the_collector). Whatever a first run does once per process (imports on its
+way, Streamlit's REPL check) is done here first.
 
 `streamlit run app.py` serves the app through st.App, whose lifespan (app.py) runs `warm_up_server` in a thread as
 the server starts, so a browser loads the page's code while the server imports its own; a first page waits at most
@@ -25,7 +25,7 @@ from pathlib import Path
 
 _CLAIM = threading.Lock()
 _claimed = False               # the second half has begun (or is about to): it runs once per process
-PAGE_DONE = threading.Event()  # a session's run has ended (warm_up_once): the server's second half may begin
+PAGE_DONE = threading.Event()  # a session's page has run to its end (warm_up_once): the second half may begin
 SECOND_HALF_WAITS = 3.0        # seconds the server's second half waits for a first page before it begins anyway
 BROWSER_DRAWS = 1.0            # seconds left, after that page's run, to a browser loading its elements' code and
                                # drawing: on a teacher's laptop the browser shares the server's cores
@@ -41,9 +41,10 @@ FIRST_RUN_IMPORTS = ("pandas", "pyarrow.pandas_compat", "pyarrow.vendored.versio
 
 
 def warm_up_once(d_k: int) -> None:
-    """Called after every page's run: tells the server's warm-up that a page has ended, and starts the second half
-    in a daemon thread the first time only (later calls, and calls after the server-start warm-up began it, return
-    at once). `d_k`: the shown model's, whose √d_k experiment Masks draws first."""
+    """Called at the end of a page's run (one that ends normally; a stopped one leaves the server's warm-up to its
+    SECOND_HALF_WAITS): tells the server's warm-up that a page has run, and starts the second half in a daemon
+    thread the first time only (later calls, and calls after the server-start warm-up claimed it, return at once).
+    `d_k`: the shown model's, whose √d_k experiment Masks draws first."""
     PAGE_DONE.set()
     if _claim():
         threading.Thread(target=_warm_up, args=(d_k,), daemon=True, name="warm-up").start()
@@ -69,14 +70,16 @@ def page_imports(pages=None) -> list[str]:
 
 def imported_modules(source: str) -> set[str]:
     """The modules a script's import statements name (`import a.b, c`; `from a.b import x`, not relative ones),
-    read with tokenize, not ast: ast.parse on this thread while a session's run parsed its script (Streamlit's
-    magic) raised "SystemError: AST constructor recursion depth mismatch" in CPython 3.11, in the test suite; the
-    same race in a server could have failed a learner's page."""
+    read with tokenize, not ast: in the test suite, ast.parse on this thread raised "SystemError: AST constructor
+    recursion depth mismatch" (CPython 3.11, whose ast conversion is not safe on two threads at once), one reading
+    being that a test's run was parsing its script meanwhile (Streamlit's magic parses every script). In a server
+    the second half runs beside learners' runs, where such a race could fail a learner's page instead."""
     tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
               if t.type not in (tokenize.COMMENT, tokenize.NL)]
     found: set[str] = set()
     for i, token in enumerate(tokens):
-        starts_a_line = i == 0 or tokens[i - 1].type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+        starts_a_line = i == 0 or tokens[i - 1].type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT) or (
+            tokens[i - 1].string in (";", ":"))   # a statement: after `;`, or after `if c:` on the same line
         if token.type != tokenize.NAME or token.string not in ("import", "from") or not starts_a_line:
             continue
         j = i + 1
@@ -156,10 +159,10 @@ def run_once(key: str) -> None:
 
 
 def warm_up_server() -> None:
-    """The whole warm-up: what a first page needs; then, once a first page has ended and its browser has had
+    """The whole warm-up: what a first page needs; then, once a first page has run and its browser has had
     BROWSER_DRAWS seconds to draw it (or after SECOND_HALF_WAITS seconds with no page), the other models and the
-    second half. Begun at once, the second half's imports (2 s of CPU, holding the GIL in long stretches) ran
-    beside the first learner's run, which was waiting for the model, and then beside the browser drawing it."""
+    second half. The second half used to begin as soon as the three models were loaded: its imports (2 s of CPU)
+    then ran beside the first learner's run and beside the browser drawing it (README, "The first page's start")."""
     mine = _claim()        # first, so that a first page finished meanwhile does not start the second half too
     keys = warm_up_first_page()
     if mine and PAGE_DONE.wait(SECOND_HALF_WAITS):
