@@ -84,9 +84,9 @@ def test_the_server_warm_up_loads_the_shown_model_then_waits_for_a_first_page_be
 
 
 def test_the_warm_up_reads_each_page_scripts_imports_as_python_does_without_ast():
-    """ast.parse on the warm-up's thread, while a session's run parsed its own script, raised "SystemError: AST
-    constructor recursion depth mismatch" (CPython 3.11, the whole suite at d7a776a): the imports are read with
-    tokenize, and must name what Python's own parser finds."""
+    """ast.parse on the warm-up's thread raised "SystemError: AST constructor recursion depth mismatch" in the whole
+    suite at d7a776a (CPython 3.11; one reading: a test's run was parsing its own script meanwhile): the imports are
+    read with tokenize, and must name what Python's own parser finds."""
     import ast
 
     from explorer.pages import PAGES
