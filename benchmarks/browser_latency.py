@@ -39,16 +39,18 @@ from drivers.harness import (
     ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, start_server, stop_server, type_text,
 )
 
+from .checkout_python import python_for
+
 PAGES = {p.url_path or "home": p.url_path for p in REGISTRY}   # name -> url path
 TOUR = {f"lesson-{s.number}": f"lesson?lesson_step={s.number}" for s in STEPS}
 
 
-def cold_start(browser, root: Path = ROOT) -> float:
-    """Seconds from `streamlit run` (of the tree at `root`) to the first page drawn in the browser."""
+def cold_start(browser, root: Path = ROOT, python: str = sys.executable) -> float:
+    """Seconds from `streamlit run` (of the tree at `root`, by `python`) to the first page drawn in the browser."""
     port = _free_port()
     start = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+        [python, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1"], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     context = browser.new_context()
     page = context.new_page()
@@ -67,17 +69,18 @@ def cold_start(browser, root: Path = ROOT) -> float:
 
 
 def cold_starts_against(browser, against: str, starts: int) -> dict[str, list[float]]:
-    """Cold starts of `against` (a commit, in a temporary worktree) and of the working tree, taking turns."""
+    """Cold starts of `against` (a commit, in a temporary worktree, served with its own pinned packages:
+    benchmarks/checkout_python.py) and of the working tree, taking turns."""
     times: dict[str, list[float]] = {against: [], "working tree": []}
     with tempfile.TemporaryDirectory() as tmp:
         other = Path(tmp) / "other"
         subprocess.run(["git", "worktree", "add", "--detach", str(other), against], cwd=ROOT, check=True,
                        capture_output=True)
         try:
+            order = [(against, other, python_for(other)), ("working tree", ROOT, sys.executable)]
             for start in range(starts):
-                order = [(against, other), ("working tree", ROOT)]
-                for name, root in order if start % 2 == 0 else order[::-1]:
-                    times[name].append(cold_start(browser, root))
+                for name, root, python in order if start % 2 == 0 else order[::-1]:
+                    times[name].append(cold_start(browser, root, python))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, capture_output=True)
     return times

@@ -3,12 +3,10 @@
 Importing it also refuses malformed widget values from crafted clients (explorer.widget_guard), gives a
 link's unusable values their widget's default (explorer.link_guard), and refuses what no browser of the app
 asks for on behalf of every session: clearing the caches, and uploads no uploader asked for
-(explorer.server_guards). It also spares every element Streamlit makes a pass that renames 127 functions
-(explorer.element_speed)."""
+(explorer.server_guards)."""
 
-from . import element_speed, link_guard, server_guards, widget_guard
+from . import link_guard, server_guards, widget_guard
 
 widget_guard.install()
 link_guard.install()
 server_guards.install()
-element_speed.install()   # last: the mixin methods the guards above wrap are renamed by Streamlit's pass first

@@ -1,8 +1,9 @@
 """The entrypoint: router, shared sidebar input and model card.
 
-Streamlit 1.66-1.67 drop widgets created in an st.navigation entrypoint from the AppTest tree after
-a rerun (see DESIGN.md); 1.65.0, which requirements.txt pins, keeps them. The rerun test below
-fails if an upgrade brings that behaviour back, so the page tests' approach can be revisited.
+DESIGN.md records that Streamlit 1.66.0-1.67.0 dropped widgets created in an st.navigation entrypoint from
+the AppTest tree after a rerun. Under 1.67.0, which requirements.txt pins, this app's entrypoint keeps them
+(checked by the rerun test below, which fails if a version brings that behaviour back, so that the page tests'
+approach can be revisited).
 """
 
 from streamlit.testing.v1 import AppTest
