@@ -9,17 +9,17 @@ import streamlit as st
 # Streamlit draws some of its own icons (an expander's chevron, the uploader's cloud) as a Material-font word, which a
 # screen reader reads out ("keyboard_arrow_right How the next token is chosen"). Once per page, an observer marks
 # every such icon aria-hidden as it appears: the picture stays, the word is not read. A button that has nothing but
-# its icon (the sidebar's own) is named in words first.
+# its icon and no name is named by the icon's words first (Streamlit 1.67 names the sidebar's own two itself:
+# "Expand sidebar", "Collapse sidebar").
 _FRAME_FIXES_JS = """export default function () {
   if (window.__frameFixes) return;
   window.__frameFixes = true;
-  const NAMES = { keyboard_double_arrow_left: "Close the sidebar", keyboard_double_arrow_right: "Open the sidebar" };
   let queued = false;
   const hide = () => {
     document.querySelectorAll("[data-testid='stIconMaterial']:not([aria-hidden])").forEach((icon) => {
       const word = icon.textContent, button = icon.closest("button");
       if (button && !button.getAttribute("aria-label") && !button.textContent.replace(word, "").trim())
-        button.setAttribute("aria-label", NAMES[word] || word.replace(/_/g, " "));
+        button.setAttribute("aria-label", word.replace(/_/g, " "));
       icon.setAttribute("aria-hidden", "true");
     });
   };

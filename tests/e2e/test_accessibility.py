@@ -43,7 +43,7 @@ def test_the_page_has_no_serious_accessibility_violation(server, browser, row, p
     assert levels[:1] == [1] and all(b <= a + 1 for a, b in zip(levels, levels[1:])), (row.id, levels)
     if projector:                                           # for the back of a hall, the sidebar folded
         assert min(page.evaluate(BODY_TEXT), default=28) >= 28, row.id
-        expect(page.get_by_role("button", name="Open the sidebar", exact=True)).to_be_visible()   # named in words
+        expect(page.get_by_role("button", name="Expand sidebar", exact=True)).to_be_visible()     # named in words
     page.context.close()
 
 
