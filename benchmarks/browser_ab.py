@@ -50,8 +50,9 @@ def served_pair(against: str) -> Iterator[dict[str, tuple[subprocess.Popen, int]
         other = Path(tmp) / "other"
         subprocess.run(["git", "worktree", "add", "--detach", str(other), against], cwd=ROOT, check=True,
                        capture_output=True)
-        servers = {against: start(other), "working tree": start(ROOT)}
+        servers = {}
         try:
+            servers = {against: start(other), "working tree": start(ROOT)}
             for process, port in servers.values():
                 if not wait_until_healthy(f"http://127.0.0.1:{port}", process, 120):
                     raise RuntimeError(f"the server on port {port} did not answer /_stcore/health within 120 s")

@@ -77,7 +77,7 @@ def cold_starts_against(browser, against: str, starts: int) -> dict[str, list[fl
         subprocess.run(["git", "worktree", "add", "--detach", str(other), against], cwd=ROOT, check=True,
                        capture_output=True)
         try:
-            order = [(against, other, python_for(other)), ("working tree", ROOT, sys.executable)]
+            order = [(against, other, python_for(other)), ("working tree", ROOT, python_for(ROOT))]
             for start in range(starts):
                 for name, root, python in order if start % 2 == 0 else order[::-1]:
                     times[name].append(cold_start(browser, root, python))

@@ -11,36 +11,45 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
-import re
+import site
 import subprocess
 import sys
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 CACHE = Path.home() / ".cache" / "attention-explorer"
-PIN = re.compile(r"^\s*([A-Za-z0-9_.-]+)(\[[^\]]*\])?==([^\s#;]+)")
 
 
-def pins(requirements: Path) -> dict[str, str]:
-    """name -> 'name[extras]==version' for every exact pin of one requirements file (not its -r includes)."""
+def pins(requirements: Path) -> dict[str, Requirement]:
+    """name -> requirement, for every exact (==) pin of one requirements file whose environment marker holds here
+    (its -r and -c includes are not followed: no commit of this project has used one in its runtime file)."""
     found = {}
     for line in requirements.read_text().splitlines():
-        match = PIN.match(line)
-        if match:
-            name, extras, version = match.groups()
-            found[name] = f"{name}{extras or ''}=={version}"
+        line = line.split(" #")[0].strip()
+        if not line or line.startswith(("#", "-")):
+            continue
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        exact = [s for s in requirement.specifier if s.operator in ("==", "===")]
+        if exact and (requirement.marker is None or requirement.marker.evaluate()):
+            found[requirement.name] = requirement
     return found
 
 
 def differing_pins(requirements: Path) -> list[str]:
-    """The pins of `requirements` that this Python does not have installed at that version."""
+    """The pins of `requirements` that this Python does not have installed at a version they allow (torch's
+    2.13.0+cpu is allowed by torch==2.13.0, as pip itself reads it)."""
     differ = []
-    for name, pin in pins(requirements).items():
+    for name, requirement in pins(requirements).items():
         try:
             installed = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             installed = None
-        if installed is None or installed.split("+")[0] != pin.split("==")[1]:   # 2.13.0+cpu is torch==2.13.0
-            differ.append(pin)
+        if installed is None or not requirement.specifier.contains(installed, prereleases=True):
+            differ.append(str(requirement))
     return sorted(differ)
 
 
@@ -49,12 +58,18 @@ def python_for(checkout: Path) -> str:
     differ = differing_pins(checkout / "requirements.txt")
     if not differ:
         return sys.executable
-    key = hashlib.sha256("\n".join([sys.executable, *differ]).encode()).hexdigest()[:16]
+    key = hashlib.sha256("\n".join([sys.executable, sys.version, *differ]).encode()).hexdigest()[:16]
     venv = CACHE / f"python-{key}"
     python = venv / "bin" / "python"
-    if not (venv / "done").exists():
+    if not (venv / "done").exists():              # written last: a half-made environment is made again (--clear)
         print(f"making {venv} for {checkout.name}'s pins that differ: {', '.join(differ)}", flush=True)
         subprocess.run([sys.executable, "-m", "venv", "--clear", "--system-site-packages", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", *differ], check=True)
+        if sys.prefix != sys.base_prefix:         # run from a virtual environment: see its packages too, not only
+            own = subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"],
+                                 check=True, capture_output=True, text=True).stdout.strip()
+            Path(own, "parent-environment.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+        constraints = venv / "constraints.txt"    # the checkout's other pins hold too (pip takes no extras here)
+        constraints.write_text("".join(f"{r.name}{r.specifier}\n" for r in pins(checkout / "requirements.txt").values()))
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *differ, "-c", str(constraints)], check=True)
         (venv / "done").write_text("\n".join(differ) + "\n")
     return str(python)

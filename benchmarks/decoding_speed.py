@@ -15,9 +15,10 @@ import argparse
 import json
 import statistics
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
+
+from .checkout_python import python_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,7 +59,7 @@ print(json.dumps({"make_run": statistics.median(p[0] for p in pairs), "traced": 
 
 
 def measure(tree: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", MEASURE], cwd=tree, capture_output=True, text=True, check=True,
+    out = subprocess.run([python_for(tree), "-c", MEASURE], cwd=tree, capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"})
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -104,8 +104,8 @@ def answer_form(quiz: Quiz, key: str) -> list[str | None] | None:
 
 def answer_each(quiz: Quiz, key: str, stored: dict[int, str], keep: Callable[[int, str], None]) -> None:
     """Every item, each answer kept (`keep(item, option)`) the moment it is picked. For a page that polls: a
-    form's submit press that follows a timed fragment run was lost in Chromium (Streamlit 1.65), a radio's
-    change is not."""
+    form's submit press that follows a timed fragment run was lost in Chromium (Streamlit 1.65; not re-checked on
+    1.67), a radio's change is not."""
     for i in range(len(quiz.items)):
         _item(quiz, i, key, stored, on_change=lambda i=i: keep(i, st.session_state[f"{key}_{i}"]))
 

@@ -84,8 +84,9 @@ def main() -> None:
             roots = {"before": Path(folder) / "before", **roots}
             subprocess.run(["git", "worktree", "add", "--detach", str(roots["before"]), args.against], cwd=ROOT,
                            check=True, capture_output=True)
-        servers = {name: start(root) for name, root in roots.items()}
+        servers = {}
         try:
+            servers = {name: start(root) for name, root in roots.items()}
             for name, (process, port) in servers.items():
                 if not wait_until_healthy(f"http://127.0.0.1:{port}", process, 120):
                     raise SystemExit(f"the {name} server did not start")

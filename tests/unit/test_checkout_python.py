@@ -11,8 +11,9 @@ from drivers.harness import ROOT
 def test_pins_reads_exact_pins_with_extras_and_skips_includes_and_comments(tmp_path):
     requirements = tmp_path / "requirements.txt"
     requirements.write_text("# a comment\n-r other.txt\ntorch==2.13.0\npsycopg[binary]==3.3.6  # PostgreSQL\n"
-                            "loose>=1.0\n")
-    assert pins(requirements) == {"torch": "torch==2.13.0", "psycopg": "psycopg[binary]==3.3.6"}
+                            "loose>=1.0\nstreamlit == 1.65.0\nelsewhere==1.0; sys_platform == 'nowhere'\n")
+    assert {name: str(r) for name, r in pins(requirements).items()} == {
+        "torch": "torch==2.13.0", "psycopg": "psycopg[binary]==3.3.6", "streamlit": "streamlit==1.65.0"}
 
 
 def test_a_pin_differs_when_another_version_or_nothing_is_installed(tmp_path):
