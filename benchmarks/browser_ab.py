@@ -4,7 +4,7 @@
     python -m benchmarks.browser_ab --against HEAD~1 --page all      # every page, the same two servers
 
 The other version is checked out with `git worktree` into a temporary folder and served with its own pinned
-packages (benchmarks/checkout_python.py). Both servers run at once and
+packages (drivers/checkout_python.py). Both servers run at once and
 the same new word is typed into each in turn, each going first every other time, so the machine's noise
 falls on both alike. Prints medians of the wall time (typing to the page settled with every chart drawn and the
 frame after it painted) and of Chromium's main-thread busy time (the Performance domain's TaskDuration), and
@@ -31,11 +31,11 @@ from drivers.harness import (ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, PAINTED,
 from drivers.words import random_word
 
 from .browser_latency import PAGES
-from .checkout_python import python_for
+from drivers.checkout_python import python_for
 
 
 def start(root: Path) -> tuple[subprocess.Popen, int]:
-    """The app at `root` served with its own pinned packages (benchmarks/checkout_python.py)."""
+    """The app at `root` served with its own pinned packages (drivers/checkout_python.py)."""
     port = _free_port()
     process = subprocess.Popen(
         [python_for(root), "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),

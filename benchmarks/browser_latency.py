@@ -39,7 +39,7 @@ from drivers.harness import (
     ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, start_server, stop_server, type_text,
 )
 
-from .checkout_python import python_for
+from drivers.checkout_python import python_for
 
 PAGES = {p.url_path or "home": p.url_path for p in REGISTRY}   # name -> url path
 TOUR = {f"lesson-{s.number}": f"lesson?lesson_step={s.number}" for s in STEPS}
@@ -70,7 +70,7 @@ def cold_start(browser, root: Path = ROOT, python: str = sys.executable) -> floa
 
 def cold_starts_against(browser, against: str, starts: int) -> dict[str, list[float]]:
     """Cold starts of `against` (a commit, in a temporary worktree, served with its own pinned packages:
-    benchmarks/checkout_python.py) and of the working tree, taking turns."""
+    drivers/checkout_python.py) and of the working tree, taking turns."""
     times: dict[str, list[float]] = {against: [], "working tree": []}
     with tempfile.TemporaryDirectory() as tmp:
         other = Path(tmp) / "other"

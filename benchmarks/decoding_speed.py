@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .checkout_python import python_for
+from drivers.checkout_python import python_for
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -142,7 +142,9 @@ def test_projected_in_a_hall_each_step_shows_its_numbers_on_the_first_screen_in_
         load(page, f"{server}/lesson?text=banana&projector=true&lesson_step={number}", timeout=180_000)
         step_shown(page, number)
         assert min(page.evaluate(BODY_TEXT)) >= 28, number         # the step's text (captions are 24.5 px)
-        expect(page.get_by_test_id("stSidebar")).to_have_attribute("aria-expanded", "false")   # folded away
+        expect(page.get_by_test_id("stSidebar")).to_have_attribute("data-collapsed", "true")     # folded away,
+        expect(page.get_by_role("button", name="Expand sidebar", exact=True)).to_have_attribute(  # and said so
+            "aria-expanded", "false")
         first = page.evaluate(FIRST_NUMBERS)
         if not shown_before_the_answer(number, "banana"):                 # its numbers wait for the answer
             assert first is None, number

@@ -1,10 +1,10 @@
-"""benchmarks.checkout_python: which pins of another checkout differ from what this Python has installed, so that
+"""drivers.checkout_python: which pins of another checkout differ from what this Python has installed, so that
 an older commit is benchmarked on its own Streamlit, not on the working tree's."""
 
 import importlib.metadata
 import sys
 
-from benchmarks.checkout_python import differing_pins, pins, python_for
+from drivers.checkout_python import differing_pins, pins, python_for
 from drivers.harness import ROOT
 
 
