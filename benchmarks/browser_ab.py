@@ -28,10 +28,10 @@ from playwright.sync_api import Browser, sync_playwright
 from drivers.harness import (ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, PAINTED, ROOT, SETTLED, _free_port, stop_server,
                              type_text, wait_until_healthy)
 
+from drivers.checkout_python import python_for
 from drivers.words import random_word
 
 from .browser_latency import PAGES
-from drivers.checkout_python import python_for
 
 
 def start(root: Path) -> tuple[subprocess.Popen, int]:

@@ -38,7 +38,6 @@ from teaching.steps import STEPS
 from drivers.harness import (
     ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, start_server, stop_server, type_text,
 )
-
 from drivers.checkout_python import python_for
 
 PAGES = {p.url_path or "home": p.url_path for p in REGISTRY}   # name -> url path
