@@ -6,24 +6,37 @@
 warm-up in a thread as the server starts (explorer/warmup.py: torch, the shown model and a first run of it, then,
 after a first page, the other models and every page's modules), so the first learner's page waits for little of it;
 GET /api/warm-up says how far it got. Every run of a session then runs
-this file as its script, which draws the frame and the page (explorer/frame.py).
+this file as its script, which draws the frame and the page (explorer/frame.py). Every page's HTML also asks the
+browser to load the code of the elements the pages draw at once (ElementCodeFirst), while the server still works.
 """
 
 import contextlib
+import gc
+import re
 import sys
 import threading
+from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+
+def warm_up() -> None:
+    """The server's warm-up (explorer.warmup.warm_up_server) with Python's cyclic garbage collector off from the
+    first import, torch's among them; the warm-up turns it on again as it ends, however it ends."""
+    gc.disable()
+    try:
+        from explorer.warmup import warm_up_server   # importing explorer imports torch
+    except BaseException:
+        gc.enable()
+        raise
+    warm_up_server()
 
 
 @contextlib.asynccontextmanager
 async def warm_up_beside_the_server(_app):
     """st.App's lifespan. Importing explorer imports torch (about 1.5 s), so that too happens in the thread, and
     the server listens at once."""
-    def warm_up() -> None:
-        from explorer.warmup import warm_up_server
-        warm_up_server()
     threading.Thread(target=warm_up, daemon=True, name="server warm-up").start()
     yield
 
@@ -35,9 +48,68 @@ async def warm_up_status(_request):
     return JSONResponse(warmup.STATUS if warmup else {"models": [], "pages_imported": False, "done": False})
 
 
+# Streamlit's browser code loads each element's code (a file whose name carries a content hash) only when a first
+# element of its kind arrives; React then holds the page back until every such file is loaded and run. On a cold
+# start the home page waited 1.6-2.0 s between its run's end and its answer drawn (DataFrame and its Arrow
+# formatting, 1.2 MB, KaTeX, the widgets), 0.8-0.9 s with these loaded first (3 starts each, README).
+ELEMENT_CODE = ("Html", "TextInput", "ButtonGroup", "Checkbox", "PageLink", "Button", "Metric", "BidiComponent",
+                "DataFrame", "rehype-katex")
+STATIC_JS = Path(st.__file__).parent / "static" / "static" / "js"
+
+
+def element_code_files(static_js: Path = STATIC_JS) -> list[str]:
+    """The file of each ELEMENT_CODE module in this Streamlit's build (none for a name it no longer has)."""
+    names = {p.name for p in static_js.glob("*.js")}
+    return [f for name in ELEMENT_CODE for f in sorted(names) if re.fullmatch(rf"{re.escape(name)}\.[\w-]+\.js", f)]
+
+
+def load_first_script(files: list[str]) -> bytes:
+    """A module script that imports `files` as the page starts; Streamlit's own imports later find them loaded."""
+    imports = ",".join(f'"./static/js/{f}"' for f in files)
+    return f"<script type=\"module\">for (const f of [{imports}]) import(f).catch(() => {{}});</script>".encode()
+
+
+class ElementCodeFirst:
+    """ASGI middleware: adds load_first_script to every page's HTML (Streamlit's index.html, served for / and every
+    page's path). A page's path asks for no compression, so that its 6 kB of HTML can be read and changed."""
+
+    def __init__(self, app, files: list[str] | None = None):
+        self.app, self.script = app, load_first_script(element_code_files() if files is None else files)
+
+    async def __call__(self, scope, receive, send):
+        path = scope.get("path", "")
+        if scope["type"] != "http" or scope["method"] != "GET" or "." in path.rsplit("/", 1)[-1] or (
+                path.startswith(("/_stcore/", "/static/", "/media/", "/component/", "/api/"))):
+            await self.app(scope, receive, send)
+            return
+        scope = dict(scope, headers=[(k, v) for k, v in scope["headers"] if k.lower() != b"accept-encoding"])
+        start, body = None, []
+
+        async def send_page(message):
+            nonlocal start
+            if message["type"] == "http.response.start":
+                headers = {k.lower(): v for k, v in message.get("headers", [])}
+                if headers.get(b"content-type", b"").startswith(b"text/html") and b"content-encoding" not in headers:
+                    start = message
+                    return
+            elif start is not None:
+                body.append(message.get("body", b""))
+                if message.get("more_body"):
+                    return
+                html = b"".join(body).replace(b"</head>", self.script + b"</head>", 1)
+                headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+                await send({**start, "headers": [*headers, (b"content-length", str(len(html)).encode())]})
+                message = {"type": "http.response.body", "body": html}
+            await send(message)
+
+        await self.app(scope, receive, send_page)
+
+
 if get_script_run_ctx(suppress_warning=True) is None:   # imported by `streamlit run app.py` to serve the app
+    from starlette.middleware import Middleware
     from starlette.routing import Route
-    app = st.App("app.py", lifespan=warm_up_beside_the_server, routes=[Route("/api/warm-up", warm_up_status)])
+    app = st.App("app.py", lifespan=warm_up_beside_the_server, routes=[Route("/api/warm-up", warm_up_status)],
+                 middleware=[Middleware(ElementCodeFirst)])
 else:                                                   # a session's run
     from explorer.frame import main
     main()

@@ -5,14 +5,19 @@ two bundled models and every page's modules follow after 3 s. Measured by `pytho
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import gzip
 import json
+import re
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from drivers.harness import start_server, stop_server
+import streamlit
+
+from drivers.harness import ROOT, start_server, stop_server
 from drivers.protocol_session import ProtocolSession
 
 READY_WITHIN = 180   # seconds: a wait for the warm-up, not a time limit on it (the machine may be busy)
@@ -34,6 +39,7 @@ def test_a_fresh_server_warms_up_before_any_session_and_its_first_page_answers(c
         assert status == {"models": ["reverse", "copy", "sort"], "pages_imported": True, "done": True}
         maps = Path(f"/proc/{process.pid}/maps").read_text()
         assert "libtorch_cpu" in maps          # torch loaded in the server with no session ever opened
+        assert "httptools" in maps and "uvloop" in maps   # Streamlit's "performance" extra: uvicorn chose both
 
         async def first_page():
             session = ProtocolSession(url, "", "text=warm")
@@ -45,5 +51,44 @@ def test_a_fresh_server_warms_up_before_any_session_and_its_first_page_answers(c
             answer = pool.submit(asyncio.run, first_page()).result()
         assert not answer.exceptions
         assert answer.model_writes == "mraw"
+    finally:
+        stop_server(process)
+
+
+def fetch(url: str) -> tuple[bytes, dict]:
+    request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.read(), {k.lower(): v for k, v in response.headers.items()}
+
+
+def test_every_page_asks_the_browser_for_its_elements_code_at_once_and_nothing_else_changes():
+    """app.py's ElementCodeFirst: the HTML of / and of any page's path imports the code of the elements the pages
+    draw (one file per name in app.ELEMENT_CODE, in this Streamlit's build), each served; a script file itself is
+    served as it is on disk. A page's HTML compressed by Streamlit could not be read: it asks for none."""
+    names = next(ast.literal_eval(node.value) for node in ast.parse((ROOT / "app.py").read_text()).body
+                 if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "ELEMENT_CODE")
+    static = Path(streamlit.__file__).parent / "static"
+    process, url = start_server("e2e-element-code.log")
+    try:
+        imported = set()
+        for path in ("/", "/decode", "/attention?text=abc&kind=cross"):
+            html, headers = fetch(url + path)
+            assert "content-encoding" not in headers and headers["content-type"].startswith("text/html")
+            assert int(headers["content-length"]) == len(html)
+            script = re.search(rb'<script type="module">for \(const f of \[(.*?)\]\) import\(f\)', html)
+            assert script, path
+            assert html.index(script.group(0)) < html.index(b"</head>")
+            files = re.findall(rb'"\./static/js/([^"]+)"', script.group(1))
+            imported.add(tuple(files))
+        assert len(imported) == 1
+        assert [f.decode().split(".")[0] for f in files] == list(names)     # one file each, in order
+        for f in files:
+            body, headers = fetch(f"{url}/static/js/{f.decode()}")
+            assert headers["content-type"].startswith(("application/javascript", "text/javascript"))
+            assert body == (static / "static" / "js" / f.decode()).read_bytes()
+        html, _ = fetch(url + "/")   # the script is all that changed
+        assert re.sub(rb'<script type="module">for .*?</script>', b"", html) == (static / "index.html").read_bytes()
+        body, headers = fetch(f"{url}/api/warm-up")   # not a page: left as the route answered
+        assert "models" in json.loads(gzip.decompress(body) if headers.get("content-encoding") == "gzip" else body)
     finally:
         stop_server(process)
