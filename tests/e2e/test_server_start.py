@@ -11,6 +11,7 @@ import gzip
 import json
 import re
 import time
+import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -90,5 +91,35 @@ def test_every_page_asks_the_browser_for_its_elements_code_at_once_and_nothing_e
         assert re.sub(rb'<script type="module">for .*?</script>', b"", html) == (static / "index.html").read_bytes()
         body, headers = fetch(f"{url}/api/warm-up")   # not a page: left as the route answered
         assert "models" in json.loads(gzip.decompress(body) if headers.get("content-encoding") == "gzip" else body)
+    finally:
+        stop_server(process)
+
+
+def test_streamlits_own_files_are_answered_from_memory_as_streamlit_answers_them():
+    """app.py's HashedFilesFromMemory: the same bytes, content type and year-long caching as Streamlit's handler
+    (which still answers HEAD and range requests); a path that is not one of its files is left to Streamlit."""
+    static = Path(streamlit.__file__).parent / "static" / "static"
+    process, url = start_server("e2e-static-files.log")
+    try:
+        for name in ("js/" + next(p.name for p in (static / "js").glob("index.*.js")),
+                     "css/" + next(p.name for p in (static / "css").glob("*.css")),
+                     "media/" + next(p.name for p in (static / "media").glob("*.woff2"))):
+            body, headers = fetch(f"{url}/static/{name}")
+            assert body == (static / name).read_bytes()
+            with urllib.request.urlopen(urllib.request.Request(f"{url}/static/{name}", method="HEAD")) as response:
+                streamlits = {k.lower(): v for k, v in response.headers.items()}
+            assert "etag" in streamlits      # the HEAD was Streamlit's own answer
+            for header in ("content-type", "content-length", "cache-control"):
+                assert headers[header] == streamlits[header], (name, header)
+            assert "etag" not in headers     # and the GET was not
+            ranged = urllib.request.Request(f"{url}/static/{name}", headers={"Range": "bytes=0-9"})
+            with urllib.request.urlopen(ranged) as response:
+                assert response.status == 206 and response.read() == body[:10]
+        try:
+            urllib.request.urlopen(f"{url}/static/js/../../index.html")
+        except urllib.error.HTTPError as error:
+            assert error.code in (400, 404)
+        else:
+            raise AssertionError("a path outside Streamlit's files was answered")
     finally:
         stop_server(process)
