@@ -87,8 +87,13 @@ def test_every_page_asks_the_browser_for_its_elements_code_at_once_and_nothing_e
             body, headers = fetch(f"{url}/static/js/{f.decode()}")
             assert headers["content-type"].startswith(("application/javascript", "text/javascript"))
             assert body == (static / "static" / "js" / f.decode()).read_bytes()
+        index = (static / "index.html").read_bytes()
+        part = index.index(b"</head>") + 20
+        page_part = urllib.request.Request(url + "/decode", headers={"Range": f"bytes=0-{part - 1}"})
+        with urllib.request.urlopen(page_part) as response:   # a part of a page is Streamlit's, unchanged
+            assert response.status == 206 and response.read() == index[:part]
         html, _ = fetch(url + "/")   # the script is all that changed
-        assert re.sub(rb'<script type="module">for .*?</script>', b"", html) == (static / "index.html").read_bytes()
+        assert re.sub(rb'<script type="module">for .*?</script>', b"", html) == index
         body, headers = fetch(f"{url}/api/warm-up")   # not a page: left as the route answered
         assert "models" in json.loads(gzip.decompress(body) if headers.get("content-encoding") == "gzip" else body)
     finally:
@@ -115,6 +120,13 @@ def test_streamlits_own_files_are_answered_from_memory_as_streamlit_answers_them
             ranged = urllib.request.Request(f"{url}/static/{name}", headers={"Range": "bytes=0-9"})
             with urllib.request.urlopen(ranged) as response:
                 assert response.status == 206 and response.read() == body[:10]
+            checking = urllib.request.Request(f"{url}/static/{name}", headers={"If-None-Match": streamlits["etag"]})
+            try:
+                urllib.request.urlopen(checking)
+            except urllib.error.HTTPError as error:   # a browser checking its copy: Streamlit's 304
+                assert error.code == 304
+            else:
+                raise AssertionError("a conditional request was answered in full")
         try:
             urllib.request.urlopen(f"{url}/static/js/../../index.html")
         except urllib.error.HTTPError as error:
