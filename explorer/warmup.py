@@ -166,8 +166,8 @@ def warm_up_server() -> None:
 
     app.py turns Python's cyclic garbage collector off before the first import: the imports make 400,000 objects,
     and each time they had grown by a quarter a full collection walked them all (importing streamlit, torch,
-    pandas and the frame: 3.5-3.9 s with it on, 2.8-3.5 s off, 3 runs each). It is on again when this ends, however
-    it ends, after one collection of the warm-up's garbage."""
+    pandas and the frame in a plain Python: 3.5-3.9 s with it on, 2.8-3.5 s off, 3 runs each). It is on again when
+    this ends, however it ends; when it ends normally, after one collection of the warm-up's garbage."""
     try:
         mine = _claim()        # first, so that a first page finished meanwhile does not start the second half too
         keys = warm_up_first_page()
