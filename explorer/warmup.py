@@ -163,24 +163,17 @@ def warm_up_server() -> None:
     BROWSER_DRAWS seconds to draw it (or after SECOND_HALF_WAITS seconds with no page), the other models and the
     second half. The second half used to begin as soon as the three models were loaded: its imports (2 s of CPU)
     then ran beside the first learner's run and beside the browser drawing it (README, "The first page's start").
-
-    app.py turns Python's cyclic garbage collector off before the first import: the imports make 400,000 objects,
-    and each time they had grown by a quarter a full collection walked them all (importing streamlit, torch,
-    pandas and the frame in a plain Python: 3.5-3.9 s with it on, 2.8-3.5 s off, 3 runs each). It is on again when
-    this ends, however it ends; when it ends normally, after one collection of the warm-up's garbage."""
-    try:
-        mine = _claim()        # first, so that a first page finished meanwhile does not start the second half too
-        keys = warm_up_first_page()
-        if mine and PAGE_DONE.wait(SECOND_HALF_WAITS):
-            time.sleep(BROWSER_DRAWS)
-        for key in keys[1:]:
-            run_once(key)
-        if mine:
-            from .cache import checkpoint_for
-            _warm_up(checkpoint_for(keys[0]).model.config.d_k)
-        hide_from_the_collector()
-    finally:
-        gc.enable()
+    In a server, app.py runs it with Python's cyclic garbage collector off (app.warm_up)."""
+    mine = _claim()        # first, so that a first page finished meanwhile does not start the second half too
+    keys = warm_up_first_page()
+    if mine and PAGE_DONE.wait(SECOND_HALF_WAITS):
+        time.sleep(BROWSER_DRAWS)
+    for key in keys[1:]:
+        run_once(key)
+    if mine:
+        from .cache import checkpoint_for
+        _warm_up(checkpoint_for(keys[0]).model.config.d_k)
+    hide_from_the_collector()
 
 
 def hide_from_the_collector() -> None:
