@@ -6,7 +6,7 @@ import streamlit as st
 from analysis.inside import TOLERANCE
 from analysis.page_models.inside_one_head import MOST, axes, inside_view
 from explorer.callbacks import key_position
-from explorer.canvas_charts import canvas_heatmap
+from explorer.canvas_charts import canvas_heatmap, cell_table
 from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, intervention, model_key, text_run
 from explorer.pickers import pick_head, pick_switched_off
@@ -73,8 +73,8 @@ st.header("1 · The query's residual stream, and what the attention reads from i
 if inside.pre_norm:
     st.latex(r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta")
 st.markdown(view.stream_sentence)
-st.html(vector_rows([at.stream, at.normed.derived], view.stream_labels,
-                    title=f"Position {i}: {config.d_model} numbers each", projector=projector_on()))
+cell_table(vector_rows([at.stream, at.normed.derived], view.stream_labels,
+                       title=f"Position {i}: {config.d_model} numbers each", projector=projector_on()), "cells_stream")
 if view.memory_note:
     st.info(view.memory_note, icon="↔️")
 
@@ -82,9 +82,9 @@ if view.memory_note:
 st.header(f"2 · Query, key and value of head {head}, and the score")
 st.latex(view.qkv_latex)
 st.caption(view.qkv_caption)
-st.html(vector_rows([at.queries.derived[h], at.keys.derived[h, j], at.values.derived[h, j], inside.products],
-                    [f"q_{i}", f"k_{j}", f"v_{j}", f"q_{i}[d] × k_{j}[d]"], ruled=3,
-                    title=f"{d_k} numbers each; the last row is q·k term by term", projector=projector_on()))
+cell_table(vector_rows([at.queries.derived[h], at.keys.derived[h, j], at.values.derived[h, j], inside.products],
+                       [f"q_{i}", f"k_{j}", f"v_{j}", f"q_{i}[d] × k_{j}[d]"], ruled=3,
+                       title=f"{d_k} numbers each; the last row is q·k term by term", projector=projector_on()), "cells_qkv")
 st.latex(view.score_latex)
 st.markdown(view.score_sentence)
 
@@ -112,9 +112,10 @@ st.caption(view.softmax_caption)
 # --- 5. The head's output ------------------------------------------------------------------------------------
 st.header("4 · The head's output: the weighted values")
 st.latex(rf"\mathrm{{head}}_{h}(i) = \sum_j w_{{ij}}\, v_j")
-st.html(vector_rows([*view.weighted, at.heads.derived[h]], [*(f"{k}:{c}" for k, c in enumerate(cols)), "= head output"],
-                    title=f"w[{i}, j] · v_j for every key j, and their sum (key {j} outlined)",
-                    show_values=len(cols) <= 12, outlined=j, ruled=len(cols), projector=projector_on()))
+cell_table(vector_rows([*view.weighted, at.heads.derived[h]],
+                       [*(f"{k}:{c}" for k, c in enumerate(cols)), "= head output"],
+                       title=f"w[{i}, j] · v_j for every key j, and their sum (key {j} outlined)",
+                       show_values=len(cols) <= 12, outlined=j, ruled=len(cols), projector=projector_on()), "cells_weighted")
 st.markdown(view.weighted_sentence)
 if inside.switched_off:
     st.warning(f"Head {head} is **switched off** in this run: within the run it computes its weights and output as "
@@ -135,10 +136,10 @@ if view.letters is not None:
 # --- 6. Concat, W^O, residual ------------------------------------------------------------------------------
 st.header("5 · Every head side by side, W^O, and the residual add")
 st.latex(view.residual_latex)
-st.html(vector_rows([at.concat.derived, at.output.derived, at.stream, at.residual.derived],
-                    ["Concat(heads)", "after W^O", f"x_{i}", f"x_{i}' (stream after)"],
-                    title=f"{config.d_model} numbers each; head {head} fills dimensions {h * d_k}–{(h + 1) * d_k - 1} "
-                          "of the concatenation", projector=projector_on()))
+cell_table(vector_rows([at.concat.derived, at.output.derived, at.stream, at.residual.derived],
+                       ["Concat(heads)", "after W^O", f"x_{i}", f"x_{i}' (stream after)"],
+                       title=f"{config.d_model} numbers each; head {head} fills dimensions {h * d_k}–"
+                             f"{(h + 1) * d_k - 1} of the concatenation", projector=projector_on()), "cells_concat")
 st.markdown(view.concat_sentence)
 
 # --- 7. The rest of the layer -----------------------------------------------------------------------------

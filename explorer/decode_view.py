@@ -19,6 +19,7 @@ from viz.strips import vector_rows, weight_rows
 
 from .cache import checkpoint_for, text_run
 from .callbacks import move_slider
+from .canvas_charts import cell_table
 from .charts import projector_on
 from .gate import fragment
 from .pickers import pick_head
@@ -68,13 +69,13 @@ def decode_steps(key: str, text: str, temperature: float | None, top_k: int | No
 
     heads = [f"head {h}" for h in range(config.n_heads)]
     st.markdown(view.cross_sentence)
-    st.html(weight_rows(view.cross, heads, view.source, f"Cross-attention at step {t}, layer {layer}, every head "
-                        f"(head {head} outlined)", outlined=head, column_title="source position",
-                        projector=projector_on()))
+    cell_table(weight_rows(view.cross, heads, view.source, f"Cross-attention at step {t}, layer {layer}, every head "
+                           f"(head {head} outlined)", outlined=head, column_title="source position",
+                           projector=projector_on()), "cells_cross")
     st.markdown(view.self_sentence)
-    st.html(weight_rows(view.decoder_self, heads, view.decoder_keys, f"Decoder self-attention at step {t}, layer "
-                        f"{layer}, every head (head {head} outlined)", outlined=head,
-                        column_title="decoder position", projector=projector_on()))
+    cell_table(weight_rows(view.decoder_self, heads, view.decoder_keys, f"Decoder self-attention at step {t}, layer "
+                           f"{layer}, every head (head {head} outlined)", outlined=head,
+                           column_title="decoder position", projector=projector_on()), "cells_self")
 
     cache = cache_at_step(ckpt.model, run, t, layer, head)
     st.header("What the key/value cache holds at this step")
@@ -82,10 +83,10 @@ def decode_steps(key: str, text: str, temperature: float | None, top_k: int | No
     rows = f"row {t} computed now, the rest kept" if t else "row 0, computed now"
     if st.toggle(f"Show what self-attention reads at step {t} in layer {layer}, head {head} ({rows})", key="show_cache",
                  **VIEW):      # built only when asked: 2 tables of 16 numbers a row
-        st.html(vector_rows(list(cache.self_keys), cache.row_names, f"Keys, layer {layer}, head {head}", outlined=t,
-                            projector=projector_on()))
-        st.html(vector_rows(list(cache.self_values), cache.row_names, f"Values, layer {layer}, head {head}",
-                            outlined=t, projector=projector_on()))
+        cell_table(vector_rows(list(cache.self_keys), cache.row_names, f"Keys, layer {layer}, head {head}",
+                               outlined=t, projector=projector_on()), "cells_cache_keys")
+        cell_table(vector_rows(list(cache.self_values), cache.row_names, f"Values, layer {layer}, head {head}",
+                               outlined=t, projector=projector_on()), "cells_cache_values")
     st.markdown(cache.same_sentence)
     st.markdown(cache.cost_sentence)
     st.caption(cache.draft_sentence)

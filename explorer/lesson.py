@@ -26,7 +26,7 @@ from viz.html_bars import probability_columns
 from viz.strips import vector_rows
 
 from . import why_runs
-from .canvas_charts import canvas_heatmap, svg_chart
+from .canvas_charts import canvas_heatmap, cell_table, svg_chart
 from .charts import projector_on
 from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table
 from .links import page_link
@@ -132,8 +132,8 @@ def draw(displays: tuple[Display, ...], container=st) -> None:
         elif isinstance(display, Chart):
             container.html(HTML_CHARTS[display.figure](**display.arguments))
         elif isinstance(display, Strip):
-            container.html(vector_rows(list(display.rows), list(display.names), title=display.title,
-                                       column_name=display.column_name, projector=projector_on()))
+            cell_table(vector_rows(list(display.rows), list(display.names), title=display.title,
+                                   column_name=display.column_name, projector=projector_on()), container=container)
         elif isinstance(display, Metric):
             container.metric(display.label, display.value)
         elif isinstance(display, Written):

@@ -95,8 +95,19 @@ def metric_values(at: AppTest) -> list[str]:
     return [m.value for m in at.metric]
 
 
-def html_rows(element) -> dict[str, np.ndarray]:
-    """The rows of a viz.strips table drawn with st.html, by name, read back from each cell's data-value."""
+def cell_tables(at: AppTest) -> list[str]:
+    """The markup of every viz.strips table (explorer.canvas_charts.cell_table) on the page, in page order."""
+    return [json.loads(el.proto.bytes)["markup"] for el in at.get("bidi_component")
+            if el.proto.component_name.endswith("cell_table")]
+
+
+def cell_table_with(at: AppTest, text: str) -> str:
+    """The markup of the first viz.strips table whose markup holds `text` (its title)."""
+    return next(markup for markup in cell_tables(at) if text in markup)
+
+
+def cell_rows(markup: str) -> dict[str, np.ndarray]:
+    """The rows of a viz.strips table, by name, read back from each cell's data-value."""
     from html.parser import HTMLParser
 
     rows: dict[str, list[float]] = {}
@@ -112,7 +123,7 @@ def html_rows(element) -> dict[str, np.ndarray]:
             elif tag == "td" and "data-value" in attrs:
                 rows[self.row].append(float(attrs["data-value"]))
 
-    Cells().feed(element.proto.body)
+    Cells().feed(markup)
     return {name: np.array(values) for name, values in rows.items()}
 
 

@@ -9,7 +9,7 @@ from transformer import decoding
 from transformer.decoding import next_token_probs
 from transformer.vocab import SOS
 
-from .helpers import html_bars, html_rows, html_with, no_exception, open_page
+from .helpers import cell_rows, cell_table_with, cell_tables, html_bars, html_with, no_exception, open_page
 from .test_entrypoint import open_app
 
 
@@ -27,9 +27,10 @@ def test_first_step_shows_sos_its_distribution_and_four_charts(ckpt):
     at = open_page("decode", "banana")
     no_exception(at)
     assert not at.get("plotly_chart")        # drawn in HTML: a new step sends no Plotly chart to draw again
-    for title in ("Next-token distribution at step 0", "T = 10", "Cross-attention at step 0",
-                  "Decoder self-attention at step 0"):
+    for title in ("Next-token distribution at step 0", "T = 10"):
         html_with(at, title)
+    for title in ("Cross-attention at step 0", "Decoder self-attention at step 0"):
+        cell_table_with(at, title)
     assert metric(at, "Decoder input at step 0") == "⟨s⟩"
     assert metric(at, "Chosen token") == "a"
     assert any("read through the decoder as a draft in one pass" in c.value for c in at.caption)   # how decided
@@ -71,15 +72,16 @@ def test_attention_rows_match_the_model_trace_for_the_chosen_layer_and_head(ckpt
     step = step_pass(ckpt, src, greedy[:2])
     cross = step.trace["cross", layer][0, :, -1].numpy()           # (H, S)
     own = step.trace["decoder_self", layer][0, :, -1].numpy()      # (H, 3)
-    cross_table = html_with(at, f"Cross-attention at step 2, layer {layer}")
-    assert np.allclose(np.stack(list(html_rows(cross_table).values())), cross, atol=1e-6)
-    outlined = re.findall(r'<tr data-row="([^"]+)" style="outline', cross_table.proto.body)
+    cross_table = cell_table_with(at, f"Cross-attention at step 2, layer {layer}")
+    assert np.allclose(np.stack(list(cell_rows(cross_table).values())), cross, atol=1e-6)
+    outlined = re.findall(r'<tr data-row="([^"]+)" style="outline', cross_table)
     assert outlined == [f"head {head}"]                    # the chosen head's row is outlined
-    self_all = np.stack(list(html_rows(html_with(at, f"Decoder self-attention at step 2, layer {layer}")).values()))
+    self_table = cell_table_with(at, f"Decoder self-attention at step 2, layer {layer}")
+    self_all = np.stack(list(cell_rows(self_table).values()))
     assert np.allclose(self_all[:, :3], own, atol=1e-6)
     assert np.all(self_all[:, 3:] == 0)  # the future, under the causal mask
     # repeated letters keep their own columns, each cell named by its position and letter
-    assert "source position 3 (e): weight" in cross_table.proto.body
+    assert "source position 3 (e): weight" in cross_table
 
 
 def test_sampling_uses_temperature_top_k_and_seed(ckpt):
@@ -116,7 +118,7 @@ def test_query_parameters_open_the_same_step_layer_and_head():
     assert at.session_state["text"] == "level"
     assert (at.session_state["step"], at.session_state["step_layer"], at.session_state["step_head"]) == (3, 0, 2)
     assert metric(at, "Decoder input at step 3") == "⟨s⟩ l e v"
-    html_with(at, "Cross-attention at step 3, layer 0, every head (head 2 outlined)")
+    cell_table_with(at, "Cross-attention at step 3, layer 0, every head (head 2 outlined)")
 
 
 def test_a_step_beyond_the_text_is_brought_back_in_range():
@@ -152,13 +154,13 @@ def test_the_cache_section_says_what_step_t_keeps_and_shows_it_on_request(ckpt):
     assert "6 steps), one step at a time, each decoder layer computes 6 positions with the cache" in said
     assert "21 positions" in said
     assert any("agreed at every position, so all 6 steps came from it" in c.value for c in at.caption)
-    assert not any("Keys, layer 1, head 2" in e.proto.body for e in at.get("html"))     # the tables wait for the toggle
+    assert not any("Keys, layer 1, head 2" in m for m in cell_tables(at))     # the tables wait for the toggle
     at.toggle(key="show_cache").set_value(True).run()
     no_exception(at)
     src = ckpt.vocab.encode("level", 24)
     prefix = step_pass(ckpt, src, list(decoding.generate(ckpt.model, src)[:3])).trace
     for name in ("keys", "values"):
-        rows = html_rows(html_with(at, f"{name.capitalize()}, layer 1, head 2"))
+        rows = cell_rows(cell_table_with(at, f"{name.capitalize()}, layer 1, head 2"))
         assert list(rows) == ["0: ⟨s⟩ (kept)", "1: l (kept)", "2: e (kept)", "3: v (new)"]
         expected = prefix.attention("decoder_self", 1, name)[0, 2].numpy()             # (4, d_k)
         assert np.allclose(np.stack(list(rows.values())), expected, atol=1e-5)

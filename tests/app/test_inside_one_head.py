@@ -12,7 +12,7 @@ from analysis.run import correct_tokens, make_run
 from transformer.intervention import Head, Intervention
 from transformer.trace import attention_path
 
-from .helpers import array, canvas_charts, figures, html_rows, no_exception, open_page, own_model_state
+from .helpers import array, canvas_charts, cell_rows, cell_tables, figures, no_exception, open_page, own_model_state
 
 TOTAL = "sum = the score"
 
@@ -47,8 +47,7 @@ def test_every_number_on_the_page_is_the_models_own(ckpt, kind, layer, head, que
 
     assert np.allclose(z(charts["overview"]), t[kind, layer][head], atol=5e-5)           # the head's weights
     assert charts["overview"]["panels"][0]["outlines"] == [[query, key, key + 1]]       # the chosen cell
-    stream, qkv, weighted, concat = (list(html_rows(e).values()) for e in at.get("html")
-                                     if "data-term=" not in e.proto.body)   # the strips, not the term bars
+    stream, qkv, weighted, concat = (list(cell_rows(m).values()) for m in cell_tables(at))
     assert np.allclose(stream[0], t[before][query], **close)                               # x_i
     assert np.allclose(stream[1], t[f"{residual}.sublayer_input"][query], **close)         # LN(x_i)
     q, k, v, products = qkv
@@ -105,7 +104,7 @@ def test_the_key_defaults_to_the_one_the_query_attends_to_most(ckpt):
 def test_a_switched_off_head_is_computed_shown_as_zero_and_said_why(ckpt):
     at = open_page("inside_one_head", "banana", state=state("cross", 1, 0, 2, 3, ablated=["cross L1 H0"]))
     no_exception(at)
-    _, _, weighted, concat = (list(html_rows(e).values()) for e in at.get("html"))
+    _, _, weighted, concat = (list(cell_rows(m).values()) for m in cell_tables(at))
     edit = Intervention(frozenset({Head("cross", 1, 0)}))
     run = make_run(ckpt.model, ckpt.vocab, "banana", edit=edit)
     d_k = ckpt.model.config.d_k
@@ -125,7 +124,7 @@ def test_the_page_runs_on_a_learners_own_small_model():
                                                 "inside_head": 1})
     no_exception(at)
     assert float(at.metric[1].value) <= TOLERANCE
-    assert len(list(html_rows(at.get("html")[1]).values())[0]) == 8         # d_k = 16 / 2
+    assert len(list(cell_rows(cell_tables(at)[1]).values())[0]) == 8         # d_k = 16 / 2
     assert z(canvas_charts(at)["lens"]).shape[0] == 1                        # one decoder layer
     names, values = split_bars(at)                                           # cross L0 of a one-layer model
     assert names == [*TERMS, TOTAL] and values[-1] == pytest.approx(float(at.metric[2].value), abs=1e-4)
