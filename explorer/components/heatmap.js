@@ -187,6 +187,7 @@ function drawHeatmap(root, spec) {
       ctx.fillText(spec.value_name, x - 4, lineHeight / 2);
     }
     layout = { left, top, gap, panelWidth, cellW, cellH, height, width, bottom, perRow, strip };
+    root.layout = layout;                             // where the cells fell, for the browser tests to read
   }
 
   function origin(p) {                               // a panel's top left corner, in the canvas's pixels

@@ -224,6 +224,27 @@ def test_the_grid_keeps_a_layer_to_a_row_and_the_arrow_keys_cross_from_one_layer
         context.close()
 
 
+# The colour the spec gives a value (explorer/components/heatmap.js's rgb) and the colour drawn at the centre of
+# each of a few cells of the first panel, read from the canvas: the cells' image is not transposed or shifted.
+CELL_COLOURS = """root => { const s = root.spec, l = root.layout, c = root.querySelector('canvas');
+    const ratio = c.width / l.width, ctx = c.getContext('2d'), z = s.panels[0].z, out = [];
+    const want = v => { let t = Math.max(0, Math.min(1, (v - (s.zmin || 0)) / (s.zmax - (s.zmin || 0))))
+                                * (s.stops.length - 1);
+                        const i = Math.min(Math.floor(t), s.stops.length - 2), f = t - i;
+                        return [0, 1, 2].map(k => Math.round(s.stops[i][k] + f * (s.stops[i + 1][k] - s.stops[i][k]))); };
+    for (const [r, k] of [[0, 0], [1, 5], [3, 2], [z.length - 1, z[0].length - 1], [2, z[0].length - 2]]) {
+        const x = (l.left + (k + 0.5) * l.cellW) * ratio, y = (l.top + (r + 0.5) * l.cellH) * ratio;
+        out.push([want(z[r][k]), [...ctx.getImageData(Math.floor(x), Math.floor(y), 1, 1).data.slice(0, 3)]]); }
+    return out; }"""
+
+
+def test_each_cell_is_drawn_in_its_own_values_colour_where_it_stands(server, page):
+    load(page, f"{server}/positional?text=banana")
+    chart = page.locator(".heatmap", has_text="The position codes added to your characters")
+    for want, drawn in chart.evaluate(CELL_COLOURS):
+        assert max(abs(a - b) for a, b in zip(want, drawn)) <= 2, (want, drawn)
+
+
 def test_the_position_codes_are_drawn_on_a_signed_scale_and_name_each_cell(server, page):
     load(page, f"{server}/positional?text=banana")
     chart = page.locator(".heatmap", has_text="The position codes added to your characters")
