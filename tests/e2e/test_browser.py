@@ -108,6 +108,23 @@ def weight_on_attention_page(page, server, text, layer, head, query, key) -> flo
     return float(said.rsplit("weight ", 1)[1])
 
 
+# The element the keyboard is on, inside a component's shadow DOM too: its role and its focus ring.
+DEEP_FOCUS = """() => { let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    const s = getComputedStyle(a); return [a.getAttribute("role"), s.outlineStyle, s.outlineWidth]; }"""
+
+
+def test_a_table_of_cells_is_reached_by_tab_and_shows_the_pages_focus_ring(server, page):
+    """The tables of coloured cells scroll sideways in their own box, which the keyboard reaches; the page's focus
+    ring does not reach into a component's shadow DOM, so the component draws its own."""
+    load(page, f"{server}/inside-one-head?text=banana")
+    box = page.locator(".cells [role='region']").first
+    box.focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Shift+Tab")                             # back to it, by the keyboard
+    assert page.evaluate(DEEP_FOCUS) == ["region", "solid", "3px"]
+
+
 def test_inside_one_head_walks_from_the_attention_page_to_one_cell_and_back(server, page):
     load(page, f"{server}/attention?text=banana&kind=Cross&layer=1&head=1")
     page.get_by_test_id("stMain").get_by_role("link", name=re.compile("Inside one head")).click()
@@ -224,25 +241,42 @@ def test_the_grid_keeps_a_layer_to_a_row_and_the_arrow_keys_cross_from_one_layer
         context.close()
 
 
-# The colour the spec gives a value (explorer/components/heatmap.js's rgb) and the colour drawn at the centre of
-# each of a few cells of the first panel, read from the canvas: the cells' image is not transposed or shifted.
+# The colour the spec gives a value (explorer/components/heatmap.js's rgb; grey where it has none, a masked score)
+# and the colour drawn near the top left of a few cells of the first panel (clear of any text written in the cell
+# and of the gaps), read from the canvas: the cells' image is not transposed or shifted; and, on a chart with
+# white lines between its cells, the pixel where the first cell meets the second.
 CELL_COLOURS = """root => { const s = root.spec, l = root.layout, c = root.querySelector('canvas');
     const ratio = c.width / l.width, ctx = c.getContext('2d'), z = s.panels[0].z, out = [];
-    const want = v => { let t = Math.max(0, Math.min(1, (v - (s.zmin || 0)) / (s.zmax - (s.zmin || 0))))
+    const at = (x, y) => [...ctx.getImageData(Math.floor(x * ratio), Math.floor(y * ratio), 1, 1).data.slice(0, 3)];
+    const want = v => { if (v === null) return [209, 213, 219];
+                        let t = Math.max(0, Math.min(1, (v - (s.zmin || 0)) / (s.zmax - (s.zmin || 0))))
                                 * (s.stops.length - 1);
                         const i = Math.min(Math.floor(t), s.stops.length - 2), f = t - i;
                         return [0, 1, 2].map(k => Math.round(s.stops[i][k] + f * (s.stops[i + 1][k] - s.stops[i][k]))); };
-    for (const [r, k] of [[0, 0], [1, 5], [3, 2], [z.length - 1, z[0].length - 1], [2, z[0].length - 2]]) {
-        const x = (l.left + (k + 0.5) * l.cellW) * ratio, y = (l.top + (r + 0.5) * l.cellH) * ratio;
-        out.push([want(z[r][k]), [...ctx.getImageData(Math.floor(x), Math.floor(y), 1, 1).data.slice(0, 3)]]); }
-    return out; }"""
+    for (const [r, k] of [[0, 0], [1, 5], [3, 2], [z.length - 1, z[0].length - 1], [2, z[0].length - 2]])
+        out.push([want(z[r][k]), at(l.left + (k + 0.2) * l.cellW, l.top + (r + 0.2) * l.cellH)]);
+    const gap = s.gaps ? at(l.left + l.cellW - 0.5, l.top + 0.5 * l.cellH) : null;
+    return [out, gap, z.flat().includes(null)]; }"""
+
+
+def cells_drawn_right(chart) -> tuple[int | None, bool]:
+    """Asserts five cells' colours; gives how much lighter (the sum of its channels) the gap's pixel is than the
+    first cell (None on a chart without gaps), and whether any cell is masked."""
+    cells, gap, masked = chart.evaluate(CELL_COLOURS)
+    for want, drawn in cells:
+        assert max(abs(a - b) for a, b in zip(want, drawn)) <= 2, (want, drawn)
+    return None if gap is None else sum(gap) - sum(cells[0][1]), masked
 
 
 def test_each_cell_is_drawn_in_its_own_values_colour_where_it_stands(server, page):
     load(page, f"{server}/positional?text=banana")
-    chart = page.locator(".heatmap", has_text="The position codes added to your characters")
-    for want, drawn in chart.evaluate(CELL_COLOURS):
-        assert max(abs(a - b) for a, b in zip(want, drawn)) <= 2, (want, drawn)
+    assert cells_drawn_right(page.locator(".heatmap", has_text="The position codes added to your characters")) == (
+        None, False)
+    load(page, f"{server}/masks?text=banana")
+    lighter, _ = cells_drawn_right(page.locator(".heatmap", has_text="Causal mask"))
+    assert lighter > 90                         # the white line between two cells (blended into the pixels it spans)
+    _, masked = cells_drawn_right(page.locator(".heatmap", has_text="Masked scores"))
+    assert masked                                                  # grey where a score is −∞
 
 
 def test_the_position_codes_are_drawn_on_a_signed_scale_and_name_each_cell(server, page):

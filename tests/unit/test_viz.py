@@ -57,6 +57,20 @@ def test_vector_rows_colour_by_sign_keep_every_value_and_escape_names():
     assert [ON_DARK in cell for cell in re.findall(r"<td [^>]*>", table)] == [True, False, True, False]
 
 
+HOSTILE = '<img src=x onerror=alert(1)>"\'&'
+
+
+def test_strips_escape_every_piece_of_text_that_goes_into_their_markup():
+    """cell_table writes the markup into the page as it is (no DOMPurify): names, titles and column words are
+    escaped, wherever they come from."""
+    from viz.strips import vector_rows, weight_rows
+    tables = [vector_rows([np.array([1.0, -2.0])], [HOSTILE], title=HOSTILE, column_name=HOSTILE),
+              weight_rows(np.array([[0.25, 0.75]]), [HOSTILE], [HOSTILE, "b"], title=HOSTILE, column_title=HOSTILE)]
+    for table in tables:
+        assert "<img" not in table and "onerror=alert(1)>" not in table
+        assert "&lt;img src=x onerror=alert(1)&gt;&quot;&#x27;&amp;" in table
+
+
 def test_the_vote_spread_marks_no_answer_and_labels_each_bar_with_its_count_and_share():
     from viz.classroom import vote_spread
     markup = vote_spread(("a", "b", "c"), (3, 1, 0), "Round 1")
