@@ -84,7 +84,8 @@ st.latex(view.qkv_latex)
 st.caption(view.qkv_caption)
 cell_table(vector_rows([at.queries.derived[h], at.keys.derived[h, j], at.values.derived[h, j], inside.products],
                        [f"q_{i}", f"k_{j}", f"v_{j}", f"q_{i}[d] × k_{j}[d]"], ruled=3,
-                       title=f"{d_k} numbers each; the last row is q·k term by term", projector=projector_on()), "cells_qkv")
+                       title=f"{d_k} numbers each; the last row is q·k term by term", projector=projector_on()),
+           "cells_qkv")
 st.latex(view.score_latex)
 st.markdown(view.score_sentence)
 
@@ -115,7 +116,8 @@ st.latex(rf"\mathrm{{head}}_{h}(i) = \sum_j w_{{ij}}\, v_j")
 cell_table(vector_rows([*view.weighted, at.heads.derived[h]],
                        [*(f"{k}:{c}" for k, c in enumerate(cols)), "= head output"],
                        title=f"w[{i}, j] · v_j for every key j, and their sum (key {j} outlined)",
-                       show_values=len(cols) <= 12, outlined=j, ruled=len(cols), projector=projector_on()), "cells_weighted")
+                       show_values=len(cols) <= 12, outlined=j, ruled=len(cols), projector=projector_on()),
+           "cells_weighted")
 st.markdown(view.weighted_sentence)
 if inside.switched_off:
     st.warning(f"Head {head} is **switched off** in this run: within the run it computes its weights and output as "

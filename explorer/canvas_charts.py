@@ -102,7 +102,6 @@ def svg_chart(markup: str, key: str, container=None) -> None:
            {"markup": markup}, key, container)
 
 
-
 # Tables of coloured cells (viz.strips) come through a component too: st.html passes its markup through
 # DOMPurify in the browser, 0.12 s of Inside one head's rerun at 48 characters (about 1,300 cells, each with its
 # tooltip and value) in a Chromium CPU profile. Their markup is built by viz.strips alone, every label escaped there.
