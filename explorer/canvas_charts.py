@@ -80,12 +80,22 @@ def json_bytes(data: dict) -> bytes:
     return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
 
 
-# Streamlit's st.html keeps HTML and drops SVG, so the small charts of viz.svg_charts come through a component of
-# their own. Their markup is built by viz.svg_charts alone, every label escaped there (html.escape).
-_SVG_JS = """export default function (component) {
+# Markup built in viz (every label escaped there, html.escape) written into a component's one element as it is:
+# the small SVG charts and the tables of coloured cells.
+_MARKUP_JS = """export default function (component) {
   const data = JSON.parse(new TextDecoder().decode(component.data));
-  component.parentElement.querySelector(".svg-chart").innerHTML = data.markup;
+  component.parentElement.querySelector("[data-markup]").innerHTML = data.markup;
 }"""
+
+
+def _markup(name: str, css_class: str, css: str, markup: str, key: str | None, container) -> None:
+    """`markup` in the element of class `css_class` of the component `name`, styled by `css`."""
+    html = f'<div class="{css_class}" data-markup></div>'
+    _mount(st.components.v2.component(name, js=_MARKUP_JS, css=css, html=html), {"markup": markup}, key, container)
+
+
+# Streamlit's st.html keeps HTML and drops SVG, so the small charts of viz.svg_charts come through a component of
+# their own.
 _SVG_CSS = """
 .svg-chart { font-family: "Source Sans Pro", sans-serif; }
 .svg-chart .numbers summary { cursor: pointer; font-size: 0.85rem; color: #1d4ed8; }
@@ -98,17 +108,12 @@ _SVG_CSS = """
 
 def svg_chart(markup: str, key: str, container=None) -> None:
     """Draw a viz.svg_charts chart (in `container`, else where the page is); `key` names it for the tests."""
-    _mount(st.components.v2.component("svg_chart", js=_SVG_JS, css=_SVG_CSS, html='<div class="svg-chart"></div>'),
-           {"markup": markup}, key, container)
+    _markup("svg_chart", "svg-chart", _SVG_CSS, markup, key, container)
 
 
 # Tables of coloured cells (viz.strips) come through a component too: st.html passes its markup through
 # DOMPurify in the browser, 0.12 s of Inside one head's rerun at 48 characters (about 1,300 cells, each with its
-# tooltip and value) in a Chromium CPU profile. Their markup is built by viz.strips alone, every label escaped there.
-_HTML_JS = """export default function (component) {
-  const data = JSON.parse(new TextDecoder().decode(component.data));
-  component.parentElement.querySelector(".cells").innerHTML = data.markup;
-}"""
+# tooltip and value) in a Chromium CPU profile.
 # As Streamlit's page sets them (its rules do not reach into a shadow DOM): box sizes, and the focus ring of a
 # table's box, which Tab reaches to scroll it sideways. On several lines: Streamlit reads a one-line string with a *
 # in it as a file's name.
@@ -121,5 +126,4 @@ _CELLS_CSS = """
 
 def cell_table(markup: str, key: str | None = None, container=None) -> None:
     """Draw a viz.strips table (in `container`, else where the page is); the tests find it by its title."""
-    _mount(st.components.v2.component("cell_table", js=_HTML_JS, css=_CELLS_CSS, html='<div class="cells"></div>'),
-           {"markup": markup}, key, container)
+    _markup("cell_table", "cells", _CELLS_CSS, markup, key, container)
