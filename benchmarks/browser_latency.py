@@ -36,7 +36,8 @@ from drivers.words import random_word
 from explorer.pages import PAGES as REGISTRY
 from teaching.steps import STEPS
 from drivers.harness import (
-    ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, start_server, stop_server, type_text,
+    ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, run_mark, start_server, stop_server, type_text,
+    wait_for_run,
 )
 from drivers.checkout_python import python_for
 
@@ -126,7 +127,7 @@ def interaction_times(page, url: str, length: int, repeats: int, rng: random.Ran
     for _ in range(repeats):
         word = random_word(rng, length)
         start = time.perf_counter()
-        type_text(page, word)  # waits for the rerun to start and to finish
+        type_text(page, word, quick=None)  # waits for the rerun to end
         page.wait_for_function(ALL_CHARTS_DRAWN)
         times.append(time.perf_counter() - start)
     return times
@@ -141,12 +142,12 @@ def step_key_times(page, base: str, step: int, repeats: int, rng: random.Random)
         page.wait_for_function(ALL_CHARTS_DRAWN)
         page.get_by_role("button", name="Next").wait_for()          # the key's button is on the page
         time.sleep(0.5)                                             # a learner reads before pressing
+        mark = run_mark(page)
         start = time.perf_counter()
         page.keyboard.press("ArrowRight")
         # location.href, not page.url: Playwright learns of a history.replaceState only at the next navigation
         page.wait_for_function("n => new URL(location.href).searchParams.get('lesson_step') === String(n)", arg=step)
-        page.wait_for_selector(SETTLED, timeout=120_000)
-        page.wait_for_function(ALL_CHARTS_DRAWN)
+        wait_for_run(page, mark, 120_000)   # the URL changes before the run starts: wait for the run's end
         times.append(time.perf_counter() - start)
     return times
 

@@ -22,7 +22,7 @@ import re
 import statistics
 import time
 
-from drivers.harness import ALL_CHARTS_DRAWN, PAINTED, SETTLED
+from drivers.harness import ALL_CHARTS_DRAWN, PAINTED, SETTLED, run_mark, wait_for_run
 from drivers.words import random_word
 
 from .browser_ab import two_servers
@@ -75,13 +75,14 @@ def next_step(page, _: None, repeat: int) -> None:
     url_has(page, "step", str(repeat + 1))
 
 
-# change -> (page, what is done before the clock starts, the timed choice)
-CHANGES = {"attention-head": ("attention", open_head_box, pick_head),
-           "decode-step": ("decode", lambda page, n_heads, repeat: None, next_step)}
+# change -> (page, what is done before the clock starts, the timed choice, whether it makes the server run a script):
+# another head on Attention is drawn in the browser (explorer.attention_view), another step on Decode reruns a fragment
+CHANGES = {"attention-head": ("attention", open_head_box, pick_head, False),
+           "decode-step": ("decode", lambda page, n_heads, repeat: None, next_step, True)}
 
 
 def measure(browser, servers: dict, change: str, length: int, repeats: int) -> tuple[dict, dict]:
-    path, prepare, act = CHANGES[change]
+    path, prepare, act, reruns = CHANGES[change]
     word = random_word(random.Random(1), length)
     pages = {}
     for name, (_, port) in servers.items():
@@ -99,8 +100,11 @@ def measure(browser, servers: dict, change: str, length: int, repeats: int) -> t
             page.evaluate(MARK_CHARTS)
             ready = prepare(page, 4, repeat)
             time.sleep(0.3)
+            mark = run_mark(page)
             start_time = time.perf_counter()
             act(page, ready, repeat)
+            if reruns:   # the URL changes before the run starts (a widget bound to it): wait for the run's end
+                wait_for_run(page, mark)
             settled(page)
             wall[name].append(time.perf_counter() - start_time)
             redrawn[name].append(page.evaluate(REDRAWN))

@@ -18,6 +18,26 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SETTLED = "[data-testid='stApp'][data-test-script-state='notRunning']"
 RUNNING = "[data-testid='stApp'][data-test-script-state='running']"
+# How many runs this page has seen end (running -> notRunning), counted by a MutationObserver put on the app the first
+# time it is asked, with the page's clock: [runs ended, performance.now()]. Since Streamlit 1.67 a widget bound to the
+# URL changes the URL before its run starts, so "the URL shows it, then notRunning" could end the wait before the run
+# began (1 wait in 6 on Inside one head returned 0.1 s after Enter, with the run ending 0.6 s later). A run quick
+# enough (a cached one, tens of ms) can end before React draws 'running' at all: no change to count.
+RUN_MARK = """() => {
+    const app = document.querySelector("[data-testid='stApp']");
+    if (!app) return [-1, performance.now()];
+    if (app.__runsEnded === undefined) {
+        app.__runsEnded = 0;
+        new MutationObserver(records => records.forEach((r, k) => {
+            const now = k + 1 < records.length ? records[k + 1].oldValue : app.getAttribute('data-test-script-state');
+            if (r.oldValue === 'running' && now === 'notRunning') app.__runsEnded += 1;
+        })).observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ['data-test-script-state']});
+    }
+    return [app.__runsEnded, performance.now()];
+}"""
+# wait_for_function's test, given a RUN_MARK taken before the action and how long a run may take to show (or None)
+RUN_ENDED_SINCE = f"""([[n, since], quick]) => ({RUN_MARK})()[0] > n
+    || (quick !== null && performance.now() - since > quick && document.querySelector("{SETTLED}") !== null)"""
 # every Plotly chart drawn: the app draws none since issue 30, but the benchmarks compare with commits that do
 ALL_CHARTS_DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
                  .every(c => c.querySelector('.main-svg'))"""
@@ -76,14 +96,13 @@ def resident_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for pid {pid}")
 
 
-def settle(page, timeout: float = 60_000, started: bool = False) -> None:
-    """Wait for the rerun an interaction started to finish, then for every plotly chart to draw its SVG.
-    Pass started=True when the caller already saw the run begin."""
-    if not started:
-        try:  # a quick rerun can start and end between two polls; then there is nothing to wait for here
-            page.wait_for_selector(RUNNING, timeout=1_500)
-        except PlaywrightTimeout:
-            pass
+def settle(page, timeout: float = 60_000) -> None:
+    """Wait for the rerun an interaction started to finish, then for every plotly chart to draw its SVG. Where the
+    caller can read runs_ended before the interaction, wait_for_run is exact; this waits up to 1.5 s to see it start."""
+    try:  # a quick rerun can start and end between two polls; then there is nothing to wait for here
+        page.wait_for_selector(RUNNING, timeout=1_500)
+    except PlaywrightTimeout:
+        pass
     page.wait_for_selector(SETTLED, timeout=timeout)
     page.wait_for_function(ALL_CHARTS_DRAWN, timeout=timeout)
 
@@ -95,14 +114,30 @@ def load(page, url: str, timeout: float = 60_000) -> None:
     settle(page, timeout)
 
 
-def type_text(page, text: str) -> None:
-    """Type into the shared box and wait for the rerun it causes: the script puts the text in the URL
-    as it starts, so once the URL shows it the run has begun, and SETTLED means it has finished."""
+def run_mark(page) -> list:
+    """What wait_for_run needs to know, read before an action: the runs this page has seen end, and when."""
+    return page.evaluate(RUN_MARK)
+
+
+def wait_for_run(page, mark: list, timeout: float = 60_000, quick: float | None = None) -> None:
+    """Wait until a run has ended since run_mark gave `mark`, then for every plotly chart to draw. With `quick`
+    (ms), a page that has shown no run by then and is not running counts as done: a cached run can be too short to
+    show (RUN_MARK), and a benchmark, whose every word is new, passes None."""
+    page.wait_for_function(RUN_ENDED_SINCE, arg=[mark, quick], timeout=timeout)
+    page.wait_for_function(ALL_CHARTS_DRAWN, timeout=timeout)
+
+
+def type_text(page, text: str, timeout: float = 60_000, quick: float | None = 1_500) -> None:
+    """Type into the shared box and wait for the rerun it causes to end (counted: RUN_MARK; see wait_for_run for
+    `quick`). A benchmark passes quick=None: then only a run seen to end will do."""
+    mark = run_mark(page)
     box = page.get_by_role("textbox", name="Your text")
+    if box.input_value() == text:   # already there (a value kept for the session): Enter starts no run
+        return
     box.fill(text)
     box.press("Enter")
     page.wait_for_function("t => new URL(location.href).searchParams.get('text') === t", arg=text)
-    settle(page, started=True)
+    wait_for_run(page, mark, timeout, quick)
 
 
 def wait_for_charts(page, count: int, timeout: float = 60_000) -> None:
