@@ -99,7 +99,7 @@ def measure(browser, servers: dict, path: str, length: int, repeats: int) -> tup
             page.bring_to_front()
             before = main_thread_seconds(cdps[name])
             start_time = time.perf_counter()
-            type_text(page, word, quick=None)   # every word is new: only a run seen to end will do
+            type_text(page, word)
             page.wait_for_function(ALL_CHARTS_DRAWN)
             page.evaluate(PAINTED)                      # and the canvas heatmaps drawn in the frame after
             wall[name].append(time.perf_counter() - start_time)

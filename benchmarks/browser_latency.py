@@ -127,7 +127,7 @@ def interaction_times(page, url: str, length: int, repeats: int, rng: random.Ran
     for _ in range(repeats):
         word = random_word(rng, length)
         start = time.perf_counter()
-        type_text(page, word, quick=None)  # waits for the rerun to end
+        type_text(page, word)  # waits for the rerun to end
         page.wait_for_function(ALL_CHARTS_DRAWN)
         times.append(time.perf_counter() - start)
     return times

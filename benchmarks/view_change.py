@@ -104,7 +104,7 @@ def measure(browser, servers: dict, change: str, length: int, repeats: int) -> t
             start_time = time.perf_counter()
             act(page, ready, repeat)
             if reruns:   # the URL changes before the run starts (a widget bound to it): wait for the run's end
-                wait_for_run(page, mark)
+                wait_for_run(page, mark, kind="either")   # a fragment's run since issue 30
             settled(page)
             wall[name].append(time.perf_counter() - start_time)
             redrawn[name].append(page.evaluate(REDRAWN))

@@ -18,26 +18,47 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SETTLED = "[data-testid='stApp'][data-test-script-state='notRunning']"
 RUNNING = "[data-testid='stApp'][data-test-script-state='running']"
-# How many runs this page has seen end (running -> notRunning), counted by a MutationObserver put on the app the first
-# time it is asked, with the page's clock: [runs ended, performance.now()]. Since Streamlit 1.67 a widget bound to the
-# URL changes the URL before its run starts, so "the URL shows it, then notRunning" could end the wait before the run
-# began (1 wait in 6 on Inside one head returned 0.1 s after Enter, with the run ending 0.6 s later). A run quick
-# enough (a cached one, tens of ms) can end before React draws 'running' at all: no change to count.
+# How many runs the page's Streamlit code has been told have ended, [whole runs, fragment runs, either]: each message it reads
+# from the server's websocket passes through a getter put on MessageEvent.data the first time this is asked, which
+# reads the message's script_finished status (a ForwardMsg, field 6: 0 finished, 1 compile error, 3 a fragment's run;
+# 2, stopped for a rerun, is no end). Since Streamlit 1.67 a widget bound to the URL changes the URL before its run
+# starts, so "the URL shows it, then notRunning" could end a wait before the run began (1 wait in 6 on Inside one
+# head returned 0.1 s after Enter, the run ending 0.6 s later); and a quick run can end before React ever draws
+# 'running', so the app's data-test-script-state cannot be counted either.
 RUN_MARK = """() => {
-    const app = document.querySelector("[data-testid='stApp']");
-    if (!app) return [-1, performance.now()];
-    if (app.__runsEnded === undefined) {
-        app.__runsEnded = 0;
-        new MutationObserver(records => records.forEach((r, k) => {
-            const now = k + 1 < records.length ? records[k + 1].oldValue : app.getAttribute('data-test-script-state');
-            if (r.oldValue === 'running' && now === 'notRunning') app.__runsEnded += 1;
-        })).observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ['data-test-script-state']});
+    if (!window.__runsEnded) {
+        window.__runsEnded = [0, 0, 0];
+        const status = bytes => {               // the top-level varint field 6 of a ForwardMsg, or -1
+            let i = 0;
+            const varint = () => { let v = 0, scale = 1, x; do { x = bytes[i++]; v += (x & 127) * scale; scale *= 128; }
+                                   while (x & 128); return v; };
+            while (i < bytes.length) {
+                const tag = varint(), field = Math.floor(tag / 8), wire = tag % 8;
+                if (wire === 0) { const v = varint(); if (field === 6) return v; }
+                else if (wire === 2) { const length = varint(); i += length; }   // not i += varint(): i read first
+                else if (wire === 1) i += 8;
+                else if (wire === 5) i += 4;
+                else return -1;
+            }
+            return -1;
+        };
+        const data = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'data');
+        const read = new WeakSet();
+        Object.defineProperty(MessageEvent.prototype, 'data', {configurable: true, enumerable: data.enumerable, get() {
+            const value = data.get.call(this);
+            if (!read.has(this) && this.target instanceof WebSocket && value instanceof ArrayBuffer) {
+                read.add(this);
+                const s = status(new Uint8Array(value));
+                if (s === 0 || s === 1) window.__runsEnded[0] += 1;
+                if (s === 3) window.__runsEnded[1] += 1;
+                if (s === 0 || s === 1 || s === 3) window.__runsEnded[2] += 1;
+            }
+            return value;
+        }});
     }
-    return [app.__runsEnded, performance.now()];
+    return [...window.__runsEnded];
 }"""
-# wait_for_function's test, given a RUN_MARK taken before the action and how long a run may take to show (or None)
-RUN_ENDED_SINCE = f"""([[n, since], quick]) => ({RUN_MARK})()[0] > n
-    || (quick !== null && performance.now() - since > quick && document.querySelector("{SETTLED}") !== null)"""
+RUN_ENDED_SINCE = f"([mark, kind]) => ({RUN_MARK})()[kind] > mark[kind]"   # given a RUN_MARK before the action
 # every Plotly chart drawn: the app draws none since issue 30, but the benchmarks compare with commits that do
 ALL_CHARTS_DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
                  .every(c => c.querySelector('.main-svg'))"""
@@ -98,7 +119,7 @@ def resident_mb(pid: int) -> float:
 
 def settle(page, timeout: float = 60_000) -> None:
     """Wait for the rerun an interaction started to finish, then for every plotly chart to draw its SVG. Where the
-    caller can read runs_ended before the interaction, wait_for_run is exact; this waits up to 1.5 s to see it start."""
+    caller can take run_mark before the interaction, wait_for_run is exact; this waits up to 1.5 s to see it start."""
     try:  # a quick rerun can start and end between two polls; then there is nothing to wait for here
         page.wait_for_selector(RUNNING, timeout=1_500)
     except PlaywrightTimeout:
@@ -115,21 +136,24 @@ def load(page, url: str, timeout: float = 60_000) -> None:
 
 
 def run_mark(page) -> list:
-    """What wait_for_run needs to know, read before an action: the runs this page has seen end, and when."""
+    """The runs this page has been told have ended (RUN_MARK), read before an action: then wait_for_run."""
     return page.evaluate(RUN_MARK)
 
 
-def wait_for_run(page, mark: list, timeout: float = 60_000, quick: float | None = None) -> None:
-    """Wait until a run has ended since run_mark gave `mark`, then for every plotly chart to draw. With `quick`
-    (ms), a page that has shown no run by then and is not running counts as done: a cached run can be too short to
-    show (RUN_MARK), and a benchmark, whose every word is new, passes None."""
-    page.wait_for_function(RUN_ENDED_SINCE, arg=[mark, quick], timeout=timeout)
+RUN_KINDS = {"whole": 0, "fragment": 1, "either": 2}   # which count of RUN_MARK a wait looks at
+
+
+def wait_for_run(page, mark: list, timeout: float = 60_000, kind: str = "whole") -> None:
+    """Wait until a run of `kind` (RUN_KINDS: a page with a polling fragment ends fragment runs of its own, which a
+    whole run's wait must not take for its end) has ended since run_mark gave `mark` and the page is settled, then
+    for every plotly chart to draw."""
+    page.wait_for_function(RUN_ENDED_SINCE, arg=[mark, RUN_KINDS[kind]], timeout=timeout)
+    page.wait_for_selector(SETTLED, timeout=timeout)
     page.wait_for_function(ALL_CHARTS_DRAWN, timeout=timeout)
 
 
-def type_text(page, text: str, timeout: float = 60_000, quick: float | None = 1_500) -> None:
-    """Type into the shared box and wait for the rerun it causes to end (counted: RUN_MARK; see wait_for_run for
-    `quick`). A benchmark passes quick=None: then only a run seen to end will do."""
+def type_text(page, text: str, timeout: float = 60_000) -> None:
+    """Type into the shared box and wait for the rerun it causes to end (counted: RUN_MARK)."""
     mark = run_mark(page)
     box = page.get_by_role("textbox", name="Your text")
     if box.input_value() == text:   # already there (a value kept for the session): Enter starts no run
@@ -137,7 +161,7 @@ def type_text(page, text: str, timeout: float = 60_000, quick: float | None = 1_
     box.fill(text)
     box.press("Enter")
     page.wait_for_function("t => new URL(location.href).searchParams.get('text') === t", arg=text)
-    wait_for_run(page, mark, timeout, quick)
+    wait_for_run(page, mark, timeout)
 
 
 def wait_for_charts(page, count: int, timeout: float = 60_000) -> None:

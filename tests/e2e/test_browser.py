@@ -470,7 +470,7 @@ def test_switching_the_task_switches_every_page(server, page):
     mark = run_mark(page)
     page.get_by_test_id("stSidebar").get_by_text("sort", exact=True).click()
     page.wait_for_function("() => new URL(location.href).searchParams.get('task') === 'sort'")
-    wait_for_run(page, mark, quick=1_500)   # the URL changes before the run starts
+    wait_for_run(page, mark)   # the URL changes before the run starts
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar.get_by_text("aaabnn", exact=True)).to_be_visible()
     expect(sidebar.get_by_text("task: sort the characters", exact=False)).to_be_visible()
