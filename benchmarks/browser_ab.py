@@ -31,7 +31,7 @@ from drivers.harness import (ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, PAINTED,
 from drivers.checkout_python import python_for
 from drivers.words import random_word
 
-from .browser_latency import PAGES
+from .browser_latency import PAGES, warm_up_seconds
 
 
 def start(root: Path) -> tuple[subprocess.Popen, int]:
@@ -56,7 +56,9 @@ def served_pair(against: str) -> Iterator[dict[str, tuple[subprocess.Popen, int]
             for process, port in servers.values():
                 if not wait_until_healthy(f"http://127.0.0.1:{port}", process, 120):
                     raise RuntimeError(f"the server on port {port} did not answer /_stcore/health within 120 s")
-            time.sleep(5)                           # and each its warm-up's first model
+            for _, port in servers.values():         # a version with a warm-up (explorer/warmup.py) has done it:
+                warm_up_seconds(f"http://127.0.0.1:{port}")   # its imports (7 s of CPU) ran beside the first pages
+            time.sleep(1)
             yield servers
         finally:
             for process, _ in servers.values():
