@@ -25,8 +25,8 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, sync_playwright
 
-from drivers.harness import (ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, PAINTED, ROOT, SETTLED, _free_port, stop_server,
-                             type_text, wait_until_healthy)
+from drivers.harness import (CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, open_page, stop_server, type_text,
+                             wait_until_healthy)
 
 from drivers.checkout_python import python_for
 from drivers.words import random_word
@@ -84,8 +84,7 @@ def measure(browser, servers: dict, path: str, length: int, repeats: int) -> tup
     pages, cdps = {}, {}
     for name, (_, port) in servers.items():
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        page.goto(f"http://127.0.0.1:{port}/{path}")
-        page.wait_for_selector(SETTLED, timeout=120_000)
+        open_page(page, f"http://127.0.0.1:{port}/{path}")
         type_text(page, "warmup")
         cdp = page.context.new_cdp_session(page)
         cdp.send("Performance.enable")
@@ -101,9 +100,7 @@ def measure(browser, servers: dict, path: str, length: int, repeats: int) -> tup
             page.bring_to_front()
             before = main_thread_seconds(cdps[name])
             start_time = time.perf_counter()
-            type_text(page, word)
-            page.wait_for_function(ALL_CHARTS_DRAWN)
-            page.evaluate(PAINTED)                      # and the canvas heatmaps drawn in the frame after
+            type_text(page, word)                      # to the run's end, drawn and painted (wait_for_run)
             wall[name].append(time.perf_counter() - start_time)
             page.wait_for_timeout(300)  # let the last paint land in the counter
             busy[name].append(main_thread_seconds(cdps[name]) - before)

@@ -36,8 +36,7 @@ from drivers.words import random_word
 from explorer.pages import PAGES as REGISTRY
 from teaching.steps import STEPS
 from drivers.harness import (
-    ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, _free_port, run_mark, start_server, stop_server, type_text,
-    wait_for_run,
+    CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, open_page, run_mark, start_server, stop_server, type_text, wait_for_run,
 )
 from drivers.checkout_python import python_for
 
@@ -95,10 +94,7 @@ def first_visits(browser, length: int, rng: random.Random) -> dict[str, float]:
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         for name, path in PAGES.items():
             start = time.perf_counter()
-            page.goto(f"{url}/{path}?text={random_word(rng, length).replace(' ', '+')}")
-            page.wait_for_selector("[data-testid='stSidebar'] input", timeout=300_000)
-            page.wait_for_selector(SETTLED, timeout=300_000)
-            page.wait_for_function(ALL_CHARTS_DRAWN, timeout=300_000)
+            open_page(page, f"{url}/{path}?text={random_word(rng, length).replace(' ', '+')}", 300_000)
             times[name] = time.perf_counter() - start
     finally:
         stop_server(process)
@@ -115,20 +111,19 @@ def warm_up_seconds(url: str, most: float = 300) -> float:
                 return time.perf_counter() - start
         except (urllib.error.HTTPError, ValueError):
             return 0.0
+        except (urllib.error.URLError, TimeoutError):   # a server busy warming up answered late: ask again
+            pass
         time.sleep(0.1)
     raise RuntimeError(f"the server's warm-up did not finish within {most:.0f} s (see its log)")
 
 
 def interaction_times(page, url: str, length: int, repeats: int, rng: random.Random) -> list[float]:
-    page.goto(url)
-    page.wait_for_selector("[data-testid='stSidebar'] input", timeout=60_000)
-    page.wait_for_selector(SETTLED, timeout=120_000)  # a lab page's first visit loads its server-wide tables
+    open_page(page, url)      # up to 120 s: a lab page's first visit loads its server-wide tables
     times = []
     for _ in range(repeats):
         word = random_word(rng, length)
         start = time.perf_counter()
-        type_text(page, word)  # waits for the rerun to end
-        page.wait_for_function(ALL_CHARTS_DRAWN)
+        type_text(page, word)  # waits for the rerun to end, drawn and painted
         times.append(time.perf_counter() - start)
     return times
 
@@ -137,9 +132,7 @@ def step_key_times(page, base: str, step: int, repeats: int, rng: random.Random)
     """Seconds from pressing → on step − 1 to step `step` settled with its charts drawn, each on a new word."""
     times = []
     for _ in range(repeats):
-        page.goto(f"{base}/lesson?lesson_step={step - 1}&text={random_word(rng, 24)}")
-        page.wait_for_selector(SETTLED, timeout=120_000)
-        page.wait_for_function(ALL_CHARTS_DRAWN)
+        open_page(page, f"{base}/lesson?lesson_step={step - 1}&text={random_word(rng, 24)}")
         page.get_by_role("button", name="Next").wait_for()          # the key's button is on the page
         time.sleep(0.5)                                             # a learner reads before pressing
         mark = run_mark(page)

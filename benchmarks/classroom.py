@@ -32,7 +32,7 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from drivers.harness import ALL_CHARTS_DRAWN, CHROMIUM, CHROMIUM_ARGS, ROOT, SETTLED, start_server, stop_server
+from drivers.harness import CHROMIUM, CHROMIUM_ARGS, ROOT, RUN_MARK, start_server, stop_server, wait_for_run_async
 from drivers.replicas import start_replicas, stop_replicas
 
 from drivers.words import new_word
@@ -65,9 +65,9 @@ def cpu_seconds(pid: int) -> float:
 async def open_session(browser, url: str, path: str):
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
     page = await context.new_page()
+    await page.add_init_script(f"({RUN_MARK})()")   # counting from the document's start (drivers.harness.open_page)
     await page.goto(f"{url}/{path}", timeout=TIMEOUT_MS)
-    await page.wait_for_selector("[data-testid='stSidebar'] input", timeout=TIMEOUT_MS)
-    await page.wait_for_selector(SETTLED, timeout=TIMEOUT_MS)
+    await wait_for_run_async(page, [0, 0, 0], TIMEOUT_MS)
     return context, page
 
 
@@ -78,13 +78,11 @@ async def student(page, path: str, seed: int, stop_at: float, pause: float, late
         word = new_word(rng)
         start = time.perf_counter()
         try:
+            mark = await page.evaluate(RUN_MARK)      # the runs ended so far
             box = page.get_by_role("textbox", name="Your text")
             await box.fill(word, timeout=TIMEOUT_MS)
             await box.press("Enter")
-            await page.wait_for_function("t => new URL(location.href).searchParams.get('text') === t",
-                                         arg=word, timeout=TIMEOUT_MS)
-            await page.wait_for_selector(SETTLED, timeout=TIMEOUT_MS)
-            await page.wait_for_function(ALL_CHARTS_DRAWN, timeout=TIMEOUT_MS)
+            await wait_for_run_async(page, mark, TIMEOUT_MS)
             latencies.append(time.perf_counter() - start)
             if await page.locator("[data-testid='stException']").count():
                 errors.append(f"{path}: exception on screen for {word!r}")

@@ -22,7 +22,7 @@ import re
 import statistics
 import time
 
-from drivers.harness import ALL_CHARTS_DRAWN, PAINTED, SETTLED, run_mark, wait_for_run
+from drivers.harness import ALL_CHARTS_DRAWN, PAINTED, SETTLED, open_page, run_mark, wait_for_run
 from drivers.words import random_word
 
 from .browser_ab import two_servers
@@ -87,9 +87,7 @@ def measure(browser, servers: dict, change: str, length: int, repeats: int) -> t
     pages = {}
     for name, (_, port) in servers.items():
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        page.goto(f"http://127.0.0.1:{port}/{path}?text={word}")
-        page.wait_for_selector("[data-testid='stSidebar'] input", timeout=120_000)
-        settled(page)
+        open_page(page, f"http://127.0.0.1:{port}/{path}?text={word}")
         pages[name] = page
     wall = {name: [] for name in servers}
     redrawn = {name: [] for name in servers}
@@ -105,7 +103,8 @@ def measure(browser, servers: dict, change: str, length: int, repeats: int) -> t
             act(page, ready, repeat)
             if reruns:   # the URL changes before the run starts (a widget bound to it): wait for the run's end
                 wait_for_run(page, mark, kind="either")   # a fragment's run since issue 30
-            settled(page)
+            else:        # drawn in the browser: nothing to wait for but the drawing
+                settled(page)
             wall[name].append(time.perf_counter() - start_time)
             redrawn[name].append(page.evaluate(REDRAWN))
     for page in pages.values():

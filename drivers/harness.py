@@ -145,11 +145,32 @@ RUN_KINDS = {"whole": 0, "fragment": 1, "either": 2}   # which count of RUN_MARK
 
 def wait_for_run(page, mark: list, timeout: float = 60_000, kind: str = "whole") -> None:
     """Wait until a run of `kind` (RUN_KINDS: a page with a polling fragment ends fragment runs of its own, which a
-    whole run's wait must not take for its end) has ended since run_mark gave `mark` and the page is settled, then
-    for every plotly chart to draw."""
+    whole run's wait must not take for its end) has ended since run_mark gave `mark` and the page is settled, for
+    every plotly chart to draw, and for the next frame painted: the count rises as Streamlit reads the run's end,
+    and React draws what came before it a moment later."""
     page.wait_for_function(RUN_ENDED_SINCE, arg=[mark, RUN_KINDS[kind]], timeout=timeout)
     page.wait_for_selector(SETTLED, timeout=timeout)
     page.wait_for_function(ALL_CHARTS_DRAWN, timeout=timeout)
+    page.evaluate(PAINTED)
+
+
+async def wait_for_run_async(page, mark: list, timeout: float = 60_000, kind: str = "whole") -> None:
+    """wait_for_run for Playwright's async API (benchmarks.classroom's browsers)."""
+    await page.wait_for_function(RUN_ENDED_SINCE, arg=[mark, RUN_KINDS[kind]], timeout=timeout)
+    await page.wait_for_selector(SETTLED, timeout=timeout)
+    await page.wait_for_function(ALL_CHARTS_DRAWN, timeout=timeout)
+    await page.evaluate(PAINTED)
+
+
+def open_page(page, url: str, timeout: float = 120_000) -> None:
+    """Open a URL with the run counter (RUN_MARK) in place from the document's start, and wait for the first whole
+    run to end and draw. After a plain goto the app shows 'notRunning' before it has even connected, and a counter
+    put in place later could take that first run's end for the end of the run an action starts."""
+    if not getattr(page, "_run_counter", False):
+        page.add_init_script(f"({RUN_MARK})()")
+        page._run_counter = True
+    page.goto(url)
+    wait_for_run(page, [0, 0, 0], timeout)
 
 
 def type_text(page, text: str, timeout: float = 60_000) -> None:
@@ -160,7 +181,7 @@ def type_text(page, text: str, timeout: float = 60_000) -> None:
         return
     box.fill(text)
     box.press("Enter")
-    page.wait_for_function("t => new URL(location.href).searchParams.get('text') === t", arg=text)
+    page.wait_for_function("t => new URL(location.href).searchParams.get('text') === t", arg=text, timeout=timeout)
     wait_for_run(page, mark, timeout)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from drivers.harness import RUN_MARK, load, run_mark, type_text
+from drivers.harness import RUN_MARK, open_page, run_mark, type_text
 
 
 def forward_msg(status: int | None) -> list[int]:
@@ -19,7 +19,7 @@ def forward_msg(status: int | None) -> list[int]:
     return list(msg.SerializeToString())
 
 
-def test_run_mark_counts_each_kind_of_end(browser, chromium_path):
+def test_run_mark_counts_each_kind_of_end(browser):
     """Messages from a websocket, read as Streamlit reads them: a whole run's end, a fragment's, a run stopped for a
     rerun (no end) and a delta (no end) give [whole, fragment, either] = [2, 1, 3]."""
     page = browser.new_page()
@@ -42,7 +42,7 @@ def test_run_mark_counts_each_kind_of_end(browser, chromium_path):
 def test_type_text_returns_once_the_run_has_drawn(server, page):
     """On a long page, each new word: when type_text returns, exactly one more run has ended and the sidebar already
     shows the word reversed (no waiting here). Before the count, 1 wait in 6 returned before the run began."""
-    load(page, f"{server}/inside-one-head?text=hello")
+    open_page(page, f"{server}/inside-one-head?text=hello")     # counting from the document's start
     for word in ("runsend", "thenitdraws", "everychart"):
         before = run_mark(page)
         type_text(page, word)
