@@ -18,11 +18,11 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SETTLED = "[data-testid='stApp'][data-test-script-state='notRunning']"
 RUNNING = "[data-testid='stApp'][data-test-script-state='running']"
-# How many runs the page's Streamlit code has been told have ended, [whole runs, fragment runs, either]: each message it reads
-# from the server's websocket passes through a getter put on MessageEvent.data the first time this is asked, which
-# reads the message's script_finished status (a ForwardMsg, field 6: 0 finished, 1 compile error, 3 a fragment's run;
-# 2, stopped for a rerun, is no end). Since Streamlit 1.67 a widget bound to the URL changes the URL before its run
-# starts, so "the URL shows it, then notRunning" could end a wait before the run began (1 wait in 6 on Inside one
+# How many runs the page's Streamlit code has been told have ended, [whole runs, fragment runs, either]: each message
+# it reads from the server's websocket passes through a getter put on MessageEvent.data the first time this is asked,
+# which reads the message's script_finished status (a ForwardMsg, field 6: 0 finished, 1 compile error, 3 a fragment's
+# run; 2, stopped for a rerun, is no end). Since Streamlit 1.67 a widget bound to the URL changes the URL before its
+# run starts, so "the URL shows it, then notRunning" could end a wait before the run began (1 wait in 6 on Inside one
 # head returned 0.1 s after Enter, the run ending 0.6 s later); and a quick run can end before React ever draws
 # 'running', so the app's data-test-script-state cannot be counted either.
 RUN_MARK = """() => {

@@ -26,13 +26,16 @@ def test_run_mark_counts_each_kind_of_end(browser):
     try:
         page.goto("about:blank")
         assert page.evaluate(RUN_MARK) == [0, 0, 0]
-        messages = [forward_msg(ForwardMsg.FINISHED_SUCCESSFULLY), forward_msg(ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY),
+        messages = [forward_msg(ForwardMsg.FINISHED_SUCCESSFULLY),
+                    forward_msg(ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY),
                     forward_msg(ForwardMsg.FINISHED_EARLY_FOR_RERUN), forward_msg(None),
                     forward_msg(ForwardMsg.FINISHED_WITH_COMPILE_ERROR)]
         page.evaluate("""messages => {
             const socket = new WebSocket('ws://127.0.0.1:9');        // never connects: only the events' target
             socket.addEventListener('message', event => event.data);   // a handler reads the data, as Streamlit's
-            for (const m of messages) socket.dispatchEvent(new MessageEvent('message', {data: new Uint8Array(m).buffer}));
+            for (const m of messages) {
+                socket.dispatchEvent(new MessageEvent('message', {data: new Uint8Array(m).buffer}));
+            }
         }""", messages)
         assert page.evaluate(RUN_MARK) == [2, 1, 3]
     finally:
