@@ -12,7 +12,9 @@ refills at 0.15 s per second, up to two seconds: a learner clicking about never 
 rests (at most a second) before its next run. One tab rerunning as fast as the server answers so gets about a
 seventh of the server: at half a place (a rest as long as each run) a rerun flood still made another learner
 1.8x slower, as every run also holds the GIL, and at a quarter of a place (not counting the work around each
-run, 60 % more) 1.6-1.9x.
+run, 60 % more) 1.6-1.9x. A rest is for the others, so a session alone on the server does not rest: no other
+session is waiting, running, or has run in the last ALONE_AFTER seconds. A learner who opened a lab page (3 s
+of tables the first time) and typed at once rested 0.3 s before every answer on an idle server.
 
 The lab's tables of a learner's own model cost what its upload makes them cost, and two learners each running
 one held both places for minutes. Such work leaves its place while it waits for and holds the one heavy lane,
@@ -39,6 +41,7 @@ ALLOWANCE = 2.0      # ...up to this many; each run spends what it held and RUN_
 MAX_REST = 1.0       # debt rests first, at most this long (its debt is capped at MAX_REST * SHARE)
 RUN_OVERHEAD = 0.015 # seconds of the server's work for a run outside its place (the run's messages, its widget
                      # states): 16 ms a run beside 27 ms in the place, measured over 300 reruns of Home
+ALONE_AFTER = 10.0   # seconds since another session last held a place, after which a session is alone
 STUCK_AFTER = 120.0  # seconds every place may stay with the same runs before the health check fails; the
                      # longest legitimate run (a cold lab table of a bundled model on a busy machine) is about 90
 T = TypeVar("T")
@@ -69,6 +72,7 @@ class Gate:
         self._held: dict[int, float] = {}      # id of a place taken -> when it was taken
         self._spent: dict[str, tuple[float, float]] = {}   # session id -> (allowance left, when it was counted)
         self._downloads: set[str] = set()      # sessions with a download waiting or being built
+        self._last_two: dict[str, float] = {}  # the two sessions that last took or gave back a place -> when
 
     @contextlib.contextmanager
     def place(self, session_id: str, wait: float | None = None) -> Iterator[None]:
@@ -98,9 +102,26 @@ class Gate:
 
     def _rest(self, session_id: str) -> None:
         with self._lock:
-            debt = -self._allowance(session_id, self._clock())
+            now = self._clock()
+            debt = -self._allowance(session_id, now)
+            if debt > 0 and self._alone(session_id, now):
+                debt = 0.0          # still spent and owed: it rests once someone else comes
         if debt > 0:
             time.sleep(debt / SHARE)
+
+    def _alone(self, session_id: str, now: float) -> bool:
+        """No other session waits for or holds a place, nor held one in the last ALONE_AFTER seconds; call with
+        self._lock held. The two latest sessions suffice: if any other was recent, the latest other is one."""
+        if any(other != session_id for other in self._sessions):
+            return False
+        return not any(other != session_id and now - when < ALONE_AFTER for other, when in self._last_two.items())
+
+    def _seen(self, session_id: str) -> None:
+        """Call with self._lock held."""
+        self._last_two.pop(session_id, None)
+        self._last_two[session_id] = self._clock()
+        if len(self._last_two) > 2:
+            del self._last_two[next(iter(self._last_two))]    # the oldest: dicts keep their order of insertion
 
     def _spend(self, session_id: str, seconds: float) -> None:
         now = self._clock()
@@ -110,13 +131,15 @@ class Gate:
                 self._spent = {s: (a, t) for s, (a, t) in self._spent.items() if a + (now - t) * SHARE < ALLOWANCE}
             self._spent[session_id] = (left, now)
 
-    def _take(self, holder: object) -> None:
+    def _take(self, holder: _Held) -> None:
         with self._lock:
             self._held[id(holder)] = self._clock()
+            self._seen(holder.session)
 
-    def _give_back(self, holder: object) -> None:
+    def _give_back(self, holder: _Held) -> None:
         with self._lock:
             del self._held[id(holder)]
+            self._seen(holder.session)
 
     @contextlib.contextmanager
     def heavy_lane(self, waiting: Callable[[], None]) -> Iterator[None]:

@@ -8,7 +8,8 @@ import pytest
 
 from streamlit.runtime import Runtime, RuntimeState
 
-from explorer.gate import PLACES, STUCK_AFTER, Gate, GateBusy, _fail_health_while_stuck, _in_place, _Once
+from explorer.gate import (ALONE_AFTER, MAX_REST, PLACES, STUCK_AFTER, Gate, GateBusy, _fail_health_while_stuck,
+                           _in_place, _Once)
 
 
 def test_one_session_never_holds_two_places_so_another_session_always_finds_one():
@@ -150,8 +151,10 @@ def test_a_session_spends_an_allowance_of_place_time_and_rests_only_once_it_is_i
     run("flooding tab", 0.1)                       # rests until its debt is paid: MAX_REST, less the 0.1 s
     assert slept == [pytest.approx(module.MAX_REST - 0.1)]   # that passed while the other learner ran
     slept.clear()
-    for _ in range(50):                            # a flood of short runs, each asked for at once
-        run("flooding tab", 0.1)
+    for i in range(50):                            # a flood of short runs, each asked for at once, while the
+        run("flooding tab", 0.1)                   # other learner keeps clicking
+        if i % 5 == 4:
+            run("another learner", 0.01)
     busy_share = 50 * (0.1 + module.RUN_OVERHEAD) / (50 * 0.1 + sum(slept))
     assert busy_share == pytest.approx(module.SHARE, rel=0.05)   # its share, counting the work around each run
 
@@ -183,3 +186,42 @@ def test_a_fragment_inside_its_pages_run_reenters_the_place():
     with gate.place("tab"):
         with gate.place("tab"):                    # would wait for itself for ever without re-entrance
             assert gate.held() == 1
+
+
+def test_a_session_alone_on_the_server_never_rests_and_rests_again_once_another_comes(monkeypatch):
+    import explorer.gate as module
+    now, slept = [0.0], []                         # (when a rest began, how long)
+    gate = Gate(clock=lambda: now[0])
+    monkeypatch.setattr(module.time, "sleep", lambda seconds: (slept.append((now[0], seconds)),
+                                                               now.__setitem__(0, now[0] + seconds)))
+
+    def run(session: str, held: float) -> None:
+        with gate.place(session):
+            now[0] += held
+
+    for _ in range(20):
+        run("teacher alone", 0.5)                  # 10 s of runs, far past the allowance: nobody waits for it
+    assert slept == []
+    run("a student", 0.1)
+    student_left = now[0]
+    run("teacher alone", 0.5)                      # in debt, and no longer alone: it rests off the capped debt
+    assert [seconds for _, seconds in slept] == [pytest.approx(MAX_REST - 0.1)]   # but for the student's 0.1 s
+    for _ in range(30):
+        run("teacher alone", 0.5)                  # on and on: it rests while the student's run is recent
+    assert len(slept) >= 3
+    assert all(began < student_left + ALONE_AFTER for began, _ in slept)
+    assert now[0] > student_left + 2 * ALONE_AFTER  # and long after that, it ran without a rest
+
+
+def test_a_session_waiting_or_running_counts_as_company(monkeypatch):
+    import explorer.gate as module
+    now, slept = [0.0], []
+    gate = Gate(clock=lambda: now[0])
+    monkeypatch.setattr(module.time, "sleep", lambda seconds: (slept.append(seconds),
+                                                               now.__setitem__(0, now[0] + seconds)))
+    with gate.place("long run"):                  # another session's run, begun 20 s ago and still going
+        now[0] += 2 * ALONE_AFTER
+        for _ in range(6):
+            with gate.place("tab"):               # 3 s of runs: past the allowance, so it rests
+                now[0] += 0.5
+    assert len(slept) == 1
