@@ -15,7 +15,8 @@ source position), and how far each agrees with the most direct of them, occlusio
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,12 +113,13 @@ def gradient_x_input(model: Transformer, run: Run) -> np.ndarray:
     return attr.sum(-1).detach().numpy()                                             # (T, S)
 
 
-@torch.inference_mode()
 def occlusion(model: Transformer, vocab: Vocab, run: Run, letters: str = LETTERS,
-              most: int | None = None, progress: Progress = None) -> np.ndarray:
+              most: int | None = None, progress: Progress = None, helper: Executor | None = None) -> np.ndarray:
     """(T, S) p(chosen token) with the text as it is, minus its mean with source position j replaced by each
     letter of `letters` other than its own (the first `most` of them), the decoder reading the same prefix:
-    positive where the character mattered to the step."""
+    positive where the character mattered to the step. With `helper`, a thread of that executor takes batches
+    too once it is free, and the batches' results are summed in their own order, so the numbers do not depend
+    on which thread ran what."""
     src, tgt = list(run.source_ids), torch.tensor([run.decoder_in_ids])
     chosen = torch.tensor([run.chosen_ids])
     base = torch.softmax(torch.tensor(run.logits, dtype=torch.float32), -1)                # (T, V)
@@ -129,14 +131,32 @@ def occlusion(model: Transformer, vocab: Vocab, run: Run, letters: str = LETTERS
         for other in others:
             variants.append([*src[:j], other, *src[j + 1:]])
             owner.append(j)
+    starts = range(0, len(variants), OCCLUSION_BATCH)
+    found: list[np.ndarray | None] = [None] * len(starts)      # each batch's (B, T) p(chosen token)
+    pending, taking = iter(range(len(starts))), threading.Lock()
+
+    def take_batches(reports: bool) -> None:
+        with torch.inference_mode():                   # per thread, like every grad mode
+            while True:
+                with taking:
+                    i = next(pending, None)
+                if i is None:
+                    return
+                if reports:                            # Streamlit takes progress from the script's thread only
+                    report(progress, i / len(starts))
+                batch = torch.tensor(variants[starts[i]:starts[i] + OCCLUSION_BATCH])         # (B, S)
+                logits = model.decode(tgt.expand(len(batch), -1), model.encode(batch))        # (B, T, V)
+                p = torch.softmax(logits, -1).gather(-1, chosen.expand(len(batch), -1)[..., None])[..., 0]
+                found[i] = p.numpy()                                                          # (B, T)
+
+    helping = helper.submit(take_batches, False) if helper is not None else None
+    take_batches(True)
+    if helping is not None:
+        helping.result()
     drops = np.zeros((len(run.chosen_ids), len(src)))
     counts = np.zeros(len(src))
-    for start in range(0, len(variants), OCCLUSION_BATCH):
-        report(progress, start / len(variants))
-        batch = torch.tensor(variants[start:start + OCCLUSION_BATCH])                      # (B, S)
-        logits = model.decode(tgt.expand(len(batch), -1), model.encode(batch))            # (B, T, V)
-        p = torch.softmax(logits, -1).gather(-1, chosen.expand(len(batch), -1)[..., None])[..., 0]   # (B, T)
-        for row, j in zip(p.numpy(), owner[start:start + OCCLUSION_BATCH]):
+    for start, rows in zip(starts, found):
+        for row, j in zip(rows, owner[start:start + OCCLUSION_BATCH]):
             drops[:, j] += base_p - row
             counts[j] += 1
     return drops / np.maximum(counts, 1)[None, :]
@@ -163,12 +183,13 @@ def lenses(model: Transformer, vocab: Vocab, run: Run, every_letter: bool = Fals
     attention = np.stack([run.trace["cross", layer] for layer in range(layers)])          # (L, H, T, S)
     influence = np.stack([value_weighted(model, run.trace, "cross", layer) for layer in range(layers)])
     # The gradients on a thread of their own while occlusion runs here (it reports progress, which Streamlit takes
-    # from the script's thread only): torch lets go of the GIL in its operations, so a second core cuts the wait
-    # by the shorter of the two; they share no state (no hook on the model).
+    # from the script's thread only), and that thread takes occlusion's remaining batches once the gradients are
+    # done: torch lets go of the GIL in its operations, so a second core shares the whole wait. They share no
+    # state (no hook on the model).
     with ThreadPoolExecutor(max_workers=1) as pool:
         gradients = pool.submit(gradient_x_input, model, run)
-        occluded = (occlusion(model, vocab, run, progress=progress) if every_letter else
-                    occlusion(model, vocab, run, QUICK_LETTERS, QUICK_COUNT))
+        occluded = (occlusion(model, vocab, run, progress=progress, helper=pool) if every_letter else
+                    occlusion(model, vocab, run, QUICK_LETTERS, QUICK_COUNT, helper=pool))
         return Lenses(attention, influence, gradients.result(), occluded, rollout(run), every_letter)
 
 

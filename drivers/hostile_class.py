@@ -291,8 +291,9 @@ def words(seed: int, count: int) -> list[str]:
 
 async def type_on_masks(url: str, typed: list[str], tabs: int = 1) -> list[str]:
     """Type the words on Masks, shared out over `tabs` sessions at once, then leave; what went wrong on screen,
-    if anything. Each session rests once it has spent its allowance at the gate (explorer.gate), so a class of
-    tabs fills the shared caches as fast as the server answers, and one tab about a seventh as fast."""
+    if anything. A session with others on the server rests once it has spent its allowance at the gate
+    (explorer.gate), so a class of tabs fills the shared caches as fast as the server answers, each tab about a
+    seventh as fast as it asks."""
     async def one_tab(share: list[str]) -> list[str]:
         session = ProtocolSession(url, "masks")
         await session.open()

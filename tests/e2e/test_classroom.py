@@ -82,8 +82,8 @@ def test_eight_students_at_once_each_see_their_own_word_and_attention(server):
         assert np.allclose(np.array(r["z"]), cross_attention(r["word"], 1, 2), atol=5e-5), r["word"]   # 4 places
 
 
-RERUNS = 200   # one tab's reruns; past its allowance at the gate (explorer.gate) each waits its turn, so 500
-               # took 4.6 minutes: 200 still show a leak of a quarter megabyte a run
+RERUNS = 200   # one tab's reruns: 500 took 4.6 minutes while a tab alone still rested at the gate
+               # (explorer.gate), and 200 still show a leak of a quarter megabyte a run
 
 
 def test_two_hundred_reruns_keep_the_servers_memory_flat(running_server, page):

@@ -21,8 +21,8 @@ from drivers.hostile_class import LENGTH, run_async, type_on_masks, words
 pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
 
 WORDS = 180
-TABS = 6                # the words shared out over six tabs: the caches are the class's, and one tab alone
-                        # now rests between runs once it has spent its allowance (explorer.gate)
+TABS = 6                # the words shared out over six tabs: the caches are the class's (each tab, with the
+                        # others on the server, rests at the gate once past its allowance: explorer.gate)
 WARM_UP = 5             # words typed first, so imports, models and the page's own caches are loaded
 PEAK_LIMIT_MB = 1536    # the ceiling for the server's peak
 LEFT_OVER_MB = 100      # what may stay after the client leaves (the bound; the cache's is below it)
