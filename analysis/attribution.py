@@ -117,9 +117,10 @@ def occlusion(model: Transformer, vocab: Vocab, run: Run, letters: str = LETTERS
               most: int | None = None, progress: Progress = None, helper: Executor | None = None) -> np.ndarray:
     """(T, S) p(chosen token) with the text as it is, minus its mean with source position j replaced by each
     letter of `letters` other than its own (the first `most` of them), the decoder reading the same prefix:
-    positive where the character mattered to the step. With `helper`, a thread of that executor takes batches
-    too once it is free, and the batches' results are summed in their own order, so the numbers do not depend
-    on which thread ran what."""
+    positive where the character mattered to the step. With `helper`, a thread of that executor (not the one
+    calling) takes batches too once it is free, and the batches' results are summed in their own order, so the
+    numbers do not depend on which thread ran what. If the caller's part stops (a progress report raises when
+    Streamlit stops the run), the helper stops after its batch in hand."""
     src, tgt = list(run.source_ids), torch.tensor([run.decoder_in_ids])
     chosen = torch.tensor([run.chosen_ids])
     base = torch.softmax(torch.tensor(run.logits, dtype=torch.float32), -1)                # (T, V)
@@ -133,13 +134,13 @@ def occlusion(model: Transformer, vocab: Vocab, run: Run, letters: str = LETTERS
             owner.append(j)
     starts = range(0, len(variants), OCCLUSION_BATCH)
     found: list[np.ndarray | None] = [None] * len(starts)      # each batch's (B, T) p(chosen token)
-    pending, taking = iter(range(len(starts))), threading.Lock()
+    pending, taking, stopped = iter(range(len(starts))), threading.Lock(), threading.Event()
 
     def take_batches(reports: bool) -> None:
         with torch.inference_mode():                   # per thread, like every grad mode
             while True:
                 with taking:
-                    i = next(pending, None)
+                    i = None if stopped.is_set() else next(pending, None)
                 if i is None:
                     return
                 if reports:                            # Streamlit takes progress from the script's thread only
@@ -150,7 +151,11 @@ def occlusion(model: Transformer, vocab: Vocab, run: Run, letters: str = LETTERS
                 found[i] = p.numpy()                                                          # (B, T)
 
     helping = helper.submit(take_batches, False) if helper is not None else None
-    take_batches(True)
+    try:
+        take_batches(True)
+    except BaseException:
+        stopped.set()
+        raise
     if helping is not None:
         helping.result()
     drops = np.zeros((len(run.chosen_ids), len(src)))
@@ -184,8 +189,8 @@ def lenses(model: Transformer, vocab: Vocab, run: Run, every_letter: bool = Fals
     influence = np.stack([value_weighted(model, run.trace, "cross", layer) for layer in range(layers)])
     # The gradients on a thread of their own while occlusion runs here (it reports progress, which Streamlit takes
     # from the script's thread only), and that thread takes occlusion's remaining batches once the gradients are
-    # done: torch lets go of the GIL in its operations, so a second core shares the whole wait. They share no
-    # state (no hook on the model).
+    # done: torch lets go of the GIL in its operations, so a second core shares the whole wait. No hook is put on
+    # the model; the two threads share only occlusion's list of batches and its slots for their results.
     with ThreadPoolExecutor(max_workers=1) as pool:
         gradients = pool.submit(gradient_x_input, model, run)
         occluded = (occlusion(model, vocab, run, progress=progress, helper=pool) if every_letter else

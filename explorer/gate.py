@@ -13,8 +13,9 @@ rests (at most a second) before its next run. One tab rerunning as fast as the s
 seventh of the server: at half a place (a rest as long as each run) a rerun flood still made another learner
 1.8x slower, as every run also holds the GIL, and at a quarter of a place (not counting the work around each
 run, 60 % more) 1.6-1.9x. A rest is for the others, so a session alone on the server does not rest: no other
-session is waiting, running, or has run in the last ALONE_AFTER seconds. A learner who opened a lab page (3 s
-of tables the first time) and typed at once rested 0.3 s before every answer on an idle server.
+session is connected, or waits for or holds a place. A learner who opened a lab page (3 s of tables the first
+time) and typed at once rested 0.3 s before every answer on an idle server. Connected, not recently run: a
+learner reading for a minute is still company, so a tab rerunning flat out meanwhile rests as before.
 
 The lab's tables of a learner's own model cost what its upload makes them cost, and two learners each running
 one held both places for minutes. Such work leaves its place while it waits for and holds the one heavy lane,
@@ -28,7 +29,7 @@ import functools
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterator, TypeVar
+from typing import Callable, Iterable, Iterator, TypeVar
 
 import streamlit as st
 from streamlit.runtime import Runtime
@@ -41,7 +42,6 @@ ALLOWANCE = 2.0      # ...up to this many; each run spends what it held and RUN_
 MAX_REST = 1.0       # debt rests first, at most this long (its debt is capped at MAX_REST * SHARE)
 RUN_OVERHEAD = 0.015 # seconds of the server's work for a run outside its place (the run's messages, its widget
                      # states): 16 ms a run beside 27 ms in the place, measured over 300 reruns of Home
-ALONE_AFTER = 10.0   # seconds since another session last held a place, after which a session is alone
 STUCK_AFTER = 120.0  # seconds every place may stay with the same runs before the health check fails; the
                      # longest legitimate run (a cold lab table of a bundled model on a busy machine) is about 90
 T = TypeVar("T")
@@ -61,7 +61,10 @@ class _Held:
 class Gate:
     """PLACES places; a session holds at most one at a time, and waits for its own before taking a place."""
 
-    def __init__(self, places: int = PLACES, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, places: int = PLACES, clock: Callable[[], float] = time.monotonic,
+                 connected: Callable[[], Iterable[str]] = tuple) -> None:
+        """`connected`: the ids of the sessions connected to the server now (none: the default, for a gate of
+        its own in a test; server_gate asks Streamlit's runtime)."""
         self.places = places
         self._free = threading.Semaphore(places)
         self._heavy = threading.Semaphore(HEAVY_LANES)
@@ -72,7 +75,7 @@ class Gate:
         self._held: dict[int, float] = {}      # id of a place taken -> when it was taken
         self._spent: dict[str, tuple[float, float]] = {}   # session id -> (allowance left, when it was counted)
         self._downloads: set[str] = set()      # sessions with a download waiting or being built
-        self._last_two: dict[str, float] = {}  # the two sessions that last took or gave back a place -> when
+        self._connected = connected
 
     @contextlib.contextmanager
     def place(self, session_id: str, wait: float | None = None) -> Iterator[None]:
@@ -102,26 +105,18 @@ class Gate:
 
     def _rest(self, session_id: str) -> None:
         with self._lock:
-            now = self._clock()
-            debt = -self._allowance(session_id, now)
-            if debt > 0 and self._alone(session_id, now):
-                debt = 0.0          # still spent and owed: it rests once someone else comes
+            debt = -self._allowance(session_id, self._clock())
+        if debt > 0 and self._alone(session_id):
+            debt = 0.0              # still spent and owed: it rests once someone else comes
         if debt > 0:
             time.sleep(debt / SHARE)
 
-    def _alone(self, session_id: str, now: float) -> bool:
-        """No other session waits for or holds a place, nor held one in the last ALONE_AFTER seconds; call with
-        self._lock held. The two latest sessions suffice: if any other was recent, the latest other is one."""
-        if any(other != session_id for other in self._sessions):
+    def _alone(self, session_id: str) -> bool:
+        """No other session is connected, or waits for or holds a place (a download of a tab that has gone)."""
+        if any(other != session_id for other in self._connected()):
             return False
-        return not any(other != session_id and now - when < ALONE_AFTER for other, when in self._last_two.items())
-
-    def _seen(self, session_id: str) -> None:
-        """Call with self._lock held."""
-        self._last_two.pop(session_id, None)
-        self._last_two[session_id] = self._clock()
-        if len(self._last_two) > 2:
-            del self._last_two[next(iter(self._last_two))]    # the oldest: dicts keep their order of insertion
+        with self._lock:
+            return all(other == session_id for other in self._sessions)
 
     def _spend(self, session_id: str, seconds: float) -> None:
         now = self._clock()
@@ -131,15 +126,13 @@ class Gate:
                 self._spent = {s: (a, t) for s, (a, t) in self._spent.items() if a + (now - t) * SHARE < ALLOWANCE}
             self._spent[session_id] = (left, now)
 
-    def _take(self, holder: _Held) -> None:
+    def _take(self, holder: object) -> None:
         with self._lock:
             self._held[id(holder)] = self._clock()
-            self._seen(holder.session)
 
-    def _give_back(self, holder: _Held) -> None:
+    def _give_back(self, holder: object) -> None:
         with self._lock:
             del self._held[id(holder)]
-            self._seen(holder.session)
 
     @contextlib.contextmanager
     def heavy_lane(self, waiting: Callable[[], None]) -> Iterator[None]:
@@ -207,9 +200,16 @@ class Gate:
 
 @st.cache_resource(show_spinner=False)
 def server_gate() -> Gate:
-    gate = Gate()
+    gate = Gate(connected=_connected_sessions)
     _fail_health_while_stuck(gate)
     return gate
+
+
+def _connected_sessions() -> list[str]:
+    """The sessions whose tabs are connected now (none under AppTest, which runs no server)."""
+    if not Runtime.exists():
+        return []
+    return [info.session.id for info in Runtime.instance()._session_mgr.list_active_sessions()]
 
 
 def _session_id() -> str:

@@ -5,6 +5,9 @@ hook, and on the bundled reverser occluding the character a step copies moves it
 from __future__ import annotations
 
 import random
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -117,14 +120,65 @@ def test_occlusion_over_every_letter_reports_its_progress_batch_by_batch(bundled
     assert all(share * batches == pytest.approx(round(share * batches)) for share in shares)
 
 
+class OtherThread:
+    """An executor whose every job runs in a thread of its own: started at once and finished before submit
+    returns (`first`), or started once `go` is set."""
+
+    def __init__(self, first: bool = False, go: threading.Event | None = None) -> None:
+        self.first, self.go = first, go
+
+    def submit(self, job, *args) -> Future:
+        future = Future()
+
+        def work() -> None:
+            if self.go is not None:
+                self.go.wait(10)
+            try:
+                future.set_result(job(*args))
+            except BaseException as error:       # handed to the future, as an executor does
+                future.set_exception(error)
+        thread = threading.Thread(target=work)
+        thread.start()
+        if self.first:
+            thread.join()
+        return future
+
+
 def test_occlusion_shared_with_a_second_thread_gives_the_same_numbers_to_the_bit(bundled, runs):
-    from concurrent.futures import ThreadPoolExecutor
+    """The helper taking every batch (it runs first), and a real second thread taking what it can: the same
+    numbers as one thread alone, and progress reported from the calling thread only."""
     for run in runs.values():
         alone = A.occlusion(bundled.model, bundled.vocab, run)            # every other letter: up to 16 batches
+        reported = []
+        all_by_helper = A.occlusion(bundled.model, bundled.vocab, run, helper=OtherThread(first=True),
+                                    progress=reported.append)
+        assert reported == [] and np.array_equal(alone, all_by_helper)
         with ThreadPoolExecutor(max_workers=1) as pool:
-            shared = A.occlusion(bundled.model, bundled.vocab, run, helper=pool)
-        assert np.array_equal(alone, shared)
+            threads = set()
+            shared = A.occlusion(bundled.model, bundled.vocab, run, helper=pool,
+                                 progress=lambda share: threads.add(threading.get_ident()))
+        assert threads == {threading.get_ident()} and np.array_equal(alone, shared)
     assert A.lenses(bundled.model, bundled.vocab, run, True).occlusion.tobytes() == alone.tobytes()
+
+
+def test_a_stopped_occlusion_stops_its_helper_too(bundled, runs):
+    """Streamlit stops a run by raising from its next call, a progress report here: the helper, started only
+    then, must not go on through every batch while the stopped run waits for it."""
+    model = bundled.model
+    started, passes = threading.Event(), []
+    hook = model.generator.register_forward_hook(lambda *_: passes.append(1))
+
+    def stop(share: float) -> None:
+        raise KeyboardInterrupt("the run was stopped")
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            A.occlusion(model, bundled.vocab, runs["hello"], helper=OtherThread(go=started), progress=stop)
+        started.set()                                     # the helper begins only after the stop
+        time.sleep(0.5)                                   # time enough for a helper going on to take batches
+    finally:
+        hook.remove()
+    assert passes == []
 
 
 def test_ties_and_float_noise_are_not_counted_as_disagreement_or_ranked(bundled):

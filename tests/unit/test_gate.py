@@ -8,8 +8,7 @@ import pytest
 
 from streamlit.runtime import Runtime, RuntimeState
 
-from explorer.gate import (ALONE_AFTER, MAX_REST, PLACES, STUCK_AFTER, Gate, GateBusy, _fail_health_while_stuck,
-                           _in_place, _Once)
+from explorer.gate import MAX_REST, PLACES, STUCK_AFTER, Gate, GateBusy, _fail_health_while_stuck, _in_place, _Once
 
 
 def test_one_session_never_holds_two_places_so_another_session_always_finds_one():
@@ -134,7 +133,8 @@ def test_a_download_pressed_again_is_not_built_again():
 def test_a_session_spends_an_allowance_of_place_time_and_rests_only_once_it_is_in_debt(monkeypatch):
     import explorer.gate as module
     now, slept = [0.0], []
-    gate = Gate(clock=lambda: now[0])
+    connected = ["learner clicking about", "flooding tab", "another learner"]
+    gate = Gate(clock=lambda: now[0], connected=lambda: connected)
     monkeypatch.setattr(module.time, "sleep", lambda seconds: (slept.append(seconds), now.__setitem__(0, now[0] + seconds)))
 
     def run(session: str, held: float) -> None:
@@ -151,10 +151,8 @@ def test_a_session_spends_an_allowance_of_place_time_and_rests_only_once_it_is_i
     run("flooding tab", 0.1)                       # rests until its debt is paid: MAX_REST, less the 0.1 s
     assert slept == [pytest.approx(module.MAX_REST - 0.1)]   # that passed while the other learner ran
     slept.clear()
-    for i in range(50):                            # a flood of short runs, each asked for at once, while the
-        run("flooding tab", 0.1)                   # other learner keeps clicking
-        if i % 5 == 4:
-            run("another learner", 0.01)
+    for _ in range(50):                            # a flood of short runs, each asked for at once, while the
+        run("flooding tab", 0.1)                   # others read
     busy_share = 50 * (0.1 + module.RUN_OVERHEAD) / (50 * 0.1 + sum(slept))
     assert busy_share == pytest.approx(module.SHARE, rel=0.05)   # its share, counting the work around each run
 
@@ -188,11 +186,12 @@ def test_a_fragment_inside_its_pages_run_reenters_the_place():
             assert gate.held() == 1
 
 
-def test_a_session_alone_on_the_server_never_rests_and_rests_again_once_another_comes(monkeypatch):
+def test_a_session_alone_on_the_server_never_rests_and_rests_again_while_another_is_connected(monkeypatch):
     import explorer.gate as module
-    now, slept = [0.0], []                         # (when a rest began, how long)
-    gate = Gate(clock=lambda: now[0])
-    monkeypatch.setattr(module.time, "sleep", lambda seconds: (slept.append((now[0], seconds)),
+    now, slept = [0.0], []
+    connected = ["teacher"]
+    gate = Gate(clock=lambda: now[0], connected=lambda: connected)
+    monkeypatch.setattr(module.time, "sleep", lambda seconds: (slept.append(seconds),
                                                                now.__setitem__(0, now[0] + seconds)))
 
     def run(session: str, held: float) -> None:
@@ -200,28 +199,37 @@ def test_a_session_alone_on_the_server_never_rests_and_rests_again_once_another_
             now[0] += held
 
     for _ in range(20):
-        run("teacher alone", 0.5)                  # 10 s of runs, far past the allowance: nobody waits for it
+        run("teacher", 0.5)                        # 10 s of runs, far past the allowance: nobody waits for it
     assert slept == []
+    connected.append("a student")                  # a student opens the app...
     run("a student", 0.1)
-    student_left = now[0]
-    run("teacher alone", 0.5)                      # in debt, and no longer alone: it rests off the capped debt
-    assert [seconds for _, seconds in slept] == [pytest.approx(MAX_REST - 0.1)]   # but for the student's 0.1 s
-    for _ in range(30):
-        run("teacher alone", 0.5)                  # on and on: it rests while the student's run is recent
-    assert len(slept) >= 3
-    assert all(began < student_left + ALONE_AFTER for began, _ in slept)
-    assert now[0] > student_left + 2 * ALONE_AFTER  # and long after that, it ran without a rest
+    run("teacher", 0.5)                            # ...so the teacher, in debt, rests off the capped debt
+    assert slept == [pytest.approx(MAX_REST - 0.1)]   # but for the student's 0.1 s
+    now[0] += 60                                   # the student reads for a minute, still connected
+    slept.clear()
+    for _ in range(20):
+        run("teacher", 0.5)                        # 10 s of runs again: it rests, as a tab flooding would
+    assert len(slept) >= 10
+    connected.remove("a student")                  # the student's tab closes: alone again
+    slept.clear()
+    for _ in range(20):
+        run("teacher", 0.5)
+    assert slept == []
 
 
-def test_a_session_waiting_or_running_counts_as_company(monkeypatch):
+def test_a_session_waiting_for_or_holding_a_place_is_company_even_once_its_tab_has_gone(monkeypatch):
     import explorer.gate as module
     now, slept = [0.0], []
-    gate = Gate(clock=lambda: now[0])
+    gate = Gate(clock=lambda: now[0], connected=lambda: ["tab"])       # the download's tab is not connected
     monkeypatch.setattr(module.time, "sleep", lambda seconds: (slept.append(seconds),
                                                                now.__setitem__(0, now[0] + seconds)))
-    with gate.place("long run"):                  # another session's run, begun 20 s ago and still going
-        now[0] += 2 * ALONE_AFTER
+    with gate.place("a download"):                # another session's work, still going
         for _ in range(6):
             with gate.place("tab"):               # 3 s of runs: past the allowance, so it rests
                 now[0] += 0.5
     assert len(slept) == 1
+    slept.clear()
+    for _ in range(6):
+        with gate.place("tab"):                   # the download done: alone, no rest
+            now[0] += 0.5
+    assert slept == []
