@@ -206,10 +206,10 @@ def server_gate() -> Gate:
 
 
 def _connected_sessions() -> list[str]:
-    """The sessions whose tabs are connected now (none under AppTest, which runs no server)."""
-    if not Runtime.exists():
-        return []
-    return [info.session.id for info in Runtime.instance()._session_mgr.list_active_sessions()]
+    """The sessions whose tabs are connected now. None under AppTest, which runs no server: its Runtime is a mock
+    of the class, without a session manager."""
+    manager = getattr(Runtime.instance(), "_session_mgr", None) if Runtime.exists() else None
+    return [] if manager is None else [info.session.id for info in manager.list_active_sessions()]
 
 
 def _session_id() -> str:

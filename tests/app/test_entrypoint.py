@@ -107,6 +107,23 @@ def test_a_run_waits_while_two_others_hold_the_server(ckpt):
     assert any(m.value == "olleh" for m in at.metric)
 
 
+def test_a_session_in_debt_at_the_gate_still_runs_under_apptest(ckpt):
+    """AppTest's Runtime is a mock without a session manager: asking who else is connected must answer "nobody",
+    not raise, when a session in debt asks whether it must rest (every AppTest run is one session id)."""
+    import time
+
+    from explorer.gate import MAX_REST, SHARE, _connected_sessions, server_gate
+
+    assert _connected_sessions() == []
+    gate = server_gate()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    with gate._lock:                                   # in debt: the most a session can owe
+        gate._spent["test session id"] = (-MAX_REST * SHARE, time.monotonic())
+    at.run()
+    assert not at.exception and any(m.value == "olleh" for m in at.metric)
+
+
 def test_an_own_model_is_named_in_the_url_and_a_session_without_it_says_it_is_gone():
     from explorer.live_training import LiveSettings, LiveTraining
     run = LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=20, max_len=6))
