@@ -176,7 +176,7 @@ def open_page(page, url: str, timeout: float = 120_000) -> None:
 def type_text(page, text: str, timeout: float = 60_000) -> float | None:
     """Type into the shared box, press Enter and wait for the rerun it causes to end (counted: RUN_MARK). Returns
     the seconds from Enter to that run drawn and painted: a learner's wait. The typing before it is not counted:
-    finding the box by its role and filling in 48 characters took the harness 75-110 ms on Inside one head.
+    finding the box by its role and filling in 48 characters took the harness 67-112 ms on Inside one head.
     None when the box held the text already: no run, nothing to time."""
     mark = run_mark(page)
     box = page.get_by_role("textbox", name="Your text")
