@@ -130,16 +130,30 @@ def test_a_download_pressed_again_is_not_built_again():
     assert built == ["json"]
 
 
-def test_a_session_spends_an_allowance_of_place_time_and_rests_only_once_it_is_in_debt(monkeypatch):
+@pytest.fixture
+def fake_time(monkeypatch):
+    """A gate's clock that moves only when told, and rests (time.sleep) that move it: (now, the rests taken)."""
     import explorer.gate as module
     now, slept = [0.0], []
+    monkeypatch.setattr(module.time, "sleep", lambda seconds: (slept.append(seconds),
+                                                               now.__setitem__(0, now[0] + seconds)))
+    return now, slept
+
+
+def held_for(gate: Gate, now: list[float], session: str, seconds: float) -> None:
+    """A run of `session` holding its place for `seconds` of the fake clock."""
+    with gate.place(session):
+        now[0] += seconds
+
+
+def test_a_session_spends_an_allowance_of_place_time_and_rests_only_once_it_is_in_debt(fake_time):
+    import explorer.gate as module
+    now, slept = fake_time
     connected = ["learner clicking about", "flooding tab", "another learner"]
     gate = Gate(clock=lambda: now[0], connected=lambda: connected)
-    monkeypatch.setattr(module.time, "sleep", lambda seconds: (slept.append(seconds), now.__setitem__(0, now[0] + seconds)))
 
     def run(session: str, held: float) -> None:
-        with gate.place(session):
-            now[0] += held
+        held_for(gate, now, session, held)
 
     for _ in range(4):
         run("learner clicking about", 0.45)       # about 2 s of runs: the whole allowance, no rest
@@ -186,17 +200,13 @@ def test_a_fragment_inside_its_pages_run_reenters_the_place():
             assert gate.held() == 1
 
 
-def test_a_session_alone_on_the_server_never_rests_and_rests_again_while_another_is_connected(monkeypatch):
-    import explorer.gate as module
-    now, slept = [0.0], []
+def test_a_session_alone_on_the_server_never_rests_and_rests_again_while_another_is_connected(fake_time):
+    now, slept = fake_time
     connected = ["teacher"]
     gate = Gate(clock=lambda: now[0], connected=lambda: connected)
-    monkeypatch.setattr(module.time, "sleep", lambda seconds: (slept.append(seconds),
-                                                               now.__setitem__(0, now[0] + seconds)))
 
     def run(session: str, held: float) -> None:
-        with gate.place(session):
-            now[0] += held
+        held_for(gate, now, session, held)
 
     for _ in range(20):
         run("teacher", 0.5)                        # 10 s of runs, far past the allowance: nobody waits for it
@@ -217,19 +227,14 @@ def test_a_session_alone_on_the_server_never_rests_and_rests_again_while_another
     assert slept == []
 
 
-def test_a_session_waiting_for_or_holding_a_place_is_company_even_once_its_tab_has_gone(monkeypatch):
-    import explorer.gate as module
-    now, slept = [0.0], []
+def test_a_session_waiting_for_or_holding_a_place_is_company_even_once_its_tab_has_gone(fake_time):
+    now, slept = fake_time
     gate = Gate(clock=lambda: now[0], connected=lambda: ["tab"])       # the download's tab is not connected
-    monkeypatch.setattr(module.time, "sleep", lambda seconds: (slept.append(seconds),
-                                                               now.__setitem__(0, now[0] + seconds)))
     with gate.place("a download"):                # another session's work, still going
         for _ in range(6):
-            with gate.place("tab"):               # 3 s of runs: past the allowance, so it rests
-                now[0] += 0.5
+            held_for(gate, now, "tab", 0.5)       # 3 s of runs: past the allowance, so it rests
     assert len(slept) == 1
     slept.clear()
     for _ in range(6):
-        with gate.place("tab"):                   # the download done: alone, no rest
-            now[0] += 0.5
+        held_for(gate, now, "tab", 0.5)           # the download done: alone, no rest
     assert slept == []
