@@ -52,10 +52,11 @@ def main() -> None:
             page.context.close()
             time.sleep(2)
             with MemoryWatch(process.pid) as memory:
-                sessions = sessions_holding_uploads(browser, url, zips)
+                tabs = browser.new_context(viewport={"width": 1400, "height": 1000})
+                sessions = sessions_holding_uploads(tabs, url, zips)
                 held = memory.now()
-                for context, _, _ in sessions:
-                    context.close()
+                for tab, _ in sessions:
+                    tab.close()
                 time.sleep(10)
                 after = memory.now()
             browser.close()

@@ -20,7 +20,7 @@ from transformer.config import ModelConfig
 from transformer.model import Transformer
 from transformer.vocab import Vocab
 
-from .harness import ROOT, load, resident_mb, settle
+from .harness import ROOT, load, resident_mb, run_mark, wait_for_run
 
 UPLOADER = "[data-testid='stFileUploaderDropzoneInput']"
 TEMP_PATTERN = str(Path(tempfile.gettempdir()) / "attention-explorer-*")
@@ -43,23 +43,24 @@ def large_valid_zip(seed: int) -> bytes:
 def upload(page, name: str, data: bytes) -> str:
     """Upload a zip on the Training page and return the message the learner is shown about it (every message
     names the file, so give each upload a name of its own)."""
+    mark = run_mark(page)
     page.locator(UPLOADER).set_input_files(files=[{"name": name, "mimeType": "application/zip", "buffer": data}])
     message = page.locator("[data-testid='stAlertContentError'], [data-testid='stAlertContentSuccess']")
     mine = message.filter(has_text=name)
     mine.first.wait_for(timeout=120_000)
-    settle(page)
+    wait_for_run(page, mark, 120_000)
     return mine.first.inner_text()
 
 
-def sessions_holding_uploads(browser, url: str, zips: list[bytes]) -> list[tuple[object, object, str]]:
-    """One browser session per zip, each uploading it on the Training page and keeping it as its model:
-    (context, page, the message shown) for each, still open."""
+def sessions_holding_uploads(context, url: str, zips: list[bytes]) -> list[tuple[object, str]]:
+    """One tab per zip in `context` (a tab is a Streamlit session of its own; the tabs share the browser's cache of
+    the app's scripts, which a fresh context fetched again for 2-4 s), each uploading its zip on the Training page
+    and keeping it as its model: (page, the message shown) for each, still open. Closing a tab ends its session."""
     sessions = []
     for seed, data in enumerate(zips):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
         load(page, f"{url}/training?text=level", timeout=120_000)
-        sessions.append((context, page, upload(page, f"model-{seed}.zip", data)))
+        sessions.append((page, upload(page, f"model-{seed}.zip", data)))
     return sessions
 
 
