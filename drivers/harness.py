@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect
@@ -152,6 +153,15 @@ def wait_for_run(page, mark: list, timeout: float = 60_000, kind: str = "whole")
     page.wait_for_selector(SETTLED, timeout=timeout)
     page.wait_for_function(ALL_CHARTS_DRAWN, timeout=timeout)
     page.evaluate(PAINTED)
+
+
+@contextmanager
+def run_ends(page, kind: str = "either", timeout: float = 60_000):
+    """`with run_ends(page): <an action that starts a run>`: after the block, wait for that run to end, counted from
+    before the action (wait_for_run), where settle() waits up to 1.5 s for a 'running' a quick run has passed."""
+    mark = run_mark(page)
+    yield
+    wait_for_run(page, mark, timeout, kind)
 
 
 async def wait_for_run_async(page, mark: list, timeout: float = 60_000, kind: str = "whole") -> None:

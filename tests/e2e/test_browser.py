@@ -14,7 +14,7 @@ from explorer.pages import PAGES as REGISTRY
 from tests.links import LINKS
 
 from .conftest import screenshot
-from drivers.harness import PAINTED, load, run_mark, settle, type_text, wait_for_charts, wait_for_run
+from drivers.harness import PAINTED, load, run_ends, run_mark, settle, type_text, wait_for_charts, wait_for_run
 
 PAGES = {p.url_path: (p.title, p.svgs, p.canvases) for p in REGISTRY}  # url path -> (label, SVG charts, canvases)
 
@@ -381,29 +381,29 @@ def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_s
     expect(main.get_by_text("Step 1 of 11", exact=False)).to_be_visible()
     expect(main.get_by_role("button", name=re.compile("Next"))).to_be_enabled()     # its key is listened for
     for number in range(2, 12):                                   # → alone, from the first step to the last
-        page.keyboard.press("ArrowRight")
-        expect(main.get_by_text(f"Step {number} of 11", exact=False)).to_be_visible(timeout=120_000)
-        settle(page)
+        with run_ends(page, timeout=120_000):
+            page.keyboard.press("ArrowRight")
+        expect(main.get_by_text(f"Step {number} of 11", exact=False)).to_be_visible()
         assert f"lesson_step={number}" in page.evaluate("location.href")   # page.url lags history.replaceState
     for number in (10, 9, 8, 7, 6):                               # ← back to the cross-attention step
-        page.keyboard.press("ArrowLeft")
-        expect(main.get_by_text(f"Step {number} of 11", exact=False)).to_be_visible(timeout=60_000)
-        settle(page)
+        with run_ends(page):
+            page.keyboard.press("ArrowLeft")
+        expect(main.get_by_text(f"Step {number} of 11", exact=False)).to_be_visible()
     assert page.locator("[data-testid='stException']").count() == 0
     from explorer.cache import BUNDLED_CHECKPOINT
     from explorer.lesson import question
     asked = question(6, str(BUNDLED_CHECKPOINT), "banana")        # the model's own answer, as the page grades it
     right = asked.answer
     wrong = next(option for option in asked.options if option != right)
-    main.get_by_role("radio", name=wrong, exact=True).click()
-    settle(page)
-    main.get_by_role("button", name="Check my answer").click()
-    settle(page)
+    with run_ends(page):
+        main.get_by_role("radio", name=wrong, exact=True).click()
+    with run_ends(page):
+        main.get_by_role("button", name="Check my answer").click()
     expect(page.get_by_test_id("stAlertContentWarning")).to_contain_text("Not quite")
-    main.get_by_role("radio", name=right, exact=True).click()
-    settle(page)
-    main.get_by_role("button", name="Check my answer").click()
-    settle(page)
+    with run_ends(page):
+        main.get_by_role("radio", name=right, exact=True).click()
+    with run_ends(page):
+        main.get_by_role("button", name="Check my answer").click()
     expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text(f"Right: {right}")
     expect(page.locator(".heatmap canvas")).to_have_count(1)      # the cross-attention, revealed
     link = page.evaluate("location.href")
@@ -445,12 +445,12 @@ def test_build_a_head_asks_first_then_shows_what_the_pattern_did_by_keyboard_and
 def test_the_arrow_keys_step_the_decoding_from_a_links_step(server, page):
     load(page, f"{server}/decode?text=attention&step=3")
     expect(page.get_by_role("button", name=re.compile("Previous"))).to_be_enabled()   # its key is listened for
-    page.keyboard.press("ArrowLeft")
+    with run_ends(page):
+        page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => new URL(location.href).searchParams.get('step') === '2'")
-    settle(page)
     for _ in range(3):
-        page.keyboard.press("ArrowRight")
-        settle(page)
+        with run_ends(page):
+            page.keyboard.press("ArrowRight")
     page.wait_for_function("() => new URL(location.href).searchParams.get('step') === '5'")
     expect(page.get_by_test_id("stMetricValue").nth(2)).to_have_text("noitne")  # steps 0-5 written
     # the step's charts, drawn in HTML, followed it; hover (a tooltip) names every cell and bar
@@ -475,9 +475,10 @@ def test_switching_the_task_switches_every_page(server, page):
     expect(sidebar.get_by_text("aaabnn", exact=True)).to_be_visible()
     expect(sidebar.get_by_text("task: sort the characters", exact=False)).to_be_visible()
     for path, (label, charts, _) in PAGES.items():
-        sidebar.get_by_role("link", name=label, exact=True).click()
+        # the sorter's tables are read from tables.json (computed, up to 90 s, if stale)
+        with run_ends(page, "whole", timeout=180_000):
+            sidebar.get_by_role("link", name=label, exact=True).click()
         page.wait_for_function("p => location.pathname.endsWith('/' + p)", arg=path)
-        settle(page, timeout=180_000)   # the sorter's tables are read from tables.json (computed, up to 90 s, if stale)
         if charts and path != "how-it-reverses":   # built on the reversal model: under sort it draws nothing
             wait_for_charts(page, charts)
         assert page.locator("[data-testid='stException']").count() == 0, path

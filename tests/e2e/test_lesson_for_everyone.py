@@ -9,7 +9,7 @@ import re
 
 from playwright.sync_api import expect
 
-from drivers.harness import load, settle
+from drivers.harness import load, run_ends, run_mark, wait_for_run
 from teaching.steps import STEPS
 
 LAST = len(STEPS)
@@ -34,10 +34,13 @@ FIRST_NUMBERS = """() => { const column = document.querySelectorAll(".st-key-les
     return first ? [first.getBoundingClientRect().top, first.getBoundingClientRect().height] : null; }"""
 
 
-def step_shown(page, number: int) -> None:
+def step_shown(page, number: int, mark: list | None = None) -> None:
+    """The step's heading is on screen, and the run started after `mark` (run_mark, taken before the action that
+    moved the step) has ended: the heading comes before the rest of the step."""
     expect(page.get_by_test_id("stMain").get_by_text(f"Step {number} of {LAST}", exact=False)).to_be_visible(
         timeout=120_000)
-    settle(page)
+    if mark is not None:
+        wait_for_run(page, mark, 120_000, "either")
 
 
 def right_answer(step: int, text: str) -> tuple[str, list[str]]:
@@ -66,8 +69,9 @@ def test_the_lesson_is_walked_by_keyboard_alone_with_the_focus_kept_on_its_contr
     assert page.evaluate(FOCUSED_KEY) == "lesson_next"
     assert page.evaluate(FOCUS_RING) == ["solid", "3px"]    # a ring the eye can find
     for number in [*range(2, LAST + 1), 1]:                  # Enter on Next to the last step, and round again
+        mark = run_mark(page)
         page.keyboard.press("Enter")
-        step_shown(page, number)
+        step_shown(page, number, mark)
         assert page.evaluate(FOCUSED_KEY) == "lesson_next", number   # never dropped to the page body
         expect(page.locator(".st-key-lesson_next button >> visible=true")).to_have_text(
             re.compile("^Start again" if number == LAST else "^Next"))
@@ -80,8 +84,9 @@ def test_the_lesson_is_walked_by_keyboard_alone_with_the_focus_kept_on_its_contr
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")
     for number in range(2, 7):
+        mark = run_mark(page)
         page.keyboard.press("Enter")
-        step_shown(page, number)
+        step_shown(page, number, mark)
 
     right, options = right_answer(6, "banana")               # step 6 asks with a row of pills, one a position
     main = page.get_by_test_id("stMain")
@@ -93,13 +98,13 @@ def test_the_lesson_is_walked_by_keyboard_alone_with_the_focus_kept_on_its_contr
     for _ in range(options.index(right)):                    # the arrows move along the row
         page.keyboard.press("ArrowRight")
     expect(main.get_by_role("radio", name=right, exact=True)).to_be_focused()
-    page.keyboard.press("Space")                             # and Space picks
-    settle(page)
+    with run_ends(page):
+        page.keyboard.press("Space")                         # and Space picks
     expect(main.get_by_role("radio", name=right, exact=True)).to_be_checked()
     page.keyboard.press("Tab")                               # on to "Check my answer"
     expect(main.get_by_role("button", name="Check my answer")).to_be_focused()
-    page.keyboard.press("Enter")
-    settle(page)
+    with run_ends(page):
+        page.keyboard.press("Enter")
     expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text(f"Right: {right}")
     assert page.locator("[data-testid='stException']").count() == 0
     context.close()
@@ -112,23 +117,25 @@ def test_the_lesson_works_by_touch_on_a_phone_and_nothing_is_wider_than_the_scre
     load(page, f"{server}/lesson?text=banana", timeout=180_000)
     main = page.get_by_test_id("stMain")
     for number in range(1, LAST + 1):
+        mark = run_mark(page) if number > 1 else None          # step 1: load waited for its run
         if number > 1:
             page.locator(".st-key-lesson_next button >> visible=true").tap()
-        step_shown(page, number)
+        step_shown(page, number, mark)
         page.wait_for_timeout(300)                           # a canvas takes its width once laid out
         assert page.evaluate(SPILLING) == [], number
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, number
+    mark = run_mark(page)
     page.locator(".st-key-lesson_next button >> visible=true").tap()         # "Start again"
-    step_shown(page, 1)
+    step_shown(page, 1, mark)
     for _ in range(5):
-        page.locator(".st-key-lesson_next button >> visible=true").tap()
-        settle(page)
+        with run_ends(page):
+            page.locator(".st-key-lesson_next button >> visible=true").tap()
     step_shown(page, 6)
     right, _ = right_answer(6, "banana")
-    main.get_by_role("radiogroup").get_by_text(right, exact=True).tap()
-    settle(page)
-    main.get_by_role("button", name="Check my answer").tap()
-    settle(page)
+    with run_ends(page):
+        main.get_by_role("radiogroup").get_by_text(right, exact=True).tap()
+    with run_ends(page):
+        main.get_by_role("button", name="Check my answer").tap()
     expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text(f"Right: {right}")
     expect(page.locator(".heatmap canvas")).to_have_count(1)   # the cross-attention, revealed
     assert page.evaluate(SPILLING) == []
