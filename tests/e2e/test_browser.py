@@ -55,16 +55,16 @@ def test_home_shows_the_reversal_and_navigation_keeps_the_text(server, page):
     load(page, server)
     type_text(page, "banana")
     expect(page.get_by_test_id("stMetricValue").nth(1)).to_have_text("ananab", timeout=30_000)
-    page.get_by_role("link", name=re.compile("Attention")).click()
-    settle(page)
+    with run_ends(page, "whole"):
+        page.get_by_role("link", name=re.compile("Attention")).click()
     assert page.get_by_role("textbox", name="Your text").input_value() == "banana"
     assert "text=banana" in page.url
 
 
 def test_decode_controls_reach_the_decoded_word(server, page):
     load(page, f"{server}/decode?text=attention")
-    page.get_by_role("button", name=re.compile("Last")).click()
-    settle(page)
+    with run_ends(page):
+        page.get_by_role("button", name=re.compile("Last")).click()
     values = page.get_by_test_id("stMetricValue")
     expect(values.nth(1)).to_have_text("⟨/s⟩", timeout=30_000)
     expect(values.nth(2)).to_have_text("noitnetta")
@@ -74,11 +74,11 @@ def test_decode_controls_reach_the_decoded_word(server, page):
 def test_a_copied_link_opens_the_same_view_in_a_fresh_context(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     load(page, f"{server}/attention?text=level")
-    page.get_by_test_id("stMain").get_by_text("Decoder self", exact=True).click()
-    settle(page)
+    with run_ends(page):
+        page.get_by_test_id("stMain").get_by_text("Decoder self", exact=True).click()
     page.get_by_test_id("stMain").get_by_role("combobox", name=re.compile("Layer")).click()
-    page.get_by_role("option", name="0", exact=True).click()
-    settle(page)
+    with run_ends(page):
+        page.get_by_role("option", name="0", exact=True).click()
     page.get_by_role("radiogroup", name="Head").get_by_role("radio", name="2", exact=True).check()   # no rerun
     page.wait_for_function("() => new URL(location.href).searchParams.get('head') === '2'")
     link = page.url                                    # the view, as a learner would copy it
@@ -127,25 +127,25 @@ def test_a_table_of_cells_is_reached_by_tab_and_shows_the_pages_focus_ring(serve
 
 def test_inside_one_head_walks_from_the_attention_page_to_one_cell_and_back(server, page):
     load(page, f"{server}/attention?text=banana&kind=Cross&layer=1&head=1")
-    page.get_by_test_id("stMain").get_by_role("link", name=re.compile("Inside one head")).click()
-    settle(page)
+    with run_ends(page, "whole"):
+        page.get_by_test_id("stMain").get_by_role("link", name=re.compile("Inside one head")).click()
     expect(page.locator(".heatmap canvas")).to_have_count(3)   # with the cross head's letter-in, logit-out map
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Cross-attention, layer 1, head 1", exact=False)).to_be_visible()
     slider = main.get_by_role("slider")                          # the query: step 2
     slider.focus()
     for _ in range(2):
-        slider.press("ArrowRight")
-        settle(page)
+        with run_ends(page):
+            slider.press("ArrowRight")
     main.get_by_role("combobox", name=re.compile("Key")).click()   # the key: source position 4
-    page.get_by_role("option", name="position 4", exact=True).click()
-    settle(page)
+    with run_ends(page):
+        page.get_by_role("option", name="position 4", exact=True).click()
     weight = main.get_by_test_id("stMetricValue").first
     expect(weight).not_to_have_text("")
     first = float(weight.inner_text())
     main.get_by_role("combobox", name=re.compile("Head")).click()  # another head, same cell
-    page.get_by_role("option", name="3", exact=True).click()
-    settle(page)
+    with run_ends(page):
+        page.get_by_role("option", name="3", exact=True).click()
     expect(main.get_by_text("Cross-attention, layer 1, head 3", exact=False)).to_be_visible()
     second = float(weight.inner_text())
     assert "inside_query=2" in page.url and "inside_key=position+4" in page.url and "inside_head=3" in page.url
@@ -194,8 +194,8 @@ def test_another_head_is_drawn_in_the_browser_and_kept_through_a_new_layer_and_a
     expect(note).to_have_count(1)
     page.get_by_test_id("stMain").get_by_role("combobox", name=re.compile("Layer")).click()   # a rerun keeps it
     page.keyboard.type("0")
-    page.keyboard.press("Enter")
-    settle(page)
+    with run_ends(page):
+        page.keyboard.press("Enter")
     expect(detail.locator("canvas")).to_have_attribute("aria-label", re.compile(r"^Layer 0, head 2 \(left\)"))
     assert detail.evaluate("root => root.spec.panels[0].z") != weights and "head=2" in page.url
     type_text(page, "kitten")
@@ -207,7 +207,7 @@ def test_another_head_is_drawn_in_the_browser_and_kept_through_a_new_layer_and_a
     rows = Path(saved.value.path()).read_text().splitlines()
     assert rows[0] == "query \\ key,0:k,1:i,2:t,3:t,4:e,5:n" and len(rows) == 1 + 7
     page.get_by_test_id("stMain").get_by_role("link", name=re.compile("Inside one head")).click()   # in the session
-    settle(page)
+    settle(page)    # not run_ends: with it, a 30 s wait in the Back loop below timed out once in five runs
     expect(page.get_by_test_id("stMain").get_by_text("Cross-attention, layer 0, head 2", exact=False)).to_be_visible()
     assert "text=kitten" in page.url and "inside_head=2" in page.url
     for _ in range(4):   # and back: the word and the head kept. Streamlit's page link and the bound widgets of the
@@ -427,13 +427,13 @@ def test_build_a_head_asks_first_then_shows_what_the_pattern_did_by_keyboard_and
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Answer both questions to see what the model does.")).to_be_visible()
     assert main.get_by_text("What happened").count() == 0
-    main.get_by_role("radiogroup").first.get_by_text("yes", exact=True).click()   # a horizontal radio's label
-    settle(page)
+    with run_ends(page):
+        main.get_by_role("radiogroup").first.get_by_text("yes", exact=True).click()   # a horizontal radio's label
     assert main.get_by_text("What happened").count() == 0          # one answer is not enough
     main.get_by_role("radio", name=re.compile("stay near its normal value")).focus()
-    page.keyboard.press("Space")                                   # the second answer by keyboard
-    expect(main.get_by_text("What happened")).to_be_visible(timeout=180_000)
-    settle(page)
+    with run_ends(page, timeout=180_000):
+        page.keyboard.press("Space")                               # the second answer by keyboard
+    expect(main.get_by_text("What happened")).to_be_visible()
     expect(main.get_by_text("You answered yes", exact=False)).to_be_visible()
     expect(main.get_by_test_id("stDataFrame")).to_have_count(1)
     finding = main.get_by_text(re.compile(r"in place of every cross head of layer 1, .*\d+\.\d%"))
