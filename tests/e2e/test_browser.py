@@ -58,7 +58,7 @@ def test_home_shows_the_reversal_and_navigation_keeps_the_text(server, page):
     with run_ends(page, "whole"):
         page.get_by_role("link", name=re.compile("Attention")).click()
     assert page.get_by_role("textbox", name="Your text").input_value() == "banana"
-    assert "text=banana" in page.url
+    assert "text=banana" in page.evaluate("location.href")     # page.url can lag history.replaceState
 
 
 def test_decode_controls_reach_the_decoded_word(server, page):
@@ -148,7 +148,8 @@ def test_inside_one_head_walks_from_the_attention_page_to_one_cell_and_back(serv
         page.get_by_role("option", name="3", exact=True).click()
     expect(main.get_by_text("Cross-attention, layer 1, head 3", exact=False)).to_be_visible()
     second = float(weight.inner_text())
-    assert "inside_query=2" in page.url and "inside_key=position+4" in page.url and "inside_head=3" in page.url
+    here = page.evaluate("location.href")                        # page.url can lag history.replaceState
+    assert "inside_query=2" in here and "inside_key=position+4" in here and "inside_head=3" in here
     assert page.locator("[data-testid='stException']").count() == 0
     assert float(main.get_by_test_id("stMetricValue").nth(1).inner_text()) <= 1e-5
     assert first == pytest.approx(weight_on_attention_page(page, server, "banana", 1, 1, 2, 4), abs=5e-4)  # 3 places
@@ -206,14 +207,15 @@ def test_another_head_is_drawn_in_the_browser_and_kept_through_a_new_layer_and_a
     assert saved.value.suggested_filename == "cross_layer0_head2_weights.csv"
     rows = Path(saved.value.path()).read_text().splitlines()
     assert rows[0] == "query \\ key,0:k,1:i,2:t,3:t,4:e,5:n" and len(rows) == 1 + 7
-    page.get_by_test_id("stMain").get_by_role("link", name=re.compile("Inside one head")).click()   # in the session
-    settle(page)    # not run_ends: with it, a 30 s wait in the Back loop below timed out once in five runs
+    with run_ends(page, "whole"):   # in the session
+        page.get_by_test_id("stMain").get_by_role("link", name=re.compile("Inside one head")).click()
     expect(page.get_by_test_id("stMain").get_by_text("Cross-attention, layer 0, head 2", exact=False)).to_be_visible()
-    assert "text=kitten" in page.url and "inside_head=2" in page.url
+    here = page.evaluate("location.href")                        # page.url can lag history.replaceState
+    assert "text=kitten" in here and "inside_head=2" in here
     for _ in range(4):   # and back: the word and the head kept. Streamlit's page link and the bound widgets of the
-        if "/attention?" in page.url:   # page it opens push up to three entries of their own, so Back may take
-            break                       # several presses (the layer, a bound widget, is Streamlit's to restore:
-        before = page.url               # it did not)
+        before = page.evaluate("location.href")   # page it opens push up to three entries of their own, so Back
+        if "/attention?" in before:               # may take several presses (the layer, a bound widget, is
+            break                                 # Streamlit's to restore: it did not)
         page.go_back()
         page.wait_for_function("u => location.href !== u", arg=before)
     settle(page)
