@@ -20,4 +20,13 @@ fi
 python3 -m pip install -q -r requirements-dev.txt
 # axe-core for the accessibility tests, pinned in package-lock.json (npm ships with the machine's Node)
 [ -f node_modules/axe-core/axe.min.js ] || npm ci --no-audit --no-fund --silent
-python3 -m pytest "$@"
+if [ $# -gt 0 ]; then
+  exec python3 -m pytest "$@"
+fi
+# The unit and app tiers on both cores (xdist; one torch thread a worker, tests/conftest.py; a file's tests on one
+# worker, which keeps its module fixtures shared), then the browser, server and load tests one at a time: they
+# time and weigh servers that must not share the machine with another test. Both run; either failing fails.
+status=0
+python3 -m pytest -n 2 --dist loadfile tests/unit tests/app || status=$?
+python3 -m pytest tests/e2e || status=$?
+exit $status

@@ -26,9 +26,12 @@ BUNDLED = ROOT / "checkpoints" / "reverse"
 def pytest_configure(config: pytest.Config) -> None:
     # Class mode's store: a SQLite file of this run's own, never the project's data/classes.db (a test that
     # needs its own database sets EXPLORER_DATABASE_URL itself; servers the tests start inherit this one).
-    if "EXPLORER_DATABASE_URL" not in os.environ:
+    # Under xdist each worker has a file of its own: workers inherit the first process's environment, and two
+    # processes writing one SQLite file can find it locked.
+    ours = os.environ.get("EXPLORER_TEST_DATABASE") == os.environ.get("EXPLORER_DATABASE_URL")
+    if "EXPLORER_DATABASE_URL" not in os.environ or (ours and os.environ.get("PYTEST_XDIST_WORKER")):
         folder = tempfile.mkdtemp(prefix="explorer-classes-")
-        os.environ["EXPLORER_DATABASE_URL"] = f"sqlite:///{folder}/classes.db"
+        os.environ["EXPLORER_DATABASE_URL"] = os.environ["EXPLORER_TEST_DATABASE"] = f"sqlite:///{folder}/classes.db"
     if os.environ.get("PYTEST_XDIST_WORKER"):   # `-n 2` on two cores: one torch thread per worker, as the server
         torch.set_num_threads(1)
 
