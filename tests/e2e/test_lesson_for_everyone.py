@@ -9,7 +9,7 @@ import re
 
 from playwright.sync_api import expect
 
-from drivers.harness import load, run_ends, run_mark, wait_for_run
+from drivers.harness import load, run_ends
 from teaching.steps import STEPS
 
 LAST = len(STEPS)
@@ -34,13 +34,9 @@ FIRST_NUMBERS = """() => { const column = document.querySelectorAll(".st-key-les
     return first ? [first.getBoundingClientRect().top, first.getBoundingClientRect().height] : null; }"""
 
 
-def step_shown(page, number: int, mark: list | None = None) -> None:
-    """The step's heading is on screen, and the run started after `mark` (run_mark, taken before the action that
-    moved the step) has ended: the heading comes before the rest of the step."""
+def step_shown(page, number: int) -> None:
     expect(page.get_by_test_id("stMain").get_by_text(f"Step {number} of {LAST}", exact=False)).to_be_visible(
         timeout=120_000)
-    if mark is not None:
-        wait_for_run(page, mark, 120_000, "either")
 
 
 def right_answer(step: int, text: str) -> tuple[str, list[str]]:
@@ -69,25 +65,25 @@ def test_the_lesson_is_walked_by_keyboard_alone_with_the_focus_kept_on_its_contr
     assert page.evaluate(FOCUSED_KEY) == "lesson_next"
     assert page.evaluate(FOCUS_RING) == ["solid", "3px"]    # a ring the eye can find
     for number in [*range(2, LAST + 1), 1]:                  # Enter on Next to the last step, and round again
-        mark = run_mark(page)
-        page.keyboard.press("Enter")
-        step_shown(page, number, mark)
+        with run_ends(page, timeout=120_000):
+            page.keyboard.press("Enter")
+        step_shown(page, number)
         assert page.evaluate(FOCUSED_KEY) == "lesson_next", number   # never dropped to the page body
         expect(page.locator(".st-key-lesson_next button >> visible=true")).to_have_text(
             re.compile("^Start again" if number == LAST else "^Next"))
     page.keyboard.press("Shift+Tab")                         # the slider
     page.keyboard.press("Shift+Tab")                         # Previous, which stays on step 1 and says so
     assert page.evaluate(FOCUSED_KEY) == "lesson_previous"
-    with run_ends(page):                                     # its run ends before the next step's mark is taken
+    with run_ends(page):                                     # its run ends before the next step's wait starts
         page.keyboard.press("Enter")
     expect(page.get_by_test_id("stToast")).to_contain_text("first step")
     assert page.evaluate(FOCUSED_KEY) == "lesson_previous"
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")
     for number in range(2, 7):
-        mark = run_mark(page)
-        page.keyboard.press("Enter")
-        step_shown(page, number, mark)
+        with run_ends(page, timeout=120_000):
+            page.keyboard.press("Enter")
+        step_shown(page, number)
 
     right, options = right_answer(6, "banana")               # step 6 asks with a row of pills, one a position
     main = page.get_by_test_id("stMain")
@@ -118,16 +114,16 @@ def test_the_lesson_works_by_touch_on_a_phone_and_nothing_is_wider_than_the_scre
     load(page, f"{server}/lesson?text=banana", timeout=180_000)
     main = page.get_by_test_id("stMain")
     for number in range(1, LAST + 1):
-        mark = run_mark(page) if number > 1 else None          # step 1: load waited for its run
-        if number > 1:
-            page.locator(".st-key-lesson_next button >> visible=true").tap()
-        step_shown(page, number, mark)
+        if number > 1:                                       # step 1: load waited for its run
+            with run_ends(page, timeout=120_000):
+                page.locator(".st-key-lesson_next button >> visible=true").tap()
+        step_shown(page, number)
         page.wait_for_timeout(300)                           # a canvas takes its width once laid out
         assert page.evaluate(SPILLING) == [], number
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, number
-    mark = run_mark(page)
-    page.locator(".st-key-lesson_next button >> visible=true").tap()         # "Start again"
-    step_shown(page, 1, mark)
+    with run_ends(page, timeout=120_000):
+        page.locator(".st-key-lesson_next button >> visible=true").tap()     # "Start again"
+    step_shown(page, 1)
     for _ in range(5):
         with run_ends(page):
             page.locator(".st-key-lesson_next button >> visible=true").tap()
