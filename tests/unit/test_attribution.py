@@ -54,6 +54,19 @@ def test_gradient_x_input_is_autograds_gradient_times_the_embedding(bundled, run
         assert np.allclose(lens[step], (grad * e).sum(-1)[0].detach().numpy(), atol=1e-5)
 
 
+def test_gradient_x_input_is_captums_at_every_step(bundled, runs):
+    """The lens's batched backward passes give what Captum's InputXGradient gives from T copies of the text."""
+    from captum.attr import InputXGradient
+    for run in runs.values():
+        embeddings, forward = A._pieces(bundled.model, run)
+        steps = len(run.chosen_ids)
+        captum = InputXGradient(forward).attribute(embeddings.expand(steps, -1, -1).clone().requires_grad_(),
+                                                   target=list(range(steps))).sum(-1).detach().numpy()   # (T, S)
+        lens = A.gradient_x_input(bundled.model, run)
+        assert lens.shape == captum.shape == (steps, len(run.source_ids))
+        assert np.allclose(lens, captum, rtol=0, atol=1e-6)
+
+
 def test_occlusion_is_the_drop_in_the_runs_own_probability(bundled, runs):
     run = runs["level"]
     lens = A.occlusion(bundled.model, bundled.vocab, run, letters="xyz")
