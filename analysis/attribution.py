@@ -4,8 +4,8 @@ source position), and how far each agrees with the most direct of them, occlusio
 - attention: the cross-attention weights (per head; a layer's heads averaged is a summary, not a model quantity);
 - value-weighted influence ‖w_ij v_j W_O^h‖ (analysis.inside.value_weighted);
 - gradient × input (autograd) and integrated gradients (Captum) of the step's chosen-token log-probability with
-  respect to the source's scaled embeddings, summed over their d_model numbers. The gradients flow through an Intervention
-  that hands the embeddings to the call, so no hook is put on the shared model;
+  respect to the source's scaled embeddings, summed over their d_model numbers. The gradients flow through an
+  Intervention that hands the embeddings to the call, so no hook is put on the shared model;
 - occlusion: how much the chosen token's probability drops when one source character is replaced, averaged over
   replacement letters (QUICK_LETTERS first, about 240 passes at 48 characters; every other letter on request,
   about 1,200), with the decoder reading the same prefix;
@@ -103,9 +103,10 @@ def integrated_gradients(model: Transformer, run: Run, step: int) -> Integrated:
 
 def gradient_x_input(model: Transformer, run: Run) -> np.ndarray:
     """(T, S) gradient × input of each step's chosen-token log-probability, summed over d_model: one forward pass
-    and T backward passes vectorised by autograd (`is_grads_batched`), one per step. Captum's InputXGradient gives
-    the same numbers from T copies of the forward pass, which made it 1.7 times as slow at 48 characters (tests
-    hold the two equal)."""
+    at batch 1, then a backward pass per step, batched by autograd (`is_grads_batched`; torch loops over the steps
+    where an operation has no batching rule, the attention kernel's and LayerNorm's backward among them). Captum's
+    InputXGradient gives the same numbers from one forward pass over T copies of the text, 1.4 times as long at
+    48 characters (benchmarks.lenses; tests hold the two equal)."""
     embeddings, forward = _pieces(model, run)
     steps = len(run.chosen_ids)
     with torch.enable_grad():
@@ -230,7 +231,8 @@ def without_noise(row: np.ndarray) -> np.ndarray:
 def agreement(lens: np.ndarray, occluded: np.ndarray) -> Agreement:
     """How far a (T, S) lens ranks the source positions as occlusion does, over the steps where both vary:
     Spearman ρ with values within VARIES of 0 tied at 0, and how often the lens's top is among occlusion's
-    (within VARIES). Every step at once: step by step it was most of the page model's time."""
+    (within VARIES). Every step at once: the page asks for five, and step by step they took nine
+    tenths of its page model's time at 48 characters (cProfile)."""
     steps = min(len(lens), len(occluded))
     lens, occluded = lens[:steps], occluded[:steps]
     both = (np.ptp(lens, 1) > VARIES) & (np.ptp(occluded, 1) > VARIES)                      # (T,)

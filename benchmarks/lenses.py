@@ -10,7 +10,8 @@ server sets it) of:
 - every lens of the first view (`analysis.attribution.lenses`: occlusion over five letters on both cores, the
   gradients beside it) with each way of computing gradient × input;
 - each lens's agreement with occlusion (`analysis.attribution.agreement`), step by step in a Python loop (before)
-  against every step at once (now), five lenses a view, and whether the two give the same figures.
+  against every step at once (now), for five (T, S) lens rows of the shapes the page asks about (not exactly its
+  five), and whether the two give the same figures.
 """
 
 from __future__ import annotations

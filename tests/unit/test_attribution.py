@@ -105,6 +105,24 @@ def test_agreement_and_the_page_model(bundled, runs):
     assert [r.lens.split(" (")[0] for r in view.agreement] == ["attention", "influence", "gradient × input", "rollout"]
 
 
+def test_agreement_counts_only_steps_where_both_vary_and_ties_tops_within_varies():
+    """Worked by hand: a step where the lens is flat, one where it varies only within VARIES of 0 (all 0 once
+    cleaned), a lens with one step more than occlusion (not counted), and a top tied within VARIES."""
+    occluded = np.array([[0.5, 0.5 - A.VARIES / 2, 0.0],    # positions 0 and 1 tie at the top
+                         [0.0, 0.3, 0.6],
+                         [0.0, 0.3, 0.6]])
+    lens = np.array([[0.0, 1.0, 2.0],                       # counted: its top (2) is not occlusion's
+                     [0.4, 0.4, 0.4],                       # flat: not counted
+                     [9e-4, -9e-4, 0.0],                    # spans more than VARIES, all 0 once cleaned: not counted
+                     [3.0, 2.0, 1.0]])                      # a fourth step occlusion does not have: not counted
+    found = A.agreement(lens, occluded)
+    assert found.steps == 1 and found.same_top == 0.0
+    assert found.rho == pytest.approx(spearmanr([0.0, 1.0, 2.0], occluded[0]).statistic)
+    found = A.agreement(np.array([[0.0, 1.0, 0.5]]), occluded[:1])   # its top at position 1, within VARIES of 0.5
+    assert found.steps == 1 and found.same_top == 1.0
+    assert A.agreement(lens[1:3], occluded[1:3]) == A.Agreement(None, 0, None)
+
+
 def test_occluding_the_copied_character_moves_its_step_most(bundled):
     """On the lab's 200 held-out words, at each step whose copied character (the mirror, n − 1 − i) is the only
     one of its letter in the word, occluding it moves the step's probability more than occluding any other
