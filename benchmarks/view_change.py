@@ -11,7 +11,10 @@ switches heads; the → key) to the page settled: the URL shows the new value (t
 code after drawing the new head, writes it), the
 run (page or fragment) has finished, every chart has its drawing, and two animation frames have passed, so
 what was sent has been painted. Both versions are served at once and take turns going first, as in
-`benchmarks.browser_ab`; also printed: how many Plotly charts were drawn again (their SVG replaced).
+`benchmarks.browser_ab`; also printed: how many Plotly charts were drawn again (their SVG replaced). With
+--one-tab-too, the working tree's server is also measured in a tab of its own with no other tab open, in rounds
+taking turns with the two tabs, to see what the two-server set-up adds (`--against HEAD` on a clean tree: the
+same code on all three).
 """
 
 from __future__ import annotations
@@ -118,11 +121,25 @@ def main() -> None:
     parser.add_argument("--length", type=int, default=48)
     parser.add_argument("--repeats", type=int, default=12)
     parser.add_argument("--changes", default=",".join(CHANGES))
+    parser.add_argument("--one-tab-too", action="store_true",
+                        help="also time the working tree's server in a tab alone, in rounds between the two tabs'")
     args = parser.parse_args()
-    results = {}
+    results, alone = {}, {}
     with two_servers(args.against) as (browser, servers):
         for change in args.changes.split(","):
-            results[change] = measure(browser, servers, change, args.length, args.repeats)
+            if not args.one_tab_too:
+                results[change] = measure(browser, servers, change, args.length, args.repeats)
+                continue
+            wall, redrawn = {name: [] for name in servers}, {name: [] for name in servers}
+            alone[change] = []
+            for _ in range(2):        # two rounds: the two tabs, then the working tree's tab alone
+                both = measure(browser, servers, change, args.length, args.repeats // 2)
+                for name in servers:
+                    wall[name] += both[0][name]
+                    redrawn[name] += both[1][name]
+                one = {"working tree": servers["working tree"]}
+                alone[change] += measure(browser, one, change, args.length, args.repeats // 2)[0]["working tree"]
+            results[change] = (wall, redrawn)
     old, new = args.against, "working tree"
     print(f"{args.length} characters, medians of {args.repeats} interleaved changes (wall s; charts drawn again)")
     print(f"{'change':<16} {old[:10]:>10} {'new':>8} {'new/old':>8} {'quartiles':>11}   {'redrawn old':>11} "
@@ -132,6 +149,9 @@ def main() -> None:
         low, _, high = statistics.quantiles([n / o for n, o in zip(wall[new], wall[old])], n=4)
         print(f"{change:<16} {w_old:>10.3f} {w_new:>8.3f} {w_new / w_old:>8.2f} {low:>5.2f}–{high:<5.2f}   "
               f"{statistics.median(redrawn[old]):>11.0f} {statistics.median(redrawn[new]):>5.0f}")
+    for change, times in alone.items():
+        print(f"{change:<16} the working tree in a tab alone: {statistics.median(times):.3f} s (median of "
+              f"{len(times)}, in rounds between the two tabs')")
 
 
 if __name__ == "__main__":
