@@ -20,7 +20,7 @@ from transformer.config import ModelConfig
 from transformer.model import Transformer
 from transformer.vocab import Vocab
 
-from .harness import ROOT, load, resident_mb, run_mark, wait_for_run
+from .harness import ROOT, load, resident_mb, run_ends
 
 UPLOADER = "[data-testid='stFileUploaderDropzoneInput']"
 TEMP_PATTERN = str(Path(tempfile.gettempdir()) / "attention-explorer-*")
@@ -43,12 +43,11 @@ def large_valid_zip(seed: int) -> bytes:
 def upload(page, name: str, data: bytes) -> str:
     """Upload a zip on the Training page and return the message the learner is shown about it (every message
     names the file, so give each upload a name of its own)."""
-    mark = run_mark(page)
-    page.locator(UPLOADER).set_input_files(files=[{"name": name, "mimeType": "application/zip", "buffer": data}])
     message = page.locator("[data-testid='stAlertContentError'], [data-testid='stAlertContentSuccess']")
     mine = message.filter(has_text=name)
-    mine.first.wait_for(timeout=120_000)
-    wait_for_run(page, mark, 120_000)
+    with run_ends(page, "whole", 120_000):
+        page.locator(UPLOADER).set_input_files(files=[{"name": name, "mimeType": "application/zip", "buffer": data}])
+        mine.first.wait_for(timeout=120_000)
     return mine.first.inner_text()
 
 

@@ -14,7 +14,7 @@ from explorer.pages import PAGES as REGISTRY
 from tests.links import LINKS
 
 from .conftest import screenshot
-from drivers.harness import PAINTED, load, run_ends, run_mark, settle, type_text, wait_for_charts, wait_for_run
+from drivers.harness import PAINTED, load, run_ends, settle, type_text, wait_for_charts
 
 PAGES = {p.url_path: (p.title, p.svgs, p.canvases) for p in REGISTRY}  # url path -> (label, SVG charts, canvases)
 
@@ -469,10 +469,9 @@ def test_switching_the_task_switches_every_page(server, page):
     """Sort chosen in the sidebar: the URL keeps it, and every page shows the sorter's answer and speaks of sorting."""
     load(page, server)
     type_text(page, "banana")
-    mark = run_mark(page)
-    page.get_by_test_id("stSidebar").get_by_text("sort", exact=True).click()
-    page.wait_for_function("() => new URL(location.href).searchParams.get('task') === 'sort'")
-    wait_for_run(page, mark)   # the URL changes before the run starts
+    with run_ends(page, "whole"):   # the URL changes before the run starts: the run is counted from the click
+        page.get_by_test_id("stSidebar").get_by_text("sort", exact=True).click()
+        page.wait_for_function("() => new URL(location.href).searchParams.get('task') === 'sort'")
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar.get_by_text("aaabnn", exact=True)).to_be_visible()
     expect(sidebar.get_by_text("task: sort the characters", exact=False)).to_be_visible()
