@@ -4,7 +4,9 @@
 
 Two changes a learner makes over and over, on a text already shown (so its run is cached):
 - Attention: another head in the "Head" box (the large view and the weight-is-not-influence chart follow it);
-- Decode step by step: the → key, one step on.
+- Decode step by step: the → key, one step on;
+- and, asked for by name (`--changes decode-same-step`), Decode's "⏮ First" at the first step: the fragment's
+  run with nothing to change, what any step costs before its own drawing.
 
 Wall time from the choice (the head typed into its open box and Enter, or its radio button where the browser
 switches heads; the → key) to the page settled: the URL shows the new value (the widget, or the browser's
@@ -78,10 +80,19 @@ def next_step(page, _: None, repeat: int) -> None:
     url_has(page, "step", str(repeat + 1))
 
 
+def first_step_again(page, _: None, repeat: int) -> None:
+    """The first step asked for while it is shown: the fragment runs and sends its elements again, the same ones.
+    What a step costs before it changes anything (Playwright's click adds its checks, a few ms)."""
+    page.get_by_role("button", name="⏮ First").click()
+
+
 # change -> (page, what is done before the clock starts, the timed choice, whether it makes the server run a script):
-# another head on Attention is drawn in the browser (explorer.attention_view), another step on Decode reruns a fragment
+# another head on Attention is drawn in the browser (explorer.attention_view), another step on Decode reruns a
+# fragment, and the same step again reruns it to draw what is already there (not among the default changes)
 CHANGES = {"attention-head": ("attention", open_head_box, pick_head, False),
-           "decode-step": ("decode", lambda page, n_heads, repeat: None, next_step, True)}
+           "decode-step": ("decode", lambda page, n_heads, repeat: None, next_step, True),
+           "decode-same-step": ("decode", lambda page, n_heads, repeat: None, first_step_again, True)}
+DEFAULT_CHANGES = ("attention-head", "decode-step")
 
 
 def measure(browser, servers: dict, change: str, length: int, repeats: int) -> tuple[dict, dict]:
@@ -120,7 +131,7 @@ def main() -> None:
     parser.add_argument("--against", required=True, help="a git ref to compare the working tree with")
     parser.add_argument("--length", type=int, default=48)
     parser.add_argument("--repeats", type=int, default=12)
-    parser.add_argument("--changes", default=",".join(CHANGES))
+    parser.add_argument("--changes", default=",".join(DEFAULT_CHANGES), help=f"of {', '.join(CHANGES)}")
     parser.add_argument("--one-tab-too", action="store_true",
                         help="also time the working tree's server in a tab alone, in rounds between the two tabs'")
     args = parser.parse_args()
