@@ -9,8 +9,10 @@ import orjson
 import streamlit as st
 
 _JS = (Path(__file__).parent / "components" / "heatmap.js").read_text()
+# The page's own font: Streamlit 1.67 names it "Source Sans" (1.65 "Source Sans Pro", which no longer loads), and
+# a chart asking for the old name alone had its title, hint and tooltip drawn in the system's Liberation Sans.
 _CSS = """
-.heatmap { position: relative; font-family: "Source Sans Pro", sans-serif; }
+.heatmap { position: relative; font-family: "Source Sans", "Source Sans Pro", sans-serif; }
 .heatmap .title { font-weight: 600; margin-bottom: 4px; }
 .heatmap canvas:focus { outline: 3px solid #1d4ed8; outline-offset: 2px; }
 .heatmap .tip { display: none; position: absolute; background: #111827; color: white; padding: 4px 8px;
@@ -97,7 +99,7 @@ def _markup(name: str, css_class: str, css: str, markup: str, key: str | None, c
 # Streamlit's st.html keeps HTML and drops SVG, so the small charts of viz.svg_charts come through a component of
 # their own.
 _SVG_CSS = """
-.svg-chart { font-family: "Source Sans Pro", sans-serif; }
+.svg-chart { font-family: "Source Sans", "Source Sans Pro", sans-serif; }
 .svg-chart .numbers summary { cursor: pointer; font-size: 0.85rem; color: #1d4ed8; }
 .svg-chart .numbers summary:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
 .svg-chart .table-box { overflow-x: auto; max-height: 24rem; margin: 4px 0 8px; }

@@ -114,6 +114,40 @@ DEEP_FOCUS = """() => { let a = document.activeElement;
     const s = getComputedStyle(a); return [a.getAttribute("role"), s.outlineStyle, s.outlineWidth]; }"""
 
 
+# The first element matching `selector` in the page, else inside a component's shadow root.
+IN_SHADOW = """selector => document.querySelector(selector) || [...document.querySelectorAll('*')]
+    .filter(host => host.shadowRoot).map(host => host.shadowRoot.querySelector(selector)).find(Boolean)"""
+
+
+def drawn_in(page, selector: str) -> set[tuple[str, bool]]:
+    """The fonts Chromium drew an element's own text in (DevTools' "Rendered fonts"), not the ones its CSS asks for:
+    a family that does not load falls back to another without a word. Each: (its name, whether the page loaded
+    it)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
+    found = cdp.send("Runtime.evaluate", {"expression": f"({IN_SHADOW})({selector!r})"})["result"]
+    node = cdp.send("DOM.requestNode", {"objectId": found["objectId"]})["nodeId"]
+    fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    cdp.detach()
+    return {(f["familyName"], f["isCustomFont"]) for f in fonts}
+
+
+def test_a_charts_words_are_drawn_in_the_pages_own_font(server, page):
+    """A heatmap's title and an SVG chart's labels in the page's Source Sans, as its paragraphs are: asking for
+    1.65's "Source Sans Pro" alone drew them in Liberation Sans."""
+    load(page, f"{server}/positional?text=banana")
+    wait_for_charts(page, PAGES["positional"][1])
+    page.wait_for_function("() => document.fonts.check('16px \"Source Sans\"')")
+    body = {font for font in drawn_in(page, "[data-testid='stMain'] [data-testid='stMarkdownContainer'] p")
+            if font[1]}                                                # its emoji aside, in the system's font
+    assert len(body) == 1 and "Source" in next(iter(body))[0]         # Streamlit's Source Sans (SourceSans3VF)
+    assert drawn_in(page, ".heatmap .title") == body
+    assert drawn_in(page, ".svg-chart figure > div") == body           # an SVG chart's title
+    assert drawn_in(page, ".svg-chart svg text") == body                # and a label on it
+
+
 def test_a_table_of_cells_is_reached_by_tab_and_shows_the_pages_focus_ring(server, page):
     """The tables of coloured cells scroll sideways in their own box, which the keyboard reaches; the page's focus
     ring does not reach into a component's shadow DOM, so the component draws its own."""
