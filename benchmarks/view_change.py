@@ -7,6 +7,8 @@ Two changes a learner makes over and over, on a text already shown (so its run i
 - Decode step by step: the → key, one step on;
 - and, asked for by name (`--changes decode-same-step`), Decode's "⏮ First" at the first step: the fragment's
   run with nothing to change, what any step costs before its own drawing.
+With --words-before N, each page is first given N new words, as a learner who has been at it for a while sees
+it (until 2026-11-28 every word left the head's charts one more listener, each drawing them on a pick).
 
 Wall time from the choice (the head typed into its open box and Enter, or its radio button where the browser
 switches heads; the → key) to the page settled: the URL shows the new value (the widget, or the browser's
@@ -27,7 +29,7 @@ import re
 import statistics
 import time
 
-from drivers.harness import ALL_CHARTS_DRAWN, PAINTED, SETTLED, open_page, run_mark, wait_for_run
+from drivers.harness import ALL_CHARTS_DRAWN, PAINTED, SETTLED, open_page, run_mark, type_text, wait_for_run
 from drivers.words import random_word
 
 from .browser_ab import two_servers
@@ -95,13 +97,19 @@ CHANGES = {"attention-head": ("attention", open_head_box, pick_head, False),
 DEFAULT_CHANGES = ("attention-head", "decode-step")
 
 
-def measure(browser, servers: dict, change: str, length: int, repeats: int) -> tuple[dict, dict]:
+def measure(browser, servers: dict, change: str, length: int, repeats: int, words_before: int = 0
+            ) -> tuple[dict, dict]:
+    """`words_before`: new words typed into each page before the first change, as a learner who has been at it."""
     path, prepare, act, reruns = CHANGES[change]
-    word = random_word(random.Random(1), length)
+    rng = random.Random(1)
+    word = random_word(rng, length)
+    before = [random_word(rng, length) for _ in range(words_before)]
     pages = {}
     for name, (_, port) in servers.items():
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         open_page(page, f"http://127.0.0.1:{port}/{path}?text={word}")
+        for typed in before:
+            type_text(page, typed)
         pages[name] = page
     wall = {name: [] for name in servers}
     redrawn = {name: [] for name in servers}
@@ -132,6 +140,8 @@ def main() -> None:
     parser.add_argument("--length", type=int, default=48)
     parser.add_argument("--repeats", type=int, default=12)
     parser.add_argument("--changes", default=",".join(DEFAULT_CHANGES), help=f"of {', '.join(CHANGES)}")
+    parser.add_argument("--words-before", type=int, default=0,
+                        help="new words typed into each page before the changes are timed (the same in both)")
     parser.add_argument("--one-tab-too", action="store_true",
                         help="also time the working tree's server in a tab alone, in rounds between the two tabs'")
     args = parser.parse_args()
@@ -139,20 +149,22 @@ def main() -> None:
     with two_servers(args.against) as (browser, servers):
         for change in args.changes.split(","):
             if not args.one_tab_too:
-                results[change] = measure(browser, servers, change, args.length, args.repeats)
+                results[change] = measure(browser, servers, change, args.length, args.repeats, args.words_before)
                 continue
             wall, redrawn = {name: [] for name in servers}, {name: [] for name in servers}
             alone[change] = []
             for _ in range(2):        # two rounds: the two tabs, then the working tree's tab alone
-                both = measure(browser, servers, change, args.length, args.repeats // 2)
+                both = measure(browser, servers, change, args.length, args.repeats // 2, args.words_before)
                 for name in servers:
                     wall[name] += both[0][name]
                     redrawn[name] += both[1][name]
                 one = {"working tree": servers["working tree"]}
-                alone[change] += measure(browser, one, change, args.length, args.repeats // 2)[0]["working tree"]
+                alone[change] += measure(browser, one, change, args.length, args.repeats // 2,
+                                         args.words_before)[0]["working tree"]
             results[change] = (wall, redrawn)
     old, new = args.against, "working tree"
-    print(f"{args.length} characters, medians of {args.repeats} interleaved changes (wall s; charts drawn again)")
+    print(f"{args.length} characters, medians of {args.repeats} interleaved changes (wall s; charts drawn again)"
+          + (f", after {args.words_before} new words typed into each page" if args.words_before else ""))
     print(f"{'change':<16} {old[:10]:>10} {'new':>8} {'new/old':>8} {'quartiles':>11}   {'redrawn old':>11} "
           f"{'new':>5}")
     for change, (wall, redrawn) in results.items():

@@ -368,11 +368,16 @@ function switchable(data, parentElement, root) {
     kept.view = v;
     window.dispatchEvent(new CustomEvent(event, { detail: v }));
   }
-  const follow = (e) => show(e.detail);
-  window.addEventListener(event, follow);
+  // One listener a chart: Streamlit calls this function again with each rerun's data and runs the cleanup it
+  // returns only when the chart leaves the page, so the listener the last data added goes here. Kept, they piled
+  // up: after ten new words one head drawn 11 times a chart, each with a stale word's views first.
+  if (root._follow) window.removeEventListener(root._follow.event, root._follow.listener);
+  const listener = (e) => show(e.detail);
+  root._follow = { event, listener };
+  window.addEventListener(event, listener);
   show(kept.view);
   return () => {
-    window.removeEventListener(event, follow);
+    window.removeEventListener(event, listener);
     if (root._observer) root._observer.disconnect();
   };
 }

@@ -355,6 +355,21 @@ def test_a_new_word_draws_each_heatmap_once(server, page):
     assert canvases.evaluate_all(DRAWS) == [1] * canvases.count()        # each chart on the page, drawn once
 
 
+def test_a_head_picked_after_several_words_draws_each_of_its_charts_once(server, page):
+    """Every new word gives the head's two charts new data; the radio buttons then draw each chart once, whatever
+    the words before (each word's listener stayed: after ten words a pick drew 11 canvases a chart)."""
+    load(page, f"{server}/attention?text=banana")
+    for word in ("kitten", "level", "rotor", "apple"):
+        type_text(page, word)
+    page.evaluate(COUNT_DRAWS)
+    page.get_by_role("radiogroup", name="Head").get_by_role("radio", name="2", exact=True).check()
+    expect(page.locator(".heatmap").nth(1).locator("canvas")).to_have_attribute(
+        "aria-label", re.compile(r"^Layer \d, head 2 \(left\)"))
+    page.evaluate(PAINTED)
+    page.wait_for_timeout(300)
+    assert sorted(page.evaluate("[...window.drawsOf.values()]")) == [1, 1]   # no stale word's canvas drawn too
+
+
 def test_a_heatmap_drawn_before_its_font_arrives_is_drawn_again_with_it(server, browser):
     """A chart measures its labels in the page's font: drawn while that font was still on its way, it is drawn
     again once it has come, so labels are not left measured in a fallback font."""
