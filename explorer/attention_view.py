@@ -48,12 +48,15 @@ def attention_views(key: str, text: str) -> None:
 
     st.header(f"Every layer and head: {view.kind_name.lower()}")
     n_layers = len(view.weights)
-    canvas_heatmap(attention_grid_spec(view.weights, rows, cols, f"{n_layers} layers × {n_heads} heads, each "
-                                       "row of weights summing to 1",
-                                       query_title=view.row_title, key_title=view.col_title,
-                                       projector=projector_on()), key="grid")
-
     chosen = head_in_url(n_heads)
+    grid = attention_grid_spec(view.weights, rows, cols, f"{n_layers} layers × {n_heads} heads, each row of "
+                               "weights summing to 1 (framed: the head drawn large below)",
+                               query_title=view.row_title, key_title=view.col_title, projector=projector_on())
+    # the grid frames this layer's panel of the head the radio buttons below pick, and follows them in the browser
+    grid["follow"] = {"group": GROUP, "panels": [layer * n_heads + h for h in range(n_heads)], "chosen": chosen,
+                      "said": "the head drawn large below"}
+    canvas_heatmap(grid, key="grid")
+
     switched_heatmaps(
         [heatmap_spec([(f"head {h}", v.matrix), (f"average of {n_heads} heads (a summary)", v.mean)], rows, cols,
                       f"Layer {layer}, head {h} (left) and the average of its {n_heads} heads (right)",

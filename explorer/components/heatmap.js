@@ -37,6 +37,23 @@ function drawHeatmap(root, spec) {
   numbers.append(opener);
   numbers.ontoggle = () => { if (numbers.open && numbers.children.length === 1) numbers.append(...tables()); };
   root.append(title, canvas, tip, said, hint, numbers);
+  // A chart that follows a group's choice (spec.follow: the Attention page's grid, the head drawn large below it)
+  // frames the panel of the chosen view, and frames another when the group's radio buttons pick another view.
+  const follow = spec.follow;
+  let framed = null;
+  function frame(view) {
+    framed = follow.panels[view] ?? null;
+    root.framed = framed;                             // for the browser tests to read
+    canvas.setAttribute("aria-label", spec.summary + (framed === null ? "" : ` Framed: ${spec.panels[framed].name}, ${follow.said}.`));
+  }
+  if (root._framing) window.removeEventListener(root._framing.event, root._framing.listener);
+  root._framing = null;
+  if (follow) {
+    frame(KEPT[follow.group] ? KEPT[follow.group].view : follow.chosen);
+    const listener = (e) => { frame(e.detail); draw(); };
+    root._framing = { event: viewEvent(follow.group), listener };
+    window.addEventListener(root._framing.event, listener);
+  }
 
   const rows = spec.rows.length, cols = spec.cols.length, n = spec.panels.length;
   const font = spec.font, lineHeight = Math.round(font * 1.3);
@@ -171,6 +188,11 @@ function drawHeatmap(root, spec) {
       ctx.strokeStyle = "#d97706";
       ctx.lineWidth = 3;
       for (const [r, c0, c1] of panel.outlines) ctx.strokeRect(x0 + c0 * cellW, y0 + top + r * cellH, (c1 - c0) * cellW, cellH);
+      if (p === framed) {                             // in the white between panels, clear of the row labels
+        ctx.strokeStyle = "#111827";
+        ctx.lineWidth = 2;
+        ctx.strokeRect(x0 - 2, y0 + top - 2, panelWidth + 4, rows * cellH + 4);
+      }
     });
     ctx.fillStyle = "#374151";
     ctx.textAlign = "center";
@@ -294,7 +316,10 @@ function drawHeatmap(root, spec) {
   // labels measured again once the chart's own font has loaded, if it had not: waiting on document.fonts.ready
   // drew every cell a second time with every new word, as it settled at once when the fonts were already in
   if (document.fonts && !document.fonts.check(FONT)) document.fonts.load(FONT).then(draw);
-  return () => root._observer.disconnect();
+  return () => {
+    root._observer.disconnect();
+    if (root._framing) window.removeEventListener(root._framing.event, root._framing.listener);
+  };
 }
 
 // One of several views (the heads of one attention layer), switched in the browser with no round trip to the server.
@@ -303,14 +328,22 @@ function drawHeatmap(root, spec) {
 // of the page (another layer, a new word) and a visit to another page: the server's value (data.chosen, read from the
 // URL when the page opened) wins only when it names another view, as a link to the page with another head does.
 const KEPT = (window.attentionExplorerViews = window.attentionExplorerViews || {});
+const viewEvent = (group) => `attention-explorer-view:${group}`;
 
 function switchable(data, parentElement, root) {
   const picker = parentElement.querySelector(".picker"), notes = parentElement.querySelector(".notes");
-  const n = data.views.length, event = `attention-explorer-view:${data.group}`;
+  const n = data.views.length, event = viewEvent(data.group);
+  // One listener a chart: Streamlit calls this function again with each rerun's data and runs the cleanup it
+  // returns only when the chart leaves the page, so the listener the last data added goes here. Kept, they piled
+  // up: after ten new words one head drawn 11 times a chart, each with a stale word's views first.
+  if (root._follow) window.removeEventListener(root._follow.event, root._follow.listener);
   let kept = KEPT[data.group];
   // a link that names a view (chosen > 0) opens on it; a page opened without one keeps the learner's last choice
   const named = data.chosen !== 0 && (!kept || kept.server !== data.chosen);
-  if (!kept || named || kept.view >= n) kept = KEPT[data.group] = { server: data.chosen, view: data.chosen };
+  if (!kept || named || kept.view >= n) {
+    kept = KEPT[data.group] = { server: data.chosen, view: data.chosen };
+    if (named) window.dispatchEvent(new CustomEvent(event, { detail: kept.view }));   // a chart drawn before it
+  }
   const radios = [];
   if (data.picker) {
     picker.innerHTML = "";
@@ -368,10 +401,6 @@ function switchable(data, parentElement, root) {
     kept.view = v;
     window.dispatchEvent(new CustomEvent(event, { detail: v }));
   }
-  // One listener a chart: Streamlit calls this function again with each rerun's data and runs the cleanup it
-  // returns only when the chart leaves the page, so the listener the last data added goes here. Kept, they piled
-  // up: after ten new words one head drawn 11 times a chart, each with a stale word's views first.
-  if (root._follow) window.removeEventListener(root._follow.event, root._follow.listener);
   const listener = (e) => show(e.detail);
   root._follow = { event, listener };
   window.addEventListener(event, listener);

@@ -355,9 +355,38 @@ def test_a_new_word_draws_each_heatmap_once(server, page):
     assert canvases.evaluate_all(DRAWS) == [1] * canvases.count()        # each chart on the page, drawn once
 
 
+# The colour drawn just outside the left edge of panel p's cells, where a frame goes, halfway down them.
+BESIDE_PANEL = """(root, p) => { const l = root.layout, c = root.querySelector('canvas'), ratio = c.width / l.width;
+    const x = l.left + (p % l.perRow) * (l.panelWidth + l.gap) - 2, y = Math.floor(p / l.perRow) * l.strip + l.top
+        + (l.strip - l.top - l.bottom) / 2;
+    return [...c.getContext('2d').getImageData(Math.floor(x * ratio), Math.floor(y * ratio), 1, 1).data.slice(0, 3)]; }"""
+
+
+def test_the_grid_frames_the_head_drawn_large_and_follows_the_radio_buttons(server, page):
+    """The grid of every head frames the one the view below draws large (its panel: layer × 4 + head), says so to a
+    screen reader, moves the frame when the radio buttons pick another head, with no rerun, and keeps it through a
+    new word."""
+    load(page, f"{server}/attention?text=banana&kind=Cross&layer=1&head=1")
+    grid = page.locator(".heatmap").first
+    canvas = grid.locator("canvas")
+    dark = lambda rgb: sum(rgb) < 200                              # noqa: E731  the frame's #111827; else white
+    assert grid.evaluate("r => r.framed") == 5
+    assert dark(grid.evaluate(BESIDE_PANEL, 5)) and not dark(grid.evaluate(BESIDE_PANEL, 7))
+    expect(canvas).to_have_attribute("aria-label", re.compile(r"Framed: layer 1, head 1, the head drawn large below\.$"))
+    page.get_by_role("radiogroup", name="Head").get_by_role("radio", name="3", exact=True).check()
+    expect(canvas).to_have_attribute("aria-label", re.compile(r"Framed: layer 1, head 3, "))
+    page.evaluate(PAINTED)
+    assert grid.evaluate("r => r.framed") == 7
+    assert dark(grid.evaluate(BESIDE_PANEL, 7)) and not dark(grid.evaluate(BESIDE_PANEL, 5))
+    type_text(page, "kitten")
+    expect(canvas).to_have_attribute("aria-label", re.compile(r"Framed: layer 1, head 3, "))
+    assert dark(grid.evaluate(BESIDE_PANEL, 7))
+
+
 def test_a_head_picked_after_several_words_draws_each_of_its_charts_once(server, page):
-    """Every new word gives the head's two charts new data; the radio buttons then draw each chart once, whatever
-    the words before (each word's listener stayed: after ten words a pick drew 11 canvases a chart)."""
+    """Every new word gives the charts that follow the head new data; the radio buttons then draw each of them
+    once, on the page, whatever the words before (each word's listener stayed: after ten words a pick drew 11
+    canvases a chart, 10 of them stale)."""
     load(page, f"{server}/attention?text=banana")
     for word in ("kitten", "level", "rotor", "apple"):
         type_text(page, word)
@@ -367,7 +396,8 @@ def test_a_head_picked_after_several_words_draws_each_of_its_charts_once(server,
         "aria-label", re.compile(r"^Layer \d, head 2 \(left\)"))
     page.evaluate(PAINTED)
     page.wait_for_timeout(300)
-    assert sorted(page.evaluate("[...window.drawsOf.values()]")) == [1, 1]   # no stale word's canvas drawn too
+    drawn = page.evaluate("[...window.drawsOf].map(([canvas, n]) => [canvas.isConnected, n])")
+    assert drawn == [[True, 1]] * 3            # the grid's frame, the head's view and its influence; none stale
 
 
 def test_a_heatmap_drawn_before_its_font_arrives_is_drawn_again_with_it(server, browser):
