@@ -44,16 +44,18 @@ function drawHeatmap(root, spec) {
   function frame(view) {
     framed = follow.panels[view] ?? null;
     root.framed = framed;                             // for the browser tests to read
-    canvas.setAttribute("aria-label", spec.summary + (framed === null ? "" : ` Framed: ${spec.panels[framed].name}, ${follow.said}.`));
+    const named = framed === null ? "" : ` Framed: ${spec.panels[framed].name}, ${follow.said}.`;
+    canvas.setAttribute("aria-label", spec.summary + named);
   }
   if (root._framing) window.removeEventListener(root._framing.event, root._framing.listener);
   root._framing = null;
   if (follow) {
-    frame(KEPT[follow.group] ? KEPT[follow.group].view : follow.chosen);
-    const listener = (e) => { frame(e.detail); draw(); };
+    frame(openingView(follow.group, follow.chosen, follow.panels.length).view);
+    const listener = (e) => { if (follow.panels[e.detail] !== framed) { frame(e.detail); draw(); } };
     root._framing = { event: viewEvent(follow.group), listener };
     window.addEventListener(root._framing.event, listener);
   }
+  const framing = root._framing;                      // this call's own, for its cleanup
 
   const rows = spec.rows.length, cols = spec.cols.length, n = spec.panels.length;
   const font = spec.font, lineHeight = Math.round(font * 1.3);
@@ -188,10 +190,10 @@ function drawHeatmap(root, spec) {
       ctx.strokeStyle = "#d97706";
       ctx.lineWidth = 3;
       for (const [r, c0, c1] of panel.outlines) ctx.strokeRect(x0 + c0 * cellW, y0 + top + r * cellH, (c1 - c0) * cellW, cellH);
-      if (p === framed) {                             // in the white between panels, clear of the row labels
+      if (p === framed) {                             // in the white between panels, 1.5 px clear of the row labels
         ctx.strokeStyle = "#111827";
         ctx.lineWidth = 2;
-        ctx.strokeRect(x0 - 2, y0 + top - 2, panelWidth + 4, rows * cellH + 4);
+        ctx.strokeRect(x0 - 1.5, y0 + top - 1.5, panelWidth + 3, rows * cellH + 3);
       }
     });
     ctx.fillStyle = "#374151";
@@ -316,9 +318,10 @@ function drawHeatmap(root, spec) {
   // labels measured again once the chart's own font has loaded, if it had not: waiting on document.fonts.ready
   // drew every cell a second time with every new word, as it settled at once when the fonts were already in
   if (document.fonts && !document.fonts.check(FONT)) document.fonts.load(FONT).then(draw);
-  return () => {
-    root._observer.disconnect();
-    if (root._framing) window.removeEventListener(root._framing.event, root._framing.listener);
+  const observer = root._observer;
+  return () => {                                      // this call's own: a later call may have replaced them on root
+    observer.disconnect();
+    if (framing) window.removeEventListener(framing.event, framing.listener);
   };
 }
 
@@ -330,20 +333,23 @@ function drawHeatmap(root, spec) {
 const KEPT = (window.attentionExplorerViews = window.attentionExplorerViews || {});
 const viewEvent = (group) => `attention-explorer-view:${group}`;
 
+// The view a group's charts open on, kept in KEPT: a link that names a view (chosen > 0) opens on it; a page opened
+// without one keeps the learner's last choice. The first of the group's charts to be drawn settles it for the rest.
+function openingView(group, chosen, n) {
+  let kept = KEPT[group];
+  const named = chosen !== 0 && (!kept || kept.server !== chosen);
+  if (!kept || named || kept.view >= n) kept = KEPT[group] = { server: chosen, view: chosen };
+  return kept;
+}
+
 function switchable(data, parentElement, root) {
   const picker = parentElement.querySelector(".picker"), notes = parentElement.querySelector(".notes");
   const n = data.views.length, event = viewEvent(data.group);
   // One listener a chart: Streamlit calls this function again with each rerun's data and runs the cleanup it
   // returns only when the chart leaves the page, so the listener the last data added goes here. Kept, they piled
   // up: after ten new words one head drawn 11 times a chart, each with a stale word's views first.
-  if (root._follow) window.removeEventListener(root._follow.event, root._follow.listener);
-  let kept = KEPT[data.group];
-  // a link that names a view (chosen > 0) opens on it; a page opened without one keeps the learner's last choice
-  const named = data.chosen !== 0 && (!kept || kept.server !== data.chosen);
-  if (!kept || named || kept.view >= n) {
-    kept = KEPT[data.group] = { server: data.chosen, view: data.chosen };
-    if (named) window.dispatchEvent(new CustomEvent(event, { detail: kept.view }));   // a chart drawn before it
-  }
+  if (root._viewListener) window.removeEventListener(root._viewListener.event, root._viewListener.listener);
+  const kept = openingView(data.group, data.chosen, n);
   const radios = [];
   if (data.picker) {
     picker.innerHTML = "";
@@ -402,7 +408,7 @@ function switchable(data, parentElement, root) {
     window.dispatchEvent(new CustomEvent(event, { detail: v }));
   }
   const listener = (e) => show(e.detail);
-  root._follow = { event, listener };
+  root._viewListener = { event, listener };
   window.addEventListener(event, listener);
   show(kept.view);
   return () => {

@@ -51,6 +51,8 @@ def test_every_kind_draws_grid_and_one_head_beside_the_average_from_the_model_tr
             assert np.allclose(panel["z"], every_head[head], atol=5e-5)
     # the panels of the layer drawn large, one a head, which the browser frames as the head is picked
     assert grid["follow"]["panels"] == list(range(c.n_heads)) and grid["follow"]["chosen"] == 3   # the link's head
+    at.selectbox(key="layer").set_value(1).run()                  # layer 1's panels follow layer 0's four
+    assert canvas_charts(at)["grid"]["follow"]["panels"] == [c.n_heads + h for h in range(c.n_heads)]
 
 
 def test_cross_attention_rows_are_target_positions_and_columns_source(ckpt):
