@@ -3,7 +3,7 @@
 import streamlit as st
 
 from explorer.cache import checkpoint_or_stop, model_key
-from explorer.decode_view import decode_steps
+from explorer.decode_view import decode_view
 from explorer.state import VIEW, learner_text
 
 st.title("⏯️ Decode step by step")
@@ -36,4 +36,4 @@ with st.expander("How the next token is chosen", expanded=False):
                "its own runs only its position through the decoder, reading the earlier positions' keys and values "
                "from a cache (below the charts).")
 sampling = mode == "sample"
-decode_steps(key, text, temperature if sampling else None, int(top_k) if sampling else None, int(seed))
+decode_view(key, text, temperature if sampling else None, int(top_k) if sampling else None, int(seed))

@@ -88,12 +88,19 @@ def first_step_again(page, _: None, repeat: int) -> None:
     page.get_by_role("button", name="⏮ First").click()
 
 
-# change -> (page, what is done before the clock starts, the timed choice, whether it makes the server run a script):
-# another head on Attention is drawn in the browser (explorer.attention_view), another step on Decode reruns a
-# fragment, and the same step again reruns it to draw what is already there (not among the default changes)
-CHANGES = {"attention-head": ("attention", open_head_box, pick_head, False),
-           "decode-step": ("decode", lambda page, n_heads, repeat: None, next_step, True),
-           "decode-same-step": ("decode", lambda page, n_heads, repeat: None, first_step_again, True)}
+def steps_on_server(page) -> bool:
+    """Decode's steps drawn by a rerun of its fragment, as before 2026-11-28; since then the browser draws every step
+    from one payload (explorer/components/decode_steps.js, its root of class "decode")."""
+    return page.locator(".decode").count() == 0
+
+
+# change -> (page, what is done before the clock starts, the timed choice, whether it makes the server run a script,
+# given the page): another head on Attention is drawn in the browser (explorer.attention_view); another step on
+# Decode reran a fragment, and the same step again reran it to draw what was already there (not among the default
+# changes), until the browser drew the steps itself
+CHANGES = {"attention-head": ("attention", open_head_box, pick_head, lambda page: False),
+           "decode-step": ("decode", lambda page, n_heads, repeat: None, next_step, steps_on_server),
+           "decode-same-step": ("decode", lambda page, n_heads, repeat: None, first_step_again, steps_on_server)}
 DEFAULT_CHANGES = ("attention-head", "decode-step")
 
 
@@ -119,11 +126,12 @@ def measure(browser, servers: dict, change: str, length: int, repeats: int, word
             page.evaluate("document.activeElement && document.activeElement.blur()")   # keys go to the page
             page.evaluate(MARK_CHARTS)
             ready = prepare(page, 4, repeat)
+            runs = reruns(page)
             time.sleep(0.3)
             mark = run_mark(page)
             start_time = time.perf_counter()
             act(page, ready, repeat)
-            if reruns:   # the URL changes before the run starts (a widget bound to it): wait for the run's end
+            if runs:     # the URL changes before the run starts (a widget bound to it): wait for the run's end
                 wait_for_run(page, mark, kind="either")   # a fragment's run since issue 30
             else:        # drawn in the browser: nothing to wait for but the drawing
                 settled(page)

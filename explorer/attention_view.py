@@ -8,7 +8,6 @@ as explorer.decode_view explains.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -23,12 +22,11 @@ from .canvas_charts import canvas_heatmap, switched_heatmaps
 from .charts import projector_on
 from .exports import matrix_csv, trace_json
 from .gate import deferred, fragment
-from .link_guard import drop_link_value
+from .link_guard import index_in_url
 from .links import page_link
 from .pages import page
 from .pickers import pick_head
 
-HEAD_NUMBER = re.compile(r"[0-9]{1,3}")          # a head in the URL: at most three ASCII digits
 GROUP, HEAD_PARAM = "attention-head", "head"     # the head's charts switch together; the URL keeps it as `head`
 INSIDE_LINKS = "hidden_links_inside"             # the container of the page links to Inside one head, one a head
 
@@ -48,7 +46,7 @@ def attention_views(key: str, text: str) -> None:
 
     st.header(f"Every layer and head: {view.kind_name.lower()}")
     n_layers = len(view.weights)
-    chosen = head_in_url(n_heads)
+    chosen = index_in_url(HEAD_PARAM, n_heads)
     grid = attention_grid_spec(view.weights, rows, cols, f"{n_layers} layers × {n_heads} heads, each row of "
                                "weights summing to 1 (framed: the head drawn large below)",
                                query_title=view.row_title, key_title=view.col_title, projector=projector_on())
@@ -91,15 +89,3 @@ def attention_views(key: str, text: str) -> None:
     # built only when clicked (a 24-character trace is ~0.5 MB of JSON), in this session's place
     st.download_button("Download the whole trace (JSON)", deferred(trace_json, text, run), file_name="trace.json",
                        mime="application/json", on_click="ignore")
-
-
-def head_in_url(n_heads: int) -> int:
-    """The head the page opens on: the URL's `head` (a link to one head), else 0, a value it cannot use named as a
-    widget's would be. The browser keeps the learner's later choices itself (explorer/components/heatmap.js)."""
-    value = st.query_params.get(HEAD_PARAM)
-    if value is None:
-        return 0
-    if HEAD_NUMBER.fullmatch(value) and int(value) < n_heads:    # not str.isdigit: "²" is a digit int() refuses
-        return int(value)
-    drop_link_value(HEAD_PARAM, value)
-    return 0

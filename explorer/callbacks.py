@@ -17,13 +17,6 @@ def set_state(key: str, value) -> None:
     st.session_state[key] = value
 
 
-def move_slider(key: str, low: int, high: int, to: int | None = None, by: int = 0) -> None:
-    """To a step, or by some steps from the one shown when clicked (a link's step is only known once the slider
-    has read the URL, so the buttons must not bake in the step of the run that drew them)."""
-    at = int(st.session_state.get(key, low)) if to is None else to
-    st.session_state[key] = max(low, min(high, at + by))
-
-
 def turn_lesson_step(key: str, last: int, by: int) -> None:
     """The lesson's Previous (-1) and Next (+1). Neither is ever disabled, since a disabled button drops the
     keyboard's focus to the page body: Next on the last step starts again at step 1, and Previous on the first

@@ -129,3 +129,62 @@ _CELLS_CSS = """
 def cell_table(markup: str, key: str | None = None, container=None) -> None:
     """Draw a viz.strips table (in `container`, else where the page is); the tests find it by its title."""
     _markup("cell_table", "cells", _CELLS_CSS, markup, key, container)
+
+
+# Decode step by step's two parts (viz.decode_steps), stepped in the browser. As Streamlit's page draws its own:
+# metrics, captions, a table, buttons and headers (its rules do not reach into a shadow DOM).
+_DECODE_JS = (Path(__file__).parent / "components" / "decode_steps.js").read_text()
+_DECODE_CSS = _CELLS_CSS + """
+.decode { font-family: "Source Sans", "Source Sans Pro", sans-serif; line-height: 1.6; }
+.decode .buttons { display: grid; grid-template-columns: repeat(4, 1fr); gap: 1rem; }
+.decode button { font: inherit; font-size: 0.875rem; line-height: 1.6; min-height: 2.5rem; padding: 0.25rem 0.75rem;
+                 border: 1px solid rgba(17, 24, 39, 0.2); border-radius: 0.5rem; background: #ffffff; color: #111827;
+                 cursor: pointer; }
+.decode button:hover { border-color: #1d4ed8; color: #1d4ed8; }
+.decode button[aria-disabled="true"] { color: rgba(17, 24, 39, 0.4); border-color: rgba(17, 24, 39, 0.2);
+                                       cursor: not-allowed; }
+.decode button:focus-visible, .decode input:focus-visible, .decode summary:focus-visible,
+.decode [tabindex]:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
+.decode .slider { margin-top: 1rem; }
+.decode .slider label { display: block; font-size: 0.875rem; margin-bottom: 0.25rem; }
+.decode .track { position: relative; padding-top: 1.4rem; }
+.decode .track output { position: absolute; top: 0; transform: translateX(-50%); font-size: 0.875rem;
+                        color: #1d4ed8; }
+.decode input[type=range] { width: 100%; margin: 0; accent-color: #1d4ed8; }
+.decode .said { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+.decode .metrics { display: grid; grid-template-columns: repeat(3, 1fr); gap: 1rem; margin: 1rem 0; }
+.decode .metric .label { font-size: 0.875rem; min-height: 1.5rem; }
+.decode .metric .value { font-size: 2.25rem; line-height: 1.33; padding-bottom: 0.25rem; overflow: hidden;
+                         text-overflow: ellipsis; white-space: nowrap; }
+.decode .metric .delta { display: inline-block; font-size: 0.875rem; color: #4b5563; padding: 0.125rem 0.5rem;
+                         border-radius: 9999px; background: rgba(49, 51, 63, 0.1); }
+.decode .caption { font-size: 0.875rem; color: rgba(17, 24, 39, 0.7); }
+.decode .caption p, .decode .row p { margin: 0 0 1rem; }
+.decode p { margin: 0 0 1rem; }
+.decode .row { display: grid; grid-template-columns: 1fr 2fr; gap: 1rem; }
+.decode .row > div, .decode .metric { min-width: 0; }          /* a wide chart scrolls in its box, not the page */
+.decode .table table { border-collapse: separate; border-spacing: 0; width: 100%; font-size: 0.875rem;
+                       border: 1px solid rgba(17, 24, 39, 0.1); border-radius: 0.5rem; }
+.decode .table th, .decode .table td { text-align: left; padding: 0.25rem 0.375rem; line-height: 1.5;
+                                       border-bottom: 1px solid rgba(17, 24, 39, 0.1); }
+.decode .table th { font-weight: 400; color: rgba(17, 24, 39, 0.7); }
+.decode .table td + td, .decode .table th + th { border-left: 1px solid rgba(17, 24, 39, 0.1); }
+.decode .table tr:last-child td { border-bottom: none; }
+.decode h2 { font-size: 1.75rem; font-weight: 600; line-height: 1.2; margin: 0; padding: 1rem 0; }
+.decode.projector h2 { font-size: 1.2rem; padding: 0.25rem 0; }
+.decode summary { cursor: pointer; font-size: 0.875rem; margin-bottom: 1rem; }
+.decode .strip-weights, .decode .strip-values { margin-bottom: 1rem; }
+.decode .strip-values td { color: #111827; text-align: center; padding: 2px 3px; min-width: 2.6rem; }
+.decode .strip-weights td { height: 1.6rem; padding: 0; text-align: center; font-size: 0.8rem; color: #111827; }
+.decode .strip-values td.on-dark, .decode .strip-weights td.on-dark { color: white; }
+@media (max-width: 640px) {
+  .decode .buttons { grid-template-columns: repeat(2, 1fr); }
+  .decode .metrics, .decode .row { grid-template-columns: 1fr; }
+}
+"""
+
+
+def decode_part(spec: dict, key: str, container=None) -> None:
+    """Draw one part of Decode step by step (viz.decode_steps: "step" or "looked"), in `container` if given."""
+    html = '<div class="decode"></div>'
+    _mount(st.components.v2.component("decode_steps", js=_DECODE_JS, css=_DECODE_CSS, html=html), spec, key, container)

@@ -19,6 +19,7 @@ requested Streamlit draws nothing more in the run.
 from __future__ import annotations
 
 import functools
+import re
 
 import streamlit as st
 from streamlit.elements.widgets.button_group import ButtonGroupMixin
@@ -96,6 +97,32 @@ def drop_link_value(key: str, value: str) -> None:
     dropped = st.session_state.get(DROPPED_KEY) or {}
     st.session_state[DROPPED_KEY] = {**dropped, key: value}
     del st.query_params[key]
+
+
+INDEX_IN_URL = re.compile(r"[0-9]{1,3}")      # a view's number in the URL: at most three ASCII digits
+
+
+def index_in_url(key: str, n: int) -> int:
+    """The view the page opens on among n that the browser switches (Attention's head, Decode's step): the URL's
+    `key` (a link to one), else 0, a value the page cannot use named as a widget's would be. The browser keeps
+    the learner's later choices itself (explorer/components/)."""
+    value = st.query_params.get(key)
+    if value is None:
+        return 0
+    if INDEX_IN_URL.fullmatch(value) and int(value) < n:         # not str.isdigit: "²" is a digit int() refuses
+        return int(value)
+    drop_link_value(key, value)
+    return 0
+
+
+def flag_in_url(key: str) -> bool:
+    """A yes or no the browser keeps (Decode's cache tables shown): the URL's `key` as a bound toggle writes it,
+    "true" or "false" (absent: no), a value the page cannot use named as a widget's would be."""
+    value = st.query_params.get(key)
+    if value is None or value in ("true", "false"):
+        return value == "true"
+    drop_link_value(key, value)
+    return False
 
 
 def notice_goes_in(slot) -> None:

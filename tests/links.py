@@ -14,8 +14,8 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
     "join": ({"text": "level"}, {"text": "level"}),   # ?class= fills the code in: tests/app/test_class_mode.py
     "decode": ({"text": "level", "mode": "sample", "temperature": "2.5", "top_k": "5", "seed": "7", "step": "3",
                 "step_layer": "0", "step_head": "2", "show_cache": "true"},
-               {"mode": "sample", "temperature": 2.5, "top_k": 5, "seed": 7, "step": 3, "step_layer": 0,
-                "step_head": 2, "show_cache": True}),
+               {"mode": "sample", "temperature": 2.5, "top_k": 5, "seed": 7, "step_layer": 0, "step_head": 2}),
+    # the step and the cache's tables: tests/app/test_decode.py
     "attention": ({"text": "level", "kind": "Decoder self", "layer": "0", "head": "1"},
                   {"kind": "decoder_self", "layer": 0}),    # the head: tests/app/test_attention.py
     "inside_one_head": ({"text": "level", "inside_kind": "Decoder self", "inside_layer": "0", "inside_head": "1",
@@ -57,4 +57,4 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
 
 # Parameters a page keeps in its link itself, not through a widget: the quiz's seed (its answers, once handed in), and
 # Attention's head, which the browser switches and writes (explorer/components/heatmap.js).
-NOT_WIDGETS: dict[str, set[str]] = {"quiz": {"quiz"}, "attention": {"head"}}
+NOT_WIDGETS: dict[str, set[str]] = {"quiz": {"quiz"}, "attention": {"head"}, "decode": {"step", "show_cache"}}

@@ -64,32 +64,31 @@ def probability_columns(probs: np.ndarray, labels: list[str], top_k: int = 10, c
                    labels[i], "chosen" if i == chosen else "")
         columns.append((f'<div style="font-size:0.75rem">{p:.3f}</div>{bar}', labels[i]))
     note = "dark: the chosen token (no dark bar when it is not among these); " if chosen is not None else ""
+    return _frame(title, columns, "2.4rem", distribution_summary(probs, labels, chosen, title), note=note)
+
+
+def distribution_summary(probs: np.ndarray, labels: list[str], chosen: int | None, title: str) -> str:
+    """What probability_columns shows, in a sentence: its accessible name."""
     first, second = top_tokens(probs, 2)[0], top_tokens(probs, 2)[-1]
     tied = second != first and np.isclose(probs[first], probs[second])
-    summary = (f"{title}: the likeliest next token is {labels[first]}"
-               + (f", tied with {labels[second]}" if tied else "") + f", probability {float(probs[first]):.3f}"
-               + ("" if chosen is None else f"; chosen: {labels[chosen]}, {float(probs[chosen]):.3f}") + ".")
-    return _frame(title, columns, "2.4rem", summary, note=note)
+    return (f"{title}: the likeliest next token is {labels[first]}"
+            + (f", tied with {labels[second]}" if tied else "") + f", probability {float(probs[first]):.3f}"
+            + ("" if chosen is None else f"; chosen: {labels[chosen]}, {float(probs[chosen]):.3f}") + ".")
 
 
-def temperature_columns(probs_by_temperature: dict[float, np.ndarray], labels: list[str], top_k: int = 8,
-                        title: str = "") -> str:
-    """The same step's distribution under several temperatures: for each of the top k tokens at T = 1 (or the
-    nearest T), one bar per temperature side by side."""
+def temperature_order(probs_by_temperature: dict[float, np.ndarray], top_k: int = 8) -> tuple[list[float], list[int]]:
+    """The temperatures in order, and the top k tokens at T = 1 (or the nearest T): the same step's distribution
+    under each temperature, drawn as one bar per temperature for each of these tokens."""
     temperatures = sorted(probs_by_temperature)
     reference = probs_by_temperature[min(temperatures, key=lambda t: abs(t - 1.0))]
-    colours = dict(zip(temperatures, TEMPERATURE_COLOURS * 2))
-    columns = []
-    for i in top_tokens(reference, top_k):
-        bars = "".join(_bar(float(probs_by_temperature[t][i]), colours[t],
-                            f"token {labels[i]} at T = {t:g}: probability {float(probs_by_temperature[t][i]):.4f}",
-                            "18%", labels[i], f"T = {t:g}") for t in temperatures)
-        columns.append((f'<div style="display:flex;align-items:flex-end;gap:1px;width:100%;justify-content:center">'
-                        f'{bars}</div>', labels[i]))
-    top = top_tokens(reference, 1)[0]
-    summary = (f"{title}: token {labels[top]} has probability " + ", ".join(
+    return temperatures, [int(i) for i in top_tokens(reference, top_k)]
+
+
+def temperature_summary(probs_by_temperature: dict[float, np.ndarray], labels: list[str], title: str) -> str:
+    """The temperature bars in a sentence: their accessible name."""
+    temperatures, (top, *_) = temperature_order(probs_by_temperature, 1)
+    return (f"{title}: token {labels[top]} has probability " + ", ".join(
         f"{float(probs_by_temperature[t][top]):.3f} at T = {t:g}" for t in temperatures) + ".")
-    return _frame(title, columns, "3.5rem", summary, _legend([(f"T = {t:g}", colours[t]) for t in temperatures]))
 
 
 def row_bars(rows: list[str], series: dict[str, tuple[list[float | None], list[str], str]], reach: float,

@@ -13,8 +13,6 @@ import html
 
 import numpy as np
 
-from .canvas_heatmap import BLUES, CIVIDIS_REVERSED
-
 NEGATIVE, ZERO, POSITIVE = (178, 24, 43), (247, 247, 247), (33, 102, 172)   # ColorBrewer RdBu ends and middle
 
 
@@ -39,8 +37,7 @@ TICK, PROJECTOR_TICK = "0.65rem", "0.8rem"     # column numbers: 22.4 px on a pr
 STRIP_CSS = ("<style>"
              ".strip-values td{color:#111827;text-align:center;padding:2px 3px;min-width:2.6rem}"
              ".strip-bare td{color:#111827;text-align:center;padding:10px 0;min-width:0}"
-             ".strip-weights td{height:1.6rem;padding:0;text-align:center;font-size:0.8rem;color:#111827}"
-             ".strip-values td.on-dark,.strip-bare td.on-dark,.strip-weights td.on-dark{color:white}"
+             ".strip-values td.on-dark,.strip-bare td.on-dark{color:white}"
              "</style>")
 ON_DARK = ' class="on-dark"'
 
@@ -80,50 +77,6 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
             f'</colgroup><tr><th></th>{head}</tr>{"".join(rows)}</table>'
             f'<div style="font-size:0.7rem;color:#6b7280">colour: red below 0, blue above, full at '
             f'±{bound:.2f}; hover a cell for its value</div></div>')
-
-
-def _mix(stops: tuple[tuple[int, int, int], ...], t: float) -> str:
-    """The colour at t in [0, 1] between evenly spaced RGB stops (viz.canvas_heatmap's scales)."""
-    t = max(0.0, min(1.0, t)) * (len(stops) - 1)
-    i = min(int(t), len(stops) - 2)
-    rgb = [round(x + (t - i) * (y - x)) for x, y in zip(stops[i], stops[i + 1])]
-    return f"rgb({rgb[0]},{rgb[1]},{rgb[2]})"
-
-
-def weight_rows(weights: np.ndarray, row_names: list[str], column_names: list[str], title: str = "",
-                outlined: int | None = None, column_title: str = "position", projector: bool = False) -> str:
-    """(R, C) weights in [0, 1] as rows of coloured cells: a few rows over many columns (every head's row of one
-    step), which Plotly took about 0.1 s to draw again at every step. Each cell names its row, column and
-    weight in its tooltip and keeps its value in data-value; `outlined` boxes one row. Columns are labelled by
-    their names above the cells, and by position under each (every fifth past 12 columns)."""
-    z = np.asarray(weights, dtype=float)                                         # (R, C)
-    stops = CIVIDIS_REVERSED if projector else BLUES
-    names = [html.escape(c) for c in column_names]
-    tick = PROJECTOR_TICK if projector else TICK
-    written = z.shape[1] <= 12                                                   # values in cells wide enough
-    every = 1 if written else 5                                                  # positions under the cells
-    top = "".join(f'<th style="font-weight:400;font-size:{tick};padding:0;text-align:center">{n}</th>' for n in names)
-    bottom = "".join(f'<th style="font-weight:400;color:#4b5563;font-size:{tick};padding:0">'
-                     f'{c if c % every == 0 else ""}</th>' for c in range(z.shape[1]))
-    rows = []
-    for r, (name, row) in enumerate(zip(row_names, z)):
-        box = "outline:3px solid #d97706;outline-offset:-2px;" if r == outlined else ""
-        cells = "".join(
-            f'<td data-value="{float(v)!r}" title="{html.escape(name)}, {html.escape(column_title)} {c} ({names[c]}): '
-            f'weight {v:.3f}"{ON_DARK if v > 0.5 else ""} style="background:{_mix(stops, v)}">'
-            f'{f"{v:.2f}" if written else ""}</td>'
-            for c, v in enumerate(row))
-        rows.append(f'<tr data-row="{html.escape(name)}" style="{box}"><th style="text-align:right;font-weight:400;'
-                    f'font-size:0.8rem;padding-right:6px;white-space:nowrap">{html.escape(name)}</th>{cells}</tr>')
-    legend = "".join(f'<span style="display:inline-block;width:1.2rem;height:0.7rem;background:{_mix(stops, k / 8)}">'
-                     f'</span>' for k in range(9))
-    caption = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
-    return (f'{STRIP_CSS}<div class="strip-weights" {_scroll_region(title)}>{caption}'
-            f'<table style="border-collapse:collapse;width:100%;table-layout:fixed;border:none"><colgroup><col style="width:4.5rem"></colgroup>'
-            f'<tr><th></th>{top}</tr>{"".join(rows)}<tr><th style="font-weight:400;font-size:{tick};'
-            f'text-align:right;padding-right:6px">{html.escape(column_title)}</th>{bottom}</tr></table>'
-            f'<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">weight 0 {legend} 1; hover a cell for its '
-            f'value</div></div>')
 
 
 def _scroll_region(title: str) -> str:

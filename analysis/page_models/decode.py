@@ -47,10 +47,24 @@ class DecodeStep:
     self_sentence: str
 
 
-def decode_step(run: Run, taught: Run, vocab: Vocab, t: int, layer: int, head: int) -> DecodeStep:
-    """Step t of `run`, read in decoder layer `layer` with `head` named; `taught` is the same text under teacher
-    forcing, whose pass shows what the causal mask hides in training."""
+def decode_steps(run: Run, taught: Run, vocab: Vocab, layer: int, head: int) -> list[DecodeStep]:
+    """Every step of `run` (decode_step), which the page steps through in the browser."""
     labels = [token_label(vocab, i) for i in range(vocab.size)]
+    taught_future = _future_weight(taught)
+    return [decode_step(run, taught, vocab, t, layer, head, labels, taught_future) for t in range(len(run.chosen_ids))]
+
+
+def _future_weight(taught: Run) -> float:
+    """The largest weight any position puts on a later one in the teacher-forced pass, over every layer and head."""
+    return float(np.triu(taught.trace.stack_attention("decoder_self"), k=1).max())   # over (L, H, T, T)
+
+
+def decode_step(run: Run, taught: Run, vocab: Vocab, t: int, layer: int, head: int, labels: list[str] | None = None,
+                taught_future: float | None = None) -> DecodeStep:
+    """Step t of `run`, read in decoder layer `layer` with `head` named; `taught` is the same text under teacher
+    forcing, whose pass shows what the causal mask hides in training. `labels` and `taught_future`: the same for
+    every step, given once by decode_steps."""
+    labels = labels or [token_label(vocab, i) for i in range(vocab.size)]
     probs = run.probs[t]
     chosen_id = run.chosen_ids[t]
     order = np.argsort(-probs)[:TOP_TOKENS]
@@ -82,7 +96,7 @@ def decode_step(run: Run, taught: Run, vocab: Vocab, t: int, layer: int, head: i
     steps = len(run.chosen_ids)
     own = run.trace["decoder_self", layer][:, t]                   # (H, T); columns after t are the future
     future = weight_text(float(own[:, t + 1:].max())) if t + 1 < steps else "none (no later position)"
-    taught_future = float(np.triu(taught.trace.stack_attention("decoder_self"), k=1).max())   # over (L, H, T, T)
+    taught_future = _future_weight(taught) if taught_future is None else taught_future
     self_sentence = (
         f"**Decoder self-attention under the causal mask** — position {t} may look at positions 0..{t} only. While "
         "generating, the later tokens do not exist yet; this page reads every step from one pass over the whole "

@@ -127,6 +127,21 @@ def cell_rows(markup: str) -> dict[str, np.ndarray]:
     return {name: np.array(values) for name, values in rows.items()}
 
 
+def decode_parts(at: AppTest) -> dict[str, dict]:
+    """Decode step by step's two parts (viz.decode_steps), "step" and "looked", each with every step's data, which
+    the browser steps through (explorer/components/decode_steps.js)."""
+    return {data["part"]: data for data in (json.loads(el.proto.bytes) for el in at.get("bidi_component")
+                                            if el.proto.component_name.endswith("decode_steps"))}
+
+
+def decode_sentences(at: AppTest, t: int) -> str:
+    """Every sentence Decode step by step shows with step t, as the HTML the browser writes (bold as <strong>)."""
+    parts = decode_parts(at)
+    step, looked = parts["step"]["views"][t], parts["looked"]["views"][t]
+    return " ".join([step["caption"], step["temperature_caption"], looked["cross_sentence"], looked["self_sentence"],
+                     looked["reads"], looked["same"], looked["cost"], parts["looked"]["draft"]])
+
+
 def html_with(at: AppTest, text: str):
     """The first block drawn with st.html whose HTML holds `text` (a title)."""
     return next(e for e in at.get("html") if text in e.proto.body)

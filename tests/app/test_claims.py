@@ -10,7 +10,7 @@ from transformer.intervention import Intervention
 from transformer.layers import sinusoidal_encoding
 from transformer.metrics import exact_match
 
-from .helpers import canvas_charts, no_exception, open_page
+from .helpers import canvas_charts, decode_parts, decode_sentences, no_exception, open_page
 
 
 def text_of(at) -> str:
@@ -63,7 +63,7 @@ def test_teacher_forcing_names_exposure_bias():
 
 def test_decode_calls_the_model_sure_only_when_a_moderate_temperature_leaves_the_top_token_ahead():
     at = open_page("decode", "banana")
-    caption = " ".join(c.value for c in at.caption)
+    caption = decode_parts(at)["step"]["views"][0]["temperature_caption"]
     top_at_3 = float(caption.split("T = 3: top p = ")[1].split(",")[0])
     sure = "so only a large T spreads the probability" in caption
     assert sure == (top_at_3 > 0.5)
@@ -87,7 +87,7 @@ def test_head_averages_are_labelled_summaries():
 
 def test_decode_says_why_the_later_positions_get_no_weight():
     at = open_page("decode", "banana")
-    text = text_of(at)
+    text = decode_sentences(at, 0)
     assert "one pass over the whole decoding" in text and "one parallel pass" in text
     assert "(exactly zero)" not in text
 
@@ -136,4 +136,5 @@ def test_decode_shows_the_mask_in_the_teacher_forced_pass(ckpt):
                            trace=True).trace
     above = float(np.triu(trace.stack_attention("decoder_self").numpy(), k=1).max())
     assert above == 0.0
-    assert f"over every layer and head, is **{weight_text(above)}**" in text_of(at)   # "0 (exactly)"
+    said = decode_sentences(at, 0)
+    assert f"over every layer and head, is <strong>{weight_text(above)}</strong>" in said   # "0 (exactly)"

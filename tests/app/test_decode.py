@@ -1,4 +1,6 @@
-import re
+"""Decode step by step: every step of the decoding sent at once (viz.decode_steps), read here against the model run
+again step by step without the page's single traced pass. The browser's drawing of them, and its buttons, keys and
+slider, are tested in tests/e2e/test_browser.py."""
 
 import numpy as np
 import pytest
@@ -9,7 +11,7 @@ from transformer import decoding
 from transformer.decoding import next_token_probs
 from transformer.vocab import SOS
 
-from .helpers import cell_rows, cell_table_with, cell_tables, html_bars, html_with, no_exception, open_page
+from .helpers import decode_parts, decode_sentences, no_exception, open_page
 from .test_entrypoint import open_app
 
 
@@ -19,69 +21,52 @@ def step_pass(ckpt, src, prefix):
         return ckpt.model(torch.tensor([src]), torch.tensor([[SOS, *prefix]]), trace=True)
 
 
-def metric(at, label_start):
-    return next(m.value for m in at.metric if m.label.startswith(label_start))
-
-
-def test_first_step_shows_sos_its_distribution_and_four_charts(ckpt):
+def test_every_step_is_sent_with_what_it_reads_chooses_and_its_distribution(ckpt):
     at = open_page("decode", "banana")
     no_exception(at)
-    assert not at.get("plotly_chart")        # drawn in HTML: a new step sends no Plotly chart to draw again
-    for title in ("Next-token distribution at step 0", "T = 10"):
-        html_with(at, title)
-    for title in ("Cross-attention at step 0", "Decoder self-attention at step 0"):
-        cell_table_with(at, title)
-    assert metric(at, "Decoder input at step 0") == "⟨s⟩"
-    assert metric(at, "Chosen token") == "a"
+    assert not at.get("plotly_chart") and "step" not in at.session_state     # no widget: the browser steps
+    parts = decode_parts(at)
+    step = parts["step"]
+    assert step["chosen"] == 0 and len(step["views"]) == 7 == len(parts["looked"]["views"])   # 6 letters and ⟨/s⟩
+    assert [v["input"] for v in step["views"][:4]] == ["⟨s⟩", "⟨s⟩ a", "⟨s⟩ a n", "⟨s⟩ a n a"]
+    assert [v["chosen"] for v in step["views"]] == ["a", "n", "a", "n", "a", "b", "⟨/s⟩"]
+    assert [v["written"] for v in step["views"]] == ["a", "an", "ana", "anan", "anana", "ananab", "ananab"]
     assert any("read through the decoder as a draft in one pass" in c.value for c in at.caption)   # how decided
     src = ckpt.vocab.encode("banana", 24)
-    expected = torch.softmax(step_pass(ckpt, src, []).logits[0, -1], -1).numpy()
-    bars = html_bars(html_with(at, "Next-token distribution at step 0"))
-    top = np.argsort(-expected)[:10]
-    assert [token for token, _, _ in bars] == [token_label(ckpt.vocab, i) for i in top]
-    assert np.allclose([p for _, _, p in bars], expected[top], atol=1e-6)
-    assert [series for _, series, _ in bars] == ["chosen"] + [""] * 9          # "a", the likeliest, is chosen
-
-
-def test_step_controls_walk_to_the_end_and_the_decoded_word(ckpt):
-    at = open_page("decode", "banana")
-    assert at.button[1].disabled  # "Previous" at step 0; the buttons are First, Previous, Next, Last
-    at.button[2].click().run()
-    assert at.session_state["step"] == 1
-    assert metric(at, "Decoder input at step 1") == "⟨s⟩ a"
-    at.button[3].click().run()
-    no_exception(at)
-    assert at.session_state["step"] == 6
-    assert at.button[2].disabled  # "Next" at the last step
-    assert metric(at, "Chosen token") == "⟨/s⟩"
-    assert metric(at, "Written so far") == "ananab"
-    at.slider(key="step").set_value(3).run()
-    assert metric(at, "Decoder input at step 3") == "⟨s⟩ a n a"
-    at.button[0].click().run()
-    assert at.session_state["step"] == 0
+    greedy = decoding.generate(ckpt.model, src)
+    for t in (0, 3, 6):
+        expected = torch.softmax(step_pass(ckpt, src, greedy[:t]).logits[0, -1], -1).numpy()
+        view = step["views"][t]
+        assert np.allclose(view["probs"], expected, atol=1e-6)
+        assert view["bar_order"] == list(np.argsort(-expected, kind="stable")[:10])
+        assert view["chosen_id"] == int(expected.argmax()) == view["bar_order"][0]          # greedy: the tallest bar
+        assert view["p"] == f"p = {expected.max():.3f}"
+        assert [token for token, _ in view["top"]] == [token_label(ckpt.vocab, i) for i in view["bar_order"][:8]]
+    assert step["labels"] == [token_label(ckpt.vocab, i) for i in range(ckpt.vocab.size)]
+    assert "Next-token distribution at step 3: the likeliest next token is n" in step["views"][3]["bar_summary"]
 
 
 @pytest.mark.parametrize("layer, head", [(0, 1), (1, 3)])
 def test_attention_rows_match_the_model_trace_for_the_chosen_layer_and_head(ckpt, layer, head):
-    at = open_page("decode", "level", state={"step": 2})
+    at = open_page("decode", "level")
     at.selectbox(key="step_layer").set_value(layer).run()
     at.selectbox(key="step_head").set_value(head).run()
     no_exception(at)
+    looked = decode_parts(at)["looked"]
+    assert (looked["layer"], looked["head"]) == (layer, head)      # the head whose row the browser outlines
+    assert looked["source"] == list("level") and looked["heads"] == [f"head {h}" for h in range(4)]
     src = ckpt.vocab.encode("level", 24)
     greedy = decoding.generate(ckpt.model, src)
-    step = step_pass(ckpt, src, greedy[:2])
-    cross = step.trace["cross", layer][0, :, -1].numpy()           # (H, S)
-    own = step.trace["decoder_self", layer][0, :, -1].numpy()      # (H, 3)
-    cross_table = cell_table_with(at, f"Cross-attention at step 2, layer {layer}")
-    assert np.allclose(np.stack(list(cell_rows(cross_table).values())), cross, atol=1e-6)
-    outlined = re.findall(r'<tr data-row="([^"]+)" style="outline', cross_table)
-    assert outlined == [f"head {head}"]                    # the chosen head's row is outlined
-    self_table = cell_table_with(at, f"Decoder self-attention at step 2, layer {layer}")
-    self_all = np.stack(list(cell_rows(self_table).values()))
-    assert np.allclose(self_all[:, :3], own, atol=1e-6)
-    assert np.all(self_all[:, 3:] == 0)  # the future, under the causal mask
-    # repeated letters keep their own columns, each cell named by its position and letter
-    assert "source position 3 (e): weight" in cross_table
+    for t in (0, 2, 5):
+        step = step_pass(ckpt, src, greedy[:t])
+        cross = step.trace["cross", layer][0, :, -1].numpy()           # (H, S)
+        own = step.trace["decoder_self", layer][0, :, -1].numpy()      # (H, t + 1)
+        view = looked["views"][t]
+        assert np.allclose(view["cross"], cross, atol=1e-6)
+        self_all = np.array(view["self"])
+        assert np.allclose(self_all[:, :t + 1], own, atol=1e-6)
+        assert np.all(self_all[:, t + 1:] == 0)                        # the future, under the causal mask
+        assert f"Head {head} puts its largest weight ({cross[head].max():.3f})" in view["cross_sentence"]
 
 
 def test_sampling_uses_temperature_top_k_and_seed(ckpt):
@@ -94,73 +79,74 @@ def test_sampling_uses_temperature_top_k_and_seed(ckpt):
     src = ckpt.vocab.encode("hello", 24)
     expected = next_token_probs(step_pass(ckpt, src, []).logits[0, -1], 3.0, 5)
     first = decoding.choose(expected, 3.0, 7, 0)
-    shown = np.array([p for _, _, p in html_bars(html_with(at, "Next-token distribution at step 0"))])
+    view = decode_parts(at)["step"]["views"][0]
+    shown = np.array(view["probs"])
     assert np.count_nonzero(shown > 0) == 5
-    assert np.isclose(shown.max(), expected.max().item(), atol=1e-6)
-    assert metric(at, "Chosen token") == token_label(ckpt.vocab, first)
+    assert np.allclose(shown, expected.numpy(), atol=1e-6)
+    assert view["chosen"] == token_label(ckpt.vocab, first) and view["chosen_id"] == first
     assert first == decoding.decide(ckpt.model, src, 3.0, 5, 7).chosen[0]
+    assert "These tokens were sampled" in decode_parts(at)["looked"]["draft"]
 
 
-def test_temperature_chart_shows_the_same_step_at_five_temperatures():
+def test_temperature_bars_show_the_same_step_at_five_temperatures():
     at = open_page("decode", "hello")
-    bars = html_bars(html_with(at, "T = 10"))
+    step = decode_parts(at)["step"]
     names = ["T = 0.5", "T = 1", "T = 3", "T = 5", "T = 10"]
-    assert [series for _, series, _ in bars[:5]] == names and len(bars) == 8 * 5      # eight tokens, five bars each
-    peaks = [max(p for _, series, p in bars if series == name) for name in names]
+    assert step["temperature_names"] == names
+    view = step["views"][0]
+    by_temperature = np.array(view["temperatures"])                    # (5, V)
+    assert by_temperature.shape == (5, len(step["labels"])) and np.allclose(by_temperature.sum(axis=1), 1, atol=1e-5)
+    assert view["temperature_order"] == list(np.argsort(-by_temperature[1], kind="stable")[:8])   # the top 8 at T = 1
+    peaks = by_temperature.max(axis=1)
     assert peaks[0] >= peaks[1] > peaks[2] > peaks[3] > peaks[4]   # at T = 0.5 the top p may already be 1.000
-    caption = " ".join(c.value for c in at.caption)
+    caption = view["temperature_caption"]
     assert f"T = 0.5: top p = {peaks[0]:.3f}" in caption and f"T = 10: top p = {peaks[4]:.3f}" in caption
+    top = step["labels"][view["temperature_order"][0]]
+    assert view["temperature_summary"].startswith(f"The same step at different temperatures: token {top} has "
+                                                  f"probability {by_temperature[0, view['temperature_order'][0]]:.3f}")
 
 
 def test_query_parameters_open_the_same_step_layer_and_head():
     at = open_app({"text": "level", "step": "3", "step_layer": "0", "step_head": "2"}, "decode")
     no_exception(at)
     assert at.session_state["text"] == "level"
-    assert (at.session_state["step"], at.session_state["step_layer"], at.session_state["step_head"]) == (3, 0, 2)
-    assert metric(at, "Decoder input at step 3") == "⟨s⟩ l e v"
-    cell_table_with(at, "Cross-attention at step 3, layer 0, every head (head 2 outlined)")
+    assert (at.session_state["step_layer"], at.session_state["step_head"]) == (0, 2)
+    parts = decode_parts(at)
+    assert parts["step"]["chosen"] == parts["looked"]["chosen"] == 3           # the step the browser opens on
+    assert parts["step"]["views"][3]["input"] == "⟨s⟩ l e v"
+    assert (parts["looked"]["layer"], parts["looked"]["head"]) == (0, 2)
+    assert at.query_params["step"] == "3"                                      # kept in the link
+    assert not parts["looked"]["show_cache"]
+    shown = open_app({"text": "level", "show_cache": "true"}, "decode")
+    assert decode_parts(shown)["looked"]["show_cache"] and decode_parts(shown)["step"]["chosen"] == 0
 
 
-def test_a_step_beyond_the_text_is_brought_back_in_range():
-    at = open_app({"text": "ab", "step": "9"}, "decode")       # a link with a step this text does not have
+def test_a_step_the_text_does_not_have_opens_step_0_and_is_named():
+    at = open_app({"text": "ab", "step": "9"}, "decode")            # a link with a step ab does not have (3 steps)
     no_exception(at)
-    assert at.session_state["step"] == 0
-    at = open_app({"text": "banana"}, "decode")
-    at.button[3].click().run()                                 # the last step of banana, step 6
-    at.sidebar.text_input(key="text").set_value("ab").run()    # then a shorter word
+    assert decode_parts(at)["step"]["chosen"] == 0 and "step" not in at.query_params
+    assert any("The link's value for step (9) could not be used" in n.value for n in at.info)   # as a widget's
+    # (tests/app/test_hostile_links.py: other values no page can use)
+
+
+def test_the_cache_section_says_what_step_t_keeps_with_its_keys_and_values(ckpt):
+    at = open_app({"text": "level", "step_layer": "1", "step_head": "2"}, "decode")
     no_exception(at)
-    assert at.session_state["step"] == 2
-    assert metric(at, "Chosen token") == "⟨/s⟩"
-
-
-def test_previous_and_next_move_from_the_step_a_link_opened():
-    """A link's step is read by the slider; the buttons (and their ← → keys) must move from it, not from 0."""
-    from .test_entrypoint import open_app
-    at = open_app({"text": "level", "step": "3"}, "decode")
-    previous, following = at.button[1], at.button[2]
-    assert (previous.proto.shortcut, following.proto.shortcut) == ("left", "right")
-    previous.click().run()
-    assert at.session_state["step"] == 2
-    at.button[2].click().run()
-    at.button[2].click().run()
-    assert at.session_state["step"] == 4
-
-
-def test_the_cache_section_says_what_step_t_keeps_and_shows_it_on_request(ckpt):
-    at = open_page("decode", "level", state={"step": 3, "step_layer": 1, "step_head": 2})
-    no_exception(at)
-    said = " ".join(m.value for m in at.markdown)
-    assert "reads, per head, 4 keys and values: 3 kept in the cache from the steps before, and 1 computed now" in said
-    assert "6 steps), one step at a time, each decoder layer computes 6 positions with the cache" in said
-    assert "21 positions" in said
-    assert any("agreed at every position, so all 6 steps came from it" in c.value for c in at.caption)
-    assert not any("Keys, layer 1, head 2" in m for m in cell_tables(at))     # the tables wait for the toggle
-    at.toggle(key="show_cache").set_value(True).run()
-    no_exception(at)
+    looked = decode_parts(at)["looked"]
+    view = looked["views"][3]
+    assert "reads, per head, 4 keys and values: 3 kept in the cache from the steps before, and 1 computed now" in (
+        view["reads"])
+    assert "6 steps), one step at a time, each decoder layer computes 6 positions with the cache" in view["cost"]
+    assert "21 positions" in view["cost"]
+    assert "agreed at every position, so all 6 steps came from it" in looked["draft"]
+    assert looked["row_labels"] == ["⟨s⟩", "l", "e", "v", "e", "l"]
     src = ckpt.vocab.encode("level", 24)
-    prefix = step_pass(ckpt, src, list(decoding.generate(ckpt.model, src)[:3])).trace
-    for name in ("keys", "values"):
-        rows = cell_rows(cell_table_with(at, f"{name.capitalize()}, layer 1, head 2"))
-        assert list(rows) == ["0: ⟨s⟩ (kept)", "1: l (kept)", "2: e (kept)", "3: v (new)"]
-        expected = prefix.attention("decoder_self", 1, name)[0, 2].numpy()             # (4, d_k)
-        assert np.allclose(np.stack(list(rows.values())), expected, atol=1e-5)
+    prefix = step_pass(ckpt, src, list(decoding.generate(ckpt.model, src)[:5])).trace
+    for name in ("keys", "values"):                    # step t shows rows 0..t of these, row t outlined as new
+        expected = prefix.attention("decoder_self", 1, name)[0, 2].numpy()             # (6, d_k)
+        assert np.allclose(looked[name], expected, atol=1e-5)
+
+
+def test_a_steps_sentences_come_as_html_with_their_bold():
+    said = decode_sentences(open_page("decode", "level"), 2)
+    assert "<strong>Cross-attention</strong>" in said and "**" not in said       # the browser writes no markdown

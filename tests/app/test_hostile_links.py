@@ -9,14 +9,14 @@ import functools
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from .helpers import ROOT, canvas_charts, no_exception, open_page
+from .helpers import ROOT, canvas_charts, decode_parts, no_exception, open_page
 
 HUGE = "99999999999999999999999"
 BAD_VALUES = {  # page -> URL key -> values its widget cannot use
     "home": {"task": ["", "bogus"], "projector": ["maybe"]},   # the sidebar, on every page
     "lesson": {"lesson_step": ["1e309", HUGE, ""]},
     "decode": {"seed": ["1e309", "-inf", "nan", HUGE], "mode": ["", "bogus"], "temperature": ["inf", "nan"],
-               "top_k": ["1e309"], "step": ["99", "-inf"], "step_layer": ["9"], "step_head": ["9"]},
+               "top_k": ["1e309"], "step": ["99", "-inf", "²", HUGE], "show_cache": ["maybe", ""], "step_layer": ["9"], "step_head": ["9"]},
     "attention": {"kind": ["", "bogus"], "layer": ["9"], "head": ["9", "²", HUGE]},   # head: no widget reads it
     "inside_one_head": {"inside_kind": ["", "bogus"], "inside_layer": ["9"], "inside_head": ["9"],
                         "inside_query": ["999"], "inside_key": ["position 99"]},
@@ -46,10 +46,14 @@ def open_link(page: str, query: dict[str, str]) -> AppTest:
 
 
 def shown(at: AppTest, page: str, key: str) -> object:
-    """What the page shows for a URL key: its bound widget's value, or for Attention's head (picked in the
-    browser, no widget) the head its charts open on."""
+    """What the page shows for a URL key: its bound widget's value, or for Attention's head and Decode's step
+    (picked in the browser, no widget) the head its charts open on and the step."""
     if (page, key) == ("attention", "head"):
         return canvas_charts(at)["detail"]["switch"]["chosen"]
+    if (page, key) == ("decode", "step"):
+        return decode_parts(at)["step"]["chosen"]
+    if (page, key) == ("decode", "show_cache"):
+        return decode_parts(at)["looked"]["show_cache"]
     return at.session_state[key]
 
 

@@ -14,7 +14,7 @@ from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import TASKS, source_positions, target
 
 
-from .helpers import canvas_charts, open_page
+from .helpers import canvas_charts, decode_sentences, open_page
 from .test_entrypoint import open_app
 
 TEXT = "banana split"
@@ -57,9 +57,9 @@ def test_attention_and_decode_name_the_tasks_own_pattern(task):
     at = open_page("attention", TEXT, state={"task": task, "kind": "cross"})
     assert f"falls on {WORDS[task].pattern}" in page_text(at)
     step = 1
-    at = open_page("decode", TEXT, state={"task": task, "step": step})
+    at = open_page("decode", TEXT, state={"task": task})
     expected = source_positions(TEXT, task)[step]
-    assert f"to {task}, step {step} copies source position **{expected}**" in page_text(at)
+    assert f"to {task}, step {step} copies source position <strong>{expected}</strong>" in decode_sentences(at, step)
 
 
 @pytest.mark.parametrize("task", list(TASKS))

@@ -63,12 +63,21 @@ def test_home_shows_the_reversal_and_navigation_keeps_the_text(server, page):
 
 def test_decode_controls_reach_the_decoded_word(server, page):
     load(page, f"{server}/decode?text=attention")
-    with run_ends(page):
-        page.get_by_role("button", name=re.compile("Last")).click()
-    values = page.get_by_test_id("stMetricValue")
-    expect(values.nth(1)).to_have_text("⟨/s⟩", timeout=30_000)
+    mark = run_mark(page)
+    page.get_by_role("button", name=re.compile("Last")).click()
+    values = page.locator(".decode .metric .value")
+    expect(values.nth(1)).to_have_text("⟨/s⟩")
     expect(values.nth(2)).to_have_text("noitnetta")
-    assert "step=9" in page.url
+    page.wait_for_function("() => new URL(location.href).searchParams.get('step') === '9'")
+    assert page.get_by_role("button", name=re.compile("Next")).get_attribute("aria-disabled") == "true"
+    assert run_mark(page) == mark                          # drawn in the browser: no run of the page
+    page.get_by_role("slider", name="Step t").fill("4")    # the slider too
+    expect(values.nth(0)).to_have_text("⟨s⟩ n o i t")
+    page.get_by_role("button", name=re.compile("First")).click()
+    expect(values.nth(0)).to_have_text("⟨s⟩")
+    page.wait_for_function("() => !new URL(location.href).searchParams.has('step')")    # step 0 leaves the URL
+    assert page.get_by_role("button", name=re.compile("Previous")).get_attribute("aria-disabled") == "true"
+    assert run_mark(page) == mark
 
 
 def test_a_copied_link_opens_the_same_view_in_a_fresh_context(server, browser):
@@ -531,23 +540,72 @@ def test_build_a_head_asks_first_then_shows_what_the_pattern_did_by_keyboard_and
 
 def test_the_arrow_keys_step_the_decoding_from_a_links_step(server, page):
     load(page, f"{server}/decode?text=attention&step=3")
-    expect(page.get_by_role("button", name=re.compile("Previous"))).to_be_enabled()   # its key is listened for
-    with run_ends(page):
-        page.keyboard.press("ArrowLeft")
+    values = page.locator(".decode .metric .value")
+    expect(values.nth(0)).to_have_text("⟨s⟩ n o i")
+    mark = run_mark(page)
+    page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => new URL(location.href).searchParams.get('step') === '2'")
     for _ in range(3):
-        with run_ends(page):
-            page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
     page.wait_for_function("() => new URL(location.href).searchParams.get('step') === '5'")
-    expect(page.get_by_test_id("stMetricValue").nth(2)).to_have_text("noitne")  # steps 0-5 written
-    # the step's charts, drawn in HTML, followed it; hover (a tooltip) names every cell and bar
+    expect(values.nth(2)).to_have_text("noitne")  # steps 0-5 written
+    assert run_mark(page) == mark                   # every step drawn in the browser
+    # the step's tables and bars followed it; hover (a tooltip) names every cell and bar
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text("Cross-attention at step 5, layer 1, every head (head 0 outlined)")).to_be_visible()
     cells = main.locator("td[title*='source position']")
     assert cells.count() == 4 * len("attention")                                # every head x every source position
     assert re.fullmatch(r"head 0, source position 0 \(a\): weight \d\.\d{3}", cells.first.get_attribute("title"))
+    cross = main.locator(".strip-weights").first
+    assert cross.locator("tr:last-child th").all_inner_texts()[1:] == [str(c) for c in range(9)]   # each position
+    assert re.fullmatch(r"\d\.\d\d", cells.first.inner_text())                      # 9 columns: values written
+    dark = [float(cell.get_attribute("data-value")) > 0.5 for cell in cells.all()]   # white type on dark cells only
+    assert dark == [cell.get_attribute("class") == "on-dark" for cell in cells.all()] and any(dark)
+    outlined = main.locator(".strip-weights tr[style*='outline']")
+    assert [row.get_attribute("data-row") for row in outlined.all()] == ["head 0", "head 0"]   # cross and self
     bars = main.locator("div[data-series='chosen']")
     assert bars.count() == 1 and bars.first.get_attribute("title").startswith("token e: probability")   # step 5 writes the e of noitne
+    # the keys and values step 5 reads, built when asked: rows 0-5, the last computed now
+    page.get_by_text(re.compile("Show what self-attention reads at step 5")).click()
+    keys = main.locator(".strip-values", has_text="Keys, layer 1, head 0").locator("tr[data-row]")
+    assert [row.get_attribute("data-row") for row in keys.all()] == [
+        "0: ⟨s⟩ (kept)", "1: n (kept)", "2: o (kept)", "3: i (kept)", "4: t (kept)", "5: n (new)"]
+    page.keyboard.press("Escape")
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("ArrowRight")                                           # the open tables follow the step
+    expect(keys).to_have_count(7)
+    # in the text box the arrow keys move the cursor, not the step
+    page.get_by_role("textbox", name="Your text").focus()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_timeout(300)
+    assert new_url_step(page) == "6" and run_mark(page) == mark
+
+
+def new_url_step(page) -> str | None:
+    return page.evaluate("new URL(location.href).searchParams.get('step')")
+
+
+def test_decodes_step_outlives_another_head_and_a_new_word(server, page):
+    """The browser keeps the step: a rerun of the page's part (another head) draws the same step, a new word draws
+    it too, or the new word's last step where the word is shorter."""
+    load(page, f"{server}/decode?text=attention&step=7")
+    values = page.locator(".decode .metric .value")
+    expect(values.nth(0)).to_have_text("⟨s⟩ n o i t n e t")
+    page.get_by_test_id("stMain").get_by_role("combobox", name=re.compile("^Head")).click()
+    with run_ends(page):
+        page.keyboard.type("2")
+        page.keyboard.press("Enter")
+    expect(page.get_by_text("Cross-attention at step 7, layer 1, every head (head 2 outlined)")).to_be_visible()
+    expect(values.nth(0)).to_have_text("⟨s⟩ n o i t n e t")
+    type_text(page, "level")                                           # 6 steps: the last is step 5
+    expect(values.nth(0)).to_have_text("⟨s⟩ l e v e l")
+    assert new_url_step(page) == "5"
+    type_text(page, "the quick brown fox")                            # 19 columns: every fifth numbered
+    expect(values.nth(0)).to_have_text("⟨s⟩ x o f ␣ n")
+    cross = page.locator(".strip-weights").first
+    assert cross.locator("tr:last-child th").all_inner_texts()[1:] == [
+        str(c) if c % 5 == 0 else "" for c in range(19)]
+    assert set(cross.locator("td").all_inner_texts()) == {""}          # too narrow for values: in the tooltips
 
 
 def test_switching_the_task_switches_every_page(server, page):

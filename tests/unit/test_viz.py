@@ -63,9 +63,8 @@ HOSTILE = '<img src=x onerror=alert(1)>"\'&'
 def test_strips_escape_every_piece_of_text_that_goes_into_their_markup():
     """cell_table writes the markup into the page as it is (no DOMPurify): names, titles and column words are
     escaped, wherever they come from."""
-    from viz.strips import vector_rows, weight_rows
-    tables = [vector_rows([np.array([1.0, -2.0])], [HOSTILE], title=HOSTILE, column_name=HOSTILE),
-              weight_rows(np.array([[0.25, 0.75]]), [HOSTILE], [HOSTILE, "b"], title=HOSTILE, column_title=HOSTILE)]
+    from viz.strips import vector_rows
+    tables = [vector_rows([np.array([1.0, -2.0])], [HOSTILE], title=HOSTILE, column_name=HOSTILE)]
     for table in tables:
         assert "<img" not in table and "onerror=alert(1)>" not in table
         assert "&lt;img src=x onerror=alert(1)&gt;&quot;&#x27;&amp;" in table
@@ -159,18 +158,10 @@ def test_a_scatters_labels_never_sit_on_one_another_and_every_point_keeps_its_to
 
 def test_the_strips_column_numbers_are_22_px_on_a_projector():
     """0.8 rem of projector mode's 28-px root; a laptop keeps its smaller type."""
-    from viz.strips import PROJECTOR_TICK, TICK, vector_rows, weight_rows
+    from viz.strips import PROJECTOR_TICK, TICK, vector_rows
 
     for projector, tick in ((True, PROJECTOR_TICK), (False, TICK)):
-        for markup in (vector_rows([np.ones(24)], ["x"], projector=projector),
-                       weight_rows(np.full((2, 20), 0.05), ["h0", "h1"], list("abcdefghijklmnopqrst"),
-                                   projector=projector)):
-            sizes = set(re.findall(r'<th style="[^"]*font-size:([\d.]+rem)', markup))
-            assert tick in sizes and (not projector or all(float(s[:-3]) >= 0.8 for s in sizes)), (projector, sizes)
+        markup = vector_rows([np.ones(24)], ["x"], projector=projector)
+        sizes = set(re.findall(r'<th style="[^"]*font-size:([\d.]+rem)', markup))
+        assert tick in sizes and (not projector or all(float(s[:-3]) >= 0.8 for s in sizes)), (projector, sizes)
     assert float(PROJECTOR_TICK[:-3]) * 28 >= 22
-    few, many = (weight_rows(np.full((1, n), 0.2), ["h"], ["x"] * n) for n in (5, 20))
-    marked = weight_rows(np.array([[0.2, 0.7]]), ["h"], ["a", "b"])     # white type on the darker weight only
-    assert 'class="strip-weights"' in marked and [
-        'class="on-dark"' in cell for cell in re.findall(r"<td [^>]*>", marked)] == [False, True]
-    assert [int(c) for c in re.findall(r'padding:0">(\d+)</th>', few)] == [0, 1, 2, 3, 4]   # each position
-    assert [int(c) for c in re.findall(r'padding:0">(\d+)</th>', many)] == [0, 5, 10, 15]

@@ -1,0 +1,294 @@
+// Decode step by step in the browser: every step of one decoding arrives at once (viz/decode_steps.py), and a new step
+// (a button, the ← → keys, the slider) is drawn here with no round trip to the server. Two parts follow one step: the
+// "step" part (the controls, what the step reads and chooses, the bars) and the "looked" part below the layer and
+// head pickers (the step's attention rows and what the key/value cache holds). The step is kept in the URL as `step`
+// (left out at step 0) and outlives a rerun of the page (a new word, another head) and a visit to another page; a
+// link naming a step wins once. Every sentence arrives as HTML escaped by the server; every label is escaped here.
+export default function (component) {
+  const root = component.parentElement.querySelector(".decode");
+  const data = JSON.parse(new TextDecoder().decode(component.data));
+  if (root._stepListener) window.removeEventListener(STEP_EVENT, root._stepListener);  // one a part (heatmap.js)
+  const kept = openingStep(data.chosen, data.views.length);
+  root.classList.toggle("projector", data.projector);  // its headings as projector mode sets the page's
+  const draw = data.part === "step" ? stepPart(root, data) : lookedPart(root, data);
+  const listener = (e) => draw(e.detail);
+  root._stepListener = listener;
+  window.addEventListener(STEP_EVENT, listener);
+  draw(kept.view);
+  const keys = root._keys;                            // this call's own (the step part's ← → keys)
+  return () => {
+    window.removeEventListener(STEP_EVENT, listener);
+    if (keys) window.removeEventListener("keydown", keys);
+  };
+}
+
+const KEPT = (window.attentionExplorerViews = window.attentionExplorerViews || {});
+const STEP_EVENT = "attention-explorer-view:decode-step", PARAM = "step", CACHE_PARAM = "show_cache";
+
+// The step both parts open on: a link's (chosen > 0) once, else the learner's last, brought within a new word's steps.
+function openingStep(chosen, n) {
+  let kept = KEPT["decode-step"];
+  if (!kept || (chosen !== 0 && kept.server !== chosen)) kept = KEPT["decode-step"] = { server: chosen, view: chosen };
+  kept.view = Math.min(kept.view, n - 1);
+  return kept;
+}
+
+function choose(t) {
+  KEPT["decode-step"].view = t;
+  window.dispatchEvent(new CustomEvent(STEP_EVENT, { detail: t }));
+}
+
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+const fixed = (v, places) => Number(v).toFixed(places);
+
+// ---- the step part ------------------------------------------------------------------------------------------------
+
+function stepPart(root, data) {
+  const n = data.views.length, last = n - 1;
+  root.innerHTML = `
+    <div class="buttons">
+      <button type="button" data-to="first">⏮ First</button>
+      <button type="button" data-to="previous" title="Previous step (← key)" aria-keyshortcuts="ArrowLeft">Previous <span aria-hidden="true">←</span></button>
+      <button type="button" data-to="next" title="Next step (→ key)" aria-keyshortcuts="ArrowRight">Next <span aria-hidden="true">→</span></button>
+      <button type="button" data-to="last">Last ⏭</button>
+    </div>
+    ${n > 1 ? `<div class="slider"><label for="step">Step t</label>
+      <div class="track"><output for="step" aria-hidden="true"></output>
+      <input type="range" id="step" min="0" max="${last}" step="1"></div></div>` : ""}
+    <div class="said" aria-live="polite"></div>
+    <div class="step"></div>`;
+  const buttons = Object.fromEntries([...root.querySelectorAll("button[data-to]")].map((b) => [b.dataset.to, b]));
+  const slider = root.querySelector("input[type=range]"), shown = root.querySelector("output");
+  const said = root.querySelector(".said"), body = root.querySelector(".step");
+  const at = () => KEPT["decode-step"].view;
+  const target = { first: () => 0, previous: () => at() - 1, next: () => at() + 1, last: () => last };
+  for (const [name, button] of Object.entries(buttons)) {
+    button.onclick = () => {                          // a button at its end stays focusable: aria-disabled
+      if (button.getAttribute("aria-disabled") === "true") return;
+      const t = Math.max(0, Math.min(last, target[name]()));
+      if (t !== at()) choose(t);
+    };
+  }
+  if (slider) slider.oninput = () => choose(Number(slider.value));
+  // ← and → anywhere on the page but in a box, a list or a chart that takes the arrow keys itself (Streamlit's
+  // shortcuts skip the same); the slider moves by itself when it has the focus.
+  if (root._keys) window.removeEventListener("keydown", root._keys);
+  root._keys = (e) => {
+    if ((e.key !== "ArrowLeft" && e.key !== "ArrowRight") || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey
+        || e.shiftKey || takesArrows(e.composedPath()[0])) return;
+    e.preventDefault();
+    buttons[e.key === "ArrowLeft" ? "previous" : "next"].click();
+  };
+  window.addEventListener("keydown", root._keys);
+
+  let spoken = false;
+  return function draw(t) {
+    const v = data.views[t];
+    buttons.previous.setAttribute("aria-disabled", String(t === 0));
+    buttons.next.setAttribute("aria-disabled", String(t === last));
+    if (slider) {
+      slider.value = String(t);
+      slider.setAttribute("aria-valuetext", `step ${t} of ${last}`);
+      shown.textContent = String(t);
+      shown.style.left = `calc(${(100 * t) / Math.max(last, 1)}% + ${8 - (16 * t) / Math.max(last, 1)}px)`;
+    }
+    body.innerHTML = `
+      <div class="metrics">
+        ${metric(`Decoder input at step ${t}`, v.input)}
+        ${metric("Chosen token", v.chosen, v.p)}
+        ${metric("Written so far", v.written)}
+      </div>
+      <div class="caption">${v.caption}</div>
+      <div class="row">
+        <div class="top"><p><strong>Top ${v.top.length} next tokens</strong></p>
+          <div class="table" role="region" tabindex="0" aria-label="Top ${v.top.length} next tokens"><table>
+            <thead><tr><th scope="col">token</th><th scope="col">probability</th></tr></thead>
+            <tbody>${v.top.map(([token, p]) => `<tr><td>${esc(token)}</td><td>${p}</td></tr>`).join("")}</tbody>
+          </table></div></div>
+        <div class="bars">${probabilityColumns(data, v, `Next-token distribution at step ${t}`)}</div>
+      </div>
+      <h2>The same step at different temperatures</h2>
+      ${temperatureColumns(data, v)}
+      <div class="caption">${v.temperature_caption}</div>`;
+    if (spoken) said.textContent = `Step ${t} of ${last}: chosen token ${v.chosen}, ${v.p}. Written so far: ${v.written}.`;
+    spoken = true;                                    // not on opening: the page says it already
+    writeUrl(PARAM, String(t), t !== 0);
+    root.step = t;                                    // for the browser tests to read
+  };
+}
+
+function takesArrows(element) {
+  if (!element || !element.closest) return false;
+  return Boolean(element.closest("input, textarea, select, [contenteditable=''], [contenteditable=true], " +
+    "[role=slider], [role=radio], [role=radiogroup], [role=listbox], [role=option], [role=combobox], [role=tab], " +
+    "[role=menu], [role=menuitem], [role=application], [role=grid]"));
+}
+
+function writeUrl(name, value, shown) {            // left out at its default, as a bound widget's value is
+  const url = new URL(window.location.href);
+  if (shown) url.searchParams.set(name, value); else url.searchParams.delete(name);
+  if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
+}
+
+function metric(label, value, delta) {
+  return `<div class="metric"><div class="label">${esc(label)}</div><div class="value">${esc(value)}</div>` +
+    (delta ? `<div class="delta"><span aria-hidden="true">↑</span> ${esc(delta)}</div>` : "") + "</div>";
+}
+
+// Bars in plain HTML, as viz/html_bars.py draws them for the lesson: a coloured block a token, its tooltip naming the
+// token and probability, also kept in data-value; heights in rem, so projector mode's larger type enlarges them too.
+const BAR_HEIGHT = 9.0;
+
+function bar(p, colour, tip, width, token, series) {
+  return `<div data-token="${esc(token)}" data-series="${esc(series)}" data-value="${p}" title="${esc(tip)}" ` +
+    `style="width:${width};height:${fixed(BAR_HEIGHT * p, 3)}rem;min-height:1px;background:${colour}"></div>`;
+}
+
+function frame(title, columns, minWidth, summary, legend, note) {
+  const heading = title ? `<div style="font-weight:600;margin-bottom:6px">${esc(title)}</div>` : "";
+  const cell = `flex:1;min-width:${minWidth};display:flex;flex-direction:column;align-items:center`;
+  const bars = columns.map(([b]) => `<div style="${cell};justify-content:flex-end">${b}</div>`).join("");
+  const names = columns.map(([, label]) => `<div style="${cell};font-size:0.9rem">${esc(label)}</div>`).join("");
+  const row = "display:flex;gap:0.4rem;padding:0 0.3rem";
+  const guides = [1.0, 0.5].map((p) => `linear-gradient(#d1d5db, #d1d5db) 0 ${fixed(1.3 + BAR_HEIGHT * (1 - p), 2)}rem / 100% 1px no-repeat`).join(", ");
+  return `<div role="img" tabindex="0" aria-label="${esc(summary)}" style="overflow-x:auto">${heading}${legend}` +
+    `<div style="${row};align-items:flex-end;border-bottom:1px solid #6b7280;height:${BAR_HEIGHT + 1.3}rem;` +
+    `background:${guides}">${bars}</div><div style="${row}">${names}</div>` +
+    `<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">next token; grey lines at probability 1 ` +
+    `and 0.5; ${note}hover a bar for its probability</div></div>`;
+}
+
+function probabilityColumns(data, v, title) {
+  const columns = v.bar_order.map((i) => {
+    const p = v.probs[i], label = data.labels[i], chosen = i === v.chosen_id;
+    return [`<div style="font-size:0.75rem">${fixed(p, 3)}</div>` +
+      bar(p, chosen ? data.colours.chosen : data.colours.other, `token ${label}: probability ${fixed(p, 4)}`, "100%",
+          label, chosen ? "chosen" : ""), label];
+  });
+  return frame(title, columns, "2.4rem", v.bar_summary, "",
+               "dark: the chosen token (no dark bar when it is not among these); ");
+}
+
+function temperatureColumns(data, v) {
+  const names = data.temperature_names, colours = data.colours.temperatures;
+  const columns = v.temperature_order.map((i) => {
+    const label = data.labels[i];
+    const bars = names.map((name, k) => bar(v.temperatures[k][i], colours[k],
+      `token ${label} at ${name}: probability ${fixed(v.temperatures[k][i], 4)}`, "18%", label, name)).join("");
+    return [`<div style="display:flex;align-items:flex-end;gap:1px;width:100%;justify-content:center">${bars}</div>`, label];
+  });
+  const legend = `<div style="margin-bottom:4px">` + names.map((name, k) =>
+    `<span style="margin-right:0.8rem;font-size:0.85rem"><span style="display:inline-block;width:0.8rem;` +
+    `height:0.8rem;background:${colours[k]};margin-right:0.3rem"></span>${esc(name)}</span>`).join("") + "</div>";
+  return frame("", columns, "3.5rem", v.temperature_summary, legend, "");
+}
+
+// ---- the looked part ----------------------------------------------------------------------------------------------
+
+function lookedPart(root, data) {
+  root.innerHTML = `<div class="looked"></div><h2>What the key/value cache holds at this step</h2>
+    <div class="reads"></div>
+    <details class="cache"><summary></summary><div class="tables"></div></details>
+    <div class="kept"></div><div class="caption">${data.draft}</div>`;
+  const looked = root.querySelector(".looked"), reads = root.querySelector(".reads"), kept = root.querySelector(".kept");
+  const details = root.querySelector("details"), summary = root.querySelector("summary");
+  const tables = root.querySelector(".tables");
+  const { layer, head } = data;
+  let step = 0;
+  function cacheTables() {                            // built only when opened: 2 tables of 16 numbers a row
+    if (!details.open) { tables.innerHTML = ""; return; }
+    tables.innerHTML = ["keys", "values"].map((name) => vectorRows(data, data[name].slice(0, step + 1), step,
+      `${name[0].toUpperCase()}${name.slice(1)}, layer ${layer}, head ${head}`)).join("");
+  }
+  // open or not outlives a rerun too (another head redraws this part), and a link's "true" wins once
+  let open = KEPT["decode-cache"];
+  if (!open || (data.show_cache && !open.server)) {
+    open = KEPT["decode-cache"] = { server: data.show_cache, open: data.show_cache };
+  }
+  open.server = data.show_cache;
+  details.open = open.open;
+  details.ontoggle = () => {
+    open.open = details.open;
+    writeUrl(CACHE_PARAM, "true", details.open);
+    cacheTables();
+  };
+  return function draw(t) {
+    step = t;
+    const v = data.views[t];
+    looked.innerHTML = v.cross_sentence +
+      weightRows(data, v.cross, data.source, `Cross-attention at step ${t}, layer ${layer}, every head (head ${head} outlined)`,
+                 "source position") + v.self_sentence +
+      weightRows(data, v.self, data.decoder_keys, `Decoder self-attention at step ${t}, layer ${layer}, every head ` +
+                 `(head ${head} outlined)`, "decoder position");
+    reads.innerHTML = v.reads;
+    summary.textContent = `Show what self-attention reads at step ${t} in layer ${layer}, head ${head} ` +
+      (t ? `(row ${t} computed now, the rest kept)` : "(row 0, computed now)");
+    kept.innerHTML = v.same + v.cost;
+    cacheTables();
+  };
+}
+
+// Rows of coloured cells, as viz/strips.py draws them: every cell names its row, column and value in its tooltip and
+// keeps the value in data-value; the chosen head's row (or the step's own) is outlined.
+const TICK = (data) => (data.projector ? "0.8rem" : "0.65rem");
+const rgb = (c) => `rgb(${c.map(Math.round).join(",")})`;
+
+function mix(stops, t) {                             // between evenly spaced RGB stops, t in [0, 1]
+  t = Math.max(0, Math.min(1, t)) * (stops.length - 1);
+  const i = Math.min(Math.floor(t), stops.length - 2);
+  return rgb([0, 1, 2].map((k) => stops[i][k] + (t - i) * (stops[i + 1][k] - stops[i][k])));
+}
+
+function scroller(kind, title, inner) {               // a box that scrolls sideways, reached by Tab, named by its title
+  return `<div class="${kind}" role="region" tabindex="0" aria-label="${esc(title)}" style="overflow-x:auto">` +
+    `<div style="font-weight:600;margin-bottom:4px">${esc(title)}</div>${inner}</div>`;
+}
+
+function weightRows(data, z, columnNames, title, columnTitle) {
+  const stops = data.weight_stops, tick = TICK(data), cols = columnNames.length;
+  const written = cols <= 12, every = written ? 1 : 5;
+  const top = columnNames.map((c) => `<th style="font-weight:400;font-size:${tick};padding:0;text-align:center">${esc(c)}</th>`).join("");
+  const bottom = columnNames.map((_, c) => `<th style="font-weight:400;color:#4b5563;font-size:${tick};padding:0">` +
+    `${c % every === 0 ? c : ""}</th>`).join("");
+  const rows = data.heads.map((name, r) => {
+    const box = r === data.head ? "outline:3px solid #d97706;outline-offset:-2px;" : "";
+    const cells = z[r].map((v, c) => `<td data-value="${v}" title="${esc(name)}, ${esc(columnTitle)} ${c} ` +
+      `(${esc(columnNames[c])}): weight ${fixed(v, 3)}"${v > 0.5 ? ' class="on-dark"' : ""} ` +
+      `style="background:${mix(stops, v)}">${written ? fixed(v, 2) : ""}</td>`).join("");
+    return `<tr data-row="${esc(name)}" style="${box}"><th style="text-align:right;font-weight:400;font-size:0.8rem;` +
+      `padding-right:6px;white-space:nowrap">${esc(name)}</th>${cells}</tr>`;
+  }).join("");
+  const legend = Array.from({ length: 9 }, (_, k) => `<span style="display:inline-block;width:1.2rem;height:0.7rem;` +
+    `background:${mix(stops, k / 8)}"></span>`).join("");
+  return scroller("strip-weights", title,
+    `<table style="border-collapse:collapse;width:100%;table-layout:fixed;border:none"><colgroup><col style="width:4.5rem">` +
+    `</colgroup><tr><th></th>${top}</tr>${rows}<tr><th style="font-weight:400;font-size:${tick};text-align:right;` +
+    `padding-right:6px">${esc(columnTitle)}</th>${bottom}</tr></table>` +
+    `<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">weight 0 ${legend} 1; hover a cell for its value</div>`);
+}
+
+function signed(data, v, bound) {                    // red below 0, white at 0, blue above, full at ±bound
+  const t = bound === 0 ? 0 : Math.max(-1, Math.min(1, v / bound));
+  const { zero } = data.signed, end = t > 0 ? data.signed.positive : data.signed.negative;
+  return rgb(zero.map((z, k) => z + Math.abs(t) * (end[k] - z)));
+}
+
+function vectorRows(data, vectors, outlined, title) {
+  const bound = Math.max(...vectors.flat().map(Math.abs));
+  const tick = TICK(data), width = vectors[0].length;
+  const head = Array.from({ length: width }, (_, d) => `<th style="font-weight:400;color:#6b7280;font-size:${tick};padding:0 1px">${d}</th>`).join("");
+  const rows = vectors.map((row, r) => {
+    const name = `${r}: ${data.row_labels[r]} ${r === outlined ? "(new)" : "(kept)"}`;
+    const box = r === outlined ? "outline:3px solid #f59e0b;outline-offset:-2px;" : "";
+    const cells = row.map((v, d) => `<td data-value="${v}" title="${esc(name)}, dimension ${d}: ${fixed(v, 4)}"` +
+      `${Math.abs(v) > 0.6 * bound ? ' class="on-dark"' : ""} style="background:${signed(data, v, bound)}">` +
+      `${fixed(v, 2) === "-0.00" ? "0.00" : fixed(v, 2)}</td>`).join("");
+    return `<tr data-row="${esc(name)}" style="${box}"><th style="text-align:right;font-weight:400;font-size:` +
+      `${data.projector ? "0.8rem" : "0.75rem"};padding-right:6px;white-space:nowrap">${esc(name)}</th>${cells}</tr>`;
+  }).join("");
+  return scroller("strip-values", title,
+    `<table style="border-collapse:collapse;font-size:0.78rem;font-variant-numeric:tabular-nums;border:none">` +
+    `<colgroup><col style="width:8.5rem"></colgroup><tr><th></th>${head}</tr>${rows}</table>` +
+    `<div style="font-size:0.7rem;color:#6b7280">colour: red below 0, blue above, full at ±${fixed(bound, 2)}; ` +
+    `hover a cell for its value</div>`);
+}
