@@ -1,4 +1,5 @@
-"""Decode step by step: the decoder input, the next-token distribution and the attention of each step (drawn by\nexplorer.decode_view, a fragment: a new step reruns only that part)."""
+"""Decode step by step: the decoder input, the next-token distribution and the attention of each step (every step
+sent at once by explorer.decode_view, and drawn in the browser as the learner steps)."""
 
 import streamlit as st
 

@@ -134,7 +134,9 @@ def cell_table(markup: str, key: str | None = None, container=None) -> None:
 # Decode step by step's two parts (viz.decode_steps), stepped in the browser. As Streamlit's page draws its own:
 # metrics, captions, a table, buttons and headers (its rules do not reach into a shadow DOM).
 _DECODE_JS = (Path(__file__).parent / "components" / "decode_steps.js").read_text()
-_DECODE_CSS = _CELLS_CSS + """
+_DECODE_CSS = """
+.decode *, .decode *::before,
+.decode *::after { box-sizing: border-box; }
 .decode { font-family: "Source Sans", "Source Sans Pro", sans-serif; line-height: 1.6; }
 .decode .buttons { display: grid; grid-template-columns: repeat(4, 1fr); gap: 1rem; }
 .decode button { font: inherit; font-size: 0.875rem; line-height: 1.6; min-height: 2.5rem; padding: 0.25rem 0.75rem;
@@ -173,10 +175,11 @@ _DECODE_CSS = _CELLS_CSS + """
 .decode h2 { font-size: 1.75rem; font-weight: 600; line-height: 1.2; margin: 0; padding: 1rem 0; }
 .decode.projector h2 { font-size: 1.2rem; padding: 0.25rem 0; }
 .decode summary { cursor: pointer; font-size: 0.875rem; margin-bottom: 1rem; }
-.decode .strip-weights, .decode .strip-values { margin-bottom: 1rem; }
+.decode .strip-weights, .decode .strip-values, .decode .strip-bare { margin-bottom: 1rem; }
 .decode .strip-values td { color: #111827; text-align: center; padding: 2px 3px; min-width: 2.6rem; }
+.decode .strip-bare td { color: #111827; text-align: center; padding: 10px 0; min-width: 0; }
 .decode .strip-weights td { height: 1.6rem; padding: 0; text-align: center; font-size: 0.8rem; color: #111827; }
-.decode .strip-values td.on-dark, .decode .strip-weights td.on-dark { color: white; }
+.decode td.on-dark { color: white; }
 @media (max-width: 640px) {
   .decode .buttons { grid-template-columns: repeat(2, 1fr); }
   .decode .metrics, .decode .row { grid-template-columns: 1fr; }

@@ -33,14 +33,14 @@ def decode_view(key: str, text: str, temperature: float | None, top_k: int | Non
     ckpt = checkpoint_for(key)
     config, vocab = ckpt.model.config, ckpt.vocab
     run = text_run(key, text, temperature, top_k, seed)
-    chosen = index_in_url(STEP_PARAM, len(run.chosen_ids))
+    chosen = index_in_url(STEP_PARAM, len(run.chosen_ids), bring_in_range=True)   # as the browser does
     show_cache = flag_in_url(CACHE_PARAM)
 
     upper = st.container()                           # drawn once the head below is picked
     st.header("Where this step looked")
     _, layer, head = pick_head(config, "step_", kinds=("cross",), layer_label="Decoder layer")
     steps = decode_steps(run, text_run(key, text, teacher=True), vocab, layer, head)
-    decode_part(step_spec(steps, chosen, projector_on()), "steps", upper)
+    decode_part(step_spec(steps, chosen, projector_on(), STEP_PARAM), "steps", upper)
     decode_part(looked_spec(steps, cache_walk(ckpt.model, run, layer, head), config.n_heads, projector_on(),
-                            chosen, show_cache),
+                            chosen, show_cache, CACHE_PARAM),
                 "looked")

@@ -102,15 +102,17 @@ def drop_link_value(key: str, value: str) -> None:
 INDEX_IN_URL = re.compile(r"[0-9]{1,3}")      # a view's number in the URL: at most three ASCII digits
 
 
-def index_in_url(key: str, n: int) -> int:
+def index_in_url(key: str, n: int, bring_in_range: bool = False) -> int:
     """The view the page opens on among n that the browser switches (Attention's head, Decode's step): the URL's
     `key` (a link to one), else 0, a value the page cannot use named as a widget's would be. The browser keeps
-    the learner's later choices itself (explorer/components/)."""
+    the learner's later choices itself (explorer/components/), and writes them into the URL, which a rerun reads:
+    with `bring_in_range`, a number past the last view is the last (a step kept from a longer word), not a
+    mistake."""
     value = st.query_params.get(key)
     if value is None:
         return 0
-    if INDEX_IN_URL.fullmatch(value) and int(value) < n:         # not str.isdigit: "²" is a digit int() refuses
-        return int(value)
+    if INDEX_IN_URL.fullmatch(value) and (int(value) < n or bring_in_range):   # not isdigit: "²" is a digit
+        return min(int(value), n - 1)                                            # int() refuses
     drop_link_value(key, value)
     return 0
 

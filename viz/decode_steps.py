@@ -18,9 +18,9 @@ from .strips import NEGATIVE, POSITIVE, ZERO
 BAR_TOKENS, TEMPERATURE_TOKENS = 10, 8     # columns of the step's two bar charts
 
 
-def step_spec(steps: list[DecodeStep], chosen: int, projector: bool) -> dict:
+def step_spec(steps: list[DecodeStep], chosen: int, projector: bool, param: str) -> dict:
     """The step controls and what each step reads and chooses: its metrics, top tokens and both bar charts.
-    `chosen`: the step a link names (0: none)."""
+    `chosen`: the step a link names (0: none); the browser keeps the step in the URL as `param`."""
     first = steps[0]
     views = []
     for view in steps:
@@ -37,19 +37,21 @@ def step_spec(steps: list[DecodeStep], chosen: int, projector: bool) -> dict:
             "temperature_summary": temperature_summary(view.by_temperature, view.labels,
                                                        "The same step at different temperatures"),
             "temperature_caption": paragraph(view.temperature_caption)})
-    return {"part": "step", "chosen": chosen, "projector": projector, "labels": first.labels, "views": views,
+    return {"part": "step", "chosen": chosen, "param": param, "projector": projector, "labels": first.labels, "views": views,
             "temperature_names": [f"T = {t:g}" for t in temperature_order(first.by_temperature)[0]],
             "colours": {"chosen": CHOSEN, "other": OTHER, "temperatures": list(TEMPERATURE_COLOURS)}}
 
 
 def looked_spec(steps: list[DecodeStep], walk: CacheWalk, n_heads: int, projector: bool, chosen: int,
-                show_cache: bool) -> dict:
+                show_cache: bool, cache_param: str) -> dict:
     """Where each step looked in one layer (`walk.layer`, its head `walk.head` outlined) and what the key/value
     cache held at it. Each step's attention rows, and the head's keys and values once: step t reads rows 0..t.
-    `chosen`: the step a link names (0: none); `show_cache`: the link asks for the keys and values shown."""
+    `chosen`: the step a link names (0: none); `show_cache`: the link asks for the keys and values shown, which
+    the browser keeps in the URL as `cache_param`."""
     first = steps[0]
     return {
-        "part": "looked", "chosen": chosen, "show_cache": show_cache, "layer": walk.layer, "head": walk.head,
+        "part": "looked", "chosen": chosen, "show_cache": show_cache, "cache_param": cache_param,
+        "layer": walk.layer, "head": walk.head,
         "heads": [f"head {h}" for h in range(n_heads)],
         "source": first.source, "decoder_keys": first.decoder_keys, "row_labels": walk.row_labels,
         "weight_stops": CIVIDIS_REVERSED if projector else BLUES, "projector": projector,

@@ -1,9 +1,10 @@
-"""Next-token probabilities as bars in plain HTML, for st.html.
+"""Next-token probabilities as bars in plain HTML, for st.html (the lesson), and the orders and summaries of the
+bars Decode step by step draws in the browser from every step at once (explorer/components/decode_steps.js draws
+the same markup as probability_columns).
 
-Decode step by step draws them again at every step: as Plotly charts they took about 0.1 s each in the
-browser, whatever their size (`python -m benchmarks.view_change`). A bar here is a coloured block whose
-tooltip names its token and probability, also kept in data-value for tests; sizes are in rem, so projector
-mode's larger type enlarges them too.
+As Plotly charts they took about 0.1 s each in the browser, whatever their size (`python -m
+benchmarks.view_change`). A bar here is a coloured block whose tooltip names its token and probability, also kept
+in data-value for tests; sizes are in rem, so projector mode's larger type enlarges them too.
 """
 
 from __future__ import annotations

@@ -74,7 +74,8 @@ def cache_walk(model: Transformer, run: Run, layer: int, head: int) -> CacheWalk
             f"Cross-attention reads {_pairs(source)} computed once from the encoder's output, before step 0: the "
             f"source does not change while the decoder writes.")
         same.append(
-            (f"The {t} kept rows are the numbers {traced} computes at those positions, up to float32 rounding: "
+            (f"The {t} kept row{'s hold' if t > 1 else ' holds'} the numbers {traced} computes at "
+             f"{'those positions' if t > 1 else 'that position'}, up to float32 rounding: "
              f"largest difference {kept_gap[t]:.1e} over every layer and head; the new row and cross-attention's "
              f"keys and values differ from it by at most {differences[t]:.1e}. " if t else
              f"The new row and cross-attention's keys and values are the numbers {traced} computes, up to float32 "

@@ -23,9 +23,11 @@ export default function (component) {
 }
 
 const KEPT = (window.attentionExplorerViews = window.attentionExplorerViews || {});
-const STEP_EVENT = "attention-explorer-view:decode-step", PARAM = "step", CACHE_PARAM = "show_cache";
+const STEP_EVENT = "attention-explorer-view:decode-step";
 
-// The step both parts open on: a link's (chosen > 0) once, else the learner's last, brought within a new word's steps.
+// The step both parts open on: a link's (chosen > 0) once, else the learner's last, brought within a new word's steps
+// (heatmap.js's openingView starts again at the link's head instead: another head is not "the nearest" one, but a
+// shorter word's last step is where a learner stepping to the end would be).
 function openingStep(chosen, n) {
   let kept = KEPT["decode-step"];
   if (!kept || (chosen !== 0 && kept.server !== chosen)) kept = KEPT["decode-step"] = { server: chosen, view: chosen };
@@ -88,7 +90,7 @@ function stepPart(root, data) {
     buttons.next.setAttribute("aria-disabled", String(t === last));
     if (slider) {
       slider.value = String(t);
-      slider.setAttribute("aria-valuetext", `step ${t} of ${last}`);
+      slider.setAttribute("aria-valuetext", `step ${t} (steps 0 to ${last})`);
       shown.textContent = String(t);
       shown.style.left = `calc(${(100 * t) / Math.max(last, 1)}% + ${8 - (16 * t) / Math.max(last, 1)}px)`;
     }
@@ -112,13 +114,16 @@ function stepPart(root, data) {
       <div class="caption">${v.temperature_caption}</div>`;
     if (spoken) said.textContent = `Step ${t} of ${last}: chosen token ${v.chosen}, ${v.p}. Written so far: ${v.written}.`;
     spoken = true;                                    // not on opening: the page says it already
-    writeUrl(PARAM, String(t), t !== 0);
+    writeUrl(data.param, String(t), t !== 0);
     root.step = t;                                    // for the browser tests to read
   };
 }
 
+// A box, a list or a chart that takes the arrow keys itself, or a box that scrolls sideways (a wide table, reached by
+// Tab so that the keys scroll it).
 function takesArrows(element) {
   if (!element || !element.closest) return false;
+  if (element.scrollWidth > element.clientWidth && getComputedStyle(element).overflowX !== "visible") return true;
   return Boolean(element.closest("input, textarea, select, [contenteditable=''], [contenteditable=true], " +
     "[role=slider], [role=radio], [role=radiogroup], [role=listbox], [role=option], [role=combobox], [role=tab], " +
     "[role=menu], [role=menuitem], [role=application], [role=grid]"));
@@ -189,8 +194,9 @@ function lookedPart(root, data) {
   root.innerHTML = `<div class="looked"></div><h2>What the key/value cache holds at this step</h2>
     <div class="reads"></div>
     <details class="cache"><summary></summary><div class="tables"></div></details>
-    <div class="kept"></div><div class="caption">${data.draft}</div>`;
-  const looked = root.querySelector(".looked"), reads = root.querySelector(".reads"), kept = root.querySelector(".kept");
+    <div class="saved"></div><div class="caption">${data.draft}</div>`;
+  const looked = root.querySelector(".looked"), reads = root.querySelector(".reads");
+  const saved = root.querySelector(".saved");          // the kept rows against the traced pass; what the cache saves
   const details = root.querySelector("details"), summary = root.querySelector("summary");
   const tables = root.querySelector(".tables");
   const { layer, head } = data;
@@ -209,7 +215,7 @@ function lookedPart(root, data) {
   details.open = open.open;
   details.ontoggle = () => {
     open.open = details.open;
-    writeUrl(CACHE_PARAM, "true", details.open);
+    writeUrl(data.cache_param, "true", details.open);
     cacheTables();
   };
   return function draw(t) {
@@ -223,14 +229,14 @@ function lookedPart(root, data) {
     reads.innerHTML = v.reads;
     summary.textContent = `Show what self-attention reads at step ${t} in layer ${layer}, head ${head} ` +
       (t ? `(row ${t} computed now, the rest kept)` : "(row 0, computed now)");
-    kept.innerHTML = v.same + v.cost;
+    saved.innerHTML = v.same + v.cost;
     cacheTables();
   };
 }
 
 // Rows of coloured cells, as viz/strips.py draws them: every cell names its row, column and value in its tooltip and
 // keeps the value in data-value; the chosen head's row (or the step's own) is outlined.
-const TICK = (data) => (data.projector ? "0.8rem" : "0.65rem");
+const tickSize = (data) => (data.projector ? "0.8rem" : "0.65rem");    // 22.4 px on a projector's 28-px root
 const rgb = (c) => `rgb(${c.map(Math.round).join(",")})`;
 
 function mix(stops, t) {                             // between evenly spaced RGB stops, t in [0, 1]
@@ -245,7 +251,7 @@ function scroller(kind, title, inner) {               // a box that scrolls side
 }
 
 function weightRows(data, z, columnNames, title, columnTitle) {
-  const stops = data.weight_stops, tick = TICK(data), cols = columnNames.length;
+  const stops = data.weight_stops, tick = tickSize(data), cols = columnNames.length;
   const written = cols <= 12, every = written ? 1 : 5;
   const top = columnNames.map((c) => `<th style="font-weight:400;font-size:${tick};padding:0;text-align:center">${esc(c)}</th>`).join("");
   const bottom = columnNames.map((_, c) => `<th style="font-weight:400;color:#4b5563;font-size:${tick};padding:0">` +
@@ -275,20 +281,25 @@ function signed(data, v, bound) {                    // red below 0, white at 0,
 
 function vectorRows(data, vectors, outlined, title) {
   const bound = Math.max(...vectors.flat().map(Math.abs));
-  const tick = TICK(data), width = vectors[0].length;
-  const head = Array.from({ length: width }, (_, d) => `<th style="font-weight:400;color:#6b7280;font-size:${tick};padding:0 1px">${d}</th>`).join("");
+  const tick = tickSize(data), width = vectors[0].length;
+  const values = width <= 16;                          // written in the cells; a longer vector's in its tooltips
+  const numbered = values ? 1 : Math.max(1, Math.floor(width / 8));
+  const head = Array.from({ length: width }, (_, d) => d % numbered === 0 ?
+    `<th style="font-weight:400;color:#6b7280;font-size:${tick};padding:0 1px">${d}</th>` : "<th></th>").join("");
   const rows = vectors.map((row, r) => {
     const name = `${r}: ${data.row_labels[r]} ${r === outlined ? "(new)" : "(kept)"}`;
     const box = r === outlined ? "outline:3px solid #f59e0b;outline-offset:-2px;" : "";
     const cells = row.map((v, d) => `<td data-value="${v}" title="${esc(name)}, dimension ${d}: ${fixed(v, 4)}"` +
       `${Math.abs(v) > 0.6 * bound ? ' class="on-dark"' : ""} style="background:${signed(data, v, bound)}">` +
-      `${fixed(v, 2) === "-0.00" ? "0.00" : fixed(v, 2)}</td>`).join("");
+      `${!values ? "" : fixed(v, 2) === "-0.00" ? "0.00" : fixed(v, 2)}</td>`).join("");
     return `<tr data-row="${esc(name)}" style="${box}"><th style="text-align:right;font-weight:400;font-size:` +
       `${data.projector ? "0.8rem" : "0.75rem"};padding-right:6px;white-space:nowrap">${esc(name)}</th>${cells}</tr>`;
   }).join("");
-  return scroller("strip-values", title,
-    `<table style="border-collapse:collapse;font-size:0.78rem;font-variant-numeric:tabular-nums;border:none">` +
-    `<colgroup><col style="width:8.5rem"></colgroup><tr><th></th>${head}</tr>${rows}</table>` +
+  const stretch = values ? "" : "width:100%;table-layout:fixed;";   // a long strip fills the page's width
+  return scroller(values ? "strip-values" : "strip-bare", title,
+    `<table style="border-collapse:collapse;font-size:${values ? "0.78rem" : "0.6rem"};` +
+    `font-variant-numeric:tabular-nums;border:none;${stretch}"><colgroup><col style="width:8.5rem"></colgroup>` +
+    `<tr><th></th>${head}</tr>${rows}</table>` +
     `<div style="font-size:0.7rem;color:#6b7280">colour: red below 0, blue above, full at ±${fixed(bound, 2)}; ` +
     `hover a cell for its value</div>`);
 }

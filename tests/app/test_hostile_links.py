@@ -16,7 +16,7 @@ BAD_VALUES = {  # page -> URL key -> values its widget cannot use
     "home": {"task": ["", "bogus"], "projector": ["maybe"]},   # the sidebar, on every page
     "lesson": {"lesson_step": ["1e309", HUGE, ""]},
     "decode": {"seed": ["1e309", "-inf", "nan", HUGE], "mode": ["", "bogus"], "temperature": ["inf", "nan"],
-               "top_k": ["1e309"], "step": ["99", "-inf", "²", HUGE], "show_cache": ["maybe", ""], "step_layer": ["9"], "step_head": ["9"]},
+               "top_k": ["1e309"], "step": ["-inf", "²", HUGE], "show_cache": ["maybe", ""], "step_layer": ["9"], "step_head": ["9"]},
     "attention": {"kind": ["", "bogus"], "layer": ["9"], "head": ["9", "²", HUGE]},   # head: no widget reads it
     "inside_one_head": {"inside_kind": ["", "bogus"], "inside_layer": ["9"], "inside_head": ["9"],
                         "inside_query": ["999"], "inside_key": ["position 99"]},

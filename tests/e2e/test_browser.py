@@ -600,6 +600,7 @@ def test_decodes_step_outlives_another_head_and_a_new_word(server, page):
     type_text(page, "level")                                           # 6 steps: the last is step 5
     expect(values.nth(0)).to_have_text("⟨s⟩ l e v e l")
     assert new_url_step(page) == "5"
+    assert page.get_by_text("could not be used").count() == 0          # the kept step is no bad link
     type_text(page, "the quick brown fox")                            # 19 columns: every fifth numbered
     expect(values.nth(0)).to_have_text("⟨s⟩ x o f ␣ n")
     cross = page.locator(".strip-weights").first
@@ -635,3 +636,47 @@ def test_switching_the_task_switches_every_page(server, page):
         if path == "":
             expect(page.get_by_test_id("stMetricValue").nth(1)).to_have_text("aaabnn")
     screenshot(page, "how-it-reverses-under-sort")
+
+
+def test_decodes_drawing_escapes_its_labels_and_writes_no_values_in_a_long_vector(page):
+    """explorer/components/decode_steps.js on its own, with data no bundled model makes: labels that are markup (an
+    uploaded model's vocabulary is not ours to trust) and 32 numbers a key (d_k of an own model with one head)."""
+    from explorer.canvas_charts import _DECODE_JS
+    markup = "<img src=x onerror=alert(1)>"
+    steps, width = 2, 32
+    data = {"part": "looked", "chosen": 1, "show_cache": True, "cache_param": "show_cache", "layer": 0, "head": 0,
+            "heads": [markup], "source": [markup, "b"], "decoder_keys": [markup, "a"], "row_labels": [markup, "a"],
+            "weight_stops": [[255, 255, 255], [0, 0, 0]], "projector": False,
+            "signed": {"negative": [178, 24, 43], "zero": [247, 247, 247], "positive": [33, 102, 172]},
+            "keys": [[(d - 16) / 16 for d in range(width)]] * steps, "values": [[0.5] * width] * steps,
+            "draft": "<p>draft</p>",
+            "views": [{"cross": [[0.25, 0.75]], "self": [[1.0, 0.0]], "cross_sentence": "<p>c</p>",
+                       "self_sentence": "<p>s</p>", "reads": "<p>r</p>", "same": "<p>m</p>", "cost": "<p>k</p>"}] * steps}
+    page.set_content('<div id="host"><div class="decode"></div></div>')
+    page.add_script_tag(type="module", content=_DECODE_JS.replace("export default function", "window.drawDecode = function"))
+    page.wait_for_function("() => window.drawDecode")
+    page.evaluate("""data => window.drawDecode({parentElement: document.getElementById("host"),
+                                              data: new TextEncoder().encode(JSON.stringify(data))})""", data)
+    assert page.locator("img").count() == 0                                  # the markup is text, run nowhere
+    expect(page.locator("tr[data-row='" + markup + "']").first).to_be_attached()
+    assert markup in page.locator(".strip-weights").first.inner_text()
+    keys = page.locator(".strip-bare", has_text="Keys, layer 0, head 0")     # 32 numbers: in the tooltips only
+    expect(keys).to_have_count(1)
+    assert set(keys.locator("td").all_inner_texts()) == {""}
+    assert [int(t) for t in keys.locator("tr").first.locator("th").all_inner_texts() if t] == list(range(0, 32, 4))
+    assert keys.locator("td").first.get_attribute("title") == f"0: {markup} (kept), dimension 0: -1.0000"
+    assert [r.get_attribute("data-row") for r in keys.locator("tr[data-row]").all()] == [
+        f"0: {markup} (kept)", "1: a (new)"]
+
+
+def test_on_a_phone_the_arrow_keys_scroll_a_wide_table_of_decode_not_the_step(server, browser):
+    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    load(page, f"{server}/decode?text=attention&step=3&show_cache=true")    # a link may open the cache's tables
+    keys = page.locator(".strip-values", has_text="Keys, layer 1, head 0")
+    expect(keys.locator("tr[data-row]")).to_have_count(4)
+    assert keys.evaluate("box => box.scrollWidth > box.clientWidth")       # 16 numbers a row: wider than a phone
+    keys.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("box => box.scrollLeft > 0", arg=keys.element_handle())
+    assert new_url_step(page) == "3"
+    page.context.close()

@@ -21,8 +21,8 @@ LINKS = {  # the review's links: page path, URL key, value
     "lab-query-key?qk_kind=": ("lab-query-key", "qk_kind", ""),
 }
 LEAKS = ("Traceback", '.py"', "/site-packages/")
-DRAWN = ".svg-chart figure, .cells table, .heatmap canvas"   # an SVG chart, Decode's tables of cells (cell_table)
-                                                              # or a canvas heatmap
+DRAWN = ".svg-chart figure, .decode .metric, .heatmap canvas"   # an SVG chart, Decode's step drawn in the
+                                                                 # browser (decode_steps.js) or a canvas heatmap
 FIRST_LOAD_MS = 180_000   # a lab page's first load reads its stored tables (computes them if tables.json is stale)
 
 

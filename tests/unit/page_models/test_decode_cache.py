@@ -25,7 +25,7 @@ def test_the_kept_rows_and_the_new_one_are_the_keys_and_values_of_the_prefix_run
     config, steps, source = reverser.model.config, len(run.chosen_ids), len(src)
     assert walk.self_keys.shape == walk.self_values.shape == (steps, config.d_k)
     assert walk.row_labels == run.decoder_in
-    for t in sorted({0, 4, steps - 1}):
+    for t in sorted({0, 1, 4, steps - 1}):
         with torch.inference_mode():                          # the decoder over step t's prefix, no cache at all
             alone = reverser.model(torch.tensor([src]), torch.tensor([[SOS, *run.fed_ids[:t]]]), trace=True).trace
         keys = alone.attention("decoder_self", layer, "keys")[0, head].numpy()          # (t + 1, d_k)
@@ -40,6 +40,8 @@ def test_the_kept_rows_and_the_new_one_are_the_keys_and_values_of_the_prefix_run
         assert f"at most {walk.largest_difference[t]:.1e}" in walk.same_sentences[t] if t else (
             f"difference {walk.largest_difference[t]:.1e}" in walk.same_sentences[t])
         assert f"the cache holds {walk.held_numbers[t]:,} numbers" in walk.cost_sentences[t]
+        if t:
+            assert walk.same_sentences[t].startswith(f"The {t} kept row{'s hold' if t > 1 else ' holds'} the numbers")
     assert (walk.positions_with, walk.positions_without) == (steps, steps * (steps + 1) // 2)
     assert f"{steps * (steps + 1) // 2:,} positions" in walk.cost_sentences[0]
 
