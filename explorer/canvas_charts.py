@@ -8,7 +8,9 @@ from pathlib import Path
 import orjson
 import streamlit as st
 
-_JS = (Path(__file__).parent / "components" / "heatmap.js").read_text()
+_COMPONENTS = Path(__file__).parent / "components"
+_VIEWS_JS = (_COMPONENTS / "views.js").read_text()     # what both switching components keep, before their own code
+_JS = _VIEWS_JS + (_COMPONENTS / "heatmap.js").read_text()
 # The page's own font: Streamlit 1.67 names it "Source Sans" (1.65 "Source Sans Pro", which no longer loads), and
 # a chart asking for the old name alone had its title, hint and tooltip drawn in the system's Liberation Sans.
 _CSS = """
@@ -133,7 +135,7 @@ def cell_table(markup: str, key: str | None = None, container=None) -> None:
 
 # Decode step by step's two parts (viz.decode_steps), stepped in the browser. As Streamlit's page draws its own:
 # metrics, captions, a table, buttons and headers (its rules do not reach into a shadow DOM).
-_DECODE_JS = (Path(__file__).parent / "components" / "decode_steps.js").read_text()
+_DECODE_JS = _VIEWS_JS + (_COMPONENTS / "decode_steps.js").read_text()
 _DECODE_CSS = """
 .decode *, .decode *::before,
 .decode *::after { box-sizing: border-box; }

@@ -7,23 +7,19 @@
 export default function (component) {
   const root = component.parentElement.querySelector(".decode");
   const data = JSON.parse(new TextDecoder().decode(component.data));
-  if (root._stepListener) window.removeEventListener(STEP_EVENT, root._stepListener);  // one a part (heatmap.js)
   const kept = openingStep(data.chosen, data.views.length);
   root.classList.toggle("projector", data.projector);  // its headings as projector mode sets the page's
   const draw = data.part === "step" ? stepPart(root, data) : lookedPart(root, data);
-  const listener = (e) => draw(e.detail);
-  root._stepListener = listener;
-  window.addEventListener(STEP_EVENT, listener);
+  const unlisten = keepOneListener(root, "_stepListener", STEP_EVENT, (e) => draw(e.detail));   // one a part
   draw(kept.view);
-  const keys = root._keys;                            // this call's own (the step part's ← → keys)
+  const unkey = root._unkey;                          // this call's own (the step part's ← → keys)
   return () => {
-    window.removeEventListener(STEP_EVENT, listener);
-    if (keys) window.removeEventListener("keydown", keys);
+    unlisten();
+    if (unkey) unkey();
   };
 }
 
-const KEPT = (window.attentionExplorerViews = window.attentionExplorerViews || {});
-const STEP_EVENT = "attention-explorer-view:decode-step";
+const STEP_EVENT = viewEvent("decode-step");    // KEPT, viewEvent, keepOneListener, writeUrl: views.js
 
 // The step both parts open on: a link's (chosen > 0) once, else the learner's last, brought within a new word's steps
 // (heatmap.js's openingView starts again at the link's head instead: another head is not "the nearest" one, but a
@@ -74,14 +70,12 @@ function stepPart(root, data) {
   if (slider) slider.oninput = () => choose(Number(slider.value));
   // ← and → anywhere on the page but in a box, a list or a chart that takes the arrow keys itself (Streamlit's
   // shortcuts skip the same); the slider moves by itself when it has the focus.
-  if (root._keys) window.removeEventListener("keydown", root._keys);
-  root._keys = (e) => {
+  root._unkey = keepOneListener(root, "_keys", "keydown", (e) => {
     if ((e.key !== "ArrowLeft" && e.key !== "ArrowRight") || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey
         || e.shiftKey || takesArrows(e.composedPath()[0])) return;
     e.preventDefault();
     buttons[e.key === "ArrowLeft" ? "previous" : "next"].click();
-  };
-  window.addEventListener("keydown", root._keys);
+  });
 
   let spoken = false;
   return function draw(t) {
@@ -127,12 +121,6 @@ function takesArrows(element) {
   return Boolean(element.closest("input, textarea, select, [contenteditable=''], [contenteditable=true], " +
     "[role=slider], [role=radio], [role=radiogroup], [role=listbox], [role=option], [role=combobox], [role=tab], " +
     "[role=menu], [role=menuitem], [role=application], [role=grid]"));
-}
-
-function writeUrl(name, value, shown) {            // left out at its default, as a bound widget's value is
-  const url = new URL(window.location.href);
-  if (shown) url.searchParams.set(name, value); else url.searchParams.delete(name);
-  if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
 }
 
 function metric(label, value, delta) {

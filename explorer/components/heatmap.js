@@ -47,15 +47,9 @@ function drawHeatmap(root, spec) {
     const named = framed === null ? "" : ` Framed: ${spec.panels[framed].name}, ${follow.said}.`;
     canvas.setAttribute("aria-label", spec.summary + named);
   }
-  if (root._framing) window.removeEventListener(root._framing.event, root._framing.listener);
-  root._framing = null;
-  if (follow) {
-    frame(openingView(follow.group, follow.chosen, follow.panels.length).view);
-    const listener = (e) => { if (follow.panels[e.detail] !== framed) { frame(e.detail); draw(); } };
-    root._framing = { event: viewEvent(follow.group), listener };
-    window.addEventListener(root._framing.event, listener);
-  }
-  const framing = root._framing;                      // this call's own, for its cleanup
+  if (follow) frame(openingView(follow.group, follow.chosen, follow.panels.length).view);
+  const reframe = (e) => { if (follow.panels[e.detail] !== framed) { frame(e.detail); draw(); } };
+  const unframe = keepOneListener(root, "_framing", follow && viewEvent(follow.group), follow && reframe);
 
   const rows = spec.rows.length, cols = spec.cols.length, n = spec.panels.length;
   const font = spec.font, lineHeight = Math.round(font * 1.3);
@@ -321,7 +315,7 @@ function drawHeatmap(root, spec) {
   const observer = root._observer;
   return () => {                                      // this call's own: a later call may have replaced them on root
     observer.disconnect();
-    if (framing) window.removeEventListener(framing.event, framing.listener);
+    unframe();
   };
 }
 
@@ -330,9 +324,6 @@ function drawHeatmap(root, spec) {
 // the choice in the URL (data.param, left out at view 0 as a bound widget's default is). The choice outlives a rerun
 // of the page (another layer, a new word) and a visit to another page: the server's value (data.chosen, read from the
 // URL when the page opened) wins only when it names another view, as a link to the page with another head does.
-const KEPT = (window.attentionExplorerViews = window.attentionExplorerViews || {});
-const viewEvent = (group) => `attention-explorer-view:${group}`;
-
 // The view a group's charts open on, kept in KEPT: a link that names a view (chosen > 0) opens on it; a page opened
 // without one keeps the learner's last choice. The first of the group's charts to be drawn settles it for the rest.
 function openingView(group, chosen, n) {
@@ -345,10 +336,6 @@ function openingView(group, chosen, n) {
 function switchable(data, parentElement, root) {
   const picker = parentElement.querySelector(".picker"), notes = parentElement.querySelector(".notes");
   const n = data.views.length, event = viewEvent(data.group);
-  // One listener a chart: Streamlit calls this function again with each rerun's data and runs the cleanup it
-  // returns only when the chart leaves the page, so the listener the last data added goes here. Kept, they piled
-  // up: after ten new words one head drawn 11 times a chart, each with a stale word's views first.
-  if (root._viewListener) window.removeEventListener(root._viewListener.event, root._viewListener.listener);
   const kept = openingView(data.group, data.chosen, n);
   const radios = [];
   if (data.picker) {
@@ -373,11 +360,6 @@ function switchable(data, parentElement, root) {
     });
     picker.append(group);
   }
-  function writeUrl(v) {
-    const url = new URL(window.location.href);
-    if (v === 0) url.searchParams.delete(data.param); else url.searchParams.set(data.param, String(v));
-    if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
-  }
   function show(v) {
     drawHeatmap(root, data.views[v]);
     notes.innerHTML = data.notes[v];                 // built by the server, every text escaped (viz.notes)
@@ -401,18 +383,16 @@ function switchable(data, parentElement, root) {
       };
     }
     if (radios.length) radios[v].checked = true;
-    if (data.picker) writeUrl(v);
+    if (data.picker) writeUrl(data.param, String(v), v !== 0);
   }
   function choose(v) {
     kept.view = v;
     window.dispatchEvent(new CustomEvent(event, { detail: v }));
   }
-  const listener = (e) => show(e.detail);
-  root._viewListener = { event, listener };
-  window.addEventListener(event, listener);
+  const unlisten = keepOneListener(root, "_viewListener", event, (e) => show(e.detail));
   show(kept.view);
   return () => {
-    window.removeEventListener(event, listener);
+    unlisten();
     if (root._observer) root._observer.disconnect();
   };
 }
