@@ -156,15 +156,17 @@ _DECODE_CSS = """
                         color: #1d4ed8; }
 .decode input[type=range] { width: 100%; margin: 0; accent-color: #1d4ed8; }
 .decode .said { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-.decode .metrics { display: grid; grid-template-columns: repeat(3, 1fr); gap: 1rem; margin: 1rem 0; }
+.decode .step { display: flex; flex-direction: column; gap: 1rem; margin-top: 1rem; }   /* Streamlit's 1rem */
+.decode .metrics { display: grid; grid-template-columns: repeat(3, 1fr); gap: 1rem; }
 .decode .metric .label { font-size: 0.875rem; min-height: 1.5rem; }
 .decode .metric .value { font-size: 2.25rem; line-height: 1.33; padding-bottom: 0.25rem; overflow: hidden;
                          text-overflow: ellipsis; white-space: nowrap; }
 .decode .metric .delta { display: inline-block; font-size: 0.875rem; color: #4b5563; padding: 0.125rem 0.5rem;
                          border-radius: 9999px; background: rgba(49, 51, 63, 0.1); }
 .decode .caption { font-size: 0.875rem; color: rgba(17, 24, 39, 0.7); }
-.decode .caption p, .decode .row p { margin: 0 0 1rem; }
 .decode p { margin: 0 0 1rem; }
+.decode .step .caption p { margin: 0; }                        /* the gap above parts them */
+.decode .caption:last-child p { margin-bottom: 0; }
 .decode .row { display: grid; grid-template-columns: 1fr 2fr; gap: 1rem; }
 .decode .row > div, .decode .metric { min-width: 0; }          /* a wide chart scrolls in its box, not the page */
 .decode .table table { border-collapse: separate; border-spacing: 0; width: 100%; font-size: 0.875rem;

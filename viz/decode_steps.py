@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis.page_models.decode import DecodeStep
-from analysis.page_models.decode_cache import CacheWalk
-
 from .canvas_heatmap import BLUES, CIVIDIS_REVERSED
 from .html_bars import (CHOSEN, OTHER, TEMPERATURE_COLOURS, distribution_summary, temperature_order,
                         temperature_summary, top_tokens)
@@ -18,8 +15,9 @@ from .strips import NEGATIVE, POSITIVE, ZERO
 BAR_TOKENS, TEMPERATURE_TOKENS = 10, 8     # columns of the step's two bar charts
 
 
-def step_spec(steps: list[DecodeStep], chosen: int, projector: bool, param: str) -> dict:
-    """The step controls and what each step reads and chooses: its metrics, top tokens and both bar charts.
+def step_spec(steps: list, chosen: int, projector: bool, param: str) -> dict:
+    """The step controls and what each step reads and chooses: its metrics, top tokens and both bar charts. `steps`:
+    every step's numbers and sentences (the page model's DecodeStep: viz reads them, it does not import models).
     `chosen`: the step a link names (0: none); the browser keeps the step in the URL as `param`."""
     first = steps[0]
     views = []
@@ -42,10 +40,11 @@ def step_spec(steps: list[DecodeStep], chosen: int, projector: bool, param: str)
             "colours": {"chosen": CHOSEN, "other": OTHER, "temperatures": list(TEMPERATURE_COLOURS)}}
 
 
-def looked_spec(steps: list[DecodeStep], walk: CacheWalk, n_heads: int, projector: bool, chosen: int,
-                show_cache: bool, cache_param: str) -> dict:
+def looked_spec(steps: list, walk, n_heads: int, projector: bool, chosen: int, show_cache: bool,
+                cache_param: str) -> dict:
     """Where each step looked in one layer (`walk.layer`, its head `walk.head` outlined) and what the key/value
-    cache held at it. Each step's attention rows, and the head's keys and values once: step t reads rows 0..t.
+    cache held at it (`walk`, the page model's CacheWalk). Each step's attention rows, and the head's keys and values
+    once: step t reads rows 0..t.
     `chosen`: the step a link names (0: none); `show_cache`: the link asks for the keys and values shown, which
     the browser keeps in the URL as `cache_param`."""
     first = steps[0]

@@ -1,8 +1,8 @@
 // Decode step by step in the browser: every step of one decoding arrives at once (viz/decode_steps.py), and a new step
 // (a button, the ← → keys, the slider) is drawn here with no round trip to the server. Two parts follow one step: the
 // "step" part (the controls, what the step reads and chooses, the bars) and the "looked" part below the layer and
-// head pickers (the step's attention rows and what the key/value cache holds). The step is kept in the URL as `step`
-// (left out at step 0) and outlives a rerun of the page (a new word, another head) and a visit to another page; a
+// head pickers (the step's attention rows and what the key/value cache holds). The step is kept in the URL (`step`,
+// left out at step 0) and outlives a rerun of the page (a new word, another head) and a visit to another page; a
 // link naming a step wins once. Every sentence arrives as HTML escaped by the server; every label is escaped here.
 export default function (component) {
   const root = component.parentElement.querySelector(".decode");
@@ -106,7 +106,8 @@ function stepPart(root, data) {
       <h2>The same step at different temperatures</h2>
       ${temperatureColumns(data, v)}
       <div class="caption">${v.temperature_caption}</div>`;
-    if (spoken) said.textContent = `Step ${t} of ${last}: chosen token ${v.chosen}, ${v.p}. Written so far: ${v.written}.`;
+    if (spoken) said.textContent = `Step ${t} (steps 0 to ${last}): chosen token ${v.chosen}, ${v.p}. Written so far: ` +
+      `${v.written}.`;
     spoken = true;                                    // not on opening: the page says it already
     writeUrl(data.param, String(t), t !== 0);
     root.step = t;                                    // for the browser tests to read
@@ -189,7 +190,7 @@ function lookedPart(root, data) {
   const tables = root.querySelector(".tables");
   const { layer, head } = data;
   let step = 0;
-  function cacheTables() {                            // built only when opened: 2 tables of 16 numbers a row
+  function cacheTables() {                            // built only when opened: 2 tables of d_k numbers a row
     if (!details.open) { tables.innerHTML = ""; return; }
     tables.innerHTML = ["keys", "values"].map((name) => vectorRows(data, data[name].slice(0, step + 1), step,
       `${name[0].toUpperCase()}${name.slice(1)}, layer ${layer}, head ${head}`)).join("");
