@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from .canvas_heatmap import BLUES, CIVIDIS_REVERSED
-from .html_bars import (CHOSEN, OTHER, TEMPERATURE_COLOURS, distribution_summary, temperature_order,
+from .html_bars import (BAR_HEIGHT, CHOSEN, OTHER, TEMPERATURE_COLOURS, distribution_summary, temperature_order,
                         temperature_summary, top_tokens)
 from .notes import paragraph
-from .strips import NEGATIVE, POSITIVE, ZERO
+from .strips import NEGATIVE, POSITIVE, PROJECTOR_TICK, ROW_NAME, TICK, ZERO
 
 BAR_TOKENS, TEMPERATURE_TOKENS = 10, 8     # columns of the step's two bar charts
 
@@ -37,7 +37,8 @@ def step_spec(steps: list, chosen: int, projector: bool, param: str) -> dict:
             "temperature_caption": paragraph(view.temperature_caption)})
     return {"part": "step", "chosen": chosen, "param": param, "projector": projector, "labels": first.labels, "views": views,
             "temperature_names": [f"T = {t:g}" for t in temperature_order(first.by_temperature)[0]],
-            "colours": {"chosen": CHOSEN, "other": OTHER, "temperatures": list(TEMPERATURE_COLOURS)}}
+            "colours": {"chosen": CHOSEN, "other": OTHER, "temperatures": list(TEMPERATURE_COLOURS)},
+            "bar_height": BAR_HEIGHT}
 
 
 def looked_spec(steps: list, walk, n_heads: int, projector: bool, chosen: int, show_cache: bool,
@@ -54,6 +55,7 @@ def looked_spec(steps: list, walk, n_heads: int, projector: bool, chosen: int, s
         "heads": [f"head {h}" for h in range(n_heads)],
         "source": first.source, "decoder_keys": first.decoder_keys, "row_labels": walk.row_labels,
         "weight_stops": CIVIDIS_REVERSED if projector else BLUES, "projector": projector,
+        "tick": PROJECTOR_TICK if projector else TICK, "row_name_size": PROJECTOR_TICK if projector else ROW_NAME,
         "signed": {"negative": NEGATIVE, "zero": ZERO, "positive": POSITIVE},
         "keys": walk.self_keys, "values": walk.self_values, "draft": paragraph(walk.draft_sentence),
         "views": [{"cross": np.ascontiguousarray(view.cross), "self": np.ascontiguousarray(view.decoder_self),

@@ -30,6 +30,7 @@ def _two_places(value: float) -> str:
 
 
 TICK, PROJECTOR_TICK = "0.65rem", "0.8rem"     # column numbers: 22.4 px on a projector's 28-px root
+ROW_NAME = "0.75rem"                           # a row's name, off a projector
 
 # What every cell of a kind shares, said once per table rather than in each of its cells' style (at 48 characters
 # Inside one head's tables were 234 kB of HTML a rerun, 163 kB so); a cell keeps its own background inline, and a
@@ -66,7 +67,7 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
             f'{_two_places(v) if show_values else ""}</td>'
             for d, v in enumerate(row))
         rows.append(f'<tr data-row="{html.escape(name)}" style="{box}"><th style="text-align:right;font-weight:400;'
-                    f'font-size:{PROJECTOR_TICK if projector else "0.75rem"};padding-right:6px;white-space:nowrap;{line}">{html.escape(name)}</th>'
+                    f'font-size:{PROJECTOR_TICK if projector else ROW_NAME};padding-right:6px;white-space:nowrap;{line}">{html.escape(name)}</th>'
                     f'{cells}</tr>')
     caption = (f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else "")
     stretch = "" if show_values else "width:100%;table-layout:fixed;"     # long strips fill the page's width

@@ -19,21 +19,17 @@ export default function (component) {
   };
 }
 
-const STEP_EVENT = viewEvent("decode-step");    // KEPT, viewEvent, keepOneListener, writeUrl: views.js
+const GROUP = "decode-step", STEP_EVENT = viewEvent(GROUP);   // KEPT, viewEvent, chooseView, keepOneListener,
+                                                               // writeUrl: views.js
 
 // The step both parts open on: a link's (chosen > 0) once, else the learner's last, brought within a new word's steps
 // (heatmap.js's openingView starts again at the link's head instead: another head is not "the nearest" one, but a
 // shorter word's last step is where a learner stepping to the end would be).
 function openingStep(chosen, n) {
-  let kept = KEPT["decode-step"];
-  if (!kept || (chosen !== 0 && kept.server !== chosen)) kept = KEPT["decode-step"] = { server: chosen, view: chosen };
+  let kept = KEPT[GROUP];
+  if (!kept || (chosen !== 0 && kept.server !== chosen)) kept = KEPT[GROUP] = { server: chosen, view: chosen };
   kept.view = Math.min(kept.view, n - 1);
   return kept;
-}
-
-function choose(t) {
-  KEPT["decode-step"].view = t;
-  window.dispatchEvent(new CustomEvent(STEP_EVENT, { detail: t }));
 }
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -58,16 +54,16 @@ function stepPart(root, data) {
   const buttons = Object.fromEntries([...root.querySelectorAll("button[data-to]")].map((b) => [b.dataset.to, b]));
   const slider = root.querySelector("input[type=range]"), shown = root.querySelector("output");
   const said = root.querySelector(".said"), body = root.querySelector(".step");
-  const at = () => KEPT["decode-step"].view;
+  const at = () => KEPT[GROUP].view;
   const target = { first: () => 0, previous: () => at() - 1, next: () => at() + 1, last: () => last };
   for (const [name, button] of Object.entries(buttons)) {
     button.onclick = () => {                          // a button at its end stays focusable: aria-disabled
       if (button.getAttribute("aria-disabled") === "true") return;
       const t = Math.max(0, Math.min(last, target[name]()));
-      if (t !== at()) choose(t);
+      if (t !== at()) chooseView(GROUP, t);
     };
   }
-  if (slider) slider.oninput = () => choose(Number(slider.value));
+  if (slider) slider.oninput = () => chooseView(GROUP, Number(slider.value));
   // ← and → anywhere on the page but in a box, a list or a chart that takes the arrow keys itself (Streamlit's
   // shortcuts skip the same); the slider moves by itself when it has the focus.
   root._unkey = keepOneListener(root, "_keys", "keydown", (e) => {
@@ -130,23 +126,22 @@ function metric(label, value, delta) {
 }
 
 // Bars in plain HTML, as viz/html_bars.py draws them for the lesson: a coloured block a token, its tooltip naming the
-// token and probability, also kept in data-value; heights in rem, so projector mode's larger type enlarges them too.
-const BAR_HEIGHT = 9.0;
-
-function bar(p, colour, tip, width, token, series) {
+// token and probability, also kept in data-value; heights in rem (`full`, a probability of 1: html_bars.BAR_HEIGHT),
+// so projector mode's larger type enlarges them too.
+function bar(full, p, colour, tip, width, token, series) {
   return `<div data-token="${esc(token)}" data-series="${esc(series)}" data-value="${p}" title="${esc(tip)}" ` +
-    `style="width:${width};height:${fixed(BAR_HEIGHT * p, 3)}rem;min-height:1px;background:${colour}"></div>`;
+    `style="width:${width};height:${fixed(full * p, 3)}rem;min-height:1px;background:${colour}"></div>`;
 }
 
-function frame(title, columns, minWidth, summary, legend, note) {
+function frame(full, title, columns, minWidth, summary, legend, note) {
   const heading = title ? `<div style="font-weight:600;margin-bottom:6px">${esc(title)}</div>` : "";
   const cell = `flex:1;min-width:${minWidth};display:flex;flex-direction:column;align-items:center`;
   const bars = columns.map(([b]) => `<div style="${cell};justify-content:flex-end">${b}</div>`).join("");
   const names = columns.map(([, label]) => `<div style="${cell};font-size:0.9rem">${esc(label)}</div>`).join("");
   const row = "display:flex;gap:0.4rem;padding:0 0.3rem";
-  const guides = [1.0, 0.5].map((p) => `linear-gradient(#d1d5db, #d1d5db) 0 ${fixed(1.3 + BAR_HEIGHT * (1 - p), 2)}rem / 100% 1px no-repeat`).join(", ");
+  const guides = [1.0, 0.5].map((p) => `linear-gradient(#d1d5db, #d1d5db) 0 ${fixed(1.3 + full * (1 - p), 2)}rem / 100% 1px no-repeat`).join(", ");
   return `<div role="img" tabindex="0" aria-label="${esc(summary)}" style="overflow-x:auto">${heading}${legend}` +
-    `<div style="${row};align-items:flex-end;border-bottom:1px solid #6b7280;height:${BAR_HEIGHT + 1.3}rem;` +
+    `<div style="${row};align-items:flex-end;border-bottom:1px solid #6b7280;height:${full + 1.3}rem;` +
     `background:${guides}">${bars}</div><div style="${row}">${names}</div>` +
     `<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">next token; grey lines at probability 1 ` +
     `and 0.5; ${note}hover a bar for its probability</div></div>`;
@@ -156,10 +151,10 @@ function probabilityColumns(data, v, title) {
   const columns = v.bar_order.map((i) => {
     const p = v.probs[i], label = data.labels[i], chosen = i === v.chosen_id;
     return [`<div style="font-size:0.75rem">${fixed(p, 3)}</div>` +
-      bar(p, chosen ? data.colours.chosen : data.colours.other, `token ${label}: probability ${fixed(p, 4)}`, "100%",
+      bar(data.bar_height, p, chosen ? data.colours.chosen : data.colours.other, `token ${label}: probability ${fixed(p, 4)}`, "100%",
           label, chosen ? "chosen" : ""), label];
   });
-  return frame(title, columns, "2.4rem", v.bar_summary, "",
+  return frame(data.bar_height, title, columns, "2.4rem", v.bar_summary, "",
                "dark: the chosen token (no dark bar when it is not among these); ");
 }
 
@@ -167,14 +162,14 @@ function temperatureColumns(data, v) {
   const names = data.temperature_names, colours = data.colours.temperatures;
   const columns = v.temperature_order.map((i) => {
     const label = data.labels[i];
-    const bars = names.map((name, k) => bar(v.temperatures[k][i], colours[k],
+    const bars = names.map((name, k) => bar(data.bar_height, v.temperatures[k][i], colours[k],
       `token ${label} at ${name}: probability ${fixed(v.temperatures[k][i], 4)}`, "18%", label, name)).join("");
     return [`<div style="display:flex;align-items:flex-end;gap:1px;width:100%;justify-content:center">${bars}</div>`, label];
   });
   const legend = `<div style="margin-bottom:4px">` + names.map((name, k) =>
     `<span style="margin-right:0.8rem;font-size:0.85rem"><span style="display:inline-block;width:0.8rem;` +
     `height:0.8rem;background:${colours[k]};margin-right:0.3rem"></span>${esc(name)}</span>`).join("") + "</div>";
-  return frame("", columns, "3.5rem", v.temperature_summary, legend, "");
+  return frame(data.bar_height, "", columns, "3.5rem", v.temperature_summary, legend, "");
 }
 
 // ---- the looked part ----------------------------------------------------------------------------------------------
@@ -225,7 +220,6 @@ function lookedPart(root, data) {
 
 // Rows of coloured cells, as viz/strips.py draws them: every cell names its row, column and value in its tooltip and
 // keeps the value in data-value; the chosen head's row (or the step's own) is outlined.
-const tickSize = (data) => (data.projector ? "0.8rem" : "0.65rem");    // 22.4 px on a projector's 28-px root
 const rgb = (c) => `rgb(${c.map(Math.round).join(",")})`;
 
 function mix(stops, t) {                             // between evenly spaced RGB stops, t in [0, 1]
@@ -240,7 +234,7 @@ function scroller(kind, title, inner) {               // a box that scrolls side
 }
 
 function weightRows(data, z, columnNames, title, columnTitle) {
-  const stops = data.weight_stops, tick = tickSize(data), cols = columnNames.length;
+  const stops = data.weight_stops, tick = data.tick, cols = columnNames.length;
   const written = cols <= 12, every = written ? 1 : 5;
   const top = columnNames.map((c) => `<th style="font-weight:400;font-size:${tick};padding:0;text-align:center">${esc(c)}</th>`).join("");
   const bottom = columnNames.map((_, c) => `<th style="font-weight:400;color:#4b5563;font-size:${tick};padding:0">` +
@@ -270,7 +264,7 @@ function signed(data, v, bound) {                    // red below 0, white at 0,
 
 function vectorRows(data, vectors, outlined, title) {
   const bound = Math.max(...vectors.flat().map(Math.abs));
-  const tick = tickSize(data), width = vectors[0].length;
+  const tick = data.tick, width = vectors[0].length;
   const values = width <= 16;                          // written in the cells; a longer vector's in its tooltips
   const numbered = values ? 1 : Math.max(1, Math.floor(width / 8));
   const head = Array.from({ length: width }, (_, d) => d % numbered === 0 ?
@@ -282,7 +276,7 @@ function vectorRows(data, vectors, outlined, title) {
       `${Math.abs(v) > 0.6 * bound ? ' class="on-dark"' : ""} style="background:${signed(data, v, bound)}">` +
       `${!values ? "" : fixed(v, 2) === "-0.00" ? "0.00" : fixed(v, 2)}</td>`).join("");
     return `<tr data-row="${esc(name)}" style="${box}"><th style="text-align:right;font-weight:400;font-size:` +
-      `${data.projector ? "0.8rem" : "0.75rem"};padding-right:6px;white-space:nowrap">${esc(name)}</th>${cells}</tr>`;
+      `${data.row_name_size};padding-right:6px;white-space:nowrap">${esc(name)}</th>${cells}</tr>`;
   }).join("");
   const stretch = values ? "" : "width:100%;table-layout:fixed;";   // a long strip fills the page's width
   return scroller(values ? "strip-values" : "strip-bare", title,

@@ -351,7 +351,7 @@ function switchable(data, parentElement, root) {
       radio.type = "radio";
       radio.name = "view";
       radio.value = String(v);
-      radio.onchange = () => choose(v);
+      radio.onchange = () => chooseView(data.group, v);
       const text = document.createElement("span");
       text.textContent = name;
       label.append(radio, text);
@@ -384,10 +384,6 @@ function switchable(data, parentElement, root) {
     }
     if (radios.length) radios[v].checked = true;
     if (data.picker) writeUrl(data.param, String(v), v !== 0);
-  }
-  function choose(v) {
-    kept.view = v;
-    window.dispatchEvent(new CustomEvent(event, { detail: v }));
   }
   const unlisten = keepOneListener(root, "_viewListener", event, (e) => show(e.detail));
   show(kept.view);

@@ -5,6 +5,12 @@
 const KEPT = (window.attentionExplorerViews = window.attentionExplorerViews || {});
 const viewEvent = (group) => `attention-explorer-view:${group}`;
 
+// The learner picks view v of a group: kept, and said to every chart of the group.
+function chooseView(group, v) {
+  KEPT[group].view = v;
+  window.dispatchEvent(new CustomEvent(viewEvent(group), { detail: v }));
+}
+
 // One window listener in `slot` of a component's root: Streamlit calls a component's function again with each rerun's
 // data and runs the cleanup it returns only when the component leaves the page, so each call replaces the listener
 // the last one added (kept, they piled up: after ten new words one head drawn 11 times a chart, each with a stale

@@ -646,7 +646,8 @@ def test_decodes_drawing_escapes_its_labels_and_writes_no_values_in_a_long_vecto
     steps, width = 2, 32
     data = {"part": "looked", "chosen": 1, "show_cache": True, "cache_param": "show_cache", "layer": 0, "head": 0,
             "heads": [markup], "source": [markup, "b"], "decoder_keys": [markup, "a"], "row_labels": [markup, "a"],
-            "weight_stops": [[255, 255, 255], [0, 0, 0]], "projector": False,
+            "weight_stops": [[255, 255, 255], [0, 0, 0]], "projector": False, "tick": "0.65rem",
+            "row_name_size": "0.75rem",
             "signed": {"negative": [178, 24, 43], "zero": [247, 247, 247], "positive": [33, 102, 172]},
             "keys": [[(d - 16) / 16 for d in range(width)]] * steps, "values": [[0.5] * width] * steps,
             "draft": "<p>draft</p>",
