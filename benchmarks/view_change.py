@@ -6,7 +6,8 @@ Two changes a learner makes over and over, on a text already shown (so its run i
 - Attention: another head in the "Head" box (the large view and the weight-is-not-influence chart follow it);
 - Decode step by step: the → key, one step on;
 - and, asked for by name (`--changes decode-same-step`), Decode's "⏮ First" at the first step: the fragment's
-  run with nothing to change, what any step costs before its own drawing.
+  run with nothing to change, what any step costs before its own drawing;
+- `--changes decode-head`: another head on Decode step by step (its "Head" box), a fragment's run on the server.
 With --words-before N, each page is first given N new words, as a learner who has been at it for a while sees
 it (until 2026-11-28 every word left the head's charts one more listener, each drawing them on a pick).
 
@@ -77,6 +78,21 @@ def pick_head(page, picked: tuple[str, bool], repeat: int) -> None:
     url_has(page, "head", head)
 
 
+def open_decode_head_box(page, n_heads: int, repeat: int) -> tuple[str, bool]:
+    """Decode's "Head" box focused, not timed (its list of options opens as the head is typed)."""
+    page.get_by_test_id("stMain").get_by_role("combobox", name=re.compile("^Head")).click()
+    return str(1 + repeat % (n_heads - 1)), False
+
+
+def pick_decode_head(page, picked: tuple[str, bool], repeat: int) -> None:
+    """Decode's head, a Streamlit selectbox whose fragment draws where the steps looked (since 2026-11-28 afternoon,
+    what they read and chose is left in place)."""
+    head, _ = picked
+    page.keyboard.type(head)
+    page.keyboard.press("Enter")
+    url_has(page, "step_head", head)
+
+
 def next_step(page, _: None, repeat: int) -> None:
     page.keyboard.press("ArrowRight")
     url_has(page, "step", str(repeat + 1))
@@ -100,7 +116,8 @@ def steps_on_server(page) -> bool:
 # changes), until the browser drew the steps itself
 CHANGES = {"attention-head": ("attention", open_head_box, pick_head, lambda page: False),
            "decode-step": ("decode", lambda page, n_heads, repeat: None, next_step, steps_on_server),
-           "decode-same-step": ("decode", lambda page, n_heads, repeat: None, first_step_again, steps_on_server)}
+           "decode-same-step": ("decode", lambda page, n_heads, repeat: None, first_step_again, steps_on_server),
+           "decode-head": ("decode", open_decode_head_box, pick_decode_head, lambda page: True)}
 DEFAULT_CHANGES = ("attention-head", "decode-step")
 
 

@@ -191,7 +191,7 @@ _DECODE_CSS = """
 """
 
 
-def decode_part(spec: dict, key: str, container=None) -> None:
-    """Draw one part of Decode step by step (viz.decode_steps: "step" or "looked"), in `container` if given."""
+def decode_part(spec: dict, key: str) -> None:
+    """Draw one part of Decode step by step (viz.decode_steps: "step" or "looked")."""
     html = '<div class="decode"></div>'
-    _mount(st.components.v2.component("decode_steps", js=_DECODE_JS, css=_DECODE_CSS, html=html), spec, key, container)
+    _mount(st.components.v2.component("decode_steps", js=_DECODE_JS, css=_DECODE_CSS, html=html), spec, key, None)

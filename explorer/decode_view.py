@@ -2,7 +2,8 @@
 
 The page sends every step at once, and the browser steps through them (explorer/components/decode_steps.js): a new
 step (a button, ←/→, the slider) is drawn with no round trip to the server, where a rerun of this part of the page
-took about 0.37 s at 48 characters (README). Another layer or head reruns only this part: a fragment. It takes plain
+took about 0.37 s at 48 characters (README). Another layer or head reruns only where the steps looked, a fragment,
+and leaves what they read and chose (the same in every layer and head) in place, not sent again. It takes plain
 values and finds the model and the runs by them, as the page does: a fragment stays in the session's memory with
 its arguments until the next full run, and a page's own function would keep that page's globals, an own model
 among them, alive with it (tests/app/test_released_models.py).
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analysis.page_models.decode import decode_steps
+from analysis.page_models.decode import decode_steps, looked_steps
 from analysis.page_models.decode_cache import cache_walk
 from viz.decode_steps import looked_spec, step_spec
 
@@ -27,20 +28,31 @@ STEP_PARAM = "step"            # the step a link opens on; the browser keeps it 
 CACHE_PARAM = "show_cache"     # "true": the cache's keys and values shown, as a link can ask
 
 
-@fragment()
 def decode_view(key: str, text: str, temperature: float | None, top_k: int | None, seed: int) -> None:
-    """`temperature` None: the greedy run."""
-    ckpt = checkpoint_for(key)
-    config, vocab = ckpt.model.config, ckpt.vocab
+    """Every step, then where each looked in the layer and head picked below. `temperature` None: the greedy run."""
+    step_part(key, text, temperature, top_k, seed)
+    looked_part(key, text, temperature, top_k, seed)
+
+
+def step_part(key: str, text: str, temperature: float | None, top_k: int | None, seed: int) -> None:
+    """What every step reads and chooses: the same in every layer and head, so drawn by the page's run and left in
+    place when another layer or head reruns the fragment below."""
     run = text_run(key, text, temperature, top_k, seed)
     chosen = index_in_url(STEP_PARAM, len(run.chosen_ids), bring_in_range=True)   # as the browser does
-    show_cache = flag_in_url(CACHE_PARAM)
+    decode_part(step_spec(decode_steps(run, checkpoint_for(key).vocab), chosen, projector_on(), STEP_PARAM), "steps")
 
-    upper = st.container()                           # drawn once the head below is picked
+
+@fragment()
+def looked_part(key: str, text: str, temperature: float | None, top_k: int | None, seed: int) -> None:
+    """Where every step looked in the layer and head picked here, and what the key/value cache held."""
+    ckpt = checkpoint_for(key)
+    config = ckpt.model.config
+    run = text_run(key, text, temperature, top_k, seed)
+    chosen = index_in_url(STEP_PARAM, len(run.chosen_ids), bring_in_range=True)
+    show_cache = flag_in_url(CACHE_PARAM)
     st.header("Where this step looked")
     _, layer, head = pick_head(config, "step_", kinds=("cross",), layer_label="Decoder layer")
-    steps = decode_steps(run, text_run(key, text, teacher=True), vocab, layer, head)
-    decode_part(step_spec(steps, chosen, projector_on(), STEP_PARAM), "steps", upper)
-    decode_part(looked_spec(steps, cache_walk(ckpt.model, run, layer, head), config.n_heads, projector_on(),
+    looked = looked_steps(run, text_run(key, text, teacher=True), layer, head)
+    decode_part(looked_spec(looked, cache_walk(ckpt.model, run, layer, head), config.n_heads, projector_on(),
                             chosen, show_cache, CACHE_PARAM),
                 "looked")

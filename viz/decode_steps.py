@@ -41,14 +41,14 @@ def step_spec(steps: list, chosen: int, projector: bool, param: str) -> dict:
             "bar_height": BAR_HEIGHT}
 
 
-def looked_spec(steps: list, walk, n_heads: int, projector: bool, chosen: int, show_cache: bool,
+def looked_spec(looked: list, walk, n_heads: int, projector: bool, chosen: int, show_cache: bool,
                 cache_param: str) -> dict:
-    """Where each step looked in one layer (`walk.layer`, its head `walk.head` outlined) and what the key/value
-    cache held at it (`walk`, the page model's CacheWalk). Each step's attention rows, and the head's keys and values
-    once: step t reads rows 0..t.
+    """Where each step looked in one layer (`looked`: the page model's LookedStep of every step; `walk.layer`, its
+    head `walk.head` outlined) and what the key/value cache held at it (`walk`, the page model's CacheWalk). Each
+    step's attention rows, and the head's keys and values once: step t reads rows 0..t.
     `chosen`: the step a link names (0: none); `show_cache`: the link asks for the keys and values shown, which
     the browser keeps in the URL as `cache_param`."""
-    first = steps[0]
+    first = looked[0]
     return {
         "part": "looked", "chosen": chosen, "show_cache": show_cache, "cache_param": cache_param,
         "layer": walk.layer, "head": walk.head,
@@ -62,4 +62,4 @@ def looked_spec(steps: list, walk, n_heads: int, projector: bool, chosen: int, s
                    "cross_sentence": paragraph(view.cross_sentence),
                    "self_sentence": paragraph(view.self_sentence), "reads": paragraph(walk.reads_sentences[t]),
                    "same": paragraph(walk.same_sentences[t]), "cost": paragraph(walk.cost_sentences[t])}
-                  for t, view in enumerate(steps)]}
+                  for t, view in enumerate(looked)]}

@@ -1,4 +1,6 @@
-"""Decode step by step: what step t of a decoding read, chose and looked at."""
+"""Decode step by step: what step t of a decoding read and chose (DecodeStep), and where it looked in one layer
+(LookedStep). Apart, because another layer or head changes only where it looked: the page then rebuilds and sends
+only that part."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ TEMPERATURES = (0.5, 1.0, 3.0, 5.0, 10.0)    # the same step's scores, divided b
 
 @dataclass(frozen=True)
 class DecodeStep:
-    """Step t of one decoding. V tokens, H heads, S source positions, T decoder positions."""
+    """Step t of one decoding: what it read and chose. V tokens."""
 
     t: int
     steps: int                               # T: the decoding's number of steps
@@ -39,6 +41,14 @@ class DecodeStep:
     entropy: dict[float, float]              # T -> nats
     lead: float                              # the top score minus the second
     temperature_caption: str
+
+
+@dataclass(frozen=True)
+class LookedStep:
+    """Where step t looked in one decoder layer, one head named. H heads, S source positions, T decoder
+    positions."""
+
+    t: int
     cross: np.ndarray                        # (H, S) step t's cross-attention row in the chosen layer
     source: list[str]                        # (S,)
     cross_sentence: str
@@ -47,11 +57,16 @@ class DecodeStep:
     self_sentence: str
 
 
-def decode_steps(run: Run, taught: Run, vocab: Vocab, layer: int, head: int) -> list[DecodeStep]:
+def decode_steps(run: Run, vocab: Vocab) -> list[DecodeStep]:
     """Every step of `run` (decode_step), which the page steps through in the browser."""
     labels = [token_label(vocab, i) for i in range(vocab.size)]
+    return [decode_step(run, vocab, t, labels) for t in range(len(run.chosen_ids))]
+
+
+def looked_steps(run: Run, taught: Run, layer: int, head: int) -> list[LookedStep]:
+    """Where every step of `run` looked in decoder layer `layer`, `head` named (looked_step)."""
     taught_future = _future_weight(taught)
-    return [decode_step(run, taught, vocab, t, layer, head, labels, taught_future) for t in range(len(run.chosen_ids))]
+    return [looked_step(run, taught, t, layer, head, taught_future) for t in range(len(run.chosen_ids))]
 
 
 def _future_weight(taught: Run) -> float:
@@ -59,10 +74,8 @@ def _future_weight(taught: Run) -> float:
     return float(np.triu(taught.trace.stack_attention("decoder_self"), k=1).max())   # over (L, H, T, T)
 
 
-def decode_step(run: Run, taught: Run, vocab: Vocab, t: int, layer: int, head: int, labels: list[str] | None = None,
-                taught_future: float | None = None) -> DecodeStep:
-    """Step t of `run`, read in decoder layer `layer` with `head` named; `taught` is the same text under teacher
-    forcing, whose pass shows what the causal mask hides in training. `labels` and `taught_future`: the same for
+def decode_step(run: Run, vocab: Vocab, t: int, labels: list[str] | None = None) -> DecodeStep:
+    """What step t of `run` read and chose, and its distribution at five temperatures. `labels`: the same for
     every step, given once by decode_steps."""
     labels = labels or [token_label(vocab, i) for i in range(vocab.size)]
     probs = run.probs[t]
@@ -81,7 +94,22 @@ def decode_step(run: Run, taught: Run, vocab: Vocab, t: int, layer: int, head: i
         + ", ".join(f"T = {temp:g}: top p = {by_temperature[temp].max():.3f}, entropy {entropy[temp]:.2g} nats"
                     for temp in TEMPERATURES)
         + ". Greedy decoding always takes the tallest bar; sampling draws from the bars.")
+    return DecodeStep(
+        t=t, steps=len(run.chosen_ids), labels=labels, probs=probs, chosen_id=chosen_id,
+        decoder_input=" ".join(run.decoder_in[: t + 1]), chosen=run.decoder_out[t], chosen_p=float(probs[chosen_id]),
+        written=visible(vocab.decode(list(run.fed_ids[: t + 1]))), output=visible(run.output),
+        caption=(f"Step {t} reads {SOS_LABEL} + the {t} token{'' if t == 1 else 's'} produced so far ({t + 1} "
+                 f"positions).  " if t else f"Step 0 reads {SOS_LABEL} alone (1 position).  ")
+        + f"Full output: **{visible(run.output)}**",
+        top_tokens=[labels[i] for i in order], top_probs=probs[order],
+        by_temperature=by_temperature, entropy=entropy, lead=best - second, temperature_caption=temperature_caption)
 
+
+def looked_step(run: Run, taught: Run, t: int, layer: int, head: int, taught_future: float | None = None
+                ) -> LookedStep:
+    """Where step t of `run` looked in decoder layer `layer`, with `head` named; `taught` is the same text under
+    teacher forcing, whose pass shows what the causal mask hides in training (`taught_future`: its largest weight
+    on a later position, the same for every step, given once by looked_steps)."""
     cross = run.trace["cross", layer][:, t]                        # (H, S): step t's row
     target = expected_source(run.text, run.task, t)
     peak = int(cross[head].argmax())
@@ -105,16 +133,5 @@ def decode_step(run: Run, taught: Run, vocab: Vocab, t: int, layer: int, head: i
         "of a word learn in one parallel pass (teacher forcing), none reading the answer after it: in that pass "
         f"over your text, the largest weight any position puts on a later one, over every layer and head, is "
         f"**{weight_text(taught_future)}**.")
-
-    return DecodeStep(
-        t=t, steps=steps, labels=labels, probs=probs, chosen_id=chosen_id,
-        decoder_input=" ".join(run.decoder_in[: t + 1]), chosen=run.decoder_out[t], chosen_p=float(probs[chosen_id]),
-        written=visible(vocab.decode(list(run.fed_ids[: t + 1]))), output=visible(run.output),
-        caption=(f"Step {t} reads {SOS_LABEL} + the {t} token{'' if t == 1 else 's'} produced so far ({t + 1} "
-                 f"positions).  " if t else f"Step 0 reads {SOS_LABEL} alone (1 position).  ")
-        + f"Full output: **{visible(run.output)}**",
-        top_tokens=[labels[i] for i in order], top_probs=probs[order],
-        by_temperature=by_temperature, entropy=entropy, lead=best - second, temperature_caption=temperature_caption,
-        cross=cross, source=run.source, cross_sentence=cross_sentence,
-        decoder_self=own, decoder_keys=run.decoder_in, self_sentence=self_sentence)
-
+    return LookedStep(t=t, cross=cross, source=run.source, cross_sentence=cross_sentence, decoder_self=own,
+                      decoder_keys=run.decoder_in, self_sentence=self_sentence)

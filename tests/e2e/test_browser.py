@@ -587,16 +587,20 @@ def new_url_step(page) -> str | None:
 
 def test_decodes_step_outlives_another_head_and_a_new_word(server, page):
     """The browser keeps the step: a rerun of the page's part (another head) draws the same step, a new word draws
-    it too, or the new word's last step where the word is shorter."""
+    it too, or the new word's last step where the word is shorter. Another head draws where the steps looked again,
+    and leaves what they read and chose, which no head changes, as it was."""
     load(page, f"{server}/decode?text=attention&step=7")
     values = page.locator(".decode .metric .value")
     expect(values.nth(0)).to_have_text("⟨s⟩ n o i t n e t")
+    step_drawn, looked_drawn = values.nth(0).element_handle(), page.locator(".decode h2", has_text="key/value cache").element_handle()
     page.get_by_test_id("stMain").get_by_role("combobox", name=re.compile("^Head")).click()
-    with run_ends(page):
+    with run_ends(page, "fragment"):
         page.keyboard.type("2")
         page.keyboard.press("Enter")
     expect(page.get_by_text("Cross-attention at step 7, layer 1, every head (head 2 outlined)")).to_be_visible()
     expect(values.nth(0)).to_have_text("⟨s⟩ n o i t n e t")
+    assert step_drawn.evaluate("node => node.isConnected")                   # not drawn again
+    assert not looked_drawn.evaluate("node => node.isConnected")             # drawn again, for head 2
     type_text(page, "level")                                           # 6 steps: the last is step 5
     expect(values.nth(0)).to_have_text("⟨s⟩ l e v e l")
     assert new_url_step(page) == "5"
