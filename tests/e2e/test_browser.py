@@ -3,13 +3,16 @@ a copied link opens the same view, and markup typed by a user is shown as text."
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
 
+import numpy as np
 import pytest
 from playwright.sync_api import expect
 
+from explorer.canvas_charts import json_bytes
 from explorer.pages import PAGES as REGISTRY
 from tests.links import LINKS
 
@@ -642,10 +645,47 @@ def test_switching_the_task_switches_every_page(server, page):
     screenshot(page, "how-it-reverses-under-sort")
 
 
+DRAWN = """els => els.map(e => ({title: e.title, row: e.dataset.row, token: e.dataset.token, series: e.dataset.series,
+    value: e.dataset.value === undefined ? null : Number(e.dataset.value), dark: e.classList.contains("on-dark"),
+    text: e.textContent, colour: getComputedStyle(e).backgroundColor, height: e.style.height,
+    outline: e.style.outline}))"""
+
+
+def draw_decode(page, data: list[dict], python_html: str = "") -> None:
+    """explorer/components/decode_steps.js on its own, given each part's data (in #step and #looked), beside HTML
+    viz draws from Python (in #python)."""
+    from explorer.canvas_charts import _DECODE_JS
+    page.set_content('<div id="step"><div class="decode"></div></div><div id="looked"><div class="decode"></div></div>'
+                     '<div id="python"></div>')
+    page.add_script_tag(type="module",
+                        content=_DECODE_JS.replace("export default function", "window.drawDecode = function"))
+    page.wait_for_function("() => window.drawDecode")
+    for part in data:
+        page.evaluate("""data => window.drawDecode({parentElement: document.getElementById(data.part),
+                                                  data: new TextEncoder().encode(JSON.stringify(data))})""", part)
+    page.evaluate("markup => { document.getElementById('python').innerHTML = markup; }", python_html)
+
+
+def same_drawing(js: list[dict], python: list[dict]) -> None:
+    """Two lists of drawn elements alike: the same names, tooltips and text; values and colours up to a float32's
+    last digit and a colour channel's rounding."""
+    assert len(js) == len(python) > 0
+    for a, b in zip(js, python):
+        assert {k: a[k] for k in ("title", "row", "token", "series", "dark", "text", "outline")} == {
+            k: b[k] for k in ("title", "row", "token", "series", "dark", "text", "outline")}
+        assert (a["value"] is None) == (b["value"] is None)
+        if a["value"] is not None:
+            assert a["value"] == pytest.approx(b["value"], rel=1e-6, abs=1e-12)
+        channels = [[float(c) for c in re.findall(r"[\d.]+", x["colour"])] for x in (a, b)]
+        assert np.allclose(*channels, atol=1)
+        if a["height"]:
+            assert float(a["height"].removesuffix("rem")) == pytest.approx(float(b["height"].removesuffix("rem")),
+                                                                           abs=0.0011)
+
+
 def test_decodes_drawing_escapes_its_labels_and_writes_no_values_in_a_long_vector(page):
     """explorer/components/decode_steps.js on its own, with data no bundled model makes: labels that are markup (an
     uploaded model's vocabulary is not ours to trust) and 32 numbers a key (d_k of an own model with one head)."""
-    from explorer.canvas_charts import _DECODE_JS
     markup = "<img src=x onerror=alert(1)>"
     steps, width = 2, 32
     data = {"part": "looked", "chosen": 1, "show_cache": True, "cache_param": "show_cache", "layer": 0, "head": 0,
@@ -657,11 +697,7 @@ def test_decodes_drawing_escapes_its_labels_and_writes_no_values_in_a_long_vecto
             "draft": "<p>draft</p>",
             "views": [{"cross": [[0.25, 0.75]], "self": [[1.0, 0.0]], "cross_sentence": "<p>c</p>",
                        "self_sentence": "<p>s</p>", "reads": "<p>r</p>", "same": "<p>m</p>", "cost": "<p>k</p>"}] * steps}
-    page.set_content('<div id="host"><div class="decode"></div></div>')
-    page.add_script_tag(type="module", content=_DECODE_JS.replace("export default function", "window.drawDecode = function"))
-    page.wait_for_function("() => window.drawDecode")
-    page.evaluate("""data => window.drawDecode({parentElement: document.getElementById("host"),
-                                              data: new TextEncoder().encode(JSON.stringify(data))})""", data)
+    draw_decode(page, [data])
     assert page.locator("img").count() == 0                                  # the markup is text, run nowhere
     expect(page.locator("tr[data-row='" + markup + "']").first).to_be_attached()
     assert markup in page.locator(".strip-weights").first.inner_text()
@@ -672,6 +708,50 @@ def test_decodes_drawing_escapes_its_labels_and_writes_no_values_in_a_long_vecto
     assert keys.locator("td").first.get_attribute("title") == f"0: {markup} (kept), dimension 0: -1.0000"
     assert [r.get_attribute("data-row") for r in keys.locator("tr[data-row]").all()] == [
         f"0: {markup} (kept)", "1: a (new)"]
+
+
+@pytest.mark.parametrize("t, width", [(0, None), (4, None), (4, 32)])
+def test_decodes_drawing_in_the_browser_matches_what_python_draws_for_the_same_numbers(page, t, width):
+    """The browser's renderers of Decode's bars and key/value tables (explorer/components/decode_steps.js) are
+    twins of viz.html_bars.probability_columns and viz.strips.vector_rows, which the lesson and Inside one head
+    still draw from Python: for one step of a real decoding, every bar and cell is drawn alike (they once drifted
+    on long vectors). `width`: keys of that many numbers in place of the model's 16 (an own model's d_k), drawn
+    without their values."""
+    from analysis.page_models.decode import decode_steps, looked_steps
+    from analysis.page_models.decode_cache import cache_walk
+    from analysis.run import Decoding, make_run
+    from transformer.checkpoint import bundled_checkpoint, load as load_checkpoint
+    from viz.decode_steps import BAR_TOKENS, looked_spec, step_spec
+    from viz.html_bars import probability_columns
+    from viz.strips import vector_rows
+
+    ckpt = load_checkpoint(bundled_checkpoint("reverse"))
+    run = make_run(ckpt.model, ckpt.vocab, "attention")
+    steps = decode_steps(run, ckpt.vocab)
+    walk = cache_walk(ckpt.model, run, 1, 2)
+    looked = looked_steps(run, make_run(ckpt.model, ckpt.vocab, "attention", how=Decoding(teacher=True)), 1, 2)
+    data = [step_spec(steps, t, False, "step"), looked_spec(looked, walk, 4, False, t, True, "show_cache")]
+    if width:
+        data[1]["keys"] = np.random.default_rng(0).normal(size=(len(steps), width)).astype(np.float32)
+    data = [json.loads(json_bytes(part)) for part in data]   # as the page sends them
+    step = steps[t]
+    bars = probability_columns(step.probs, step.labels, BAR_TOKENS, step.chosen_id,
+                               f"Next-token distribution at step {t}")
+    keys = vector_rows(list(data[1]["keys"][: t + 1]),
+                       [f"{r}: {walk.row_labels[r]} {'(new)' if r == t else '(kept)'}" for r in range(t + 1)],
+                       "Keys, layer 1, head 2", outlined=t)
+    draw_decode(page, data, bars + keys)
+    same_drawing(page.eval_on_selector_all("#step .bars div[data-token]", DRAWN),
+                 page.eval_on_selector_all("#python div[data-token]", DRAWN))
+    table = ".strip-bare" if width else ".strip-values"           # the keys' table, the first of the cache's two
+    for selector in ("td", "tr[data-row]"):
+        same_drawing(*(page.eval_on_selector(f"{side} {table}", f"(box, s) => ({DRAWN})([...box.querySelectorAll(s)])",
+                                             selector) for side in ("#looked", "#python")))
+    assert (page.locator("#step .bars [role=img]").get_attribute("aria-label")
+            == page.locator("#python [role=img]").get_attribute("aria-label"))
+    assert (page.locator(f"#looked {table}").first.locator("th").all_inner_texts()
+            == page.locator(f"#python {table} th").all_inner_texts())
+    assert page.locator(f"#looked {table}").first.inner_text() == page.locator(f"#python {table}").inner_text()
 
 
 def test_on_a_phone_the_arrow_keys_scroll_a_wide_table_of_decode_not_the_step(server, browser):
