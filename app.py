@@ -57,21 +57,40 @@ async def warm_up_status(_request):
 # formatting, 1.2 MB, KaTeX, the widgets), 0.8-0.9 s with these loaded first (3 starts each, README).
 ELEMENT_CODE = ("Html", "TextInput", "ButtonGroup", "Checkbox", "PageLink", "Button", "Metric", "BidiComponent",
                 "DataFrame", "rehype-katex")
+# Code to load once the page's first run is drawn and the browser is idle: st.code's syntax highlighter (1.6 MB,
+# every Prism language registered as it runs) held the browser's main thread 0.3-0.46 s the first time a document
+# showed an st.code (a learner's text in full, the lesson's "What the model writes"): the lesson's → key from step 7
+# to step 8 took 0.65 s, of which 0.46 s were the highlighter. Loaded with the page, it would hold back its first
+# drawing as long; loaded in idle time, it costs a learner nothing they wait for.
+CODE_WHEN_IDLE = ("StreamlitSyntaxHighlighter",)
 
 
 STATIC = Path(st.__file__).parent / "static"   # Streamlit's build: index.html, and its files under static/
 
 
-def element_code_files(static_js: Path = STATIC / "static" / "js") -> list[str]:
-    """The file of each ELEMENT_CODE module in this Streamlit's build (none for a name it no longer has)."""
+def element_code_files(modules: tuple[str, ...] = ELEMENT_CODE,
+                       static_js: Path = STATIC / "static" / "js") -> list[str]:
+    """The file of each module in this Streamlit's build (none for a name it no longer has)."""
     names = {p.name for p in static_js.glob("*.js")}
-    return [f for name in ELEMENT_CODE for f in sorted(names) if re.fullmatch(rf"{re.escape(name)}\.[\w-]+\.js", f)]
+    return [f for name in modules for f in sorted(names) if re.fullmatch(rf"{re.escape(name)}\.[\w-]+\.js", f)]
 
 
-def load_first_script(files: list[str]) -> bytes:
-    """A module script that imports `files` as the page starts; Streamlit's own imports later find them loaded."""
-    imports = ",".join(f'"./static/js/{f}"' for f in files)
-    return f"<script type=\"module\">for (const f of [{imports}]) import(f).catch(() => {{}});</script>".encode()
+# The page's first run drawn: an element in the main part of a page that is not running (before it connects, the
+# app is "notRunning" too, with nothing in it)
+FIRST_RUN_DRAWN = ("[data-testid='stApp'][data-test-script-state='notRunning'] [data-testid='stMain'] "
+                   "[data-testid='stElementContainer']")
+
+
+def load_first_script(files: list[str], when_idle: list[str] = ()) -> bytes:
+    """A module script that imports `files` as the page starts, and `when_idle` once its first run is drawn and the
+    browser has nothing else to do; Streamlit's own imports later find them loaded."""
+    def imports(names):
+        return ",".join(f'"./static/js/{f}"' for f in names)
+    return (f"<script type=\"module\">for (const f of [{imports(files)}]) import(f).catch(() => {{}});"
+            f"const idle = window.requestIdleCallback || setTimeout;"
+            f"const later = () => document.querySelector(\"{FIRST_RUN_DRAWN}\") ? idle(() => {{ for (const f of "
+            f"[{imports(when_idle)}]) import(f).catch(() => {{}}); }}) : setTimeout(later, 500);"
+            f"later();</script>").encode()
 
 
 class ElementCodeFirst:
@@ -79,7 +98,9 @@ class ElementCodeFirst:
     page's path). A page's path asks for no compression, so that its 6 kB of HTML can be read and changed."""
 
     def __init__(self, app, files: list[str] | None = None):
-        self.app, self.script = app, load_first_script(element_code_files() if files is None else files)
+        self.app = app
+        self.script = load_first_script(element_code_files() if files is None else files,
+                                        element_code_files(CODE_WHEN_IDLE))
 
     async def __call__(self, scope, receive, send):
         path = scope.get("path", "")

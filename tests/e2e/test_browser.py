@@ -3,6 +3,7 @@ a copied link opens the same view, and markup typed by a user is shown as text."
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -17,7 +18,7 @@ from explorer.pages import PAGES as REGISTRY
 from tests.links import LINKS
 
 from .conftest import screenshot
-from drivers.harness import PAINTED, load, run_ends, run_mark, settle, type_text, wait_for_charts
+from drivers.harness import PAINTED, ROOT, load, run_ends, run_mark, settle, type_text, wait_for_charts
 
 PAGES = {p.url_path: (p.title, p.svgs, p.canvases) for p in REGISTRY}  # url path -> (label, SVG charts, canvases)
 
@@ -40,6 +41,22 @@ def test_every_page_draws_for_a_typed_word(server, page, path):
         assert svg.get_attribute("aria-label")
         assert svg.locator("circle, rect").count() > 0 and svg.bounding_box()["width"] > 100
     screenshot(page, path or "home")
+
+
+def test_st_codes_highlighter_is_loaded_once_the_first_run_is_drawn(server, page):
+    """app.py's CODE_WHEN_IDLE: on a page with no st.code (the Glossary), the browser asks for the syntax
+    highlighter's code once the page's first run is drawn, not before, so its long first run (0.3-0.46 s) waits
+    for no learner: the lesson's "What the model writes" and a long text shown in full find it loaded."""
+    drawn = next(ast.literal_eval(node.value) for node in ast.parse((ROOT / "app.py").read_text()).body  # read, as
+                 if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "FIRST_RUN_DRAWN")  # served
+    asked = []
+    page.on("request", lambda request: asked.append(request.url) if "SyntaxHighlighter" in request.url else None)
+    page.goto(f"{server}/glossary")
+    page.wait_for_function("selector => document.querySelector(selector)", arg=drawn)
+    assert asked == []                                  # nothing asked for while the page drew
+    page.wait_for_function("() => performance.getEntriesByType('resource').some(r => r.name.includes("
+                           "'StreamlitSyntaxHighlighter'))")
+    assert len(asked) == 1 and page.get_by_test_id("stCode").count() == 0
 
 
 def test_positional_encodings_svg_charts_name_every_bar_and_point(server, page):
