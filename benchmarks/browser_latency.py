@@ -16,7 +16,7 @@
   word (GET /api/warm-up, as browser_ab waits for it), and each word is typed READING seconds after the last was
   drawn, as the lesson's → key already was: before, the first page measured shared the cores with the warm-up,
   and each word started while the browser still finished the last (Inside one head at 5 characters: 0.57-0.65 s
-  back to back, 0.42-0.48 s so).
+  back to back, 0.42-0.49 s so).
 - the lesson's steps (lesson-1 … lesson-11): the same, and the → key from the step before (on a new word
   of 24 characters, so the step's numbers are computed, not cached).
 """
