@@ -8,7 +8,8 @@ after a first page, the other models and every page's modules), so the first lea
 GET /api/warm-up says how far it got. Every run of a session then runs
 this file as its script, which draws the frame and the page (explorer/frame.py). Every page's HTML also asks the
 browser to load the code of the elements the pages draw at once (ElementCodeFirst), while the server still works,
-and Streamlit's own files are answered from memory (HashedFilesFromMemory).
+and st.code's syntax highlighter once the first run is drawn and the browser is idle; Streamlit's own files are
+answered from memory (HashedFilesFromMemory).
 """
 
 import contextlib
@@ -61,7 +62,8 @@ ELEMENT_CODE = ("Html", "TextInput", "ButtonGroup", "Checkbox", "PageLink", "But
 # every Prism language registered as it runs) held the browser's main thread 0.3-0.46 s the first time a document
 # showed an st.code (a learner's text in full, the lesson's "What the model writes"): the lesson's → key from step 7
 # to step 8 took 0.65 s, of which 0.46 s were the highlighter. Loaded with the page, it would hold back its first
-# drawing as long; loaded in idle time, it costs a learner nothing they wait for.
+# drawing as long; loaded in idle time, a learner waits for it only if they act in the half-second after the page
+# is drawn.
 CODE_WHEN_IDLE = ("StreamlitSyntaxHighlighter",)
 
 
@@ -81,16 +83,18 @@ FIRST_RUN_DRAWN = ("[data-testid='stApp'][data-test-script-state='notRunning'] [
                    "[data-testid='stElementContainer']")
 
 
-def load_first_script(files: list[str], when_idle: list[str] = ()) -> bytes:
+def load_first_script(files: list[str], when_idle: list[str] | None = None) -> bytes:
     """A module script that imports `files` as the page starts, and `when_idle` once its first run is drawn and the
     browser has nothing else to do; Streamlit's own imports later find them loaded."""
     def imports(names):
         return ",".join(f'"./static/js/{f}"' for f in names)
-    return (f"<script type=\"module\">for (const f of [{imports(files)}]) import(f).catch(() => {{}});"
+    idle = ("" if not when_idle else               # a Streamlit with no such file: nothing to wait for
             f"const idle = window.requestIdleCallback || setTimeout;"
             f"const later = () => document.querySelector(\"{FIRST_RUN_DRAWN}\") ? idle(() => {{ for (const f of "
             f"[{imports(when_idle)}]) import(f).catch(() => {{}}); }}) : setTimeout(later, 500);"
-            f"later();</script>").encode()
+            f"later();")
+    return (f"<script type=\"module\">for (const f of [{imports(files)}]) import(f).catch(() => {{}});{idle}"
+            f"</script>").encode()
 
 
 class ElementCodeFirst:

@@ -25,6 +25,7 @@ same code on all three).
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import re
 import statistics
@@ -68,29 +69,23 @@ def open_head_box(page, n_heads: int, repeat: int) -> tuple[str, bool]:
     return head, False
 
 
-def pick_head(page, picked: tuple[str, bool], repeat: int) -> None:
+def pick_head(page, picked: tuple[str, bool], repeat: int, param: str = "head") -> None:
+    """The head typed into its open box and Enter, or its radio button; `param`: the URL's name for it."""
     head, radio = picked
     if radio:
         page.get_by_role("radio", name=head, exact=True).check()
     else:
         page.keyboard.type(head)
         page.keyboard.press("Enter")
-    url_has(page, "head", head)
+    url_has(page, param, head)
 
 
 def open_decode_head_box(page, n_heads: int, repeat: int) -> tuple[str, bool]:
-    """Decode's "Head" box focused, not timed (its list of options opens as the head is typed)."""
+    """Decode's "Head" box focused, not timed. Unlike Attention's before issue 30, its list does not show on the
+    click (open_head_box waited 30 s for an option), but the typed head and Enter pick it (pick_head). Since
+    2026-11-28 afternoon its fragment draws where the steps looked, and what they read and chose stays in place."""
     page.get_by_test_id("stMain").get_by_role("combobox", name=re.compile("^Head")).click()
     return str(1 + repeat % (n_heads - 1)), False
-
-
-def pick_decode_head(page, picked: tuple[str, bool], repeat: int) -> None:
-    """Decode's head, a Streamlit selectbox whose fragment draws where the steps looked (since 2026-11-28 afternoon,
-    what they read and chose is left in place)."""
-    head, _ = picked
-    page.keyboard.type(head)
-    page.keyboard.press("Enter")
-    url_has(page, "step_head", head)
 
 
 def next_step(page, _: None, repeat: int) -> None:
@@ -117,7 +112,8 @@ def steps_on_server(page) -> bool:
 CHANGES = {"attention-head": ("attention", open_head_box, pick_head, lambda page: False),
            "decode-step": ("decode", lambda page, n_heads, repeat: None, next_step, steps_on_server),
            "decode-same-step": ("decode", lambda page, n_heads, repeat: None, first_step_again, steps_on_server),
-           "decode-head": ("decode", open_decode_head_box, pick_decode_head, lambda page: True)}
+           "decode-head": ("decode", open_decode_head_box, functools.partial(pick_head, param="step_head"),
+                           lambda page: True)}
 DEFAULT_CHANGES = ("attention-head", "decode-step")
 
 

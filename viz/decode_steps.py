@@ -60,6 +60,6 @@ def looked_spec(looked: list, walk, n_heads: int, projector: bool, chosen: int, 
         "keys": walk.self_keys, "values": walk.self_values, "draft": paragraph(walk.draft_sentence),
         "views": [{"cross": np.ascontiguousarray(view.cross), "self": np.ascontiguousarray(view.decoder_self),
                    "cross_sentence": paragraph(view.cross_sentence),
-                   "self_sentence": paragraph(view.self_sentence), "reads": paragraph(walk.reads_sentences[t]),
-                   "same": paragraph(walk.same_sentences[t]), "cost": paragraph(walk.cost_sentences[t])}
-                  for t, view in enumerate(looked)]}
+                   "self_sentence": paragraph(view.self_sentence), "reads": paragraph(walk.reads_sentences[view.t]),
+                   "same": paragraph(walk.same_sentences[view.t]), "cost": paragraph(walk.cost_sentences[view.t])}
+                  for view in looked]}

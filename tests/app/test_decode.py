@@ -126,10 +126,12 @@ def test_a_step_past_the_texts_last_opens_the_last_and_a_malformed_one_is_named(
     number past the last step is the last, as the browser brings its own in range, with no notice."""
     at = open_app({"text": "ab", "step": "9"}, "decode")            # ab is decoded in 3 steps
     no_exception(at)
-    assert decode_parts(at)["step"]["chosen"] == 2 and at.query_params["step"] == "9"
+    parts = decode_parts(at)                                      # both parts read the step: they agree
+    assert parts["step"]["chosen"] == parts["looked"]["chosen"] == 2 and at.query_params["step"] == "9"
     assert not [n for n in at.info if "could not be used" in n.value]
     at = open_app({"text": "ab", "step": "-1"}, "decode")
-    assert decode_parts(at)["step"]["chosen"] == 0 and "step" not in at.query_params
+    parts = decode_parts(at)
+    assert parts["step"]["chosen"] == parts["looked"]["chosen"] == 0 and "step" not in at.query_params
     assert any("value for step (-1) could not be used" in n.value.replace("\\", "") for n in at.info)   # named
     # (tests/app/test_hostile_links.py: other values no page can use)
 

@@ -612,7 +612,8 @@ def test_decodes_step_outlives_another_head_and_a_new_word(server, page):
     load(page, f"{server}/decode?text=attention&step=7")
     values = page.locator(".decode .metric .value")
     expect(values.nth(0)).to_have_text("⟨s⟩ n o i t n e t")
-    step_drawn, looked_drawn = values.nth(0).element_handle(), page.locator(".decode h2", has_text="key/value cache").element_handle()
+    step_drawn = values.nth(0).element_handle()
+    looked_drawn = page.locator(".decode h2", has_text="key/value cache").element_handle()
     page.get_by_test_id("stMain").get_by_role("combobox", name=re.compile("^Head")).click()
     with run_ends(page, "fragment"):
         page.keyboard.type("2")
@@ -695,6 +696,7 @@ def same_drawing(js: list[dict], python: list[dict]) -> None:
             assert a["value"] == pytest.approx(b["value"], rel=1e-6, abs=1e-12)
         channels = [[float(c) for c in re.findall(r"[\d.]+", x["colour"])] for x in (a, b)]
         assert np.allclose(*channels, atol=1)
+        assert bool(a["height"]) == bool(b["height"])
         if a["height"]:
             assert float(a["height"].removesuffix("rem")) == pytest.approx(float(b["height"].removesuffix("rem")),
                                                                            abs=0.0011)

@@ -63,7 +63,8 @@ def test_the_last_step_ends_the_output_and_sampling_is_read_from_its_own_distrib
     run = run_of("ab")
     last = decode_step(run, reverser.vocab, 2)
     looked = looked_step(run, run_of("ab", how=Decoding(teacher=True)), 2, 0, 0)
-    assert last.chosen == "⟨/s⟩" and last.output == "ba" and "the step that ends the output" in looked.cross_sentence
+    assert last.chosen == "⟨/s⟩" and last.output == "ba"
+    assert "the step that ends the output" in looked.cross_sentence
     assert "none (no later position)" in looked.self_sentence
     sampled = run_of("hello", how=Decoding(temperature=3.0, top_k=5, seed=7))
     step = decode_step(sampled, reverser.vocab, 0)
