@@ -51,7 +51,8 @@ def weight_text(weight: float) -> str:
 
 def ffn_formula(d_model: int, d_ff: int) -> str:
     """The feed-forward network in the row-vector form the code computes (x W₁ + b₁ for a row x; PyTorch stores
-    each W as its transpose, out × in), with this model's shapes. LaTeX, one notation on every page."""
-    return (r"\mathrm{FFN}(x) = \max(0,\; x W_1 + b_1)\, W_2 + b_2,\quad "
+    each W as its transpose, out × in), with this model's shapes. LaTeX, one notation on every page; the shapes
+    on a line of their own, as one line ran past a phone's width (KaTeX does not break a formula)."""
+    return (r"\begin{gathered}\mathrm{FFN}(x) = \max(0,\; x W_1 + b_1)\, W_2 + b_2 \\ "
             rf"x \in \mathbb{{R}}^{{1\times{d_model}}},\; W_1 \in \mathbb{{R}}^{{{d_model}\times{d_ff}}},\; "
-            rf"W_2 \in \mathbb{{R}}^{{{d_ff}\times{d_model}}}")
+            rf"W_2 \in \mathbb{{R}}^{{{d_ff}\times{d_model}}}\end{{gathered}}")

@@ -14,8 +14,8 @@ st.markdown(
     "the values. Several heads do this side by side with their own projections; their outputs are concatenated "
     "and mixed by W^O."
 )
-st.latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V \qquad "
-         r"\mathrm{MultiHead}=\mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O")
+st.latex(r"\begin{gathered}\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V \\ "
+         r"\mathrm{MultiHead}=\mathrm{Concat}(\mathrm{head}_0,\dots,\mathrm{head}_{h-1})\,W^O\end{gathered}")
 
 ckpt = checkpoint_or_stop()
 attention_views(model_key(), learner_text(ckpt))

@@ -52,8 +52,8 @@ svg_chart(architecture_svg(c.d_model, c.n_heads, c.d_ff, c.n_encoder_layers, c.n
 
 st.subheader("Residual connections and LayerNorm")
 st.markdown(view.norm_sentence)
-st.latex(r"\text{pre-norm: } x + \mathrm{Sublayer}(\mathrm{LN}(x)) \qquad "
-         r"\text{post-norm: } \mathrm{LN}(x + \mathrm{Sublayer}(x))")
+st.latex(r"\begin{gathered}\text{pre-norm: } x + \mathrm{Sublayer}(\mathrm{LN}(x)) \\ "
+         r"\text{post-norm: } \mathrm{LN}(x + \mathrm{Sublayer}(x))\end{gathered}")
 
 st.subheader("Position-wise feed-forward network")
 st.markdown(view.ffn_sentence)

@@ -19,8 +19,8 @@ st.markdown(
     "position, so that training on whole sentences cannot peek at the answer. Masked scores become −∞ before "
     "softmax, and e^−∞ = 0: their weights are exactly zero."
 )
-st.latex(r"\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right),\qquad "
-         r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}")
+st.latex(r"\begin{gathered}\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right) \\ "
+         r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}\end{gathered}")
 
 ckpt = checkpoint_or_stop()
 key = model_key()   # names the model in use: the key of every cached run below

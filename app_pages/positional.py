@@ -16,8 +16,8 @@ st.markdown(
     "dimensions is a sine and a cosine of the position, turning at its own speed, fast in the first dimensions "
     "and ever slower further on."
 )
-st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
-         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
+st.latex(r"\begin{gathered}PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \\ "
+         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)\end{gathered}")
 
 ckpt = checkpoint_or_stop()
 key = model_key()   # names the model in use: the key of every cached run below
@@ -47,9 +47,9 @@ st.markdown(
     "map. Whether this model does is another matter: the embedding is added to the code and LayerNorm comes "
     "before every attention, so no head sees the pure code."
 )
-st.latex(r"\begin{pmatrix}\sin\omega_i(pos+\delta)\\ \cos\omega_i(pos+\delta)\end{pmatrix} = "
+st.latex(r"\begin{gathered}\begin{pmatrix}\sin\omega_i(pos+\delta)\\ \cos\omega_i(pos+\delta)\end{pmatrix} \\ = "
          r"\begin{pmatrix}\cos\omega_i\delta & \sin\omega_i\delta\\ -\sin\omega_i\delta & \cos\omega_i\delta"
-         r"\end{pmatrix}\begin{pmatrix}\sin\omega_i pos\\ \cos\omega_i pos\end{pmatrix}")
+         r"\end{pmatrix}\begin{pmatrix}\sin\omega_i pos\\ \cos\omega_i pos\end{pmatrix}\end{gathered}")
 a, b = st.columns(2)
 delta = a.slider("δ", 1, 20, 3, key="delta", **VIEW)
 keep_in_range("pos", 0, positions - 1)

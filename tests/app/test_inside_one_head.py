@@ -146,7 +146,7 @@ def test_a_post_norm_model_is_described_as_it_computes(bundled):
     at = open_page("inside_one_head", "abc", state={**own_model_state(own, "Post-norm"), "inside_kind": "cross"})
     no_exception(at)
     equations = " ".join(e.value for e in at.latex)
-    assert r"q_i = x_i\,W_Q" in equations and r"\mathrm{LN}(x_i)\,W_Q" not in equations
+    assert r"q_i &= x_i\,W_Q" in equations and r"\mathrm{LN}(x_i)\,W_Q" not in equations
     text = " ".join(m.value for m in at.markdown)
     assert "**post-norm**" in text and "divided by √8 = 2.828" in text
     assert "the generator makes it the scores of the next token" in text and "final LayerNorm" not in text
