@@ -138,9 +138,9 @@ def inside_view(model: Transformer, vocab: Vocab, run: Run, kind: str, layer: in
                    "transposed, these are rows).")
     allowed = bool(at.allowed[j])
     scaled = inside.dot / np.sqrt(d_k)
-    score_latex = (rf"s_{{{i},{j}}} = \frac{{q_{{{i}}}\cdot k_{{{j}}}}}{{\sqrt{{d_k}}}} = "
+    score_latex = (rf"\begin{{aligned}}s_{{{i},{j}}} &= \frac{{q_{{{i}}}\cdot k_{{{j}}}}}{{\sqrt{{d_k}}}} = "
                    rf"\frac{{{inside.dot:.4f}}}{{\sqrt{{{d_k}}}}} = {scaled:.4f}"
-                   + ("" if allowed else r" \;\to\; -\infty \text{ (masked)}"))
+                   + ("" if allowed else r" \\ &\to -\infty \text{ (masked)}") + r"\end{aligned}")   # a phone's width
     score_sentence = (
         f"The score multiplies q and k dimension by dimension (the last row), adds the {d_k} terms, divides by √d_k "
         "and applies the mask. A sum of d_k terms spreads out like √d_k, so the division keeps scores near the same "
