@@ -46,7 +46,7 @@ def attention_views(key: str, text: str) -> None:
 
     st.header(f"Every layer and head: {view.kind_name.lower()}")
     n_layers = len(view.weights)
-    chosen = index_in_url(HEAD_PARAM, n_heads)
+    chosen = index_in_url(HEAD_PARAM, n_heads, model=key)
     grid = attention_grid_spec(view.weights, rows, cols, f"{n_layers} layers × {n_heads} heads, each row of "
                                "weights summing to 1 (framed: the head drawn large below)",
                                query_title=view.row_title, key_title=view.col_title, projector=projector_on())

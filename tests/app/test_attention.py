@@ -11,8 +11,9 @@ from transformer import decoding
 from transformer.vocab import SOS
 
 
-from .helpers import canvas_charts, figures, no_exception, open_page
+from .helpers import canvas_charts, figures, no_exception, open_page, own_model_state
 from .test_entrypoint import open_app
+from .test_released_models import untrained_reverser
 
 
 def model_trace(ckpt, text):
@@ -106,6 +107,23 @@ def test_bad_query_parameters_fall_back_to_defaults():
     no_exception(at)
     assert (at.session_state["kind"], at.session_state["layer"]) == ("cross", 1)
     assert canvas_charts(at)["detail"]["switch"]["chosen"] == 0
+
+
+def test_a_head_kept_from_a_model_with_more_heads_is_not_named_as_a_bad_link():
+    """The browser keeps the head in the URL. Switched to a model with fewer heads, the page opens on head 0 and
+    says nothing: the number was this session's own choice on the other model, not a link's mistake (a link
+    naming a head the model lacks is still named: test_hostile_links)."""
+    at = open_app({"text": "level", "head": "3"}, "attention")          # the bundled model's 4 heads
+    no_exception(at)
+    assert canvas_charts(at)["detail"]["switch"]["chosen"] == 3
+    for key, value in own_model_state(untrained_reverser(), "Two heads").items():   # d_model 16, 2 heads
+        at.session_state[key] = value
+    at.run()
+    no_exception(at)
+    assert canvas_charts(at)["detail"]["switch"]["view_names"] == ["0", "1"]
+    assert canvas_charts(at)["detail"]["switch"]["chosen"] == 0
+    assert not [i.value for i in at.info if "could not be used" in i.value]
+    assert "head" not in at.query_params
 
 
 @pytest.mark.parametrize("kind", ["encoder_self", "decoder_self", "cross"])
