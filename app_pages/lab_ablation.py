@@ -11,7 +11,7 @@ from explorer.lab_runs import NOISE_POINTS, RULE_OF_THREE_POINTS, SAMPLE_SIZE, a
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import learner_text
-from explorer.text import answer_metric
+from explorer.text import answer_metric, in_full
 from viz.attention import side_by_side_spec
 from viz.lab import correct_probability_bars
 
@@ -44,6 +44,8 @@ with upper:
     left, right = st.columns(2)
     left.metric("Every head working", view.before_output)
     answer_metric(right, view.off_label, after)
+    in_full(left, before.output)      # a metric cuts a long text off with "…"
+    in_full(right, after.output)
     svg_chart(correct_probability_bars(view.p_before, view.p_after, view.steps,
                                        title="Probability of the correct next character at each step"),
               key="probabilities")

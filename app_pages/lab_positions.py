@@ -11,7 +11,7 @@ from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head
 from explorer.state import VIEW, learner_text
-from explorer.text import answer_metric
+from explorer.text import answer_metric, in_full
 from viz.attention import side_by_side_spec
 
 ckpt = checkpoint_or_stop()
@@ -43,9 +43,12 @@ edit = {"positions": mode, "sides": sides, "shuffle_seed": seed}
 before, after = text_run(key, text), text_run(key, text, **edit)
 taught, taught_after = text_run(key, text, teacher=True), text_run(key, text, teacher=True, **edit)
 outputs = taken_away(before, mode, sides)
-left, right = st.columns(2)                      # the exact matches join them once the layer below is picked
+left, right = st.columns(2)
 left.metric("With positions", outputs.before_output)
 answer_metric(right, outputs.after_label, after)
+in_full(left, before.output)          # a metric cuts a long text off with "…"
+in_full(right, after.output)
+left, right = st.columns(2)           # the exact matches, once the layer below is picked
 kept, lost = sample_exact_match(key, "normal", ("source", "target"), 0), sample_exact_match(key, mode, sides, seed)
 
 _, layer, _ = pick_head(config, "pe_", kinds=("cross",), layer_label="Cross-attention layer", heads=False)

@@ -109,10 +109,13 @@ def sidebar(url_path: str) -> None:
 # a half-transparent shadow on some widgets and nothing on others. A page's sections are h2 under its h1 (a
 # screen reader's outline skipped a level), drawn at the size the h3 they were had; Home's h3 one step smaller. A
 # container keyed hidden_links… holds page links that a chart's own links click (explorer.attention_view). On a
-# phone a display formula is drawn at 1.12 times the text (KaTeX's 1.21 made the widest ones scroll sideways).
+# phone a display formula is drawn at 1.12 times the text (KaTeX's 1.21 made the widest ones scroll sideways). A
+# metric's label wraps, where Streamlit cut it off with "…" ("Largest difference from th…" projected at 1,024 px).
 PAGE_CSS = """<style>
 :focus-visible { outline: 3px solid #1d4ed8 !important; outline-offset: 2px !important; }
 @media (max-width: 640px) { .katex-display > .katex { font-size: 1.12em; } }
+[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"], [data-testid="stMetricLabel"] p {
+  white-space: normal; overflow: visible; text-overflow: clip; }
 [data-testid="stMain"] h2 { font-size: 1.75rem; }
 [data-testid="stMain"] h3 { font-size: 1.4rem; }
 [class*="st-key-hidden_links"] { display: none; }

@@ -5,10 +5,13 @@ import pytest
 from scipy.stats import spearmanr
 
 from analysis import lab, offsets
+from analysis.labels import visible
 from analysis.run import TEACHER, Decoding, correct_tokens, make_run
 from transformer.data import held_out_strings
 from transformer.intervention import NO_INTERVENTION, Head, Intervention
 from transformer.metrics import exact_match
+
+from explorer.text import SHORT
 
 from .helpers import canvas_charts, metric_values, no_exception, open_page, svg_charts, svg_series
 
@@ -39,6 +42,26 @@ def test_switching_heads_off_changes_the_output_probabilities_and_attention(ckpt
     changed = canvas_charts(at)["changed"]["panels"]   # default view: cross-attention, last layer, head 0
     assert np.allclose(np.array(changed[0]["z"]), before.trace["cross", 1][0], atol=5e-5)
     assert np.allclose(np.array(changed[1]["z"]), after.trace["cross", 1][0], atol=5e-5)
+
+
+LONG = "the quick brown fox jumps"      # 25 characters: longer than a metric shows whole
+
+
+def test_both_outputs_of_a_lab_are_shown_whole_under_their_metrics(ckpt):
+    """A metric cuts a long text off with "…": what the model writes with and without its heads, or its
+    positions, is also written out in full."""
+    at = open_page("lab_ablation", LONG)
+    at.multiselect(key="ablated").set_value(LAST_CROSS).run()
+    no_exception(at)
+    before, after = word(ckpt, LONG)[0], word(ckpt, LONG, Intervention(
+        ablated=frozenset(Head("cross", 1, h) for h in range(4))))[0]
+    shown = [visible(t) for t in (before, after) if len(t) > SHORT]
+    assert len(shown) >= 1 and [c.value for c in at.code] == shown
+    at = open_page("lab_positions", LONG)
+    no_exception(at)
+    after = word(ckpt, LONG, Intervention(positions="zero", sides=frozenset({"source", "target"})))[0]
+    assert [c.value for c in at.code] == [visible(t) for t in (before, after) if len(t) > SHORT]
+    assert metric_values(at)[2] == "100.0%"          # the exact matches are a row of their own, under the texts
 
 
 def test_presets_and_the_attention_selectors():
@@ -157,9 +180,9 @@ def test_no_positions_shows_the_output_and_held_out_exact_match(ckpt, mode, side
     edit = Intervention(positions=mode, sides=frozenset(sides), shuffle_seed=5 if mode == "shuffle" else 0)
     output, _, taught = word(ckpt, "banana", edit)
     sample = exact_match(ckpt.model, ckpt.vocab, held_out_strings(200, ckpt.model.config.max_len), edit).exact_match
-    shown = metric_values(at)   # column by column: with positions (output, exact match), then without
-    assert shown[0] == "ananab" and shown[2] == (output or "(nothing)")
-    assert shown[1] == "100.0%" and shown[3] == f"{sample:.1%}"
+    shown = metric_values(at)   # row by row: the outputs with and without positions, then their exact matches
+    assert shown[0] == "ananab" and shown[1] == (output or "(nothing)")
+    assert shown[2] == "100.0%" and shown[3] == f"{sample:.1%}"
     cross = canvas_charts(at)["cross"]["panels"]
     assert np.allclose(np.array(cross[1]["z"]), taught.trace["cross", 1].mean(0), atol=5e-5)
     at.selectbox(key="pe_layer").set_value(0).run()
