@@ -120,11 +120,11 @@ def why_view(run: Run, lenses: Lenses, layer: int, head: int | None, step: int, 
             ("rollout", lenses.rollout)]
     if every_step is not None:
         rows.insert(3, ("integrated gradients", every_step))
-    table = []
+    table, found = [], {}
     for name, lens in rows:
-        found: Agreement = agreement(lens, lenses.occlusion)
+        found[name] = agreement(lens, lenses.occlusion)
         label = {"attention": f"attention ({which})", "influence": f"influence ({summed})"}.get(name, name)
-        table.append(AgreementRow(label, found.rho, found.steps, found.same_top))
+        table.append(AgreementRow(label, found[name].rho, found[name].steps, found[name].same_top))
     return WhyView(
         step_line=(f"Step {step} reads {' '.join(run.decoder_in[:step + 1])} and writes '{run.decoder_out[step]}' "
                    f"(p = {float(run.probs[step].max()):.3f})."),
@@ -136,7 +136,7 @@ def why_view(run: Run, lenses: Lenses, layer: int, head: int | None, step: int, 
         rollout_rows=[f"{i}→{w}" for i, w in enumerate(run.decoder_out)],
         rollout=lenses.rollout,
         occlusion=lenses.occlusion,
-        rollout_line=rollout_line(lenses.rollout, lenses.occlusion),
+        rollout_line=rollout_line(found["rollout"]),
     )
 
 
@@ -159,8 +159,8 @@ def disagreements(run: Run, att: np.ndarray, occluded: np.ndarray, which: str) -
             f"{VARIES:g} less than the largest drop: {named}{more}.")
 
 
-def rollout_line(rolled: np.ndarray, occluded: np.ndarray) -> str:
-    found = agreement(rolled, occluded)
+def rollout_line(found: Agreement) -> str:
+    """Rollout against occlusion (their agreement, as the table above has it), in words."""
     if found.steps == 0:
         return "At no step do both rollout and occlusion vary, so there is nothing to compare."
     return (f"Over the {found.steps} steps where both vary, rollout's largest value is on one of the positions "
