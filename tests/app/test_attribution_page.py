@@ -55,3 +55,22 @@ def test_choosing_a_step_and_a_head_and_asking_for_every_step():
     no_exception(at)
     lenses = list(at.dataframe[1].value["lens"])
     assert "integrated gradients" in lenses and len(lenses) == 5
+
+
+def test_the_rollout_sentence_has_the_agreement_tables_rollout_row(ckpt):
+    """The sentence under the rollout map and the table's rollout row are one measurement: rollout against
+    occlusion over the steps where both vary, computed here again from the model (rollout as the page draws it, and
+    occlusion with the page's quick letters)."""
+    text = random_string(__import__("random").Random(49), 48)   # no other test asks for every letter on it
+    at = open_page("lab_attribution", text)
+    no_exception(at)
+    run = make_run(ckpt.model, ckpt.vocab, text)
+    rollout = A.rollout(run)                                                                     # (T, S)
+    assert np.allclose(canvas_charts(at)["rollout"]["panels"][0]["z"], rollout, atol=1e-4)    # drawn to 4 decimals
+    found = A.agreement(rollout, A.occlusion(ckpt.model, ckpt.vocab, run, A.QUICK_LETTERS, A.QUICK_COUNT))
+    row = at.dataframe[1].value.set_index("lens").loc["rollout"]
+    assert row["steps where both vary"] == found.steps > 0
+    assert row["mean Spearman ρ with occlusion"] == f"{found.rho:.2f}"
+    sentence = next(c.value for c in at.caption if "Spearman" in c.value).replace("\\", "")   # unescaped
+    assert (f"Over the {found.steps} steps where both vary" in sentence and f"at {found.same_top:.0%} of them, "
+            f"with a mean Spearman ρ of {found.rho:.2f}" in sentence)
