@@ -241,8 +241,8 @@ def _forcing(source: LessonSource, ask: bool) -> StepView:
     question = q.forcing_question(text, forced, token, outcomes)
     before: list[Display] = [Written("What the model writes on its own", run.output)]
     if outcomes is not None:
-        before.append(Table({f"after '{token}' forced first": [o.format(t=token) for o in FORCED_OPTIONS.values()],
-                             "held-out words": [outcomes.counts[o] for o in FORCED_OPTIONS]},
+        before.append(Table({"held-out words": [outcomes.counts[o] for o in FORCED_OPTIONS],   # in view on a phone
+                             f"after '{token}' forced first": [o.format(t=token) for o in FORCED_OPTIONS.values()]},
                             caption=f"{outcomes.words} of the {source.sample_size} held-out words, each decoded with "
                                     f"'{token}' forced as its first character (words whose reversal starts with "
                                     f"'{token}' left out)."))
