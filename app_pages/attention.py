@@ -11,11 +11,11 @@ st.title("🔍 Attention")
 st.markdown(
     "An attention head turns each position into a **query**, a **key** and a **value**. A query's scores against "
     "all keys, scaled and passed through softmax, become weights that sum to 1; the output is the weighted sum of "
-    "the values. Several heads do this side by side with their own projections; their outputs are concatenated "
-    "and mixed by W^O."
+    "the values. Several heads (H of them, numbered from 0) do this side by side with their own projections; their "
+    "outputs are concatenated and mixed by W^O."
 )
 st.latex(r"\begin{gathered}\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V \\ "
-         r"\mathrm{MultiHead}=\mathrm{Concat}(\mathrm{head}_0,\dots,\mathrm{head}_{h-1})\,W^O\end{gathered}")
+         r"\mathrm{MultiHead}=\mathrm{Concat}(\mathrm{head}_0,\dots,\mathrm{head}_{H-1})\,W^O\end{gathered}")
 
 ckpt = checkpoint_or_stop()
 attention_views(model_key(), learner_text(ckpt))

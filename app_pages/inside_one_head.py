@@ -139,7 +139,7 @@ if view.letters is not None:
 st.header("5 · Every head side by side, W^O, and the residual add")
 st.latex(view.residual_latex)
 cell_table(vector_rows([at.concat.derived, at.output.derived, at.stream, at.residual.derived],
-                       ["Concat(heads)", "after W^O", f"x_{i}", f"x_{i}' (stream after)"],
+                       ["c_i = Concat(heads)", "after W^O", f"x_{i}", f"x_{i}' (stream after)"],
                        title=f"{config.d_model} numbers each; head {head} fills dimensions {h * d_k}–"
                              f"{(h + 1) * d_k - 1} of the concatenation", projector=projector_on()), "cells_concat")
 st.markdown(view.concat_sentence)

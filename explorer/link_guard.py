@@ -100,7 +100,7 @@ def drop_link_value(key: str, value: str) -> None:
 
 
 INDEX_IN_URL = re.compile(r"[0-9]{1,3}")      # a view's number in the URL: at most three ASCII digits
-READ_FOR_KEY = "_views_read_for"               # {URL key: the model its last run read it for}, in st.session_state
+READ_FOR_KEY = "_views_read_for"   # {URL key: (model, views) its last run read it for}, in st.session_state
 
 
 def index_in_url(key: str, n: int, bring_in_range: bool = False, model: str | None = None) -> int:
@@ -108,17 +108,18 @@ def index_in_url(key: str, n: int, bring_in_range: bool = False, model: str | No
     `key` (a link to one), else 0, a value the page cannot use named as a widget's would be. The browser keeps
     the learner's later choices itself (explorer/components/), and writes them into the URL, which a rerun reads:
     with `bring_in_range`, a number past the last view is the last (a step kept from a longer word), not a
-    mistake; given the `model` the views belong to, a number past the last one that this session's last run read
-    for another model was a view of that model (a head it had), and is dropped without a notice."""
+    mistake; given the `model` the views belong to, a number past the last one that was a view of the model this
+    session's last run read it for (a head that model had) is dropped without a notice."""
     value = st.query_params.get(key)
     read_for = st.session_state.get(READ_FOR_KEY) or {}
     if model is not None:
-        st.session_state[READ_FOR_KEY] = {**read_for, key: model}
+        st.session_state[READ_FOR_KEY] = {**read_for, key: (model, n)}
     if value is None:
         return 0
     if INDEX_IN_URL.fullmatch(value) and (int(value) < n or bring_in_range):   # not isdigit: "²" is a digit
         return min(int(value), n - 1)                                            # int() refuses
-    if INDEX_IN_URL.fullmatch(value) and read_for.get(key, model) != model:
+    before, had = read_for.get(key, (model, 0))
+    if model is not None and INDEX_IN_URL.fullmatch(value) and before != model and int(value) < had:
         del st.query_params[key]
         return 0
     drop_link_value(key, value)

@@ -129,8 +129,9 @@ def inside_view(model: Transformer, vocab: Vocab, run: Run, kind: str, layer: in
 
     source = "m_j" if kind == "cross" else (r"\mathrm{LN}(x_j)" if inside.pre_norm else "x_j")
     reads = r"\mathrm{LN}(x_i)" if inside.pre_norm else "x_i"
-    qkv_latex = (rf"\begin{{aligned}}q_i &= {reads}\,W_Q^{{({h})}} + b_Q^{{({h})}} \\ k_j &= {source}\,W_K^{{({h})}} + "
-                 rf"b_K^{{({h})}} \\ v_j &= {source}\,W_V^{{({h})}} + b_V^{{({h})}}\end{{aligned}}")   # one a line: a phone
+    qkv_latex = (rf"\begin{{aligned}}q_i &= {reads}\,W_Q^{{({h})}} + b_Q^{{({h})}} \\ "      # one a line: a phone
+                 rf"k_j &= {source}\,W_K^{{({h})}} + b_K^{{({h})}} \\ v_j &= {source}\,W_V^{{({h})}} + b_V^{{({h})}}"
+                 r"\end{aligned}")
     qkv_caption = (("m_j is the encoder's output at source position j. " if kind == "cross" else "")
                    + f"Shapes: (1 × {config.d_model}) · ({config.d_model} × {d_k}) + (1 × {d_k}) → 1 × {d_k}. Head "
                    f"{h} owns columns {h * d_k}–{(h + 1) * d_k - 1} of W_Q, W_K and W_V (d_k = d_model / heads = "
@@ -215,9 +216,8 @@ def inside_view(model: Transformer, vocab: Vocab, run: Run, kind: str, layer: in
                       + r"\end{aligned}")
     off = [x for x in range(config.n_heads) if not at.gate[x]]
     concat_sentence = (
-        f"The {config.n_heads} head outputs ({d_k} numbers each) are laid side by side into {config.d_model} numbers, "
-        "c_i"
-        + (f" (switched off: head {', '.join(map(str, off))}, all zeros)" if off else "")
+        f"The H = {config.n_heads} head outputs ({d_k} numbers each) are laid side by side into c_i, {config.d_model} "
+        "numbers" + (f" (switched off: head {', '.join(map(str, off))}, all zeros)" if off else "")
         + f"; W^O ({config.d_model} × {config.d_model}) mixes them. Head h's {d_k} numbers meet only rows "
         f"h·{d_k} to h·{d_k} + {d_k - 1} of W^O, a block called W_O^h, so the output is a sum of one term per head. "
         "What the sublayer adds has length "

@@ -120,7 +120,7 @@ def why_view(run: Run, lenses: Lenses, layer: int, head: int | None, step: int, 
             ("rollout", lenses.rollout)]
     if every_step is not None:
         rows.insert(3, ("integrated gradients", every_step))
-    table, found = [], {}
+    table, found = [], {}          # found: {lens name: Agreement}
     for name, lens in rows:
         found[name] = agreement(lens, lenses.occlusion)
         label = {"attention": f"attention ({which})", "influence": f"influence ({summed})"}.get(name, name)

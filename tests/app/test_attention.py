@@ -124,6 +124,17 @@ def test_a_head_kept_from_a_model_with_more_heads_is_not_named_as_a_bad_link():
     assert canvas_charts(at)["detail"]["switch"]["chosen"] == 0
     assert not [i.value for i in at.info if "could not be used" in i.value]
     assert "head" not in at.query_params
+    at.query_params["head"] = "3"             # on this model, a head it lacks: a link's mistake, named
+    at.run()
+    assert [i.value for i in at.info if "could not be used" in i.value] == [
+        "The link's value for head (3) could not be used, so it shows the default."]
+    bundled = open_app({"text": "level", "head": "3"}, "attention")
+    for key, value in own_model_state(untrained_reverser(), "Two heads").items():
+        bundled.session_state[key] = value
+    bundled.query_params["head"] = "7"        # never a head of the model before either
+    bundled.run()
+    assert [i.value for i in bundled.info if "could not be used" in i.value] == [
+        "The link's value for head (7) could not be used, so it shows the default."]
 
 
 @pytest.mark.parametrize("kind", ["encoder_self", "decoder_self", "cross"])

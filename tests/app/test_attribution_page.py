@@ -64,6 +64,7 @@ def test_the_rollout_sentence_has_the_agreement_tables_rollout_row(ckpt):
     text = random_string(__import__("random").Random(49), 48)   # no other test asks for every letter on it
     at = open_page("lab_attribution", text)
     no_exception(at)
+    assert any("letters spread over the alphabet" in c.value for c in at.caption)     # the quick letters' occlusion
     run = make_run(ckpt.model, ckpt.vocab, text)
     rollout = A.rollout(run)                                                                     # (T, S)
     assert np.allclose(canvas_charts(at)["rollout"]["panels"][0]["z"], rollout, atol=1e-4)    # drawn to 4 decimals

@@ -72,6 +72,16 @@ def test_on_a_phone_nothing_on_the_page_is_wider_than_the_screen(server, browser
     page.context.close()
 
 
+def test_a_masked_score_fits_a_phone(server, browser):
+    """Inside one head's score of a masked key is the longest it writes: its '→ −∞ (masked)' is a line of its own."""
+    page = browser.new_context(viewport={"width": 390, "height": 844}, reduced_motion="reduce").new_page()
+    load(page, f"{server}/inside-one-head?text=levels&inside_kind=Decoder+self&inside_query=1&inside_key=position+4",
+         timeout=180_000)
+    expect(page.get_by_test_id("stMain").locator(".katex-display", has_text="masked")).to_have_count(1)
+    assert page.evaluate(CUT_FORMULAS) == []
+    page.context.close()
+
+
 @pytest.mark.parametrize("row", PAGES, ids=[p.id for p in PAGES])
 def test_on_a_small_projector_no_formula_or_label_is_cut(server, browser, row):
     """A 1,024-px projector draws text at 28 px in a narrower column than 1,280 px: a formula is broken into lines
