@@ -109,6 +109,13 @@ def test_bad_query_parameters_fall_back_to_defaults():
     assert canvas_charts(at)["detail"]["switch"]["chosen"] == 0
 
 
+def on_two_heads(at):
+    """`at`'s session switched to its own untrained 2-head model (d_model 16), as an upload leaves it; not yet run."""
+    for key, value in own_model_state(untrained_reverser(), "Two heads").items():
+        at.session_state[key] = value
+    return at
+
+
 def test_a_head_kept_from_a_model_with_more_heads_is_not_named_as_a_bad_link():
     """The browser keeps the head in the URL. Switched to a model with fewer heads, the page opens on head 0 and
     says nothing: the number was this session's own choice on the other model, not a link's mistake (a link
@@ -116,9 +123,7 @@ def test_a_head_kept_from_a_model_with_more_heads_is_not_named_as_a_bad_link():
     at = open_app({"text": "level", "head": "3"}, "attention")          # the bundled model's 4 heads
     no_exception(at)
     assert canvas_charts(at)["detail"]["switch"]["chosen"] == 3
-    for key, value in own_model_state(untrained_reverser(), "Two heads").items():   # d_model 16, 2 heads
-        at.session_state[key] = value
-    at.run()
+    on_two_heads(at).run()
     no_exception(at)
     assert canvas_charts(at)["detail"]["switch"]["view_names"] == ["0", "1"]
     assert canvas_charts(at)["detail"]["switch"]["chosen"] == 0
@@ -128,9 +133,7 @@ def test_a_head_kept_from_a_model_with_more_heads_is_not_named_as_a_bad_link():
     at.run()
     assert [i.value for i in at.info if "could not be used" in i.value] == [
         "The link's value for head (3) could not be used, so it shows the default."]
-    bundled = open_app({"text": "level", "head": "3"}, "attention")
-    for key, value in own_model_state(untrained_reverser(), "Two heads").items():
-        bundled.session_state[key] = value
+    bundled = on_two_heads(open_app({"text": "level", "head": "3"}, "attention"))
     bundled.query_params["head"] = "7"        # never a head of the model before either
     bundled.run()
     assert [i.value for i in bundled.info if "could not be used" in i.value] == [
