@@ -1,35 +1,54 @@
 """Every page of two versions of the app, photographed side by side on a phone, a projector and a small screen:
 did a change move anything a learner sees? Without --against, the working tree's pages alone, to look at.
 
-    python -m scripts.screens_ab [--against 6fc6c98] [--text hello] [--pages attention,masks] [--sizes phone,1024]
+    python -m scripts.screens_ab [--against 6fc6c98] [--text hello] [--pages attention,masks]
+                                 [--sizes phone,1024] [--words]
 
 The other version is checked out with `git worktree` into a temporary folder; both servers run at once and
 each page is opened in each with the same text, at 390×844 (a phone), 1280×720 and 1024×768 in projector mode,
-and 1024×768 as a small laptop. Writes, in artifacts/screens_ab/, each page's two full-page screenshots side
-by side (before left, after right) and prints, per page and size, the two heights and the share of pixels that
-differ where the two overlap: a page the change did not touch prints 0.0 %, so only the others need a look.
+and 1024×768 as a small laptop (1400×1000, "wide", if asked). Writes, in artifacts/screens_ab/, each page's two
+full-page screenshots side by side (before left, after right) and prints, per page and size, the two heights and
+the share of pixels that differ where the two overlap: a page the change did not touch prints 0.0 %, so only the
+others need a look.
+With --words, it also writes each page's words (the visible text of its main block, charts' own SVG text left
+out) for both versions and prints how many lines differ: pixels can move while every word and number a learner reads stays the same.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import difflib
 import subprocess
-import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 from playwright.sync_api import sync_playwright
 
-from benchmarks.browser_ab import start
+from benchmarks.browser_ab import served_pair, start
 from drivers.harness import CHROMIUM, CHROMIUM_ARGS, ROOT, load, stop_server, wait_until_healthy
 from explorer.pages import PAGES
 
 # name -> (width, height, projector mode)
-SIZES = {"phone": (390, 844, False), "projector": (1280, 720, True), "projector-1024": (1024, 768, True),
-         "1024": (1024, 768, False)}
+SIZES = {"wide": (1400, 1000, False), "phone": (390, 844, False), "projector": (1280, 720, True),
+         "projector-1024": (1024, 768, True), "1024": (1024, 768, False)}
 OUT = ROOT / "artifacts" / "screens_ab"
-MAIN_HEIGHT = "document.querySelector(\"[data-testid='stMain']\").scrollHeight"
+MAIN = "[data-testid='stMain']"
+# The main block's visible text, then each component's (st.components.v2 draws in a shadow DOM, which the
+# block's innerText does not reach), without what a chart library draws as text (a Plotly chart's SVG ticks and
+# labels, which a canvas chart draws as pixels) or KaTeX's hidden MathML copy of each formula.
+WORDS = f"""() => {{
+    const main = document.querySelector("{MAIN}");
+    const hosts = [...main.querySelectorAll("*")].filter(element => element.shadowRoot);
+    for (const root of [main, ...hosts.map(host => host.shadowRoot)])
+        root.querySelectorAll("svg, .katex-mathml").forEach(element => element.style.setProperty("display", "none"));
+    const parts = hosts.map(host => [...host.shadowRoot.children].filter(child => child.localName !== "style")
+                                    .map(child => child.innerText).join("\\n"));
+    return [main.innerText, ...parts].join("\\n--- a component ---\\n");
+}}"""
+MAIN_HEIGHT = f"document.querySelector(\"{MAIN}\").scrollHeight"
 
 
 def photograph(browser, port: int, path: str, text: str, size: tuple[int, int, bool], file: Path) -> Image.Image:
@@ -49,6 +68,7 @@ def photograph(browser, port: int, path: str, text: str, size: tuple[int, int, b
         height = tall
         page.set_viewport_size({"width": size[0], "height": height})
     page.screenshot(path=str(file), animations="disabled")
+    file.with_suffix(".txt").write_text(page.evaluate(WORDS))
     context.close()
     return Image.open(file).convert("RGB")
 
@@ -61,6 +81,12 @@ def differing_share(a: Image.Image, b: Image.Image) -> float:
     return float((np.abs(x - y).max(axis=-1) > 8).mean())
 
 
+def differing_lines(before: Path, after: Path) -> list[str]:
+    """The lines of the page's words that one version has and the other has not, marked - (before) or + (after)."""
+    diff = difflib.unified_diff(before.read_text().splitlines(), after.read_text().splitlines(), lineterm="", n=0)
+    return [line for line in diff if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+
+
 def side_by_side(a: Image.Image, b: Image.Image) -> Image.Image:
     pair = Image.new("RGB", (a.width + b.width + 12, max(a.height, b.height)), (255, 0, 255))
     pair.paste(a, (0, 0))
@@ -68,54 +94,60 @@ def side_by_side(a: Image.Image, b: Image.Image) -> Image.Image:
     return pair
 
 
+@contextlib.contextmanager
+def served(against: str | None) -> Iterator[dict[str, tuple[subprocess.Popen, int]]]:
+    """name -> (process, port): "before" (`against`, in a worktree) and "after" (the working tree), or "after" alone."""
+    if against:
+        with served_pair(against) as pair:
+            yield {"before": pair[against], "after": pair["working tree"]}
+        return
+    process, port = start(ROOT)
+    try:
+        if not wait_until_healthy(f"http://127.0.0.1:{port}", process, 120):
+            raise SystemExit("the server did not start")
+        yield {"after": (process, port)}
+    finally:
+        stop_server(process)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", help="the version before (a commit); without it, the working tree alone")
     parser.add_argument("--text", default="hello")
     parser.add_argument("--pages", help="page ids, comma-separated (default: every page of the registry)")
-    parser.add_argument("--sizes", help=f"comma-separated, of {', '.join(SIZES)} (default: all)")
+    parser.add_argument("--sizes", help=f"comma-separated, of {', '.join(SIZES)} (default: all but wide)")
+    parser.add_argument("--words", action="store_true",
+                        help="also write each page's words for both versions and count the lines that differ")
     args = parser.parse_args()
     chosen = [p for p in PAGES if not args.pages or p.id in args.pages.split(",")]
-    sizes = {name: size for name, size in SIZES.items() if not args.sizes or name in args.sizes.split(",")}
+    sizes = {name: size for name, size in SIZES.items()
+             if (name in args.sizes.split(",") if args.sizes else name != "wide")}
     OUT.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as folder:
-        roots = {"after": ROOT}
-        if args.against:
-            roots = {"before": Path(folder) / "before", **roots}
-            subprocess.run(["git", "worktree", "add", "--detach", str(roots["before"]), args.against], cwd=ROOT,
-                           check=True, capture_output=True)
-        servers = {}
-        try:
-            servers = {name: start(root) for name, root in roots.items()}
-            for name, (process, port) in servers.items():
-                if not wait_until_healthy(f"http://127.0.0.1:{port}", process, 120):
-                    raise SystemExit(f"the {name} server did not start")
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                print(f"{'page':<18} {'size':<15} {'height before':>13} {'after':>6} {'differ':>7}")
-                for page in chosen:
-                    for size_name, size in sizes.items():
-                        shots = {name: photograph(browser, port, page.url_path, args.text, size,
-                                                  OUT / f"{page.id}-{size_name}-{name}.png")
-                                 for name, (_, port) in servers.items()}
-                        if not args.against:
-                            (OUT / f"{page.id}-{size_name}-after.png").rename(OUT / f"{page.id}-{size_name}.png")
-                            print(f"{page.id:<18} {size_name:<15} {'':>13} {shots['after'].height:>6}", flush=True)
-                            continue
-                        side_by_side(shots["before"], shots["after"]).save(OUT / f"{page.id}-{size_name}.png")
-                        for name in servers:
-                            (OUT / f"{page.id}-{size_name}-{name}.png").unlink()
-                        share = differing_share(shots["before"], shots["after"])
-                        print(f"{page.id:<18} {size_name:<15} {shots['before'].height:>13} "
-                              f"{shots['after'].height:>6} {share:>6.1%}", flush=True)
-                browser.close()
-        finally:
-            for process, _ in servers.values():
-                stop_server(process)
-            if args.against:
-                subprocess.run(["git", "worktree", "remove", "--force", str(roots["before"])], cwd=ROOT,
-                               capture_output=True)
-
+    with served(args.against) as servers, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        print(f"{'page':<18} {'size':<15} {'height before':>13} {'after':>6} {'differ':>7}"
+              + (f" {'lines differ':>13}" if args.words else ""))
+        for page in chosen:
+            for size_name, size in sizes.items():
+                shots = {name: photograph(browser, port, page.url_path, args.text, size,
+                                          OUT / f"{page.id}-{size_name}-{name}.png")
+                         for name, (_, port) in servers.items()}
+                words = {name: OUT / f"{page.id}-{size_name}-{name}.txt" for name in servers}
+                if not args.words:
+                    for file in words.values():
+                        file.unlink()
+                if not args.against:
+                    (OUT / f"{page.id}-{size_name}-after.png").rename(OUT / f"{page.id}-{size_name}.png")
+                    print(f"{page.id:<18} {size_name:<15} {'':>13} {shots['after'].height:>6}", flush=True)
+                    continue
+                side_by_side(shots["before"], shots["after"]).save(OUT / f"{page.id}-{size_name}.png")
+                for name in servers:
+                    (OUT / f"{page.id}-{size_name}-{name}.png").unlink()
+                share = differing_share(shots["before"], shots["after"])
+                lines = f" {len(differing_lines(words['before'], words['after'])):>13}" if args.words else ""
+                print(f"{page.id:<18} {size_name:<15} {shots['before'].height:>13} "
+                      f"{shots['after'].height:>6} {share:>6.1%}{lines}", flush=True)
+        browser.close()
 
 if __name__ == "__main__":
     main()
