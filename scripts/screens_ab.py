@@ -11,14 +11,17 @@ full-page screenshots side by side (before left, after right) and prints, per pa
 the share of pixels that differ where the two overlap: a page the change did not touch prints 0.0 %, so only the
 others need a look.
 With --words, it also writes each page's words (the visible text of its main block, charts' own SVG text left
-out) for both versions and prints how many lines differ: pixels can move while every word and number a learner reads stays the same.
+out) for both versions and prints how many lines only one version shows (as sets: a moved line is the same line):
+pixels can move while every word and number a learner reads stays the same.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
+import json
+import re
+from collections import Counter
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,6 +42,7 @@ MAIN = "[data-testid='stMain']"
 # The main block's visible text, then each component's (st.components.v2 draws in a shadow DOM, which the
 # block's innerText does not reach), without what a chart library draws as text (a Plotly chart's SVG ticks and
 # labels, which a canvas chart draws as pixels) or KaTeX's hidden MathML copy of each formula.
+COMPONENT = "\n--- a component ---\n"
 WORDS = f"""() => {{
     const main = document.querySelector("{MAIN}");
     const hosts = [...main.querySelectorAll("*")].filter(element => element.shadowRoot);
@@ -46,7 +50,7 @@ WORDS = f"""() => {{
         root.querySelectorAll("svg, .katex-mathml").forEach(element => element.style.setProperty("display", "none"));
     const parts = hosts.map(host => [...host.shadowRoot.children].filter(child => child.localName !== "style")
                                     .map(child => child.innerText).join("\\n"));
-    return [main.innerText, ...parts].join("\\n--- a component ---\\n");
+    return [main.innerText, ...parts].join({json.dumps(COMPONENT)});
 }}"""
 MAIN_HEIGHT = f"document.querySelector(\"{MAIN}\").scrollHeight"
 
@@ -81,10 +85,10 @@ def differing_share(a: Image.Image, b: Image.Image) -> float:
     return float((np.abs(x - y).max(axis=-1) > 8).mean())
 
 
-def differing_lines(before: Path, after: Path) -> list[str]:
-    """The lines of the page's words that one version has and the other has not, marked - (before) or + (after)."""
-    diff = difflib.unified_diff(before.read_text().splitlines(), after.read_text().splitlines(), lineterm="", n=0)
-    return [line for line in diff if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+def page_lines(file: Path) -> Counter[str]:
+    """A page's words as a set of lines (with their counts), spaces evened out and empty lines dropped."""
+    lines = (re.sub(r"\s+", " ", line.replace("\u200b", "")).strip() for line in file.read_text().splitlines())
+    return Counter(line for line in lines if line and line != COMPONENT.strip())
 
 
 def side_by_side(a: Image.Image, b: Image.Image) -> Image.Image:
@@ -126,7 +130,7 @@ def main() -> None:
     with served(args.against) as servers, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         print(f"{'page':<18} {'size':<15} {'height before':>13} {'after':>6} {'differ':>7}"
-              + (f" {'lines differ':>13}" if args.words else ""))
+              + (f" {'lines only before':>17} {'only after':>10}" if args.words and args.against else ""))
         for page in chosen:
             for size_name, size in sizes.items():
                 shots = {name: photograph(browser, port, page.url_path, args.text, size,
@@ -138,13 +142,18 @@ def main() -> None:
                         file.unlink()
                 if not args.against:
                     (OUT / f"{page.id}-{size_name}-after.png").rename(OUT / f"{page.id}-{size_name}.png")
+                    if args.words:
+                        words["after"].rename(OUT / f"{page.id}-{size_name}.txt")
                     print(f"{page.id:<18} {size_name:<15} {'':>13} {shots['after'].height:>6}", flush=True)
                     continue
                 side_by_side(shots["before"], shots["after"]).save(OUT / f"{page.id}-{size_name}.png")
                 for name in servers:
                     (OUT / f"{page.id}-{size_name}-{name}.png").unlink()
                 share = differing_share(shots["before"], shots["after"])
-                lines = f" {len(differing_lines(words['before'], words['after'])):>13}" if args.words else ""
+                lines = ""
+                if args.words:
+                    before, after = page_lines(words["before"]), page_lines(words["after"])
+                    lines = f" {(before - after).total():>17} {(after - before).total():>10}"
                 print(f"{page.id:<18} {size_name:<15} {shots['before'].height:>13} "
                       f"{shots['after'].height:>6} {share:>6.1%}{lines}", flush=True)
         browser.close()
