@@ -21,8 +21,8 @@ import argparse
 import contextlib
 import json
 import re
-from collections import Counter
 import subprocess
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -121,7 +121,7 @@ def main() -> None:
     parser.add_argument("--pages", help="page ids, comma-separated (default: every page of the registry)")
     parser.add_argument("--sizes", help=f"comma-separated, of {', '.join(SIZES)} (default: all but wide)")
     parser.add_argument("--words", action="store_true",
-                        help="also write each page's words for both versions and count the lines that differ")
+                        help="also write each page's words for both versions and count the lines only one shows")
     args = parser.parse_args()
     chosen = [p for p in PAGES if not args.pages or p.id in args.pages.split(",")]
     sizes = {name: size for name, size in SIZES.items()
@@ -157,6 +157,7 @@ def main() -> None:
                 print(f"{page.id:<18} {size_name:<15} {shots['before'].height:>13} "
                       f"{shots['after'].height:>6} {share:>6.1%}{lines}", flush=True)
         browser.close()
+
 
 if __name__ == "__main__":
     main()
