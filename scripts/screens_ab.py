@@ -21,7 +21,6 @@ import argparse
 import contextlib
 import json
 import re
-import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,8 +29,8 @@ import numpy as np
 from PIL import Image
 from playwright.sync_api import sync_playwright
 
-from benchmarks.browser_ab import served_pair, start
-from drivers.harness import CHROMIUM, CHROMIUM_ARGS, ROOT, load, stop_server, wait_until_healthy
+from benchmarks.browser_ab import served_pair
+from drivers.harness import CHROMIUM, CHROMIUM_ARGS, ROOT, load, start_server, stop_server
 from explorer.pages import PAGES
 
 # name -> (width, height, projector mode)
@@ -55,10 +54,10 @@ WORDS = f"""() => {{
 MAIN_HEIGHT = f"document.querySelector(\"{MAIN}\").scrollHeight"
 
 
-def photograph(browser, port: int, path: str, text: str, size: tuple[int, int, bool], file: Path) -> Image.Image:
+def photograph(browser, address: str, path: str, text: str, size: tuple[int, int, bool], file: Path) -> Image.Image:
     context = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce")
     page = context.new_page()
-    load(page, f"http://127.0.0.1:{port}/{path}?text={text}" + ("&projector=true" if size[2] else ""),
+    load(page, f"{address}/{path}?text={text}" + ("&projector=true" if size[2] else ""),
          timeout=180_000)
     # Streamlit scrolls inside its main block, not the document: the whole page is photographed by making the
     # window as tall as that block's content (at most 16,000 px) at the size's own width, once that height has
@@ -99,17 +98,16 @@ def side_by_side(a: Image.Image, b: Image.Image) -> Image.Image:
 
 
 @contextlib.contextmanager
-def served(against: str | None) -> Iterator[dict[str, tuple[subprocess.Popen, int]]]:
-    """name -> (process, port): "before" (`against`, in a worktree) and "after" (the working tree), or "after" alone."""
+def served(against: str | None) -> Iterator[dict[str, str]]:
+    """name -> address: "before" (`against`, in a worktree) and "after" (the working tree), or "after" alone."""
     if against:
         with served_pair(against) as pair:
-            yield {"before": pair[against], "after": pair["working tree"]}
+            yield {name: f"http://127.0.0.1:{pair[ref][1]}" for name, ref in (("before", against),
+                                                                              ("after", "working tree"))}
         return
-    process, port = start(ROOT)
+    process, url = start_server("screens_ab.log")
     try:
-        if not wait_until_healthy(f"http://127.0.0.1:{port}", process, 120):
-            raise SystemExit("the server did not start")
-        yield {"after": (process, port)}
+        yield {"after": url}
     finally:
         stop_server(process)
 
@@ -133,9 +131,9 @@ def main() -> None:
               + (f" {'lines only before':>17} {'only after':>10}" if args.words and args.against else ""))
         for page in chosen:
             for size_name, size in sizes.items():
-                shots = {name: photograph(browser, port, page.url_path, args.text, size,
+                shots = {name: photograph(browser, address, page.url_path, args.text, size,
                                           OUT / f"{page.id}-{size_name}-{name}.png")
-                         for name, (_, port) in servers.items()}
+                         for name, address in servers.items()}
                 words = {name: OUT / f"{page.id}-{size_name}-{name}.txt" for name in servers}
                 if not args.words:
                     for file in words.values():
