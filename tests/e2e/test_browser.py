@@ -279,7 +279,7 @@ def test_another_head_is_drawn_in_the_browser_and_kept_through_a_new_layer_and_a
     # to three entries of their own, so Back may take several presses (the layer, a bound widget, is Streamlit's to
     # restore: it did not). The first press can land on the link's own URL, which the page's bound widgets at once
     # rewrite to the URL Back left: the address does not change, so each press waits for the page's run, not for it.
-    for _ in range(5):
+    for _ in range(4):
         if "/attention?" in page.evaluate("location.href"):
             break
         page.go_back()
