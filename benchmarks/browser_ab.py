@@ -45,26 +45,41 @@ def start(root: Path) -> tuple[subprocess.Popen, int]:
 
 
 @contextlib.contextmanager
-def served_pair(against: str) -> Iterator[dict[str, tuple[subprocess.Popen, int]]]:
-    """`against` checked out in a temporary worktree and the working tree, each served: name -> (process, port)."""
+def checked_out(ref: str) -> Iterator[Path]:
+    """`ref` checked out in a temporary git worktree, removed afterwards."""
     with tempfile.TemporaryDirectory() as tmp:
         other = Path(tmp) / "other"
-        subprocess.run(["git", "worktree", "add", "--detach", str(other), against], cwd=ROOT, check=True,
+        subprocess.run(["git", "worktree", "add", "--detach", str(other), ref], cwd=ROOT, check=True,
                        capture_output=True)
+        try:
+            yield other
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, capture_output=True)
+
+
+def ready(servers: list[tuple[subprocess.Popen, int]]) -> None:
+    """Wait until each server answers and has done its warm-up (explorer/warmup.py), if its version has one: its
+    imports (7 s of CPU) would otherwise run beside the first pages measured."""
+    for process, port in servers:
+        if not wait_until_healthy(f"http://127.0.0.1:{port}", process, 120):
+            raise RuntimeError(f"the server on port {port} did not answer /_stcore/health within 120 s")
+    for _, port in servers:
+        warm_up_seconds(f"http://127.0.0.1:{port}")
+    time.sleep(1)
+
+
+@contextlib.contextmanager
+def served_pair(against: str) -> Iterator[dict[str, tuple[subprocess.Popen, int]]]:
+    """`against` checked out in a temporary worktree and the working tree, each served: name -> (process, port)."""
+    with checked_out(against) as other:
         servers = {}
         try:
             servers = {against: start(other), "working tree": start(ROOT)}
-            for process, port in servers.values():
-                if not wait_until_healthy(f"http://127.0.0.1:{port}", process, 120):
-                    raise RuntimeError(f"the server on port {port} did not answer /_stcore/health within 120 s")
-            for _, port in servers.values():         # a version with a warm-up (explorer/warmup.py) has done it:
-                warm_up_seconds(f"http://127.0.0.1:{port}")   # its imports (7 s of CPU) ran beside the first pages
-            time.sleep(1)
+            ready(list(servers.values()))
             yield servers
         finally:
             for process, _ in servers.values():
                 stop_server(process)
-            subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, capture_output=True)
 
 
 @contextlib.contextmanager

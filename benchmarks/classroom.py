@@ -1,7 +1,7 @@
 """A classroom of 30 sessions on one server, each typing new words for a bounded time.
 
     python -m benchmarks.classroom [--sessions 30] [--seconds 60] [--clients protocol,browser] [--pause 0]
-                                   [--replicas 1,2 | --url URL]
+                                   [--replicas 1,2 | --url URL | --against REF]
 
 Sessions are spread over every page of the app. Two kinds of client, each against a fresh server:
 - protocol: Streamlit's websocket protocol spoken from Python (drivers.protocol_session). A class brings
@@ -16,7 +16,10 @@ each kept busy (CPU seconds over wall seconds: on this 2-core machine the client
 
 The server is a fresh `streamlit run app.py`; with --replicas 1,2 it is `scripts/serve.sh` with each number
 of replicas behind HAProxy in turn (the same clients, one after the other, each replica's peak memory
-printed); with --url, a server already running (no memory figure).
+printed); with --url, a server already running (no memory figure). With --against REF, REF (checked out in a
+temporary git worktree, served with its own pinned packages) and the working tree each serve the same class on a
+fresh server in turn, REF, working tree, working tree, REF, so that a drift of the machine falls on both alike;
+then the two ratios of answers per second, each pair's new over old.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from drivers.replicas import start_replicas, stop_replicas
 from drivers.words import new_word
 from explorer.pages import PAGES as REGISTRY
 from drivers.protocol_session import ProtocolSession
+
+from .browser_ab import checked_out, ready, start as serve_tree
 
 PAGES = [p.url_path for p in REGISTRY]  # url paths of every page, "" for home
 TIMEOUT_MS = 120_000
@@ -149,10 +154,17 @@ CLIENTS = {"protocol": protocol_clients, "browser": browsers}
 
 
 @contextlib.contextmanager
-def serving(kind: str, replicas: int | None, url: str | None):
-    """(what serves, its URL, the server processes' ids) while it runs."""
+def serving(kind: str, replicas: int | None, url: str | None, root: tuple[str, Path] | None = None):
+    """(what serves, its URL, the server processes' ids) while it runs; `root`: (its name, a tree to serve)."""
     if url:
         yield f"the server at {url}", url, []
+    elif root:
+        process, port = serve_tree(root[1])
+        try:
+            ready([(process, port)])
+            yield f"one server of {root[0]}", f"http://127.0.0.1:{port}", [process.pid]
+        finally:
+            stop_server(process)
     elif replicas:
         served = start_replicas(replicas, ROOT / "artifacts" / f"classroom-{kind}-{replicas}-replicas")
         try:
@@ -167,6 +179,38 @@ def serving(kind: str, replicas: int | None, url: str | None):
             stop_server(process)
 
 
+def one_class(kind: str, args: argparse.Namespace, count: int | None = None,
+              root: tuple[str, Path] | None = None) -> int:
+    """Serve, let the class work, print what it measured; the number of answers."""
+    with serving(kind, count, args.url, root) as (what, url, pids):
+        clock: dict = {}   # when the clock starts, after the warm-up: the wall clock and CPU seconds so far
+
+        def mark() -> None:
+            clock.update(wall=time.monotonic(), clients=time.process_time(), servers=[cpu_seconds(pid) for pid in pids])
+
+        latencies, errors = asyncio.run(CLIENTS[kind](url, args.sessions, args.seconds, args.pause, mark))
+        wall = time.monotonic() - clock["wall"]
+        clients_cores = (time.process_time() - clock["clients"]) / wall
+        servers_cores = [(cpu_seconds(pid) - before) / wall for pid, before in zip(pids, clock["servers"])]
+        peaks = [peak_mb(pid) for pid in pids]
+    ordered = sorted(latencies)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else float("nan")
+    print(f"{kind} clients: {args.sessions} sessions over {len(PAGES)} pages for {args.seconds:.0f} s on "
+          f"{what}, pausing {args.pause:g} s on average: {len(latencies)} interactions "
+          f"({len(latencies) / args.seconds:.1f}/s), {len(errors)} errors", flush=True)
+    if latencies:
+        print(f"  interaction latency: p50 {statistics.median(latencies):.2f} s, p95 {p95:.2f} s")
+    if peaks:
+        print("  peak resident memory: " + ", ".join(f"{peak:.0f} MB" for peak in peaks))
+        print(f"  cores busy over the {wall:.0f} s: server{'s' if len(pids) > 1 else ''} "
+              + ", ".join(f"{cores:.2f}" for cores in servers_cores)
+              + f"; the Python clients {clients_cores:.2f}"
+              + (" (the browsers not counted)" if kind == "browser" else ""))
+    for error in errors[:5] + errors[-5:]:
+        print("  error:", error)
+    return len(latencies)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sessions", type=int, default=30)
@@ -175,36 +219,19 @@ def main() -> None:
     parser.add_argument("--pause", type=float, default=0.0, help="mean seconds a session reads before typing again")
     parser.add_argument("--replicas", help="comma-separated replica counts behind HAProxy, measured in turn")
     parser.add_argument("--url", help="a server already running, instead of a fresh one")
+    parser.add_argument("--against", metavar="REF", help="a git ref: it and the working tree in turn, old-new-new-old")
     args = parser.parse_args()
     counts = [int(n) for n in args.replicas.split(",")] if args.replicas else [None]
     for kind in args.clients.split(","):
-        for count in counts:
-            with serving(kind, count, args.url) as (what, url, pids):
-                start: dict = {}   # when the clock starts, after the warm-up: the wall clock and CPU seconds so far
-
-                def mark() -> None:
-                    start.update(wall=time.monotonic(), clients=time.process_time(),
-                                 servers=[cpu_seconds(pid) for pid in pids])
-
-                latencies, errors = asyncio.run(CLIENTS[kind](url, args.sessions, args.seconds, args.pause, mark))
-                wall = time.monotonic() - start["wall"]
-                clients_cores = (time.process_time() - start["clients"]) / wall
-                servers_cores = [(cpu_seconds(pid) - before) / wall for pid, before in zip(pids, start["servers"])]
-                peaks = [peak_mb(pid) for pid in pids]
-            ordered = sorted(latencies)
-            p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else float("nan")
-            print(f"{kind} clients: {args.sessions} sessions over {len(PAGES)} pages for {args.seconds:.0f} s on "
-                  f"{what}, pausing {args.pause:g} s on average: {len(latencies)} interactions "
-                  f"({len(latencies) / args.seconds:.1f}/s), {len(errors)} errors")
-            if latencies:
-                print(f"  interaction latency: p50 {statistics.median(latencies):.2f} s, p95 {p95:.2f} s")
-            if peaks:
-                print("  peak resident memory: " + ", ".join(f"{peak:.0f} MB" for peak in peaks))
-                print(f"  cores busy over the {wall:.0f} s: server{'s' if len(pids) > 1 else ''} "
-                      + ", ".join(f"{cores:.2f}" for cores in servers_cores)
-                      + f"; the Python clients {clients_cores:.2f}" + (" (the browsers not counted)" if kind == "browser" else ""))
-            for error in errors[:5] + errors[-5:]:
-                print("  error:", error)
+        if args.against:
+            with checked_out(args.against) as other:
+                trees = {"old": (args.against, other), "new": ("the working tree", ROOT)}
+                answers = [one_class(kind, args, root=trees[name]) for name in ("old", "new", "new", "old")]
+            print(f"answers, new / old: {answers[1] / answers[0]:.2f} × (the first pair), "
+                  f"{answers[2] / answers[3]:.2f} × (the second)")
+        else:
+            for count in counts:
+                one_class(kind, args, count)
 
 
 if __name__ == "__main__":
