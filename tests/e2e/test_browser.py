@@ -591,6 +591,7 @@ def test_the_arrow_keys_step_the_decoding_from_a_links_step(server, page):
     # the keys and values step 5 reads, built when asked: rows 0-5, the last computed now
     page.get_by_text(re.compile("Show what self-attention reads at step 5")).click()
     keys = main.locator(".strip-values", has_text="Keys, layer 1, head 0").locator("tr[data-row]")
+    expect(keys).to_have_count(6)           # built after the click (all() alone read none, once, in a clean clone)
     assert [row.get_attribute("data-row") for row in keys.all()] == [
         "0: ⟨s⟩ (kept)", "1: n (kept)", "2: o (kept)", "3: i (kept)", "4: t (kept)", "5: n (new)"]
     page.keyboard.press("Escape")
