@@ -19,7 +19,7 @@ of replicas behind HAProxy in turn (the same clients, one after the other, each 
 printed); with --url, a server already running (no memory figure). With --against REF, REF (checked out in a
 temporary git worktree, served with its own pinned packages) and the working tree each serve the same class on a
 fresh server in turn, REF, working tree, working tree, REF, so that a drift of the machine falls on both alike;
-then the two ratios of answers per second, each pair's new over old.
+then the ratios of answers, each pair's new over old and the four's.
 """
 
 from __future__ import annotations
@@ -227,8 +227,10 @@ def main() -> None:
             with checked_out(args.against) as other:
                 trees = {"old": (args.against, other), "new": ("the working tree", ROOT)}
                 answers = [one_class(kind, args, root=trees[name]) for name in ("old", "new", "new", "old")]
+            old, new = answers[0] + answers[3], answers[1] + answers[2]
             print(f"answers, new / old: {answers[1] / answers[0]:.2f} × (the first pair), "
-                  f"{answers[2] / answers[3]:.2f} × (the second)")
+                  f"{answers[2] / answers[3]:.2f} × (the second), {new / old:.2f} × "
+                  "(all four: a drift of the machine that is steady over them cancels)")
         else:
             for count in counts:
                 one_class(kind, args, count)
