@@ -1,5 +1,6 @@
-"""Two mends to Streamlit's own elements, made in the browser by a component mounted once a run: icon names a
-screen reader would read out, and a data grid's type that missed projector mode."""
+"""Three mends to Streamlit's own elements, made in the browser by a component mounted once a run: icon names a
+screen reader would read out, a data grid's type that missed projector mode, and metrics side by side whose values
+a wrapped label put out of line."""
 
 from __future__ import annotations
 
@@ -38,10 +39,31 @@ _FRAME_FIXES_JS = """export default function () {
       grid.style.maxWidth = zoom ? `calc(100% / ${zoom})` : "";    // zoomed, still no wider than its column
     });
   };
-  const both = () => { queued = false; hide(); fitGrids(); };
-  both();
-  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(both); } })
-    .observe(document.body, { childList: true, subtree: true });
+  // Metrics side by side: a label that wraps onto a second line pushed its value below its neighbours' (Training's
+  // four, Inside one head's three at 1,024 px). Every label of a row gets the height of the row's tallest.
+  const alignMetrics = () => {
+    document.querySelectorAll("[data-testid='stHorizontalBlock']").forEach((block) => {
+      const labels = [...block.querySelectorAll("[data-testid='stMetricLabel']")];
+      if (labels.length < 2) return;
+      labels.forEach((label) => { label.style.minHeight = ""; });
+      const rows = new Map();                          // a row: labels whose tops agree (stacked ones do not)
+      labels.forEach((label) => {
+        const top = Math.round(label.getBoundingClientRect().top);
+        const row = [...rows.keys()].find((t) => Math.abs(t - top) <= 2) ?? top;
+        rows.set(row, [...(rows.get(row) || []), label]);
+      });
+      rows.forEach((row) => {
+        if (row.length < 2) return;
+        const tallest = Math.max(...row.map((label) => label.getBoundingClientRect().height));
+        row.forEach((label) => { label.style.minHeight = `${tallest}px`; });
+      });
+    });
+  };
+  const all = () => { queued = false; hide(); fitGrids(); alignMetrics(); };
+  const queue = () => { if (!queued) { queued = true; requestAnimationFrame(all); } };
+  all();
+  new MutationObserver(queue).observe(document.body, { childList: true, subtree: true });
+  window.addEventListener("resize", queue);        // a narrower window wraps other labels
 }"""
 
 

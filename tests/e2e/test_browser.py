@@ -309,6 +309,31 @@ def test_the_grid_keeps_a_layer_to_a_row_and_the_arrow_keys_cross_from_one_layer
         context.close()
 
 
+# Each metric of a row: the top of its value, and the height of its label's own text (its lines).
+METRICS = """() => [...document.querySelectorAll("[data-testid='stHorizontalBlock']")]
+    .map(b => [...b.querySelectorAll("[data-testid='stMetric']")]).filter(ms => ms.length > 1)
+    .map(ms => ms.map(m => [m.querySelector("[data-testid='stMetricValue']").getBoundingClientRect().top,
+                            m.querySelector("[data-testid='stMetricLabel'] p").getBoundingClientRect().height]))"""
+
+
+def test_metrics_side_by_side_keep_their_values_in_line_when_a_label_wraps(server, browser):
+    """At 1,024 px 'Largest difference from the model' takes two lines and its neighbours' labels one: the values
+    still share a line (explorer/frame_fixes.py), as they do on the wider screen, where no label wraps, also when
+    the window is made narrower after the page was drawn."""
+    context = browser.new_context(viewport={"width": 1400, "height": 768})
+    page = context.new_page()
+    load(page, f"{server}/inside-one-head?text=the+quick+brown+fox+jumps+over+the+lazy+dog+agai")
+    for width in (1400, 1024):                                    # the wrap comes with the narrower window
+        page.set_viewport_size({"width": width, "height": 768})
+        page.wait_for_timeout(300)
+        [row] = page.evaluate(METRICS)                            # weight, largest difference, score
+        lines = [height for _, height in row]
+        assert (max(lines) > 1.5 * min(lines)) == (width == 1024), lines    # one label wraps at 1,024 px only
+        tops = [top for top, _ in row]
+        assert max(tops) - min(tops) <= 1, row
+    context.close()
+
+
 # The colour the spec gives a value (explorer/components/heatmap.js's rgb; grey where it has none, a masked score)
 # and the colour drawn near the top left of a few cells of the first panel (clear of any text written in the cell
 # and of the gaps), read from the canvas: the cells' image is not transposed or shifted; and, on a chart with
