@@ -35,6 +35,7 @@ from .pages import page
 from .text import escape_markdown, visible
 
 STEP_KEY = "lesson_step"
+PERCENT = "%.1f%%"   # a data grid's percentage column, its values in percent
 HTML_CHARTS = {f.__name__: f for f in (probability_columns,)}                          # plain HTML (st.html)
 SVG_CHARTS = {f.__name__: f for f in (norms_bars, softmax_comparison)}                # drawn as SVG (viz.svg_charts)
 CANVASES = {f.__name__: f for f in (encoding_spec, mask_spec, lens_rows_spec, weights_spec)}      # drawn on the canvas (explorer.canvas_charts)
@@ -114,13 +115,14 @@ def draw(displays: tuple[Display, ...], container=st) -> None:
                 container.markdown(display.heading)
             frame = pd.DataFrame(display.columns, index=list(display.index) if display.index else None)
             if projector_on():   # plain HTML, in the page's type: the data grid kept 14-px type at 1024 px
-                shown = {c: "{:.2%}" if c in display.percent else "{:.4g}" for c in frame.columns
+                shown = {c: "{:.1%}" if c in display.percent else "{:.4g}" for c in frame.columns
                          if pd.api.types.is_float_dtype(frame[c])}
                 container.table(frame.style.format(shown),
                                 hide_index=display.index is None, width="content")
-            else:
+            else:   # percentages with one decimal each: the grid's "percent" wrote 69.8% beside 43.01%
+                frame[list(display.percent)] = frame[list(display.percent)] * 100
                 container.dataframe(frame, hide_index=display.index is None, width="content",
-                                    column_config={c: st.column_config.NumberColumn(format="percent")
+                                    column_config={c: st.column_config.NumberColumn(format=PERCENT)
                                                    for c in display.percent})
             if display.caption:
                 container.caption(display.caption)

@@ -3,6 +3,7 @@ the evidence is on screen before the question, the answer the page accepts is wh
 here from the model, not from the page), a wrong answer gets the hint, and the teacher's sheet expects the same."""
 
 import functools
+import json
 
 import numpy as np
 import pytest
@@ -97,7 +98,9 @@ def test_the_evidence_is_on_screen_before_the_question(ckpt, text):
     at = open_page("lesson", text, state={"lesson_step": 9})
     table = at.dataframe[0].value
     fits = sample_tables()[1]
-    assert list(table["share of steps"]) == pytest.approx([f.best_share for f in fits])
+    assert list(table["share of steps"]) == pytest.approx([100 * f.best_share for f in fits])   # in percent,
+    shown = json.loads(at.dataframe[0].proto.columns)["share of steps"]                     # each with 1 decimal
+    assert shown["type_config"]["format"] == "%.1f%%"
 
 
 @pytest.mark.parametrize("text", TEXTS, ids=["hello", "long", "aaab"])
