@@ -175,8 +175,8 @@ def test_a_confirmed_draft_costs_one_pass_and_a_refused_one_still_decodes_greedi
         assert run.draft_kept == len(run.fed_ids) and list(run.chosen_ids) == list(run.fed_ids)
         # the run's numbers are the traced pass's of the draft, as the draft pass and then a traced pass gave them
         logits, trace = traced_pass(model, torch.tensor([list(run.source_ids)]), torch.tensor([run.decoder_in_ids]))
-        assert torch.equal(torch.from_numpy(run.logits), logits[0])
-        assert torch.equal(torch.from_numpy(run.probs), torch.softmax(logits[0], -1))
+        assert torch.equal(torch.tensor(run.logits), logits[0])
+        assert torch.equal(torch.tensor(run.probs), torch.softmax(logits[0], -1))
         assert set(run.trace) == set(trace) and all(np.array_equal(run.trace[k], trace[k][0].numpy()) for k in trace)
         off = Intervention(frozenset({Head("cross", 0, 3)}))
         src = vocab.encode("attention is all you need", 48)
