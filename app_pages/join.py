@@ -9,6 +9,7 @@ from classroom.errors import NO_SUCH_CODE, ClassError, UnknownClass
 from classroom.store import RESULTS_STAGE, ClassStore
 from explorer import classes, lesson, quiz
 from explorer.errors import InputError
+from explorer.gate import fragment
 from explorer.text import escape_markdown
 from teaching.class_mode import spread
 from teaching.quiz_results import learner_result
@@ -151,7 +152,7 @@ def step_screen(store: ClassStore, code: str, token: str, state) -> None:
 
 
 def poll(store: ClassStore, code: str) -> None:
-    @st.fragment(run_every=classes.STUDENT_POLL_SECONDS)
+    @fragment(run_every=classes.STUDENT_POLL_SECONDS)
     def waiting_line() -> None:
         classes.rerun_when_changed(store, code, lambda s: st.caption(
             f"{s.joined} joined · {s.handed_in} handed in the {s.state.open_form} quiz" if s.state.open_form else

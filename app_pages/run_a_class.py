@@ -12,6 +12,7 @@ from classroom.store import OPEN_FORM, QUIZ_STAGES, ClassStore
 from explorer import classes, lesson, quiz
 from explorer.cache import checkpoint_for
 from explorer.errors import InputError
+from explorer.gate import fragment
 from explorer.text import escape_markdown
 from teaching.class_mode import class_csv, joined_line, round_result, spread, teacher_advice
 from teaching.quiz_results import MIN_FOR_INTERVAL, gain_words, report_rows
@@ -127,7 +128,7 @@ def quiz_controls(store: ClassStore, code: str, secret: str, state) -> None:
 def counts_line(store: ClassStore, code: str, state) -> None:
     """Who has joined, and who has voted (or handed in the open quiz), polled; the page reruns when the class
     moves on."""
-    @st.fragment(run_every=classes.TEACHER_POLL_SECONDS)
+    @fragment(run_every=classes.TEACHER_POLL_SECONDS)
     def polled() -> None:
         classes.rerun_when_changed(store, code, lambda s: st.markdown(
             f"**{joined_line(s.joined, s.voted, s.state.voting, s.state.round, s.state.open_form, s.handed_in)}**"))

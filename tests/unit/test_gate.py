@@ -1,8 +1,10 @@
 """explorer.gate: two places on the server, one per session, and a health check that fails while stuck."""
 
+import ast
 import asyncio
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -238,3 +240,16 @@ def test_a_session_waiting_for_or_holding_a_place_is_company_even_once_its_tab_h
     for _ in range(6):
         held_for(gate, now, "tab", 0.5)           # the download done: alone, no rest
     assert slept == []
+
+
+def test_every_fragment_of_the_app_takes_its_sessions_place():
+    """A fragment's reruns come without the page's run, on a timer or as often as a client sends them: each must be
+    explorer.gate.fragment, which takes the session's place (a tab flooding a class's poll was not held back)."""
+    root = Path(__file__).resolve().parents[2]
+    plain = []
+    for path in [root / "app.py", *sorted((root / "app_pages").glob("*.py")), *sorted((root / "explorer").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and node.attr == "fragment" and isinstance(node.value, ast.Name)
+                    and node.value.id == "st" and path.name != "gate.py"):
+                plain.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert plain == []
