@@ -24,6 +24,7 @@ ATTACKS = {
     "stray uploads": attacks.stray_uploads,
     "typing flood": attacks.typing_flood,
     "downloads": attacks.downloads,
+    "class polls": attacks.poll_flood,
 }
 
 

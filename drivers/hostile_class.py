@@ -20,8 +20,12 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from classroom import codes
+from classroom.database import make_engine, migrate
+from classroom.store import ClassStore
 from drivers.protocol_session import ProtocolSession, put_file
 from drivers.payloads import endless_zip, with_files
+from explorer.pages import page
 from transformer.checkpoint import MAX_UPLOAD_BYTES
 
 from .hostile import MemoryWatch, Typist
@@ -279,6 +283,32 @@ async def downloads(url: str, requests: int = 200, at_once: int = 6) -> dict:
             failed += not reply.deferred_file.url
     await tab.close()
     return {"downloads built": built, "failed": failed, "seconds": round(time.perf_counter() - started, 1)}
+
+
+async def poll_flood(url: str, seconds: float = 15, tabs: int = 2) -> dict:
+    """Attack 7: students seated in a class (the server's own class database, as a teacher's page would make it)
+    send their page's poll, a fragment's rerun that a browser's timer sends every 3 s, as fast as the server
+    answers, from `tabs` sessions."""
+    engine = make_engine()
+    migrate(engine)
+    new = ClassStore(engine).create_class("hello")
+    nickname = f"Nickname (optional, up to {codes.NICKNAME_MAX} characters)"   # the join form's label
+
+    async def one_tab(n: int) -> tuple[int, bool]:
+        session = ProtocolSession(url, page("join").url_path, f"class={new.code}")
+        await session.open()
+        await session.fill_and_press({nickname: f"flood{n}"}, "Join")
+        seated, polls, end = "seat=" in session.query, 0, time.monotonic() + seconds
+        while seated and time.monotonic() < end:
+            await session.poll()
+            polls += 1
+        await session.close()
+        return polls, seated
+
+    done = await asyncio.gather(*(one_tab(n) for n in range(tabs)))
+    engine.dispose()
+    return {"seated": [seated for _, seated in done], "polls": sum(polls for polls, _ in done),
+            "polls per second": round(sum(polls for polls, _ in done) / seconds, 1)}
 
 
 LENGTH = 48   # the longest word the bundled models read
