@@ -221,12 +221,17 @@ def main() -> None:
     parser.add_argument("--url", help="a server already running, instead of a fresh one")
     parser.add_argument("--against", metavar="REF", help="a git ref: it and the working tree in turn, old-new-new-old")
     args = parser.parse_args()
+    if args.against and (args.url or args.replicas):
+        parser.error("--against serves each tree itself: not with --url or --replicas")
     counts = [int(n) for n in args.replicas.split(",")] if args.replicas else [None]
     for kind in args.clients.split(","):
         if args.against:
             with checked_out(args.against) as other:
                 trees = {"old": (args.against, other), "new": ("the working tree", ROOT)}
                 answers = [one_class(kind, args, root=trees[name]) for name in ("old", "new", "new", "old")]
+            if 0 in (answers[0], answers[3]):
+                print(f"answers {answers}: {args.against} answered none in a round, so no ratio")
+                continue
             old, new = answers[0] + answers[3], answers[1] + answers[2]
             print(f"answers, new / old: {answers[1] / answers[0]:.2f} × (the first pair), "
                   f"{answers[2] / answers[3]:.2f} × (the second), {new / old:.2f} × "

@@ -40,12 +40,18 @@ _FRAME_FIXES_JS = """export default function () {
     });
   };
   // Metrics side by side: a label that wraps onto a second line pushed its value below its neighbours' (Training's
-  // four, Inside one head's three at 1,024 px). Every label of a row gets the height of the row's tallest.
+  // four, Inside one head's three at 1,024 px). Every label of a row gets the height of the row's tallest; a label's
+  // text is watched for a new size too (the sidebar folded, a font loaded, a new label), which adds no element.
+  const sized = new ResizeObserver(() => queue());
   const alignMetrics = () => {
     document.querySelectorAll("[data-testid='stHorizontalBlock']").forEach((block) => {
-      const labels = [...block.querySelectorAll("[data-testid='stMetricLabel']")];
+      const labels = [...block.querySelectorAll("[data-testid='stMetricLabel']")]
+        .filter((label) => label.closest("[data-testid='stHorizontalBlock']") === block);   // a nested row: its own
+      labels.forEach((label) => {
+        label.style.minHeight = "";
+        if (label.firstElementChild) sized.observe(label.firstElementChild);   // its text, not the height set here
+      });
       if (labels.length < 2) return;
-      labels.forEach((label) => { label.style.minHeight = ""; });
       const rows = new Map();                          // a row: labels whose tops agree (stacked ones do not)
       labels.forEach((label) => {
         const top = Math.round(label.getBoundingClientRect().top);
@@ -60,7 +66,7 @@ _FRAME_FIXES_JS = """export default function () {
     });
   };
   const all = () => { queued = false; hide(); fitGrids(); alignMetrics(); };
-  const queue = () => { if (!queued) { queued = true; requestAnimationFrame(all); } };
+  function queue() { if (!queued) { queued = true; requestAnimationFrame(all); } }
   all();
   new MutationObserver(queue).observe(document.body, { childList: true, subtree: true });
   window.addEventListener("resize", queue);        // a narrower window wraps other labels

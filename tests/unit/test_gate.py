@@ -247,9 +247,13 @@ def test_every_fragment_of_the_app_takes_its_sessions_place():
     explorer.gate.fragment, which takes the session's place (a tab flooding a class's poll was not held back)."""
     root = Path(__file__).resolve().parents[2]
     plain = []
-    for path in [root / "app.py", *sorted((root / "app_pages").glob("*.py")), *sorted((root / "explorer").glob("*.py"))]:
+    for path in [root / "app.py", *sorted((root / "app_pages").glob("*.py")),
+                 *sorted((root / "explorer").glob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text())):
-            if (isinstance(node, ast.Attribute) and node.attr == "fragment" and isinstance(node.value, ast.Name)
-                    and node.value.id == "st" and path.name != "gate.py"):
+            attribute = (isinstance(node, ast.Attribute) and node.attr == "fragment"
+                         and isinstance(node.value, ast.Name) and node.value.id in ("st", "streamlit"))
+            imported = (isinstance(node, ast.ImportFrom) and node.module == "streamlit"
+                        and any(alias.name == "fragment" for alias in node.names))
+            if (attribute or imported) and path.name != "gate.py":
                 plain.append(f"{path.relative_to(root)}:{node.lineno}")
     assert plain == []
