@@ -22,8 +22,7 @@ st.title("🙋 Join a class")
 def join_form(store: ClassStore, code: str) -> None:
     with st.form("join_class"):
         typed = st.text_input("Class code (on the teacher's screen)", value=code, max_chars=12)
-        nickname = st.text_input(f"Nickname (optional, up to {codes.NICKNAME_MAX} characters)",
-                                 max_chars=codes.NICKNAME_MAX, placeholder="none: you will be “Student n”")
+        nickname = st.text_input(codes.NICKNAME_LABEL, max_chars=codes.NICKNAME_MAX, placeholder="none: you will be “Student n”")
         joined = st.form_submit_button("Join", type="primary", width="stretch")
     if not joined:
         return

@@ -29,12 +29,11 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from classroom import codes
 from classroom.database import make_engine, migrate
 from classroom.store import ClassStore
 from drivers.harness import ROOT, _free_port, stop_server, wait_until_healthy
 from drivers.postgres import temporary_postgres
-from drivers.protocol_session import ProtocolSession
+from drivers.protocol_session import ProtocolSession, joined
 from explorer.classes import CLASS_MODEL_KEY
 from explorer.lesson import question
 from explorer.pages import page
@@ -42,7 +41,6 @@ from explorer.pages import page
 POLL_S = 1.5               # how long a session waits before its first poll; then each its page's own interval
 POLL_TIMEOUT_S = 30        # a poll the server never finishes counts as stuck, and the client polls on
 STUCK: list[str] = []      # which kind of session a stuck poll came from
-NICKNAME = f"Nickname (optional, up to {codes.NICKNAME_MAX} characters)"   # the join form's label
 VOTED = re.compile(r"(\d+) of (\d+) voted")
 
 
@@ -86,14 +84,6 @@ async def teacher_watch(session: ProtocolSession, stop: asyncio.Event, seen: lis
             if found:
                 seen.append((time.perf_counter(), int(found.group(1))))
         await asyncio.sleep(interval(session))
-
-
-async def joined(url: str, code: str, nickname: str) -> ProtocolSession:
-    """A student's session on Join a class after the join form (the page then reruns itself with the seat)."""
-    session = ProtocolSession(url, page("join").url_path, f"class={code}")
-    await session.open()
-    await session.fill_and_press({NICKNAME: nickname}, "Join")
-    return session
 
 
 async def student(url: str, code: str, n: int, options: tuple[str, ...], window: float, start: float,

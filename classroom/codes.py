@@ -14,6 +14,7 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 SECRET_BYTES = 24          # 192 random bits in the teacher's link (at least 128 asked for)
 NICKNAME_MAX = 24          # characters
+NICKNAME_LABEL = f"Nickname (optional, up to {NICKNAME_MAX} characters)"   # the join form's box
 FREE_WRONG_CODES = 5       # wrong join codes a session may type before it is slowed down
 MAX_WAIT_SECONDS = 60.0
 

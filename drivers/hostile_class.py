@@ -20,12 +20,10 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from classroom import codes
 from classroom.database import make_engine, migrate
 from classroom.store import ClassStore
-from drivers.protocol_session import ProtocolSession, put_file
+from drivers.protocol_session import ProtocolSession, joined, put_file
 from drivers.payloads import endless_zip, with_files
-from explorer.pages import page
 from transformer.checkpoint import MAX_UPLOAD_BYTES
 
 from .hostile import MemoryWatch, Typist
@@ -292,12 +290,8 @@ async def poll_flood(url: str, seconds: float = 15, tabs: int = 2) -> dict:
     engine = make_engine()
     migrate(engine)
     new = ClassStore(engine).create_class("hello")
-    nickname = f"Nickname (optional, up to {codes.NICKNAME_MAX} characters)"   # the join form's label
-
     async def one_tab(n: int) -> tuple[int, bool]:
-        session = ProtocolSession(url, page("join").url_path, f"class={new.code}")
-        await session.open()
-        await session.fill_and_press({nickname: f"flood{n}"}, "Join")
+        session = await joined(url, new.code, f"flood{n}")
         seated, polls, end = "seat=" in session.query, 0, time.monotonic() + seconds
         while seated and time.monotonic() < end:
             await session.poll()
@@ -307,8 +301,8 @@ async def poll_flood(url: str, seconds: float = 15, tabs: int = 2) -> dict:
 
     done = await asyncio.gather(*(one_tab(n) for n in range(tabs)))
     engine.dispose()
-    return {"seated": [seated for _, seated in done], "polls": sum(polls for polls, _ in done),
-            "polls per second": round(sum(polls for polls, _ in done) / seconds, 1)}
+    polls = sum(polls for polls, _ in done)
+    return {"seated": [seated for _, seated in done], "polls": polls, "polls per second": round(polls / seconds, 1)}
 
 
 LENGTH = 48   # the longest word the bundled models read

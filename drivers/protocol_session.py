@@ -21,6 +21,9 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from classroom.codes import NICKNAME_LABEL
+from explorer.pages import page
+
 TEXT_LABEL = "Your text"
 WRITES = "The model writes: "          # explorer.frame.WRITES (a test holds them equal)
 
@@ -238,3 +241,12 @@ def put_file(http_url: str, upload_url: str, name: str, data: bytes) -> int:
             return response.status
     except urllib.error.HTTPError as err:
         return err.code
+
+
+async def joined(url: str, code: str, nickname: str) -> ProtocolSession:
+    """A student's session on Join a class after the join form (the page then reruns itself with the seat)."""
+    session = ProtocolSession(url, page("join").url_path, f"class={code}")
+    await session.open()
+    await session.fill_and_press({NICKNAME_LABEL: nickname}, "Join")
+    return session
+
