@@ -23,6 +23,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from server.identity import is_page_request
+
 
 def warm_up() -> None:
     """The server's warm-up (explorer.warmup.warm_up_server) with Python's cyclic garbage collector off from the
@@ -107,9 +109,7 @@ class ElementCodeFirst:
                                         element_code_files(CODE_WHEN_IDLE))
 
     async def __call__(self, scope, receive, send):
-        path = scope.get("path", "")
-        if scope["type"] != "http" or scope["method"] != "GET" or "." in path.rsplit("/", 1)[-1] or (
-                path.startswith(("/_stcore/", "/static/", "/media/", "/component/", "/api/"))):
+        if not is_page_request(scope):
             await self.app(scope, receive, send)
             return
         scope = dict(scope, headers=[(k, v) for k, v in scope["headers"] if k.lower() != b"accept-encoding"])
@@ -176,8 +176,10 @@ class HashedFilesFromMemory:
 if get_script_run_ctx(suppress_warning=True) is None:   # imported by `streamlit run app.py` to serve the app
     from starlette.middleware import Middleware
     from starlette.routing import Route
+    from server.identity import BrowserCookie   # noqa: E402 (only the server needs it)
     app = st.App("app.py", lifespan=warm_up_beside_the_server, routes=[Route("/api/warm-up", warm_up_status)],
-                 middleware=[Middleware(HashedFilesFromMemory), Middleware(ElementCodeFirst)])
+                 middleware=[Middleware(HashedFilesFromMemory), Middleware(BrowserCookie),
+                             Middleware(ElementCodeFirst)])
 else:                                                   # a session's run
     from explorer.frame import main
     main()

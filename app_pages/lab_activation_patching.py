@@ -12,6 +12,7 @@ from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.canvas_charts import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.errors import InputError
+from explorer.heavy import NOT_RUN, in_heavy_lane
 from explorer.link_guard import stop_page
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown
@@ -87,10 +88,9 @@ st.header("Every single patch of the encoder's output and of the decoder stream:
 if not why_runs.causal_cone.is_cached(key, text, other_text):
     patches = reach(clean, other, "memory") + config.n_decoder_layers * reach(clean, other, "decoder_stream")
     st.caption(f"One pass of the model per patch: {patches} patches for these two texts.")
-    if not st.button("Compute every single patch"):
+    if not st.button("Compute every single patch") or in_heavy_lane(
+            "Every single patch", lambda report: why_runs.causal_cone(key, text, other_text, report)) is NOT_RUN:
         stop_page()
-    bar = st.progress(0.0, text="Every single patch, one at a time…")
-    why_runs.causal_cone(key, text, other_text, lambda share: bar.progress(share))
     st.rerun()
 found = why_runs.causal_cone(key, text, other_text)
 sources = [f"{i}: {s}" for i, s in enumerate(clean.source[:len(found.memory)])]

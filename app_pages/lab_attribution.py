@@ -9,6 +9,7 @@ from explorer import why_runs
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.canvas_charts import canvas_heatmap
 from explorer.charts import projector_on
+from explorer.heavy import NOT_RUN, in_heavy_lane
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown
 from viz.attention import side_by_side_spec
@@ -63,13 +64,13 @@ else:
     st.caption(f"Occlusion here swaps each character for {QUICK_COUNT} letters spread over the alphabet "
                f"({len(text) * QUICK_COUNT} passes of the model). Every other letter takes about "
                f"{len(text) * 25:,} passes: up to a second or two on 48 characters.")
-    if st.button("Occlusion with every other letter"):
-        bar = st.progress(0.0, text="Every other letter, position by position…")
-        why_runs.lenses(key, text, True, lambda share: bar.progress(share))
+    if st.button("Occlusion with every other letter") and in_heavy_lane(
+            "Occlusion with every other letter", lambda report: why_runs.lenses(key, text, True, report)) is not NOT_RUN:
         st.rerun()
 if here is None and st.button("Integrated gradients at this step",
-                              help="A few hundred passes of the model: up to a second or two on 48 characters."):
-    why_runs.integrated_at(key, text, step)
+                              help="A few hundred passes of the model: up to a second or two on 48 characters.") and (
+        in_heavy_lane("Integrated gradients at this step",
+                      lambda report: why_runs.integrated_at(key, text, step)) is not NOT_RUN):
     st.rerun()
 with st.expander("What each lens measures, and what it does not"):
     for column in view.columns:
@@ -90,9 +91,9 @@ if every is None:
     st.caption(f"Integrated gradients are computed one step at a time (until they add up within "
                f"{COMPLETENESS_TOLERANCE} nats); for their row, compute them at all {steps} steps: up to about a "
                "second a step on 48 characters.")
-    if st.button("Compute integrated gradients at every step"):
-        bar = st.progress(0.0, text="Integrated gradients, step by step…")
-        why_runs.integrated_every_step(key, text, lambda share: bar.progress(share))
+    if st.button("Compute integrated gradients at every step") and in_heavy_lane(
+            "Integrated gradients at every step",
+            lambda report: why_runs.integrated_every_step(key, text, report)) is not NOT_RUN:
         st.rerun()
 st.markdown(escape_markdown(view.disagreements))
 

@@ -87,7 +87,7 @@ with st.form("live_settings"):
 if started:
     try:
         live_runs.start(LiveSettings(layers, heads, d_model, int(n_steps), lr, max_len, task=live_task))
-    except (LiveSettingsError, live_runs.AlreadyTraining, live_runs.TrainingCapReached) as err:
+    except (LiveSettingsError, live_runs.AlreadyTraining) as err:
         st.error(escape_markdown(str(err)), icon="✋")
 
 live = live_runs.current()

@@ -48,11 +48,28 @@ class Answer:
         return None
 
 
+BROWSER_COOKIE = "explorer_browser"    # explorer.identity.COOKIE (a test holds them equal)
+NEW_BROWSER = object()
+
+
+def browser_cookie(http_url: str) -> str | None:
+    """The cookie a server sets on a fresh browser's first page (None from a server that sets none)."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    opener.open(f"{http_url}/", timeout=30).read()
+    return next((c.value for c in jar if c.name == BROWSER_COOKIE), None)
+
+
 class ProtocolSession:
     """One session on one page. `await session.open()`, then `await session.type(word)` as often as wanted."""
 
-    def __init__(self, url: str, page: str, query: str = "") -> None:
+    def __init__(self, url: str, page: str, query: str = "", browser: str | None | object = NEW_BROWSER) -> None:
+        """`browser`: the value of the browser's cookie (explorer.identity) its websocket sends, shared by the
+        tabs of one browser; NEW_BROWSER (the default) fetches a page first, as a fresh browser does, and
+        keeps the cookie the server set; None sends none (a client counted by its address)."""
+        self.url = url
         self.stream_url = url.replace("http://", "ws://") + "/_stcore/stream"
+        self.browser = browser
         self.page = page
         self.query = query                     # the page's query string (when given, as the server last set it)
         self.page_hash = ""
@@ -67,7 +84,11 @@ class ProtocolSession:
         self.socket = None
 
     async def open(self) -> Answer:
-        self.socket = await websockets.connect(self.stream_url, subprotocols=["streamlit"], max_size=None)
+        if self.browser is NEW_BROWSER:
+            self.browser = await asyncio.to_thread(browser_cookie, self.url)
+        headers = {"Cookie": f"{BROWSER_COOKIE}={self.browser}"} if self.browser else None
+        self.socket = await websockets.connect(self.stream_url, subprotocols=["streamlit"], max_size=None,
+                                               additional_headers=headers)
         return await self._rerun(None)
 
     async def type(self, text: str) -> Answer:

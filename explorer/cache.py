@@ -121,7 +121,11 @@ def model_run(max_entries: int, show_spinner: bool | str = False, shared: RunCac
             """Whether the result is kept now (explorer.on_request skips its queue then)."""
             return cached.holds(_cache_of(key, shared), key, *args, **kwargs)
 
-        call.is_cached = is_cached
+        def is_ready(key: str, *args, **kwargs) -> bool:
+            """Kept now, or stored fresh beside a server checkpoint's weights: no work to queue for."""
+            return is_cached(key, *args, **kwargs) or cached.stored(key, *args, **kwargs)
+
+        call.is_cached, call.is_ready = is_cached, is_ready
         return call
 
     return wrap
@@ -162,7 +166,12 @@ def _cached(run: Callable[..., T], max_entries: int, show_spinner: bool | str,
         bound, key = bind(*args, **kwargs)
         return cache.get(name, key, lambda: compute(bound, key), max_entries, spinner)
 
+    def in_store(*args, **kwargs) -> bool:
+        key = bind(*args, **kwargs)[1]
+        return stored and not is_own(key[0]) and table_store.lookup(key[0], name, key[1:])[0]
+
     cached.holds = lambda cache, *args, **kwargs: (name, bind(*args, **kwargs)[1]) in cache
+    cached.stored = in_store
     return cached
 
 

@@ -66,9 +66,9 @@ def sidebar(url_path: str) -> None:
         forget_released()
         lost = st.session_state.pop(LOST_KEY, None)
         if lost:
-            st.warning(escape_markdown(f"Your own model was released when your connection to the server dropped "
-                                       f"({'; '.join(lost)}), so the bundled model is shown. Train or upload it "
-                                       "again on the Training page."), icon="ℹ️")
+            for label, why in lost:
+                st.warning(escape_markdown(f"Your own model {label} is gone: {why}. Train or upload it again on the "
+                                           "Training page."), icon="ℹ️")
         if st.session_state.pop(GONE_KEY, None):
             st.warning("This page was showing a model of your own (trained or uploaded), which lives only in the "
                        "server process of the session that made it. That session is gone (its server process "

@@ -1,6 +1,10 @@
-"""Who may compute on the server, and when: at most two places at once, one per session, for script runs and
-for downloads alike; one lane beside them for work whose cost a learner's own model sets; and a health check
-that fails while every place has been held too long.
+"""Who may compute on the server, and when: at most two places at once, one per learner, for script runs and
+for downloads alike; one heavy lane beside them (explorer.heavy_lane) for work that takes seconds or tens of MB;
+and a health check that fails while every place has been held too long.
+
+A learner is a browser, all its tabs together, or, for a client that sends no browser cookie, its address
+(server.identity): counted per session, one person with ten tabs was ten learners (issue 63). Below, "session"
+is a learner in that sense.
 
 Streamlit gives every session's run its own thread, and many at once fight over the GIL and Streamlit's locks,
 so letting runs through two at a time finishes more of them sooner. One place per session means that a tab
@@ -17,9 +21,9 @@ session is connected, or waits for or holds a place. A learner who opened a lab 
 time) and typed at once rested 0.3 s before every answer on an idle server. Connected, not recently run: a
 learner reading for a minute is still company, so a tab rerunning flat out meanwhile rests as before.
 
-The lab's tables of a learner's own model cost what its upload makes them cost, and two learners each running
-one held both places for minutes. Such work leaves its place while it waits for and holds the one heavy lane,
-so at most one of it runs at a time, and never in a place the other learners need.
+Heavy work (the lab's tables of a learner's own model, two of which held both places for minutes; integrated
+gradients at every step; occlusion with every letter) leaves its place while it waits in and works in the heavy
+lane, so at most one such job runs at a time, and never in a place the other learners need.
 """
 
 from __future__ import annotations
@@ -35,8 +39,12 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from server.identity import browser_of_session
+
+from .heavy_lane import HeavyLane
+from .memory import return_freed_memory
+
 PLACES = 2
-HEAVY_LANES = 1
 SHARE = 0.15         # a session's allowance of place time grows by this many seconds each second...
 ALLOWANCE = 2.0      # ...up to this many; each run spends what it held and RUN_OVERHEAD, and a session in
 MAX_REST = 1.0       # debt rests first, at most this long (its debt is capped at MAX_REST * SHARE)
@@ -53,42 +61,43 @@ class GateBusy(Exception):
 
 @dataclass(eq=False)
 class _Held:
-    """A place taken: whose it is, and how long it was set aside for the heavy lane (not counted in its rest)."""
-    session: str
+    """A place taken: whose it is (a browser, server.identity), and how long it was set aside for the heavy lane (not counted in its rest)."""
+    who: str
     aside: float = 0.0
 
 
 class Gate:
-    """PLACES places; a session holds at most one at a time, and waits for its own before taking a place."""
+    """PLACES places; a learner (a browser, all its tabs) holds at most one at a time, and waits for its own turn
+    before taking a place."""
 
     def __init__(self, places: int = PLACES, clock: Callable[[], float] = time.monotonic,
                  connected: Callable[[], Iterable[str]] = tuple) -> None:
-        """`connected`: the ids of the sessions connected to the server now (none: the default, for a gate of
+        """`connected`: who is connected to the server now, a key per tab (none: the default, for a gate of
         its own in a test; server_gate asks Streamlit's runtime)."""
         self.places = places
         self._free = threading.Semaphore(places)
-        self._heavy = threading.Semaphore(HEAVY_LANES)
+        self.lane = HeavyLane()
         self._mine = threading.local()          # .held: the place this thread holds, if any
         self._clock = clock
         self._lock = threading.Lock()
-        self._sessions: dict[str, list] = {}   # session id -> [its lock, how many of its runs want a place]
+        self._learners: dict[str, list] = {}   # who -> [its lock, how many of its runs want a place]
         self._held: dict[int, float] = {}      # id of a place taken -> when it was taken
-        self._spent: dict[str, tuple[float, float]] = {}   # session id -> (allowance left, when it was counted)
-        self._downloads: set[str] = set()      # sessions with a download waiting or being built
+        self._spent: dict[str, tuple[float, float]] = {}   # who -> (allowance left, when it was counted)
+        self._downloads: set[str] = set()      # learners with a download waiting or being built
         self._connected = connected
 
     @contextlib.contextmanager
-    def place(self, session_id: str, wait: float | None = None) -> Iterator[None]:
-        """A place for this session's work; re-entered freely by the thread that holds one (a fragment drawn
-        inside its page's run). With `wait`, gives up (GateBusy) if the session's turn does not come in time."""
+    def place(self, who: str, wait: float | None = None) -> Iterator[None]:
+        """A place for this learner's work; re-entered freely by the thread that holds one (a fragment drawn
+        inside its page's run). With `wait`, gives up (GateBusy) if the learner's turn does not come in time."""
         held = getattr(self._mine, "held", None)
-        if held is not None and held.session == session_id:
+        if held is not None and held.who == who:
             yield
             return
-        with self._own_turn(session_id, wait):
-            self._rest(session_id)
+        with self._own_turn(who, wait):
+            self._rest(who)
             with self._free:
-                mine, started = _Held(session_id), self._clock()
+                mine, started = _Held(who), self._clock()
                 self._take(mine)
                 self._mine.held = mine
                 try:
@@ -96,35 +105,35 @@ class Gate:
                 finally:
                     self._mine.held = held
                     self._give_back(mine)
-                    self._spend(session_id, self._clock() - started - mine.aside + RUN_OVERHEAD)
+                    self._spend(who, self._clock() - started - mine.aside + RUN_OVERHEAD)
 
-    def _allowance(self, session_id: str, now: float) -> float:
-        """What the session may spend now (negative: its debt); call with self._lock held."""
-        left, at = self._spent.get(session_id, (ALLOWANCE, now))
+    def _allowance(self, who: str, now: float) -> float:
+        """What the learner may spend now (negative: its debt); call with self._lock held."""
+        left, at = self._spent.get(who, (ALLOWANCE, now))
         return min(ALLOWANCE, left + (now - at) * SHARE)
 
-    def _rest(self, session_id: str) -> None:
+    def _rest(self, who: str) -> None:
         with self._lock:
-            debt = -self._allowance(session_id, self._clock())
-        if debt > 0 and self._alone(session_id):
+            debt = -self._allowance(who, self._clock())
+        if debt > 0 and self._alone(who):
             debt = 0.0              # still spent and owed: it rests once someone else comes
         if debt > 0:
             time.sleep(debt / SHARE)
 
-    def _alone(self, session_id: str) -> bool:
-        """No other session is connected, or waits for or holds a place (a download of a tab that has gone)."""
-        if any(other != session_id for other in self._connected()):
+    def _alone(self, who: str) -> bool:
+        """No other learner is connected, or waits for or holds a place (a download of a tab that has gone)."""
+        if any(other != who for other in self._connected()):
             return False
         with self._lock:
-            return all(other == session_id for other in self._sessions)
+            return all(other == who for other in self._learners)
 
-    def _spend(self, session_id: str, seconds: float) -> None:
+    def _spend(self, who: str, seconds: float) -> None:
         now = self._clock()
         with self._lock:
-            left = max(self._allowance(session_id, now) - seconds, -MAX_REST * SHARE)
-            if len(self._spent) > 1024:   # sessions whose allowance has refilled are as good as new
+            left = max(self._allowance(who, now) - seconds, -MAX_REST * SHARE)
+            if len(self._spent) > 1024:   # learners whose allowance has refilled are as good as new
                 self._spent = {s: (a, t) for s, (a, t) in self._spent.items() if a + (now - t) * SHARE < ALLOWANCE}
-            self._spent[session_id] = (left, now)
+            self._spent[who] = (left, now)
 
     def _take(self, holder: object) -> None:
         with self._lock:
@@ -135,35 +144,35 @@ class Gate:
             del self._held[id(holder)]
 
     @contextlib.contextmanager
-    def heavy_lane(self, waiting: Callable[[], None]) -> Iterator[None]:
-        """Inside a place (or outside any): give the place back, wait for the heavy lane (calling `waiting`
-        every half second, which may raise to give up), work in it, then take a place again."""
+    def heavy_lane(self, who: str, what: str, waiting: Callable[[int], None]) -> Iterator[None]:
+        """Inside a place (or outside any): give the place back, take a ticket in the heavy lane (AlreadyInLine
+        if this browser holds one), wait for its turn (calling waiting(jobs ahead) every half second, which may
+        raise to give up), work, then take a place again. The memory the work freed is given back."""
+        ticket = self.lane.enter(who, what)
         mine = getattr(self._mine, "held", None)
         aside_since = self._clock()
         if mine is not None:
             self._give_back(mine)
             self._free.release()
         try:
-            while not self._heavy.acquire(timeout=0.5):
-                waiting()
-            try:
-                yield
-            finally:
-                self._heavy.release()
+            self.lane.wait(ticket, waiting)
+            yield
         finally:
+            self.lane.leave(ticket)
+            return_freed_memory()
             if mine is not None:
                 self._free.acquire()
                 self._take(mine)
                 mine.aside += self._clock() - aside_since
 
     @contextlib.contextmanager
-    def _own_turn(self, session_id: str, wait: float | None = None) -> Iterator[None]:
+    def _own_turn(self, who: str, wait: float | None = None) -> Iterator[None]:
         with self._lock:
-            entry = self._sessions.setdefault(session_id, [threading.Lock(), 0])
+            entry = self._learners.setdefault(who, [threading.Lock(), 0])
             entry[1] += 1
         try:
             if not entry[0].acquire(timeout=-1 if wait is None else wait):
-                raise GateBusy("this session's turn did not come in time")
+                raise GateBusy("this learner's turn did not come in time")
             try:
                 yield
             finally:
@@ -172,19 +181,19 @@ class Gate:
             with self._lock:
                 entry[1] -= 1
                 if not entry[1]:
-                    del self._sessions[session_id]
+                    del self._learners[who]
 
     @contextlib.contextmanager
-    def waiting_download(self, session_id: str) -> Iterator[None]:
+    def waiting_download(self, who: str) -> Iterator[None]:
         with self._lock:
-            if session_id in self._downloads:
-                raise GateBusy("this session has a download on the way already")
-            self._downloads.add(session_id)
+            if who in self._downloads:
+                raise GateBusy("this learner has a download on the way already")
+            self._downloads.add(who)
         try:
             yield
         finally:
             with self._lock:
-                self._downloads.discard(session_id)
+                self._downloads.discard(who)
 
     def held(self) -> int:
         with self._lock:
@@ -206,20 +215,23 @@ def server_gate() -> Gate:
 
 
 def _connected_sessions() -> list[str]:
-    """The sessions whose tabs are connected now. None under AppTest, which runs no server: its Runtime is a mock
+    """The browsers whose tabs are connected now. None under AppTest, which runs no server: its Runtime is a mock
     of the class, without a session manager."""
     manager = getattr(Runtime.instance(), "_session_mgr", None) if Runtime.exists() else None
-    return [] if manager is None else [info.session.id for info in manager.list_active_sessions()]
+    return [] if manager is None else [browser_of_session(info.session.id).key
+                                       for info in manager.list_active_sessions()]
 
 
-def _session_id() -> str:
+def learner() -> str:
+    """Who the gate counts: the browser of the session whose script runs (all its tabs are one learner), or its
+    address when it sent no cookie (server.identity)."""
     ctx = get_script_run_ctx()
-    return ctx.session_id if ctx is not None else "no session"
+    return browser_of_session(ctx.session_id if ctx is not None else "no session").key
 
 
 def script_place() -> contextlib.AbstractContextManager:
     """The place app.py runs a page in."""
-    return server_gate().place(_session_id())
+    return server_gate().place(learner())
 
 
 def fragment(**options) -> Callable[[Callable[..., T]], Callable[..., T]]:
@@ -241,7 +253,7 @@ def deferred(make: Callable[..., T], *args) -> Callable[[], T]:
     else 20x slower when downloads bypassed the gate, and 14x when each built its JSON anew: one json.dumps of
     a trace holds the GIL for tens of ms). Everything the data needs is bound now, in the script run: the
     download runs outside it. Streamlit drops the callable, and what it built, after the session's next run."""
-    return functools.partial(_in_place, server_gate(), _session_id(), _Once(functools.partial(make, *args)))
+    return functools.partial(_in_place, server_gate(), learner(), _Once(functools.partial(make, *args)))
 
 
 class _Once:
@@ -258,11 +270,11 @@ class _Once:
 DOWNLOAD_WAIT = 10.0   # seconds a download waits for its session's turn before it fails
 
 
-def _in_place(gate: Gate, session_id: str, make: Callable[[], T]) -> T:
+def _in_place(gate: Gate, who: str, make: Callable[[], T]) -> T:
     """One download of a session at a time waits for its turn, and not for ever: Streamlit builds downloads in
     the event loop's small pool of worker threads, which a tab's pile of requests must not fill."""
-    with gate.waiting_download(session_id):
-        with gate.place(session_id, wait=DOWNLOAD_WAIT):
+    with gate.waiting_download(who):
+        with gate.place(who, wait=DOWNLOAD_WAIT):
             return make()
 
 

@@ -1,12 +1,12 @@
-"""Live training runs on a shared server: one per session, a cap on how many at once, none outliving
-the session that started it. The run and the model it trains are this session's alone: they sit on the
-session's shelf (explorer.own_models), in memory, and go when the session disconnects."""
+"""Live training runs on a shared server: in the server's heavy lane (explorer.heavy_lane: one job at a time,
+first come first served, one ticket per learner, all their tabs), none outliving the session that started it.
+The run and the model it trains are this session's alone: they sit on the session's shelf (explorer.own_models),
+in memory, and go when the session disconnects."""
 
 from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass, field
 
 import streamlit as st
 from streamlit.runtime import Runtime
@@ -15,28 +15,16 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from transformer.checkpoint import to_zip
 from explorer.live_training import LiveSettings, LiveTraining
 
+from .gate import learner, server_gate
+from .heavy_lane import AlreadyInLine, HeavyLane, Ticket
+from .memory import return_freed_memory
 from .own_models import add, session_token, shelf
 
-MAX_CONCURRENT_RUNS = 2   # the server has two cores; a third run would slow every page for everyone
-
-
-class TrainingCapReached(RuntimeError):
-    pass
+TRAINING = "training a model"   # what the lane says this job is
 
 
 class AlreadyTraining(RuntimeError):
     pass
-
-
-@dataclass
-class _Registry:
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    running: dict[str, LiveTraining] = field(default_factory=dict)   # session id -> its unfinished run
-
-
-@st.cache_resource
-def _registry() -> _Registry:
-    return _Registry()
 
 
 def _session_id() -> str:
@@ -52,41 +40,46 @@ def _session_alive(session_id: str) -> bool:
     return Runtime.instance().is_active_session(session_id)
 
 
-def running_count() -> int:
-    registry = _registry()
-    with registry.lock:
-        return sum(not run.progress.done for run in registry.running.values())
-
-
 def current() -> LiveTraining | None:
     return shelf().live_run
 
 
 def start(settings: LiveSettings) -> LiveTraining:
-    """Start a run for this session in a background thread, or say why not."""
-    session, token = _session_id(), session_token()
-    registry = _registry()
-    with registry.lock:
-        mine = registry.running.get(token)
-        if mine is not None and not mine.progress.done:
-            raise AlreadyTraining("Your model is still training: stop it or wait for it to finish first.")
-        busy = sum(not run.progress.done for run in registry.running.values())
-        if busy >= MAX_CONCURRENT_RUNS:
-            raise TrainingCapReached(
-                f"{busy} models are training on this server right now, the most it allows at once. "
-                "Try again in a minute.")
-        run = LiveTraining(settings)
-        registry.running[token] = run
+    """Put a run for this session in the heavy lane, trained in a background thread once its turn comes, or say
+    why not (this learner has a job in the lane already, in this tab or another)."""
+    run = LiveTraining(settings)          # checks the settings first
+    lane = server_gate().lane
+    try:
+        ticket = lane.enter(learner(), TRAINING)
+    except AlreadyInLine as other:
+        raise AlreadyTraining(f"Your browser has a job in the server's line already ({other}), in this tab or "
+                              "another: one at a time for each learner. Stop it or wait for it to end first.") from None
     shelf().live_run = run
-    threading.Thread(target=_train, args=(run, session, token, registry), daemon=True, name=f"live-{token}").start()
+    threading.Thread(target=_train, args=(run, _session_id(), lane, ticket), daemon=True,
+                     name=f"live-{session_token()}").start()
     return run
 
 
-def _train(run: LiveTraining, session: str, token: str, registry: _Registry) -> None:
-    run.run(keep_going=lambda: _session_alive(session))
-    with registry.lock:
-        if registry.running.get(token) is run:
-            del registry.running[token]
+class _Gone(Exception):
+    """The run's tab closed, or Stop was pressed, while it waited for its turn."""
+
+
+def _train(run: LiveTraining, session: str, lane: HeavyLane, ticket: Ticket) -> None:
+    alive = lambda: not run.stop.is_set() and _session_alive(session)   # noqa: E731
+
+    def waiting(ahead: int) -> None:
+        run.waiting(ahead)
+        if not alive():
+            raise _Gone
+
+    try:
+        lane.wait(ticket, waiting)
+        run.run(keep_going=alive)
+    except _Gone:
+        run.stopped_in_line()
+    finally:
+        lane.leave(ticket)
+        return_freed_memory()
 
 
 def keep_result(label: str) -> None:

@@ -66,6 +66,7 @@ class Progress:
     steps: int
     step: int = 0
     status: str = "waiting"                           # waiting, running, finished, stopped, failed
+    ahead: int = 0                                    # jobs ahead of it in the server's heavy lane, while waiting
     loss: tuple[tuple[int, float], ...] = ()          # (step, training loss) after every step
     exact_match: tuple[tuple[int, float], ...] = ()   # (step, held-out exact match) every eval_every steps
     exact_match_seconds: tuple[float, ...] = ()       # seconds since the start at each of those measurements
@@ -102,6 +103,13 @@ class LiveTraining:
         with self._lock:
             self._progress = replace(self._progress, **changes)
 
+    def waiting(self, ahead: int) -> None:
+        """Told while it waits for its turn in the server's heavy lane."""
+        self._update(ahead=ahead)
+
+    def stopped_in_line(self) -> None:
+        self._update(status="stopped", ahead=0)
+
     def run(self, keep_going: Callable[[], bool] = lambda: True) -> Progress:
         """Train until the last step, `stop` is set, or keep_going() turns false (its session has gone).
         Whatever the end, the model trained so far becomes `result` unless the run failed."""
@@ -114,7 +122,7 @@ class LiveTraining:
             held_out = sample_strings(self.eval_n, EVAL_SEED, s.max_len, held_out=True)
             random.seed(s.seed)
             start = time.perf_counter()
-            self._update(status="running")
+            self._update(status="running", ahead=0)
             losses, matches, match_seconds = [], [], []
 
             def after_step(step: int, loss: torch.Tensor, *_) -> None:

@@ -13,14 +13,13 @@ the GIL that every other learner's run needs.
 
 from __future__ import annotations
 
-import time
 import zlib
 from typing import Callable, TypeVar
 
 import streamlit as st
 
 from .link_guard import stop_page
-from .gate import server_gate
+from .heavy import NOT_RUN, STOPPED, in_heavy_lane
 from .own_models import is_own
 
 WORK_SECONDS = 60          # the longest one table of an own model may compute on the shared server...
@@ -38,8 +37,10 @@ def on_request(table: Callable[..., T], what: str, key: str, *args, ask: bool = 
     """table(key, *args) for the model named by `key`: at once for a server model; for an own model, once the
     learner asks (with ask=False, None until they have asked, and no button: the teacher's sheet leaves that
     step out)."""
-    if not is_own(key) or table.is_cached(key, *args):
+    if table.is_ready(key, *args):
         return table(key, *args)
+    if not is_own(key):     # a server model's table not stored fresh: computed once for everyone, in the lane
+        return _finished(in_heavy_lane(what, lambda report: table(key, *args, _progress=report)))
     name = f"{table.__name__}{args!r}"
     asked = st.session_state.setdefault(ASKED_KEY, set())
     if (key, name) not in asked:
@@ -57,31 +58,27 @@ def on_request(table: Callable[..., T], what: str, key: str, *args, ask: bool = 
             stop_page()
         ask_box.empty()
     asked.add((key, name))   # kept until the work stops: a rerun meanwhile goes on asking
-    bar = st.progress(0.0, text=f"{what}…")
-    worked, since = [0.0], [time.monotonic()]   # seconds of work so far; when the batch under way began
 
-    def waiting() -> None:
-        bar.progress(0.0, text=f"{what}: waiting for another learner's model (one such table at a time here)…")
-
-    def report(share: float) -> None:
-        batch = time.monotonic() - since[0]
-        worked[0] += batch
-        if worked[0] > WORK_SECONDS:
-            raise WorkStopped(f"{share:.0%} done after {worked[0]:.0f} s of work")
-        bar.progress(min(max(share, 0.0), 1.0), text=f"{what}… {share:.0%} ({worked[0]:.0f} s of work)")
-        time.sleep(batch * (1 / HEAVY_SHARE - 1))
-        since[0] = time.monotonic()
+    def budget(worked: float, share: float) -> None:
+        if worked > WORK_SECONDS:
+            raise WorkStopped(f"{share:.0%} done after {worked:.0f} s of work")
 
     try:
-        with server_gate().heavy_lane(waiting):
-            since[0] = time.monotonic()
-            result = table(key, *args, _progress=report)
+        result = in_heavy_lane(what, lambda report: table(key, *args, _progress=report),
+                               rest=1 / HEAVY_SHARE - 1, budget=budget)
     except WorkStopped as stopped:
         asked.discard((key, name))
-        bar.empty()
         st.warning(f"{what} was stopped ({stopped}): your model needs more than the {WORK_SECONDS} s one table "
                    "may take on a shared server. The rest of the page needs this table, so it ends here.",
                    icon="⏱️")
         stop_page()
-    bar.empty()
+    if result is NOT_RUN or result is STOPPED:
+        asked.discard((key, name))
+    return _finished(result)
+
+
+def _finished(result: T | object) -> T:
+    """The table, or the page ends here: the rest of it needs the table (in_heavy_lane said why)."""
+    if result is NOT_RUN or result is STOPPED:
+        stop_page()
     return result

@@ -3,7 +3,8 @@
 The models, and the runs cached about them, live on a shelf in a session-scoped st.cache_resource: Streamlit
 releases it when the session's browser tab disconnects, so an upload's memory goes with its session, and no other
 session can reach it.
-Session state holds only strings (labels and model ids). A session keeps at most MAX_OWN_MODELS.
+Session state holds only strings (labels and model ids). What all of a browser's tabs keep, and what everyone
+keeps together, is bounded by explorer.own_ledger.
 """
 
 from __future__ import annotations
@@ -17,23 +18,28 @@ import streamlit as st
 from transformer.checkpoint import Checkpoint, CheckpointError
 from explorer.live_training import LiveTraining
 
+from .gate import learner
 from .memory import return_freed_memory
+from .own_ledger import settle, touch
 from .run_cache import OWN_RUN_BYTES, RunCache
 
 OWN_MODELS = "_own_models"       # label -> model id, oldest first
 OWN_MODEL_KEY = "own_model"      # the id of the own model every page shows, when one is chosen
 CHOICE = "model_choice"          # the sidebar selectbox
-LOST_KEY = "_own_models_lost"    # labels released since this session last drew the sidebar
+LOST_KEY = "_own_models_lost"    # (label, why) of models gone since this session last drew the sidebar
 GONE_KEY = "_own_model_gone"     # the URL says an own model was shown, and this session never held one
 OWN_IN_URL = "model"             # ?model=own while an own model is shown (it is never in the URL itself)
 SERVER_MODEL = "The bundled model of the task"
+RELEASED = "your connection to the server dropped, which released it"
 OWN_PREFIX = "own:"              # own model ids start with it; a server checkpoint is named by its folder
-MAX_OWN_MODELS = 3               # an upload or a finished run beyond this releases the oldest
 
 
-@dataclass
+@dataclass(eq=False)
 class Shelf:
+    who: str = "no one"                                           # the browser it belongs to (gate.learner)
     models: dict[str, Checkpoint] = field(default_factory=dict)   # model id -> checkpoint
+    used: dict[str, float] = field(default_factory=dict)          # model id -> when a page last read it
+    dropped: dict[str, str] = field(default_factory=dict)         # model id -> why the ledger dropped it
     live_run: LiveTraining | None = None                          # this session's latest live run
     runs: RunCache = field(default_factory=lambda: RunCache(OWN_RUN_BYTES))  # its models' runs (model_run)
 
@@ -54,7 +60,9 @@ _shelves: weakref.WeakValueDictionary[str, Shelf] = weakref.WeakValueDictionary(
 
 @st.cache_resource(scope="session", on_release=_release, show_spinner=False)
 def _shelf(token: str) -> Shelf:
-    shelf = _shelves[token] = Shelf()
+    who = learner()
+    shelf = _shelves[token] = Shelf(who)
+    shelf.runs.on_store = lambda: settle(list(_shelves.values()), who)
     return shelf
 
 
@@ -83,8 +91,11 @@ class OwnModelReleasedError(CheckpointError):
 
 def held(model_id: str) -> Checkpoint:
     """This session's own model by its id, if this session's shelf still holds it."""
+    mine = shelf()
     try:
-        return shelf().models[model_id]
+        found = mine.models[model_id]
+        touch(mine, model_id)
+        return found
     except KeyError:
         raise OwnModelReleasedError(
             "Your own model was released when your connection to the server dropped. Reload the page to go "
@@ -97,25 +108,27 @@ def own_models() -> dict[str, str]:
 
 def add(label: str, loaded: Checkpoint) -> None:
     """Keep a model for this session and look at it on every page from now on."""
-    models, kept = own_models(), shelf().models
+    mine = shelf()
+    models, kept = own_models(), mine.models
     if label in models:
         kept.pop(models.pop(label), None)
-    while len(models) >= MAX_OWN_MODELS:
-        oldest = next(iter(models))
-        kept.pop(models.pop(oldest), None)
     model_id = f"{OWN_PREFIX}{uuid.uuid4().hex}"
     kept[model_id] = loaded
+    touch(mine, model_id)
     models[label] = model_id
+    settle(list(_shelves.values()), mine.who)   # the oldest of this browser's, or the server's, may go
     st.session_state[CHOICE] = label
     st.session_state[OWN_MODEL_KEY] = model_id
 
 
 def forget_released() -> None:
     """Before the sidebar draws its selectbox: forget models the shelf no longer holds (released when this
-    session's connection dropped), and name them in LOST_KEY so the sidebar can say so."""
-    models, kept = own_models(), shelf().models
-    lost = [label for label, model_id in models.items() if model_id not in kept]
-    for label in lost:
+    session's connection dropped, or dropped by explorer.own_ledger), and name them in LOST_KEY with the reason
+    so the sidebar can say so."""
+    models, mine = own_models(), shelf()
+    lost = [(label, mine.dropped.pop(model_id, RELEASED)) for label, model_id in models.items()
+            if model_id not in mine.models]
+    for label, _ in lost:
         del models[label]
     if lost:
         st.session_state[LOST_KEY] = lost

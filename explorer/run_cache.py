@@ -32,6 +32,7 @@ import contextlib
 import dataclasses
 import sys
 import threading
+import time
 import types
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable, Mapping
@@ -80,6 +81,7 @@ class _Entry:
     value: Any
     nbytes: int
     group: str
+    used: float = 0.0        # time.monotonic() of its last use
 
 
 class RunCache:
@@ -87,9 +89,13 @@ class RunCache:
     pass `budget`. Thread-safe; a key several threads ask for at once is computed once, the others waiting for
     it (a lock per key being computed, as st.cache_resource has)."""
 
-    def __init__(self, budget: int, sizeof: Callable[[Any], int] = result_bytes) -> None:
+    def __init__(self, budget: int, sizeof: Callable[[Any], int] = result_bytes,
+                 on_store: Callable[[], None] = lambda: None) -> None:
+        """`on_store` is called after each result is kept, outside the cache's lock (explorer.own_ledger bounds
+        what all learners' caches of their own models hold together)."""
         self.budget = budget
         self.sizeof = sizeof
+        self.on_store = on_store
         self.total = 0                                               # bytes held
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()  # least recently used first
         self._counts: Counter[str] = Counter()                        # entries per group (function)
@@ -126,8 +132,9 @@ class RunCache:
             if found is not None:
                 return found.value
             value = compute()
-            self._store(key, _Entry(value, self.sizeof(value), group), max_entries)
-            return value
+            self._store(key, _Entry(value, self.sizeof(value), group, time.monotonic()), max_entries)
+        self.on_store()
+        return value
 
     def clear(self) -> None:
         with self._lock:
@@ -138,11 +145,29 @@ class RunCache:
         if freed:
             return_freed_memory()
 
+    def oldest_use(self) -> float | None:
+        """When the least recently used result was last used (None when empty)."""
+        with self._lock:
+            return next((e.used for e in self._entries.values()), None)
+
+    def drop_oldest(self) -> int:
+        """Forget the least recently used result; the bytes it held (0 when empty)."""
+        with self._lock:
+            if not self._entries:
+                return 0
+            return self._evict(next(iter(self._entries))).nbytes
+
+    def drop_where(self, unwanted: Callable[[Hashable], bool]) -> int:
+        """Forget every result whose (group, args) key is unwanted; the bytes they held."""
+        with self._lock:
+            return sum(self._evict(key).nbytes for key in [k for k in self._entries if unwanted(k)])
+
     def _lookup(self, key: Hashable) -> _Entry | None:
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
                 self._entries.move_to_end(key)
+                entry.used = time.monotonic()
             return entry
 
     def _store(self, key: Hashable, entry: _Entry, max_entries: int | None) -> None:

@@ -59,7 +59,7 @@ print(' '.join(str(s.getsockname()[1]) for s in socks))")"
 servers=""
 for i in $(seq 1 "$replicas"); do
   p=${ports[$((i - 1))]}
-  python3 -m streamlit run app.py --server.headless true --server.address 127.0.0.1 --server.port "$p" \
+  EXPLORER_BEHIND_PROXY=1 python3 -m streamlit run app.py --server.headless true --server.address 127.0.0.1 --server.port "$p" \
     >"$logs/replica-$i.log" 2>&1 &
   pids+=($!)
   echo "$i $p $!" >>"$logs/replicas.txt"
@@ -75,6 +75,7 @@ defaults
     mode http
     log global
     option httplog
+    option forwardfor               # the client's address, appended: the replicas count clients by it
     option redispatch               # a replica that went down: its browsers go to a live one
     retries 2
     timeout connect 5s

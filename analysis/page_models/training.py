@@ -188,6 +188,7 @@ class LiveProgress(Protocol):
     steps: int
     step: int
     status: str                                  # waiting, running, finished, stopped, failed
+    ahead: int                                   # jobs ahead of it in the server's line, while waiting
     loss: tuple[tuple[int, float], ...]          # (step, training loss)
     exact_match: tuple[tuple[int, float], ...]   # (step, held-out exact match)
     seconds: float
@@ -217,11 +218,19 @@ class LiveView:
     label: str                                   # the live model's name in the sidebar's Model
 
 
+def progress_text(p: LiveProgress) -> str:
+    if p.status == "waiting":
+        jobs = "1 job" if p.ahead == 1 else f"{p.ahead} jobs"
+        return (f"waiting for its turn: {jobs} ahead of it in the server's line (one model trains at a time here, "
+                "so that every page stays quick)" if p.ahead else "waiting for its turn")
+    return f"{p.status}: step {p.step:,} of {p.steps:,}, {p.seconds:.0f} s"
+
+
 def live_view(progress: LiveProgress) -> LiveView:
     p = progress
     last_match = p.exact_match[-1][1] if p.exact_match else 0.0
     return LiveView(
-        fraction=p.step / p.steps, progress_text=f"{p.status}: step {p.step:,} of {p.steps:,}, {p.seconds:.0f} s",
+        fraction=p.step / p.steps, progress_text=progress_text(p),
         loss_text=f"{p.loss[-1][1]:.3f}" if p.loss else "–", exact_match=last_match,
         per_second=f"{p.step / p.seconds:.0f}" if p.seconds else "–",
         loss=p.loss, matches=p.exact_match, steps=p.steps, vocab_size=Vocab().size,

@@ -1,7 +1,8 @@
 """Training a model from the page: start, watch, stop, use it on other pages (this session only),
-download it, the one-run and server-wide limits, and uploads checked before use."""
+download it, one job per learner in the server's heavy lane, and uploads checked before use."""
 
 import gc
+import threading
 import time
 import weakref
 
@@ -11,6 +12,8 @@ import torch
 
 from explorer import live_runs
 from explorer.cache import BUNDLED_CHECKPOINT
+from explorer.gate import server_gate
+from explorer.heavy_lane import HeavyLane
 from explorer.own_models import OWN_MODEL_KEY
 from explorer.pages import PAGES
 from transformer import checkpoint
@@ -28,6 +31,9 @@ def wait_until_done(run, seconds=120):
     assert run.progress.done, run.progress
 
 
+STARTED = []   # every run a test started, stopped after it
+
+
 def start_from_page(steps=40, d_model=16, layers=1, text="banana"):
     at = open_page("training", text)
     at.number_input(key="live_steps").set_value(steps)
@@ -35,16 +41,20 @@ def start_from_page(steps=40, d_model=16, layers=1, text="banana"):
     at.selectbox(key="live_layers").set_value(layers)
     at.button[0].click().run()   # "Start training", the form's submit button
     no_exception(at)
-    return at, own_shelf(at).live_run
+    run = own_shelf(at).live_run
+    STARTED.append(run)
+    return at, run
 
 
 @pytest.fixture(autouse=True)
 def no_runs_left_behind():
     yield
-    registry = live_runs._registry()
-    for run in list(registry.running.values()):
-        run.stop.set()
-        wait_until_done(run)
+    for run in STARTED:
+        if run is not None:
+            run.stop.set()
+            wait_until_done(run)
+    STARTED.clear()
+    assert len(server_gate().lane) == 0
 
 
 def test_a_short_run_from_the_page_finishes_and_draws_its_curves():
@@ -96,28 +106,49 @@ def test_stop_ends_the_run_early_and_keeps_what_it_learned():
     assert run.result.metrics["steps_done"] == run.progress.step
 
 
-def test_one_run_per_session_and_a_cap_per_server():
+def test_one_job_per_learner_and_the_next_learner_waits_in_the_heavy_lane(monkeypatch):
+    """Every AppTest session is one learner (one session id); another is made by naming it otherwise."""
+    monkeypatch.setattr(live_runs, "learner", lambda: "browser:first")
     at, run = start_from_page(steps=3000)
-    at.button[0].click().run()                       # start again while it runs
-    assert "still training" in at.error[0].value
-    others = [start_from_page(steps=3000)[1] for _ in range(live_runs.MAX_CONCURRENT_RUNS - 1)]
-    late = open_page("training", "banana")
-    late.button[0].click().run()
-    assert "the most it allows at once" in late.error[0].value
-    assert own_shelf(late).live_run is None
-    assert live_runs.running_count() == live_runs.MAX_CONCURRENT_RUNS
-    for r in (run, *others):
-        r.stop.set()
+    at.button[0].click().run()                       # again, from the same learner (a tab of the same browser)
+    assert "in the server's line already (training a model)" in at.error[0].value.replace("\\", "")
+    monkeypatch.setattr(live_runs, "learner", lambda: "browser:second")
+    late_at, late = start_from_page(steps=40)
+    while late.progress.ahead == 0:                  # told its place once it has waited half a second
+        time.sleep(0.1)
+    assert late.progress.status == "waiting" and late.progress.step == 0 and run.progress.status == "running"
+    late_at.run()
+    assert "1 job ahead of it in the server's line" in late_at.get("progress")[0].proto.text
+    run.stop.set()
+    wait_until_done(run)
+    wait_until_done(late)                            # its turn came once the first ended
+    assert late.progress.status == "finished" and late.progress.step == 40
+    assert len(server_gate().lane) == 0
 
 
 def test_a_run_stops_when_its_session_has_gone(monkeypatch):
     run = LiveTraining(LiveSettings(d_model=16, steps=3000))
-    registry = live_runs._Registry()
-    registry.running["gone"] = run
+    lane = HeavyLane()
     monkeypatch.setattr(live_runs, "_session_alive", lambda session: False)
-    live_runs._train(run, "gone", "gone", registry)
+    live_runs._train(run, "gone", lane, lane.enter("gone", live_runs.TRAINING))
     assert run.progress.status == "stopped" and run.progress.step == 0
-    assert registry.running == {}
+    assert len(lane) == 0
+
+
+def test_a_run_waiting_in_line_leaves_it_when_its_tab_closes(monkeypatch):
+    lane = HeavyLane()
+    first = lane.enter("someone else", "another job")
+    run = LiveTraining(LiveSettings(d_model=16, steps=3000))
+    alive = [True]
+    monkeypatch.setattr(live_runs, "_session_alive", lambda session: alive[0])
+    waiting = threading.Thread(target=live_runs._train, args=(run, "tab", lane, lane.enter("tab", "training")))
+    waiting.start()
+    while run.progress.ahead != 1:
+        time.sleep(0.05)
+    alive[0] = False
+    waiting.join(10)
+    assert run.progress.status == "stopped" and run.progress.step == 0
+    assert len(lane) == 1 and lane.ahead(first) == 0
 
 
 def test_a_download_never_keeps_a_run_alive():

@@ -1,4 +1,5 @@
-"""explorer.gate: two places on the server, one per session, and a health check that fails while stuck."""
+"""explorer.gate: two places on the server, one per learner, the heavy lane beside them, and a health check that
+fails while stuck."""
 
 import ast
 import asyncio
@@ -11,6 +12,7 @@ import pytest
 from streamlit.runtime import Runtime, RuntimeState
 
 from explorer.gate import MAX_REST, PLACES, STUCK_AFTER, Gate, GateBusy, _fail_health_while_stuck, _in_place, _Once
+from explorer.heavy_lane import AlreadyInLine, HeavyLane
 
 
 def test_one_session_never_holds_two_places_so_another_session_always_finds_one():
@@ -97,32 +99,62 @@ def test_the_health_check_fails_while_the_places_are_stuck_and_recovers():
         Runtime.is_ready_for_browser_connection = original
 
 
-def test_heavy_work_leaves_its_place_and_runs_one_at_a_time():
+def test_heavy_work_leaves_its_place_and_runs_one_at_a_time_first_come_first_served():
     gate = Gate()
     in_lane = threading.Event()
     release = threading.Event()
-    waits = []
+    waits, order = [], []
 
-    def heavy(session: str) -> None:
-        with gate.place(session):
-            with gate.heavy_lane(lambda: waits.append(session)):
+    def heavy(who: str) -> None:
+        with gate.place(who):
+            with gate.heavy_lane(who, f"{who}'s job", lambda ahead: waits.append((who, ahead))):
+                order.append(who)
                 in_lane.set()
                 release.wait(10)
 
-    first = threading.Thread(target=heavy, args=("own model 1",))
+    first = threading.Thread(target=heavy, args=("learner 1",))
     first.start()
     in_lane.wait(5)
-    second = threading.Thread(target=heavy, args=("own model 2",))
-    second.start()
-    second.join(1.2)
-    assert second.is_alive() and "own model 2" in waits   # waiting its turn, and told so
-    assert gate.held() == 0                               # neither holds a place the other learners need
+    later = []
+    for who in ("learner 2", "learner 3"):
+        later.append(threading.Thread(target=heavy, args=(who,)))
+        later[-1].start()
+        time.sleep(0.2)
+    time.sleep(1.0)
+    assert all(t.is_alive() for t in later)
+    assert ("learner 2", 1) in waits and ("learner 3", 2) in waits   # each told how many jobs are ahead of it
+    assert gate.held() == 0                               # none holds a place the other learners need
     with gate.place("another learner"):
         assert gate.held() == 1
     release.set()
-    first.join(10)
-    second.join(10)
-    assert gate.held() == 0
+    for t in (first, *later):
+        t.join(10)
+    assert order == ["learner 1", "learner 2", "learner 3"] and gate.held() == 0 and len(gate.lane) == 0
+
+
+def test_a_learner_holds_one_ticket_in_the_heavy_lane_whatever_its_tabs():
+    gate = Gate()
+    with gate.heavy_lane("browser:a", "integrated gradients", lambda ahead: None):
+        with pytest.raises(AlreadyInLine, match="integrated gradients"):
+            with gate.heavy_lane("browser:a", "occlusion", lambda ahead: None):
+                pass
+    with gate.heavy_lane("browser:a", "occlusion", lambda ahead: None):   # its ticket given back
+        assert gate.lane.running() == ["occlusion"]
+
+
+def test_giving_up_while_waiting_leaves_the_line():
+    lane = HeavyLane()
+    first = lane.enter("a", "first")
+    second = lane.enter("b", "second")
+
+    def give_up(ahead: int) -> None:
+        raise TimeoutError
+
+    with pytest.raises(TimeoutError):
+        lane.wait(second, give_up, every=0.01)
+    lane.leave(second)
+    third = lane.enter("c", "third")
+    assert lane.ahead(first) == 0 and lane.ahead(third) == 1
 
 
 def test_a_download_pressed_again_is_not_built_again():

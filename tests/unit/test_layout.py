@@ -19,6 +19,8 @@ FORBIDDEN = {
                   *TEST_CODE},
     "viz": {"streamlit", "torch", "transformer", "analysis", "explorer", "teaching", *TEST_CODE},
     "explorer": TEST_CODE,
+    "server": {"torch", "transformer", "analysis", "explorer", "viz", "teaching", "classroom", "app_pages",
+               *TEST_CODE},
     "app_pages": {"numpy", "torch", "transformer", *TEST_CODE},
     "drivers": {"tests", "benchmarks"},        # what both share imports neither
     "benchmarks": {"tests"},
