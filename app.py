@@ -176,7 +176,9 @@ class HashedFilesFromMemory:
 if get_script_run_ctx(suppress_warning=True) is None:   # imported by `streamlit run app.py` to serve the app
     from starlette.middleware import Middleware
     from starlette.routing import Route
-    from server.identity import BrowserCookie   # noqa: E402 (only the server needs it)
+    from server import header_timeout
+    from server.identity import BrowserCookie
+    header_timeout.install()
     app = st.App("app.py", lifespan=warm_up_beside_the_server, routes=[Route("/api/warm-up", warm_up_status)],
                  middleware=[Middleware(HashedFilesFromMemory), Middleware(BrowserCookie),
                              Middleware(ElementCodeFirst)])

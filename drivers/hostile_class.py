@@ -22,7 +22,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from classroom.database import make_engine, migrate
 from classroom.store import ClassStore
-from drivers.protocol_session import ProtocolSession, joined, put_file
+from drivers.protocol_session import NEW_BROWSER, ProtocolSession, joined, put_file
 from drivers.payloads import endless_zip, with_files
 from transformer.checkpoint import MAX_UPLOAD_BYTES
 
@@ -114,9 +114,11 @@ def under_attack(name: str, url: str, pid: int, attack: Callable[[str], Awaitabl
     return Measured(name, statistics.median(before + after), during, wrong, start, peak, resident_mb(pid), details)
 
 
-async def uploaded(url: str, name: str, data: bytes, page: str = "training") -> ProtocolSession:
-    """A session that uploaded `data` on the Training page and keeps it as its model, now on `page`."""
-    session = ProtocolSession(url, "training")
+async def uploaded(url: str, name: str, data: bytes, page: str = "training",
+                   browser: str | None | object = NEW_BROWSER) -> ProtocolSession:
+    """A session that uploaded `data` on the Training page and keeps it as its model, now on `page` (`browser`: as
+    ProtocolSession takes it)."""
+    session = ProtocolSession(url, "training", browser=browser)
     await session.open()
     label = next(k for k in session.widget_ids if k.startswith(UPLOADER))
     answer = await session.upload(url, label, name, data)

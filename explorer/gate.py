@@ -61,8 +61,10 @@ class GateBusy(Exception):
 
 @dataclass(eq=False)
 class _Held:
-    """A place taken: whose it is (a browser, server.identity), and how long it was set aside for the heavy lane (not counted in its rest)."""
+    """A place taken: whose it is (a browser, server.identity), its turn (the lock its tabs take in turn), and how
+    long it was set aside for the heavy lane (not counted in its rest)."""
     who: str
+    turn: threading.Lock
     aside: float = 0.0
 
 
@@ -94,10 +96,10 @@ class Gate:
         if held is not None and held.who == who:
             yield
             return
-        with self._own_turn(who, wait):
+        with self._own_turn(who, wait) as turn:
             self._rest(who)
             with self._free:
-                mine, started = _Held(who), self._clock()
+                mine, started = _Held(who, turn), self._clock()
                 self._take(mine)
                 self._mine.held = mine
                 try:
@@ -145,15 +147,16 @@ class Gate:
 
     @contextlib.contextmanager
     def heavy_lane(self, who: str, what: str, waiting: Callable[[int], None]) -> Iterator[None]:
-        """Inside a place (or outside any): give the place back, take a ticket in the heavy lane (AlreadyInLine
-        if this browser holds one), wait for its turn (calling waiting(jobs ahead) every half second, which may
+        """Inside a place (or outside any): give the place and the learner's turn back, take a ticket in the heavy
+        lane (AlreadyInLine if this browser holds one), wait for its turn (calling waiting(jobs ahead) every half second, which may
         raise to give up), work, then take a place again. The memory the work freed is given back."""
         ticket = self.lane.enter(who, what)
         mine = getattr(self._mine, "held", None)
         aside_since = self._clock()
-        if mine is not None:
+        if mine is not None:        # the learner's other tabs may run meanwhile (their own heavy job is refused)
             self._give_back(mine)
             self._free.release()
+            mine.turn.release()
         try:
             self.lane.wait(ticket, waiting)
             yield
@@ -161,12 +164,13 @@ class Gate:
             self.lane.leave(ticket)
             return_freed_memory()
             if mine is not None:
+                mine.turn.acquire()
                 self._free.acquire()
                 self._take(mine)
                 mine.aside += self._clock() - aside_since
 
     @contextlib.contextmanager
-    def _own_turn(self, who: str, wait: float | None = None) -> Iterator[None]:
+    def _own_turn(self, who: str, wait: float | None = None) -> Iterator[threading.Lock]:
         with self._lock:
             entry = self._learners.setdefault(who, [threading.Lock(), 0])
             entry[1] += 1
@@ -174,7 +178,7 @@ class Gate:
             if not entry[0].acquire(timeout=-1 if wait is None else wait):
                 raise GateBusy("this learner's turn did not come in time")
             try:
-                yield
+                yield entry[0]
             finally:
                 entry[0].release()
         finally:

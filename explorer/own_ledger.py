@@ -76,12 +76,12 @@ def settle(shelves: list[Holder], who: str) -> bool:
             _drop_model(shelf, model_id, TOO_MANY)
             dropped = True
         while sum(s.runs.total for s in mine) > OWN_RUN_BYTES and (oldest := _oldest_runs(mine)):
-            oldest[1].drop_oldest()
+            oldest[1].runs.drop_oldest()
             dropped = True
         while held_bytes(shelves) > OWN_BYTES_ON_SERVER:
             runs, model = _oldest_runs(shelves), _oldest_model(shelves)
             if runs is not None and (model is None or runs[0] <= model[0]):
-                runs[1].drop_oldest()
+                runs[1].runs.drop_oldest()
             elif model is not None:
                 _drop_model(model[1], model[2], NO_ROOM)
             else:
