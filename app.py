@@ -178,7 +178,9 @@ if get_script_run_ctx(suppress_warning=True) is None:   # imported by `streamlit
     from starlette.routing import Route
     from server import header_timeout
     from server.identity import BrowserCookie
+    from server.memory import limit_arenas
     header_timeout.install()
+    limit_arenas()
     app = st.App("app.py", lifespan=warm_up_beside_the_server, routes=[Route("/api/warm-up", warm_up_status)],
                  middleware=[Middleware(HashedFilesFromMemory), Middleware(BrowserCookie),
                              Middleware(ElementCodeFirst)])

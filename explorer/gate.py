@@ -42,7 +42,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from server.identity import browser_of_session
 
 from .heavy_lane import HeavyLane
-from .memory import return_freed_memory
+from server.memory import return_freed_memory
 
 PLACES = 2
 SHARE = 0.15         # a session's allowance of place time grows by this many seconds each second...

@@ -19,11 +19,13 @@ from .gate import learner, server_gate
 from .heavy_lane import AlreadyInLine
 
 T = TypeVar("T")
+REST = 1.0           # after each step of a job, rest as long as it took: the lane works half the time (a job
+                     # working flat out on one core made another learner 2.05x slower in one run of four tabs)
 NOT_RUN = object()   # what in_heavy_lane returns when this browser had a job in line already...
 STOPPED = object()   # ...and when the learner pressed Stop (the run after the press draws the button pressed)
 
 
-def in_heavy_lane(what: str, work: Callable[[Progress], T], rest: float = 0.0,
+def in_heavy_lane(what: str, work: Callable[[Progress], T], rest: float = REST,
                   budget: Callable[[float, float], None] | None = None) -> T | object:
     """work(report) in the heavy lane. `rest`: after each report, sleep this share of the time the batch before it
     took (its Python holds the GIL every other page needs). `budget(seconds of work, share done)` may raise to

@@ -17,7 +17,7 @@ from explorer.live_training import LiveSettings, LiveTraining
 
 from .gate import learner, server_gate
 from .heavy_lane import AlreadyInLine, HeavyLane, Ticket
-from .memory import return_freed_memory
+from server.memory import return_freed_memory
 from .own_models import add, session_token, shelf
 
 TRAINING = "training a model"   # what the lane says this job is

@@ -1,7 +1,8 @@
 """The lab's whole-sample tables for a learner's own model: computed when the learner asks, with a progress bar,
 within a time budget, and stopped when the learner leaves.
 
-A bundled model's tables are computed once per server and cached for everyone, at a cost known in advance. An
+A bundled model's tables are stored beside its weights, or computed once per server in the heavy lane and cached
+for everyone, at a cost known in advance. An
 own model's cost is whatever its upload makes it (an accepted model near the parameter limit costs about four
 times the bundled one per word), and it is paid again by each session; computed on page load it held one of
 the server's two places for minutes. So for an own model a page shows a button, and the work reports its
@@ -18,13 +19,13 @@ from typing import Callable, TypeVar
 
 import streamlit as st
 
-from .link_guard import stop_page
 from .heavy import NOT_RUN, STOPPED, in_heavy_lane
+from .link_guard import stop_page
 from .own_models import is_own
 
-WORK_SECONDS = 60          # the longest one table of an own model may compute on the shared server...
-HEAVY_SHARE = 0.5          # ...working at most this share of the time: after each batch it rests as long
-                           # (two tabs' tables made another learner 1.6x slower working flat out, 1.1x so)
+WORK_SECONDS = 60          # the longest one table of an own model may compute on the shared server, resting
+                           # after each batch as long as it took (explorer.heavy.REST: two tabs' tables made
+                           # another learner 1.6x slower working flat out, 1.1x so)
 ASKED_KEY = "_tables_asked"  # the tables this session asked for, by (model id, table, arguments)
 T = TypeVar("T")
 
@@ -64,8 +65,7 @@ def on_request(table: Callable[..., T], what: str, key: str, *args, ask: bool = 
             raise WorkStopped(f"{share:.0%} done after {worked:.0f} s of work")
 
     try:
-        result = in_heavy_lane(what, lambda report: table(key, *args, _progress=report),
-                               rest=1 / HEAVY_SHARE - 1, budget=budget)
+        result = in_heavy_lane(what, lambda report: table(key, *args, _progress=report), budget=budget)
     except WorkStopped as stopped:
         asked.discard((key, name))
         st.warning(f"{what} was stopped ({stopped}): your model needs more than the {WORK_SECONDS} s one table "

@@ -16,7 +16,7 @@ from typing import Iterable, Protocol
 
 from transformer.checkpoint import Checkpoint
 
-from .memory import return_freed_memory
+from server.memory import return_freed_memory
 from .run_cache import MB, RunCache
 
 MAX_OWN_MODELS = 3                 # models one browser keeps, over all its tabs

@@ -19,7 +19,7 @@ from transformer.checkpoint import Checkpoint, CheckpointError
 from explorer.live_training import LiveTraining
 
 from .gate import learner
-from .memory import return_freed_memory
+from server.memory import return_freed_memory
 from .own_ledger import settle, touch
 from .run_cache import OWN_RUN_BYTES, RunCache
 

@@ -40,7 +40,7 @@ from typing import Any, ContextManager, TypeVar
 
 import numpy as np
 
-from .memory import return_freed_memory
+from server.memory import return_freed_memory
 
 MB = 2 ** 20
 SHARED_RUN_BYTES = 64 * MB    # every cached run of the server's models, all sessions together

@@ -1,14 +1,18 @@
 """The server keeps Streamlit's protections on: XSRF and CORS, an upload limit that matches the one
-checkpoint zip the app accepts (checkpoint.MAX_UPLOAD_BYTES), and exceptions shown without their details."""
+checkpoint zip the app accepts (checkpoint.MAX_UPLOAD_BYTES), and exceptions shown without their details; and
+closes requests whose headers never finish."""
 
+import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
 from transformer.checkpoint import MAX_UPLOAD_BYTES
 
 from drivers.harness import ROOT
+from server.header_timeout import HEADER_SECONDS
 
 
 def effective_config() -> str:
@@ -42,3 +46,26 @@ def test_the_running_server_refuses_requests_without_the_xsrf_token_and_foreign_
     foreign = urllib.request.Request(f"{server}/_stcore/host-config", headers={"Origin": "http://elsewhere.example"})
     with urllib.request.urlopen(foreign) as response:
         assert response.headers.get("Access-Control-Allow-Origin") in (None, "")
+
+
+def test_requests_whose_headers_never_finish_are_closed_and_the_server_still_answers(server):
+    """Slowloris (issue 63): with no HAProxy in front, the server closes a request whose headers have not arrived
+    within header_timeout.HEADER_SECONDS (uvicorn alone waited for ever: 0 of 200 closed after 40 s)."""
+    host, port = server.removeprefix("http://").split(":")
+    slow = []
+    for _ in range(20):
+        sock = socket.create_connection((host, int(port)))
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: slow\r\n")          # and never the blank line that ends them
+        slow.append(sock)
+    time.sleep(HEADER_SECONDS + 3)
+    closed = 0
+    for sock in slow:
+        sock.settimeout(2)
+        try:
+            closed += sock.recv(1024) == b""
+        except OSError:
+            pass
+        sock.close()
+    assert closed == len(slow)
+    with urllib.request.urlopen(f"{server}/_stcore/health") as response:
+        assert response.status == 200
