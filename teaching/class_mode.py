@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -77,9 +78,10 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def safe_cell(value: object) -> str:
-    """A cell a spreadsheet shows as text: one beginning like a formula gets a leading apostrophe."""
+    """A cell a spreadsheet shows as text: one beginning like a formula gets a leading apostrophe. Its NFKC form
+    is what is checked, as a spreadsheet may read a full-width ＝ or a small ﹢ as the plain sign."""
     text = str(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    return "'" + text if unicodedata.normalize("NFKC", text).startswith(FORMULA_STARTS) else text
 
 
 def _number_or_safe(value: object) -> str:

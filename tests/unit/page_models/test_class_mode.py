@@ -44,7 +44,8 @@ def test_no_votes_gives_no_advice_and_the_count_line_reads_right():
     assert joined_line(30, 28, False, 2) == "30 students joined · 28 voted in round 2 · voting closed"
 
 
-@pytest.mark.parametrize("cell", ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1"])
+@pytest.mark.parametrize("cell", ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1",
+                                  "＝1+1", "﹢1", "－1", "＠SUM(A1)"])   # full-width and small forms: NFKC
 def test_a_cell_that_looks_like_a_formula_is_text(cell):
     assert safe_cell(cell) == "'" + cell
     assert safe_cell("Ann") == "Ann" and safe_cell(3) == "3"
