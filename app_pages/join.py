@@ -1,11 +1,12 @@
 """Join a class: a seat from the teacher's code, the step the teacher shows, a vote with large tap targets, then
-the class's spread and the model's answer when the teacher shows them. The seat is a token in this page's link
-(and this session), so a reload, a lost network or another replica brings the student back to it."""
+the class's spread and the model's answer when the teacher shows them. The seat is a token in this page's link,
+and the browser's own (explorer.classes.take_seat): a reload, a lost network, another replica, another tab or
+the code typed again brings the student back to it."""
 
 import streamlit as st
 
 from classroom import codes
-from classroom.errors import NO_SUCH_CODE, ClassError, UnknownClass
+from classroom.errors import NO_SUCH_CODE, ClassError, UnknownClass, UnknownSeat
 from classroom.store import RESULTS_STAGE, ClassStore
 from explorer import classes, lesson, quiz
 from explorer.errors import InputError
@@ -21,26 +22,24 @@ st.title("🙋 Join a class")
 
 def join_form(store: ClassStore, code: str) -> None:
     with st.form("join_class"):
-        typed = st.text_input("Class code (on the teacher's screen)", value=code, max_chars=12)
+        typed = st.text_input(codes.CODE_LABEL, value=code, max_chars=12)
         nickname = st.text_input(codes.NICKNAME_LABEL, max_chars=codes.NICKNAME_MAX, placeholder="none: you will be “Student n”")
         joined = st.form_submit_button("Join", type="primary", width="stretch")
     if not joined:
         return
     wanted = codes.normal_code(typed)
     try:
-        classes.check_code_tries()
+        classes.check_code_tries()      # while this address waits: answered at once, the store not asked
         if not codes.is_code(wanted):   # not even the shape of a code: the same answer, without asking the store
             raise UnknownClass(NO_SUCH_CODE)
-        seat = store.join(wanted, nickname)
+        token = classes.take_seat(store, wanted, nickname)
     except UnknownClass as error:
-        classes.count_wrong_code(True)
+        classes.count_wrong_code()
         st.error(str(error), icon="🔢")
     except ClassError as error:
         st.error(str(error), icon="⚠️")
     else:
-        classes.count_wrong_code(False)
-        st.session_state[classes.SEATS_KEY] = {**st.session_state.get(classes.SEATS_KEY, {}), wanted: seat.token}
-        st.query_params.from_dict({classes.CLASS_PARAM: wanted, classes.SEAT_PARAM: seat.token})
+        st.query_params.from_dict({classes.CLASS_PARAM: wanted, classes.SEAT_PARAM: token})
         st.rerun()
 
 
@@ -164,16 +163,18 @@ store = classes.class_store()
 if store is None:
     st.stop()
 code, token = classes.param(classes.CLASS_PARAM).upper(), classes.param(classes.SEAT_PARAM)
-if code and not token and code in st.session_state.get(classes.SEATS_KEY, {}):
-    token = st.session_state[classes.SEATS_KEY][code]     # joining again from this session: the same seat
-    st.query_params[classes.SEAT_PARAM] = token
-
 seat = None
-if code and token:
-    try:
+try:
+    if codes.is_code(code) and not token:
+        token = classes.held_seat_token(store, code)    # this browser's seat: the join link again, another tab
+        if token:
+            st.query_params[classes.SEAT_PARAM] = token
+    if code and token:
         seat = store.seat(code, token)
-    except ClassError as error:   # a seat of an ended class, a link cut short, or the store gone
-        st.warning(str(error), icon="⚠️")
+except ClassError as error:   # a seat removed or of an ended class, a link cut short, or the store gone
+    if isinstance(error, UnknownSeat):
+        classes.forget_seat(code)
+    st.warning(str(error), icon="⚠️")
 
 if seat is None:
     join_form(store, code if codes.is_code(codes.normal_code(code)) else "")

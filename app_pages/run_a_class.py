@@ -22,6 +22,7 @@ from viz.quiz import score_spread, share_right_by_item
 
 st.title("📣 Run a class")
 CSV_KEY, ERROR_KEY = "_class_csv", "_class_error"
+REMOVED_KEY, PICKED_SEAT_KEY = "_class_removed", "_seat_to_remove"   # the seat last removed, the seat picked
 
 
 def start_form(store: ClassStore) -> None:
@@ -38,6 +39,7 @@ def start_form(store: ClassStore) -> None:
     if started:
         try:
             ckpt.vocab.encode(text, ckpt.model.config.max_len)
+            classes.count_new_class()
             new = store.create_class(text)
         except InputError as error:
             st.error(escape_markdown(str(error)), icon="✏️")
@@ -202,6 +204,7 @@ def run_class(store: ClassStore, code: str, secret: str) -> None:
         st.error(message)
     if state.open_form is not None:
         quiz_open(store, code, state)      # no results while it is open: a student could test an answer
+        remove_seats(store, code, secret)
         class_files(store, code, secret, state)
         return
     last = len(STEPS)
@@ -222,6 +225,7 @@ def run_class(store: ClassStore, code: str, secret: str) -> None:
     else:
         step_question(store, code, secret, state, view, step, question)
     quiz_results(store, code, secret, state)
+    remove_seats(store, code, secret)
     class_files(store, code, secret, state)
 
 
@@ -249,6 +253,30 @@ def step_question(store: ClassStore, code: str, secret: str, state, view, step, 
                 st.html(vote_spread(shown.options, shown.counts, f"Round {result.round}"))
         st.success(escape_markdown(f"The model's answer: {question.answer}. {question.why}"), icon="🔎")
         lesson.reveal(view)
+
+
+def remove_seats(store: ClassStore, code: str, secret: str) -> None:
+    """The teacher frees a seat: someone who left, or a seat nobody in the room holds. Its votes and quiz answers
+    leave every count."""
+    def remove() -> None:
+        picked = st.session_state.get(PICKED_SEAT_KEY)
+        try:
+            gone = store.remove_seat(code, secret, picked.number)
+        except ClassError as error:
+            st.session_state[ERROR_KEY] = str(error)
+        else:
+            st.session_state[REMOVED_KEY] = (f"{gone.nickname} (seat {gone.number}) is removed, with their votes "
+                                             "and quiz answers. They can join again with the code, as someone new.")
+
+    seats = store.participants(code, secret)
+    with st.expander("Students who joined: remove a seat (not while projecting)"):
+        if message := st.session_state.pop(REMOVED_KEY, None):
+            st.success(escape_markdown(message), icon="🪑")
+        st.markdown(f"{len(seats)} seat{'' if len(seats) == 1 else 's'} taken.")
+        if seats:
+            st.selectbox("Seat", seats, key=PICKED_SEAT_KEY,
+                         format_func=lambda seat: f"{seat.number} · {seat.nickname}")
+            st.button("Remove from the class", key="remove_seat", on_click=remove)
 
 
 def class_files(store: ClassStore, code: str, secret: str, state) -> None:

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
 import unicodedata
 
-from .errors import BadNickname, TooManyTries
+from .errors import BadNickname
 
 # No look-alikes: no 0/O, 1/I/L; upper case only, so a code read aloud or off a projector is typed right.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 SECRET_BYTES = 24          # 192 random bits in the teacher's link (at least 128 asked for)
 NICKNAME_MAX = 24          # characters
-NICKNAME_LABEL = f"Nickname (optional, up to {NICKNAME_MAX} characters)"   # the join form's box
-FREE_WRONG_CODES = 5       # wrong join codes a session may type before it is slowed down
-MAX_WAIT_SECONDS = 60.0
+CODE_LABEL = "Class code (on the teacher's screen)"                         # the join form's boxes
+NICKNAME_LABEL = f"Nickname (optional, up to {NICKNAME_MAX} characters)"
 
 
 def new_join_code() -> str:
@@ -44,6 +44,19 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def keyed_digest(key: bytes, kind: str, value: str) -> str:
+    """What the store keeps of a browser's key or an address: an HMAC under the server's key, so a reader of the
+    database cannot test guesses against it (all IPv4 addresses are 2^32 guesses for a plain hash)."""
+    return hmac.new(key, f"{kind}\n{value}".encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+
+def seat_token_of(key: bytes, code: str, browser: str) -> str:
+    """A browser's seat token in one class: derived from the browser's key, not drawn, so that the store can hand
+    the seat back to any tab of that browser, on any replica, while keeping only the token's digest."""
+    mac = hmac.new(key, f"seat\n{code}\n{browser}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac[:SECRET_BYTES]).decode()
+
+
 def matches(secret: str, stored_digest: str) -> bool:
     """Constant-time comparison of a secret with a stored digest."""
     return hmac.compare_digest(digest(secret), stored_digest)
@@ -58,18 +71,3 @@ def clean_nickname(typed: str) -> str:
     if len(name) > NICKNAME_MAX:
         raise BadNickname(f"A nickname has at most {NICKNAME_MAX} characters; this one has {len(name)}.")
     return name
-
-
-def wait_before_next_code(wrong_in_a_row: int, last_wrong_at: float, now: float) -> float:
-    """Seconds this session must still wait before trying another join code: none for the first
-    FREE_WRONG_CODES wrong codes, then 2, 4, 8 … seconds after the last one, at most MAX_WAIT_SECONDS."""
-    if wrong_in_a_row < FREE_WRONG_CODES:
-        return 0.0
-    wait = min(2.0 ** (wrong_in_a_row - FREE_WRONG_CODES + 1), MAX_WAIT_SECONDS)
-    return max(0.0, last_wrong_at + wait - now)
-
-
-def check_not_waiting(wrong_in_a_row: int, last_wrong_at: float, now: float) -> None:
-    left = wait_before_next_code(wrong_in_a_row, last_wrong_at, now)
-    if left > 0:
-        raise TooManyTries(f"Too many wrong codes in a row: try again in {left:.0f} s.")

@@ -45,7 +45,11 @@ class BadOption(ClassError):
 
 
 class ClassFull(ClassError):
-    """The class has handed out as many seats as one class may have."""
+    """The class has as many seats as one class may have."""
+
+
+class NetworkFull(ClassError):
+    """The class has seated as many browsers from this address as one address may have in a class."""
 
 
 class BadStep(ClassError):
@@ -53,4 +57,8 @@ class BadStep(ClassError):
 
 
 class TooManyTries(ClassError):
-    """This session typed too many wrong join codes in a row and must wait."""
+    """This address typed too many wrong join codes and must wait."""
+
+
+class TooManyClasses(ClassError):
+    """This browser, or its address, started as many classes as it may in an hour."""

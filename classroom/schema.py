@@ -4,7 +4,7 @@ the two equal, so the code never reads a column the database lacks."""
 from __future__ import annotations
 
 from sqlalchemy import (
-    Boolean, Column, Float, ForeignKey, Integer, MetaData, String, Table, UniqueConstraint,
+    Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, UniqueConstraint,
 )
 
 metadata = MetaData()
@@ -14,7 +14,7 @@ classes = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("code", String(6), nullable=False, unique=True),          # what students type
     Column("secret_digest", String(64), nullable=False),              # SHA-256 of the teacher's secret
-    Column("text", String(64), nullable=False),                       # the word every live view shows
+    Column("text", String(64), nullable=False, index=True),           # the word every live view shows
     Column("step", Integer, nullable=False, default=1),               # the lesson step on screen
     Column("round", Integer, nullable=False, default=1),              # 1, or 2 after discussion
     Column("voting", Boolean, nullable=False, default=False),         # votes are taken now
@@ -23,9 +23,11 @@ classes = Table(
     Column("created_at", Float, nullable=False),                      # seconds since the epoch
     Column("expires_at", Float, nullable=False),
     Column("changed_at", Float, nullable=False),                      # any of the above changed
-    Column("seats_given", Integer, nullable=False, server_default="0"),  # the last seat number handed out
+    Column("seats_given", Integer, nullable=False, server_default="0"),  # the last seat number handed out (a
+                                                                         # removed seat's is not given again)
     Column("quiz_stage", Integer, nullable=False, server_default="0"),   # classroom.store.QUIZ_STAGES
     Column("quiz_seed", Integer, nullable=False, server_default="0"),    # the class's two quizzes are built from it
+    Column("revealed_steps", Integer, nullable=False, server_default="0"),  # bit n set: step n's answer is out
 )
 
 seats = Table(
@@ -36,7 +38,11 @@ seats = Table(
     Column("token_digest", String(64), nullable=False, unique=True),  # SHA-256 of the seat's link token
     Column("nickname", String(24), nullable=False),
     Column("joined_at", Float, nullable=False),
+    Column("browser_digest", String(64)),   # keyed digest of the browser that took it (None: a client without
+    Column("address_digest", String(64)),   # the browser's cookie) and of its address (codes.keyed_digest)
     UniqueConstraint("class_id", "number", name="uq_seat_number"),
+    UniqueConstraint("class_id", "browser_digest", name="uq_seat_browser"),   # one seat per browser
+    Index("ix_seats_address", "class_id", "address_digest"),
 )
 
 votes = Table(

@@ -1,5 +1,12 @@
 """Every read and write of class mode: one short transaction each, so a replica can die between any two and
-lose nothing it reported as stored. The students' screens poll `snapshot`, one cheap query that runs no model."""
+lose nothing it reported as stored. The students' screens poll `snapshot`, one cheap query that runs no model.
+
+Under a flood the database stays bounded by what one address may start (explorer.classes, on each replica: 10
+classes at once, then one every 6 minutes, so at most 10 + 10 × 24 × 7 = 1,690 within RETENTION_S) times what
+one class can hold from that address: SEATS_PER_ADDRESS seats take 0.10 MB of SQLite (measured: 20 classes,
+2.1 MB), and 0.60 MB once each of them has voted in both rounds of every step and answered both quizzes
+(5 classes, 3.0 MB). So one address can make the database grow by at most 1.0 GB in a week, 0.17 GB with seats
+alone (it was 3 GB a day)."""
 
 from __future__ import annotations
 
@@ -7,7 +14,7 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, case, delete, func, insert, literal, select, update
@@ -17,13 +24,19 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from . import codes
 from .errors import (
-    NO_SUCH_CODE, BadOption, BadStep, ClassExpired, ClassFull, QuizClosed, StoreUnavailable, UnknownClass,
-    UnknownSeat, VotingClosed, WrongSecret,
+    NO_SUCH_CODE, BadOption, BadStep, ClassExpired, ClassFull, NetworkFull, QuizClosed, StoreUnavailable,
+    UnknownClass, UnknownSeat, VotingClosed, WrongSecret,
 )
 from .schema import classes, quiz_answers, seats, votes
 
 LIFETIME_S = 24 * 3600       # a class can be joined and voted in for a day
-MAX_SEATS = 500              # seats one class may hand out (a lecture hall, with room for rejoins)
+MAX_SEATS = 500              # seats one class may have at once (a lecture hall)
+SEATS_PER_ADDRESS = 200      # of them, from one address: a lecture hall behind one school router shares an
+                             # address, and a script at one address minting a browser for each seat still
+                             # leaves 300 seats to everyone else
+COOKIELESS_SEATS_PER_ADDRESS = 5   # of those, for clients without the browser's cookie: each such join is a new
+                                   # seat (nothing tells two of them apart), and a real browser has the cookie
+                                   # unless it blocks it, so a few are room enough
 STEPS = 11                   # the lesson's steps (teaching.steps.STEPS; a test holds the two equal)
 RETENTION_S = 7 * 24 * 3600  # then everything about it is deleted a week after it started
 ROUNDS = (1, 2)
@@ -96,9 +109,13 @@ class VoteRow:
 
 class ClassStore:
     def __init__(self, engine: Engine, clock: Callable[[], float] = time.time,
-                 lifetime_s: float = LIFETIME_S, retention_s: float = RETENTION_S) -> None:
+                 lifetime_s: float = LIFETIME_S, retention_s: float = RETENTION_S, key: bytes | None = None) -> None:
+        """`key`: what browsers' keys and addresses are digested with, and seat tokens derived from; replicas
+        sharing a database share it (server.identity.secret()). Without one (tests, scripts), a key of this
+        store's own: a browser then gets its seat back from this store only."""
         self.engine, self.clock = engine, clock
         self.lifetime_s, self.retention_s = lifetime_s, retention_s
+        self.key = key or secrets.token_bytes(32)
 
     @contextmanager
     def _begin(self) -> Iterator[Connection]:
@@ -188,6 +205,28 @@ class ClassStore:
             c.execute(delete(seats).where(seats.c.class_id == row.id))
             c.execute(delete(classes).where(classes.c.id == row.id))
 
+    def participants(self, code: str, secret: str) -> list[Seat]:
+        """Every seat of the class, by number (the store keeps no seat's token)."""
+        with self._begin() as c:
+            row = self._teacher_row(c, code, secret)
+            found = c.execute(select(seats.c.number, seats.c.nickname).where(seats.c.class_id == row.id)
+                              .order_by(seats.c.number))
+            return [Seat(None, *r) for r in found]
+
+    def remove_seat(self, code: str, secret: str, number: int) -> Seat:
+        """Take a seat away with its votes and quiz answers: it leaves every count, and the class has room for one
+        more (its number is not given again). Whoever held it can join again with the code, as someone new."""
+        with self._begin() as c:
+            row = self._teacher_row(c, code, secret)
+            seat = c.execute(select(seats.c.id, seats.c.number, seats.c.nickname)
+                             .where(seats.c.class_id == row.id, seats.c.number == number)).first()
+            if seat is None:
+                raise UnknownSeat(f"Seat {number} is not in this class: it may have been removed already.")
+            c.execute(delete(quiz_answers).where(quiz_answers.c.seat_id == seat.id))
+            c.execute(delete(votes).where(votes.c.seat_id == seat.id))
+            c.execute(delete(seats).where(seats.c.id == seat.id))
+        return Seat(None, seat.number, seat.nickname)
+
     def all_votes(self, code: str, secret: str) -> list[VoteRow]:
         """Every vote of the class, by seat number (for the teacher's CSV)."""
         with self._begin() as c:
@@ -248,39 +287,86 @@ class ClassStore:
 
     # --- a student --------------------------------------------------------------------------------------
 
-    def join(self, code: str, nickname: str) -> Seat:
-        """A new seat. Its number comes from the class's counter, taken and raised in one statement, so students
-        joining at once never race for a number."""
+    def join(self, code: str, nickname: str, browser: str | None = None, address: str | None = None) -> Seat:
+        """This browser's seat in the class: the one it holds already, whichever tab or link asks (the nickname
+        typed then is not used), or a new one. `browser` is the asking browser's key (server.identity; None for
+        a client without the browser's cookie: a new seat each time, capped by address), `address` its address
+        (None: counted nowhere, for tests and scripts)."""
         name = codes.clean_nickname(nickname)              # refused before a number is spent on it
-        token, now = codes.new_secret(), self.clock()
+        if browser is None:
+            return self._new_seat(code, name, None, address)
+        for _ in range(2):   # a second look finds the seat another tab of this browser took a moment before
+            held = self.held_seat(code, browser)
+            if held is not None:
+                return held
+            with suppress(IntegrityError):
+                return self._new_seat(code, name, browser, address)
+        raise StoreUnavailable("Your seat could not be taken just now; try again.")
+
+    def held_seat(self, code: str, browser: str) -> Seat | None:
+        """The seat this browser holds in the class, with its token (derived again, as it was made), or None."""
         with self._begin() as c:
-            given = c.execute(update(classes)
-                              .where(classes.c.code == code, classes.c.expires_at > now,
-                                     classes.c.seats_given < MAX_SEATS)
+            row = c.execute(select(seats.c.number, seats.c.nickname).join(classes, classes.c.id == seats.c.class_id)
+                            .where(classes.c.code == code,
+                                   seats.c.browser_digest == codes.keyed_digest(self.key, "browser", browser))).first()
+        return None if row is None else Seat(codes.seat_token_of(self.key, code, browser), row.number, row.nickname)
+
+    def _new_seat(self, code: str, name: str, browser: str | None, address: str | None) -> Seat:
+        """A seat's number comes from the class's counter, taken and raised in one statement that also locks the
+        class's row, so students joining at once never race for a number or for the last seat."""
+        token = codes.new_secret() if browser is None else codes.seat_token_of(self.key, code, browser)
+        owner = None if browser is None else codes.keyed_digest(self.key, "browser", browser)
+        where = None if address is None else codes.keyed_digest(self.key, "address", address)
+        now = self.clock()
+        with self._begin() as c:
+            given = c.execute(update(classes).where(classes.c.code == code, classes.c.expires_at > now)
                               .values(seats_given=classes.c.seats_given + 1)
                               .returning(classes.c.id, classes.c.seats_given)).first()
             if given is None:
-                self._why_no_seat(c, code, now)
-            c.execute(insert(seats).values(class_id=given.id, number=given.seats_given,
-                                           token_digest=codes.digest(token),
-                                           nickname=name or f"Student {given.seats_given}", joined_at=now))
-        return Seat(token, given.seats_given, name or f"Student {given.seats_given}")
+                self._why_no_seat(c, code)
+            self._check_room(c, given.id, where, cookieless=browser is None)
+            number = given.seats_given
+            c.execute(insert(seats).values(class_id=given.id, number=number, token_digest=codes.digest(token),
+                                           nickname=name or f"Student {number}", joined_at=now,
+                                           browser_digest=owner, address_digest=where))
+        return Seat(token, number, name or f"Student {number}")
 
     @staticmethod
-    def _why_no_seat(c: Connection, code: str, now: float) -> None:
-        row = c.execute(select(classes.c.expires_at).where(classes.c.code == code)).first()
-        if row is None:
+    def _why_no_seat(c: Connection, code: str) -> None:
+        if c.execute(select(classes.c.id).where(classes.c.code == code)).first() is None:
             raise UnknownClass(NO_SUCH_CODE)
-        if row.expires_at <= now:
-            raise ClassExpired("This class has ended: its time is over.")
-        raise ClassFull(f"This class is full: it has handed out {MAX_SEATS} seats.")
+        raise ClassExpired("This class has ended: its time is over.")
+
+    @staticmethod
+    def _check_room(c: Connection, class_id: int, where: str | None, cookieless: bool) -> None:
+        """Refuses a seat past the class's cap, its address's, or its address's cap for clients without the
+        browser's cookie: counted once the class's row is locked, so the caps hold with joins at once."""
+        def taken(*where_) -> int:
+            return c.execute(select(func.count()).select_from(seats)
+                             .where(seats.c.class_id == class_id, *where_)).scalar_one()
+
+        if taken() >= MAX_SEATS:
+            raise ClassFull(f"This class is full: it has {MAX_SEATS} students. The teacher can free a seat by "
+                            "removing someone who has left.")
+        if where is None:
+            return
+        if taken(seats.c.address_digest == where) >= SEATS_PER_ADDRESS:
+            raise NetworkFull(f"This class already has {SEATS_PER_ADDRESS} students from your network, as many as "
+                              "one network may seat in a class. Ask the teacher to free a seat.")
+        if cookieless and taken(seats.c.address_digest == where,
+                                seats.c.browser_digest.is_(None)) >= COOKIELESS_SEATS_PER_ADDRESS:
+            raise NetworkFull(f"This browser sent no cookie from the app (the cookie keeps your seat across tabs), "
+                              f"and {COOKIELESS_SEATS_PER_ADDRESS} browsers without it on your network already have "
+                              "a seat in this class, as many as may. Allow cookies for this site, reload the page "
+                              "and join again.")
 
     def seat(self, code: str, token: str) -> Seat:
         with self._begin() as c:
             row = c.execute(select(seats.c.number, seats.c.nickname).join(classes, classes.c.id == seats.c.class_id)
                             .where(classes.c.code == code, seats.c.token_digest == codes.digest(token))).first()
         if row is None:
-            raise UnknownSeat("This seat link belongs to no seat of this class: join again with the code.")
+            raise UnknownSeat("This seat link belongs to no seat of this class (the teacher may have removed it): "
+                              "join again with the code.")
         return Seat(None, row.number, row.nickname)
 
     def vote(self, code: str, token: str, step: int, round_: int, option: str, options: tuple[str, ...]) -> None:

@@ -1,22 +1,28 @@
 """Class mode's Streamlit glue: the store (one engine per process, its schema migrated once), a class's links,
-its QR code, and the polling that redraws a screen only when the class changed. Nothing about a class is kept
+its QR code, seats by browser, the limits on guessing codes and starting classes, and the polling that redraws
+a screen only when the class changed. Nothing about a class is kept
 in the session but what its links hold (the teacher's code and secret, which leave the projected page's URL,
-and the seats this session took) and the wrong-code count."""
+and the seats a client without the browser's cookie took).
+
+Who asks is a browser, all its tabs together, or its address without the browser's cookie (server.identity).
+The limits below are token buckets in this process: with several replicas, each counts on its own, so an
+address may do as much on each."""
 
 from __future__ import annotations
 
 import io
-import time
+import math
 from urllib.parse import urlencode, urlsplit
 
 import segno
 import streamlit as st
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from classroom import codes
 from classroom.database import database_url, make_engine, migrate
-from classroom.errors import ClassError, StoreUnavailable
+from classroom.errors import ClassError, StoreUnavailable, TooManyClasses, TooManyTries
 from classroom.store import ClassState, ClassStore
+from server import identity
+from server.limits import Buckets
 
 from .cache import BUNDLED_CHECKPOINT
 from .pages import page
@@ -25,18 +31,27 @@ TEACHER_POLL_SECONDS = 1.5         # the teacher's count follows the votes withi
 STUDENT_POLL_SECONDS = 3.0         # a student's screen follows the teacher's move within this: each poll is a
                                    # fragment run (about 4 ms of the server's CPU), and a hall has many students
 CLASS_PARAM, TEACHER_PARAM, SEAT_PARAM = "class", "teacher", "seat"
-WRONG_CODES_KEY = "_wrong_join_codes"   # (wrong codes in a row, time of the last) for this session
 TEACHING_KEY = "_class_teaching"       # (code, secret) of the class this session controls: never in the URL
-SEATS_KEY = "_class_seats"             # {code: seat token} this session holds: joining again keeps the seat
+SEATS_KEY = "_class_seats"             # {code: seat token} taken by this session without the browser's cookie
 SEEN_KEY = "_class_seen"               # the class state this screen last drew
 CLASS_MODEL_KEY = str(BUNDLED_CHECKPOINT)   # every screen of a class shows the bundled reverser's numbers
+
+# Wrong join codes, by address: 10 at once (a class mistyping behind one router hardly waits), then one every
+# 3 s, whatever the sessions or right codes in between. 1,200 guesses an hour against 31^6 codes: one address
+# finds one of 60 open classes within their 24 hours with a chance of 0.2 %.
+WRONG_CODES = Buckets(10, 3.0)
+# Classes started: 5 at once per browser, then one every 12 minutes; 10 per address (a school's teachers behind
+# one router), then one every 6 minutes, which bounds the database under a flood (classroom.store).
+NEW_CLASSES_BY_BROWSER = Buckets(5, 720.0)
+NEW_CLASSES_BY_ADDRESS = Buckets(10, 360.0)
+STORE_ERRORS = (ClassError, SQLAlchemyError, ArgumentError, OSError)
 
 
 @st.cache_resource(show_spinner=False)
 def _store(url: str) -> ClassStore:
     engine = make_engine(url)
     migrate(engine)
-    store = ClassStore(engine)
+    store = ClassStore(engine, key=identity.secret())   # the key every replica's cookies are signed with
     store.purge()   # besides each new class: a server that starts deletes what is past its retention too
     return store
 
@@ -46,7 +61,7 @@ def class_store() -> ClassStore | None:
     only the two class pages call this)."""
     try:
         return _store(database_url())
-    except (ClassError, SQLAlchemyError, ArgumentError, OSError) as error:
+    except STORE_ERRORS as error:
         message = str(error) if isinstance(error, StoreUnavailable) else (
             "The class database cannot be reached just now, so classes cannot be run or joined. The lesson and "
             "every other page still work.")
@@ -79,15 +94,71 @@ def param(name: str) -> str:
     return str(st.query_params.get(name, ""))[:200]
 
 
+def _wait_words(seconds: float) -> str:
+    return f"{math.ceil(seconds)} s" if seconds < 90 else f"{math.ceil(seconds / 60)} min"
+
+
 def check_code_tries() -> None:
-    """Raises TooManyTries while this session must wait after many wrong join codes."""
-    wrong, last = st.session_state.get(WRONG_CODES_KEY, (0, 0.0))
-    codes.check_not_waiting(wrong, last, time.time())
+    """Raises TooManyTries, at once and without asking the store, while this address must wait after its wrong
+    join codes."""
+    wait = WRONG_CODES.wait_for(identity.current().address)
+    if wait > 0:
+        raise TooManyTries(f"Too many wrong codes from your network: try again in {_wait_words(wait)}.")
 
 
-def count_wrong_code(wrong: bool) -> None:
-    count, _ = st.session_state.get(WRONG_CODES_KEY, (0, 0.0))
-    st.session_state[WRONG_CODES_KEY] = (count + 1, time.time()) if wrong else (0, 0.0)
+def count_wrong_code() -> None:
+    """A wrong code spends one of its address's tries; a right one spends none, and resets nothing."""
+    WRONG_CODES.take(identity.current().address)
+
+
+def count_new_class() -> None:
+    """Counts a class about to start against its browser's and its address's allowance; past either, raises
+    TooManyClasses and counts nothing."""
+    who = identity.current()
+    for buckets, key, asker in ((NEW_CLASSES_BY_BROWSER, who.key, "This browser"),
+                                (NEW_CLASSES_BY_ADDRESS, who.address, "Your network")):
+        wait = buckets.wait_for(key)
+        if wait > 0:
+            raise TooManyClasses(f"{asker} has started as many classes as it may for now ({buckets.burst:.0f} at "
+                                 f"once, then one every {buckets.every / 60:.0f} minutes): the next can start in "
+                                 f"{_wait_words(wait)}.")
+    NEW_CLASSES_BY_BROWSER.take(who.key)
+    NEW_CLASSES_BY_ADDRESS.take(who.address)
+
+
+def _owner(who: identity.Browser) -> str | None:
+    """The key a seat is kept for: the browser's, shared by its tabs, or None for a client without the browser's
+    cookie, which server.identity knows only by an address that many share (or, under AppTest, by a session id
+    every test session shares)."""
+    return who.key if who.has_cookie else None
+
+
+def held_seat_token(store: ClassStore, code: str) -> str | None:
+    """The token of the seat this browser holds in the class, whichever tab or link asks; without the browser's
+    cookie, of the seat this session took."""
+    owner = _owner(identity.current())
+    if owner is None:
+        return st.session_state.get(SEATS_KEY, {}).get(code)
+    held = store.held_seat(code, owner)
+    return held.token if held else None
+
+
+def take_seat(store: ClassStore, code: str, nickname: str) -> str:
+    """This browser's seat in the class, the one it holds or a new one (classroom.store caps them per browser
+    and per address): its token."""
+    who = identity.current()
+    owner, kept = _owner(who), st.session_state.get(SEATS_KEY, {})
+    if owner is None and code in kept:
+        return kept[code]
+    token = store.join(code, nickname, owner, who.address).token
+    if owner is None:
+        st.session_state[SEATS_KEY] = {**kept, code: token}
+    return token
+
+
+def forget_seat(code: str) -> None:
+    """A seat the store no longer has (removed, or its class ended): joining again takes a new one."""
+    st.session_state.get(SEATS_KEY, {}).pop(code, None)
 
 
 def drawn_state(s: ClassState) -> tuple:
