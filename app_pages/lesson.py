@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import lesson
+from explorer import classes, lesson
 from explorer.callbacks import turn_lesson_step
 from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, model_key, reversal_only
@@ -35,6 +35,7 @@ key = model_key()   # names the model in use: the key of every cached run below
 text = learner_text(ckpt)
 config = ckpt.model.config
 last = len(STEPS)
+held = classes.held_steps(text)   # a class voting on this text: its answers not yet revealed stay off this page
 
 
 back, middle, forward = st.columns([1, 2, 1], vertical_alignment="bottom")   # "Previous" whole at 1024 px
@@ -66,6 +67,9 @@ words.caption(f"**Look for:** {step.look_for}")
 if view.question is None:
     words.info("This model has no training snapshots (your own models keep none), so this step has no question; "
                "switch to the bundled model in the sidebar to see its training.", icon="ℹ️")
+elif step.number in held:
+    with words:
+        lesson.hold_back(view)
 else:
     with words:
         lesson.ask(view, text, numbers)
@@ -82,10 +86,13 @@ if st.session_state.get(SHEET_FOR) != wanted:
 else:  # built in this run, from the model this page shows (a download built later ran outside the session)
     questions = lesson.all_questions(key, text, ask_tables=False)
     left, right = st.columns(2)
-    left.download_button("Teacher's sheet (Markdown)", sheet_markdown(text, model, questions, TITLES),
+    left.download_button("Teacher's sheet (Markdown)", sheet_markdown(text, model, questions, TITLES, held),
                          file_name=f"lesson_{text.replace(' ', '_')}.md", mime="text/markdown", on_click="ignore",
                          width="stretch")
-    right.download_button("Teacher's sheet (printable HTML)", sheet_html(text, model, questions, TITLES),
+    right.download_button("Teacher's sheet (printable HTML)", sheet_html(text, model, questions, TITLES, held),
                           file_name=f"lesson_{text.replace(' ', '_')}.html", mime="text/html", on_click="ignore",
                           width="stretch")
-    st.caption(escape_markdown(f"The sheet holds every step's question and the answer {model} gives on '{text}'."))
+    st.caption(escape_markdown(
+        f"The sheet holds every step's question and the answer {model} gives on '{text}'" + (
+            f", except on steps {', '.join(map(str, sorted(held)))}: a class is voting on them on this text, and "
+            "their answers come when the teacher reveals them." if held else ".")))

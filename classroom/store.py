@@ -37,6 +37,7 @@ SEATS_PER_ADDRESS = 200      # of them, from one address: a lecture hall behind 
 COOKIELESS_SEATS_PER_ADDRESS = 5   # of those, for clients without the browser's cookie: each such join is a new
                                    # seat (nothing tells two of them apart), and a real browser has the cookie
                                    # unless it blocks it, so a few are room enough
+LIVE_IDLE_S = 3600           # a class its teacher has not moved for an hour no longer holds answers back
 STEPS = 11                   # the lesson's steps (teaching.steps.STEPS; a test holds the two equal)
 RETENTION_S = 7 * 24 * 3600  # then everything about it is deleted a week after it started
 ROUNDS = (1, 2)
@@ -187,7 +188,9 @@ class ClassStore:
         return self._change(code, secret, round=2, voting=True, spread_shown=False)
 
     def reveal(self, code: str, secret: str) -> ClassState:
-        return self._change(code, secret, voting=False, spread_shown=True, revealed=True)
+        """The model's answer to this step, out: for the students, and from now on on the Lesson page too."""
+        out = classes.c.revealed_steps.op("|")(literal(1).op("<<")(classes.c.step))
+        return self._change(code, secret, voting=False, spread_shown=True, revealed=True, revealed_steps=out)
 
     def set_quiz_stage(self, code: str, secret: str, stage: int) -> ClassState:
         """Open or close the before or after quiz (QUIZ_STAGES); voting on a step closes while a quiz is open."""
@@ -276,6 +279,17 @@ class ClassStore:
         if row is None:
             raise UnknownClass(f"{NO_SUCH_CODE} A class that ended is gone.")
         return Snapshot(_state(row), row.joined, row.voted, row.handed)
+
+    def held_steps(self, text: str) -> frozenset[int]:
+        """The steps whose answer on this text a live class has not revealed yet, which the Lesson page and the
+        teacher's sheet hold back: one query on the classes' text index. A class is live until it expires or
+        its teacher leaves it unmoved for LIVE_IDLE_S."""
+        now = self.clock()
+        with self._begin() as c:
+            masks = c.execute(select(classes.c.revealed_steps).where(
+                classes.c.text == text, classes.c.expires_at > now, classes.c.changed_at > now - LIVE_IDLE_S)
+            ).scalars().all()
+        return frozenset(step for step in range(1, STEPS + 1) for mask in masks if not mask >> step & 1)
 
     def counts(self, code: str, step: int, round_: int) -> Counter:
         """Votes per option in one step and round."""

@@ -1,6 +1,6 @@
 """Class mode's Streamlit glue: the store (one engine per process, its schema migrated once), a class's links,
-its QR code, seats by browser, the limits on guessing codes and starting classes, and the polling that redraws
-a screen only when the class changed. Nothing about a class is kept
+its QR code, seats by browser, the limits on guessing codes and starting classes, the answers held back while
+a class votes, and the polling that redraws a screen only when the class changed. Nothing about a class is kept
 in the session but what its links hold (the teacher's code and secret, which leave the projected page's URL,
 and the seats a client without the browser's cookie took).
 
@@ -35,6 +35,7 @@ TEACHING_KEY = "_class_teaching"       # (code, secret) of the class this sessio
 SEATS_KEY = "_class_seats"             # {code: seat token} taken by this session without the browser's cookie
 SEEN_KEY = "_class_seen"               # the class state this screen last drew
 CLASS_MODEL_KEY = str(BUNDLED_CHECKPOINT)   # every screen of a class shows the bundled reverser's numbers
+HELD_CHECK_SECONDS = 2.0               # the Lesson page learns that a class revealed an answer within this
 
 # Wrong join codes, by address: 10 at once (a class mistyping behind one router hardly waits), then one every
 # 3 s, whatever the sessions or right codes in between. 1,200 guesses an hour against 31^6 codes: one address
@@ -159,6 +160,21 @@ def take_seat(store: ClassStore, code: str, nickname: str) -> str:
 def forget_seat(code: str) -> None:
     """A seat the store no longer has (removed, or its class ended): joining again takes a new one."""
     st.session_state.get(SEATS_KEY, {}).pop(code, None)
+
+
+def held_steps(text: str) -> frozenset[int]:
+    """The steps whose answer on this text a live class has not revealed (classroom.store.ClassStore.held_steps),
+    asked at most once per HELD_CHECK_SECONDS for every session."""
+    return _held_steps(database_url(), text)
+
+
+@st.cache_data(ttl=HELD_CHECK_SECONDS, show_spinner=False, max_entries=1024)
+def _held_steps(url: str, text: str) -> frozenset[int]:
+    """A database that cannot be reached holds nothing back: no class can run without it."""
+    try:
+        return _store(url).held_steps(text)
+    except STORE_ERRORS:
+        return frozenset()
 
 
 def drawn_state(s: ClassState) -> tuple:

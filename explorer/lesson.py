@@ -16,6 +16,7 @@ from analysis.lesson import ForcedOutcomes
 from analysis.offsets import OffsetFit
 from analysis.run import Run
 from teaching import step_views
+from teaching.class_mode import HELD_BACK
 from teaching.questions import Question
 from teaching.step_views import Chart, Display, Metric, Note, Side, StepView, Strip, Table, Written
 from teaching.steps import STEPS
@@ -177,6 +178,13 @@ def ask(view: StepView, text: str, numbers=st) -> None:
     if st.session_state.get(shown_key):
         st.info(escape_markdown(f"The model's answer: {question.answer}. {question.why}"), icon="🔎")
         reveal(view, numbers)
+
+
+def hold_back(view: StepView) -> None:
+    """While a class votes on this text (explorer.classes.held_steps): the question to think about, without the
+    check, the hint or the answer, each of which would give the answer away."""
+    st.markdown(f"**Predict first.** {escape_markdown(view.question.prompt)}")
+    st.info(HELD_BACK, icon="🗳️")
 
 
 def reveal(view: StepView, numbers=st) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 from typing import Mapping
 
+from .class_mode import HELD_BACK
 from .questions import Question
 from .steps import INTRODUCTION_MINUTES, STEPS, WRAP_UP_MINUTES
 
@@ -44,8 +45,10 @@ def class_mode(titles: Mapping[str, str]) -> str:
             "let neighbours discuss, open round 2, then reveal the model's answer.")
 
 
-def sheet_markdown(text: str, model: str, questions: list[Question | None], titles: Mapping[str, str]) -> str:
-    """titles: each page id's title (explorer.pages), as the sidebar names the page a step sends the class to."""
+def sheet_markdown(text: str, model: str, questions: list[Question | None], titles: Mapping[str, str],
+                   held: frozenset[int] = frozenset()) -> str:
+    """titles: each page id's title (explorer.pages), as the sidebar names the page a step sends the class to;
+    held: the steps whose answer a class voting on this text has not seen yet, asked without it."""
     lines = [f"# Attention explorer: a 50-minute lesson on '{text}'", "",
              f"Model: {model}. Every expected answer below was read from this model on this text; another text or "
              "model can give other answers (open the app's Lesson page to see them).", "", class_mode(titles), "",
@@ -59,6 +62,9 @@ def sheet_markdown(text: str, model: str, questions: list[Question | None], titl
             lines += [f"No question here for this model ({WHY_NO_QUESTION.get(step.number, '')}).", ""]
             continue
         lines += [f"**Ask first.** {question.prompt}", ""]
+        if step.number in held:
+            lines += [f"- {option}" for option in question.options] + ["", f"**Answer held back.** {HELD_BACK}"]
+            continue
         lines += [f"- {option}" + (" **← expected**" if question.grade(option) else "") for option in question.options]
         lines += ["", f"**Hint after a wrong answer.** {question.hint}"]
         if question.hints:
@@ -67,7 +73,9 @@ def sheet_markdown(text: str, model: str, questions: list[Question | None], titl
     return "\n".join(lines) + "\n"
 
 
-def sheet_html(text: str, model: str, questions: list[Question | None], titles: Mapping[str, str]) -> str:
+def sheet_html(text: str, model: str, questions: list[Question | None], titles: Mapping[str, str],
+               held: frozenset[int] = frozenset()) -> str:
+    """The same as sheet_markdown, as a page to print."""
     e = html.escape
     parts = [f"<h1>Attention explorer: a 50-minute lesson on ‘{e(text)}’</h1>",
              f"<p>Model: {e(model)}. Every expected answer below was read from this model on this text; another "
@@ -80,6 +88,11 @@ def sheet_html(text: str, model: str, questions: list[Question | None], titles: 
                      f"(page: {e(titles[step.page])})</p>")
         if question is None:
             parts.append(f"<p>No question here for this model ({e(WHY_NO_QUESTION.get(step.number, ''))}).</p></section>")
+            continue
+        if step.number in held:
+            parts.append(f"<p><b>Ask first.</b> {e(question.prompt)}</p><ul>"
+                         + "".join(f"<li>{e(o)}</li>" for o in question.options)
+                         + f"</ul><p><b>Answer held back.</b> {e(HELD_BACK)}</p></section>")
             continue
         options = "".join(f"<li class='expected'>{e(o)} ← expected</li>" if question.grade(o) else f"<li>{e(o)}</li>"
                           for o in question.options)

@@ -1,7 +1,7 @@
 """Run a class and Join a class through AppTest, on a real SQLite file (EXPLORER_DATABASE_URL): a teacher starts
 a class and steps it, students join, vote, change their vote, see the spread and the reveal; every bad input
-gets its own message and changes nothing; one browser holds one seat, and guessing codes and starting classes
-are limited by address."""
+gets its own message and changes nothing; one browser holds one seat, guessing codes and starting classes are
+limited by address, and the Lesson page holds back what the class has not been shown."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from explorer import classes
 from explorer.classes import CLASS_MODEL_KEY, TEACHING_KEY
 from explorer.lesson import question
 from server.limits import Buckets
+from teaching.class_mode import HELD_BACK
 
 from .helpers import no_exception, open_page, row_bars
 
@@ -306,3 +307,47 @@ def test_a_full_width_formula_nickname_reaches_the_csv_neutralised(store):
     next(b for b in at.button if b.label.startswith("Prepare the class")).click().run()
     rows = at.session_state["_class_csv"][1].decode().splitlines()
     assert {row.split(",")[2] for row in rows if row.startswith("1,1,")} == {"'＝1+1", "'=1+1", "'﹢SUM(A1)"}
+
+
+def lesson_step(step: int, text: str = "hello"):
+    classes._held_steps.clear()          # asked afresh, not from the last few seconds' answer
+    return open_page("lesson", text, state={"lesson_step": step})
+
+
+def test_a_live_class_holds_back_the_lesson_pages_answers_on_its_text_until_the_teacher_reveals(store):
+    """Issue 63: while a class voted, the Lesson page on the class's text offered the answer to check and to show.
+    Until the teacher reveals it, no check, hint or answer; the teacher's own screen has it; then it is back."""
+    new = store.create_class("hello")
+    store.open_voting(new.code, new.secret)
+    q = question(1, CLASS_MODEL_KEY, "hello")
+    for step in (1, 2):                                      # the step voted on, and one not reached yet
+        at = lesson_step(step)
+        no_exception(at)
+        assert any(i.value == HELD_BACK for i in at.info)
+        assert not [b for b in at.button if b.key and b.key.startswith("lesson_answer_")]
+        assert not at.radio and not at.pills
+    other = lesson_step(1, "world")                          # another text: the lesson as ever
+    assert [b for b in other.button if b.label == "Check my answer"]
+    at = teacher(new)
+    {b.label: b for b in at.button}["Reveal"].click().run()   # the presenter's screen has it
+    assert any(s.value.replace("\\", "").startswith(f"The model's answer: {q.answer}") for s in at.success)
+    at = lesson_step(1)
+    assert not any(i.value == HELD_BACK for i in at.info) and [b for b in at.button if b.label == "Check my answer"]
+    assert any(i.value == HELD_BACK for i in lesson_step(2).info)
+
+
+def test_the_teachers_sheet_on_a_live_classs_text_holds_back_what_it_has_not_revealed(store, monkeypatch):
+    from .test_lesson import expected_in_sheet, prepared_sheets
+    new = store.create_class("hello")
+    store.reveal(new.code, new.secret)                       # step 1's answer is out
+    sheets = prepared_sheets(lesson_step(1), monkeypatch)
+    q1, q2 = question(1, CLASS_MODEL_KEY, "hello"), question(2, CLASS_MODEL_KEY, "hello")
+    assert expected_in_sheet(sheets["md"], 1) == sorted(q1.answers)
+    assert expected_in_sheet(sheets["md"], 2) == [] and "← expected" not in sheets["md"].split("## Step 2 ")[1]
+    step_2 = sheets["md"].split("## Step 2 ")[1].split("## Step 3")[0]
+    assert f"**Answer held back.** {HELD_BACK}" in step_2 and q2.prompt in step_2 and q2.why not in step_2
+    html_2 = sheets["html"].split("Step 2 ·")[1].split("Step 3 ·")[0]
+    assert "held back" in html_2 and "expected" not in html_2 and q2.why.split(".")[0] not in html_2
+    store.end_class(new.code, new.secret)
+    sheets = prepared_sheets(lesson_step(1), monkeypatch)
+    assert expected_in_sheet(sheets["md"], 2) == sorted(q2.answers) and "held back" not in sheets["md"]

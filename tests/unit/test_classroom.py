@@ -499,6 +499,30 @@ def test_a_removed_seat_frees_its_place_and_its_votes_leave_every_count(store, m
     assert store.join(new.code, "Ann", browser="browser:Ann").number == 4    # a removed browser joins anew
 
 
+def test_a_live_class_holds_back_every_answer_on_its_text_it_has_not_revealed(engine):
+    from teaching.steps import STEPS
+    clock = Clock()
+    store = ClassStore(engine, clock=clock)
+    every = frozenset(range(1, len(STEPS) + 1))
+    new = store.create_class("hello")
+    assert store.held_steps("hello") == every and store.held_steps("world") == frozenset()
+    store.reveal(new.code, new.secret)
+    store.go_to_step(new.code, new.secret, 3)
+    store.reveal(new.code, new.secret)
+    assert store.held_steps("hello") == every - {1, 3}
+    store.go_to_step(new.code, new.secret, 1)          # back to a step revealed before: still out
+    assert store.held_steps("hello") == every - {1, 3}
+    other = store.create_class("hello")                 # another class on the text has revealed nothing
+    assert store.held_steps("hello") == every
+    store.end_class(other.code, other.secret)
+    clock.now += store_module.LIVE_IDLE_S + 1           # a teacher who has left it: no longer live
+    assert store.held_steps("hello") == frozenset()
+    store.go_to_step(new.code, new.secret, 2)
+    assert store.held_steps("hello") == every - {1, 3}
+    clock.now += store.lifetime_s                       # expired
+    assert store.held_steps("hello") == frozenset()
+
+
 def test_a_database_at_the_quizzes_migration_is_brought_forward_with_its_seats(tmp_path):
     """Seats taken before issue 63 have no browser or address: they keep working, and count under no address."""
     engine = database_at(tmp_path, "0003")
@@ -513,6 +537,7 @@ def test_a_database_at_the_quizzes_migration_is_brought_forward_with_its_seats(t
     old = ClassStore(engine, clock=lambda: 1.0)
     assert old.seat("ABCDEF", "old-token").nickname == "Ann"
     assert old.join("ABCDEF", "", browser="browser:b", address="10.0.0.1").number == 2
+    assert old.held_steps("hello") == frozenset(range(1, store_module.STEPS + 1))
 
 
 MOST_MB_PER_FULL_CLASS = 0.60   # classroom.store's docstring: a class's database share under a flood
