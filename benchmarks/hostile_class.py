@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 
 from drivers import hostile_class as attacks
+from drivers import hostile_seats
 from drivers.harness import start_server, stop_server
 
 ATTACKS = {
@@ -25,6 +26,9 @@ ATTACKS = {
     "typing flood": attacks.typing_flood,
     "downloads": attacks.downloads,
     "class polls": attacks.poll_flood,
+    "seat exhaustion": hostile_seats.seat_exhaustion,
+    "code guessing": hostile_seats.code_guessing,
+    "answer before the reveal": hostile_seats.answer_before_reveal,
 }
 
 
