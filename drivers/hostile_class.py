@@ -31,7 +31,7 @@ from .harness import resident_mb
 
 UPLOADER = "A checkpoint zip"      # the start of the Training page's uploader label
 COMPUTE = "Compute it for my model"
-RELEASED = "is gone: "             # the sidebar's words when a learner's own model is gone (explorer.frame)
+RELEASED = "is gone"               # the sidebar's words when a learner's own model is gone (explorer.frame)
 ALONE_ANSWERS = 8                  # the other learner's answers timed alone before each attack (after two to warm
                                    # up), and as many after it
 SETTLE_SECONDS = 10                # after the attacker leaves, before the server's memory is read again

@@ -26,16 +26,17 @@ STOPPED = object()   # ...and when the learner pressed Stop (the run after the p
 
 
 def in_heavy_lane(what: str, work: Callable[[Progress], T], rest: float = REST,
-                  budget: Callable[[float, float], None] | None = None) -> T | object:
+                  budget: Callable[[float, float], None] | None = None, name: str | None = None) -> T | object:
     """work(report) in the heavy lane. `rest`: after each report, sleep this share of the time the batch before it
     took (its Python holds the GIL every other page needs). `budget(seconds of work, share done)` may raise to
-    stop the work. NOT_RUN, after a warning, if this browser holds a ticket already; STOPPED in the run after a
+    stop the work. `name` tells the job from others of the same `what` on the page (a table's arguments). NOT_RUN,
+    after a warning, if this browser holds a ticket already; STOPPED in the run after a
     press of Stop (a job started by a button is not asked for again in that run, so only a job the page itself
     goes on asking for, an own model's table, sees it)."""
     box = st.empty()
     with box.container():
         bar = st.progress(0.0, text=f"{what}: waiting for its turn…")
-        stop = st.button("Stop", key=f"stop_{zlib.crc32(what.encode()):08x}", icon=":material/stop_circle:",
+        stop = st.button("Stop", key=f"stop_{zlib.crc32((name or what).encode()):08x}", icon=":material/stop_circle:",
                          help="Ends the work at its next step; nothing is kept.")
     if stop:
         box.empty()

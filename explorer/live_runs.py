@@ -8,7 +8,6 @@ from __future__ import annotations
 import threading
 import weakref
 
-import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 

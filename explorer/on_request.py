@@ -40,9 +40,9 @@ def on_request(table: Callable[..., T], what: str, key: str, *args, ask: bool = 
     step out)."""
     if table.is_ready(key, *args):
         return table(key, *args)
-    if not is_own(key):     # a server model's table not stored fresh: computed once for everyone, in the lane
-        return _finished(in_heavy_lane(what, lambda report: table(key, *args, _progress=report)))
     name = f"{table.__name__}{args!r}"
+    if not is_own(key):     # a server model's table not stored fresh: computed once for everyone, in the lane
+        return _finished(in_heavy_lane(what, lambda report: table(key, *args, _progress=report), name=name))
     asked = st.session_state.setdefault(ASKED_KEY, set())
     if (key, name) not in asked:
         if not ask:
@@ -65,7 +65,7 @@ def on_request(table: Callable[..., T], what: str, key: str, *args, ask: bool = 
             raise WorkStopped(f"{share:.0%} done after {worked:.0f} s of work")
 
     try:
-        result = in_heavy_lane(what, lambda report: table(key, *args, _progress=report), budget=budget)
+        result = in_heavy_lane(what, lambda report: table(key, *args, _progress=report), budget=budget, name=name)
     except WorkStopped as stopped:
         asked.discard((key, name))
         st.warning(f"{what} was stopped ({stopped}): your model needs more than the {WORK_SECONDS} s one table "

