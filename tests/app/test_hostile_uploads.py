@@ -9,7 +9,7 @@ from explorer.own_models import OWN_MODEL_KEY
 
 from drivers.payloads import HOSTILE
 from .helpers import no_exception, open_page, own_shelf
-from .test_live_training import no_runs_left_behind  # noqa: F401 - autouse: no run from one test caps the next
+from .test_live_training import STARTED, no_runs_left_behind  # noqa: F401 - autouse: no run from one test caps the next
 
 
 def test_every_hostile_upload_shows_what_is_wrong_and_no_session_changes():
@@ -36,5 +36,5 @@ def test_a_non_finite_number_from_a_crafted_client_is_refused_with_a_message(val
     assert at.session_state["_refused_widget_values"] == 1
     assert at.number_input(key="live_steps").value == 800            # it kept the value it had
     run = own_shelf(at).live_run                                     # the submit went ahead with that value
-    run.stop.set()
+    STARTED.append(run)                                              # stopped, and waited for, after the test
     assert run.settings.steps == 800

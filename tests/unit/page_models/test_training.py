@@ -183,7 +183,10 @@ def test_the_grid_caption_and_every_head_follow_the_checkpoints_report(task):
 def test_a_live_run_reads_as_it_goes_and_when_it_ends():
     waiting = live_view(Progress(steps=200))
     assert (waiting.fraction, waiting.loss_text, waiting.per_second, waiting.exact_match) == (0, "–", "–", 0.0)
-    assert waiting.progress_text == "waiting: step 0 of 200, 0 s" and not waiting.done
+    assert waiting.progress_text == "waiting for its turn" and not waiting.done
+    behind = live_view(Progress(steps=200, ahead=2)).progress_text
+    assert behind.startswith("waiting for its turn: 2 jobs ahead of it in the server's line"), behind
+    assert "1 job ahead" in live_view(Progress(steps=200, ahead=1)).progress_text
 
     losses, matches = tuple((s, 3.4 / s) for s in range(1, 51)), ((25, 0.1), (50, 0.25))
     running = live_view(Progress(steps=200, step=50, status="running", loss=losses, exact_match=matches,
