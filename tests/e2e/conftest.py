@@ -36,6 +36,16 @@ class Server:
     pid: int
 
 
+def attacked_server(log_name: str):
+    """A server of its own for one module of attacks, so that its memory and its limits by address are that
+    module's alone, with the bundled lab tables loaded and the pages the attacks use visited first."""
+    from drivers.hostile_class import run_async, warm_up
+    process, url = start_server(log_name)
+    run_async(warm_up(url))
+    yield Server(url, process.pid)
+    stop_server(process)
+
+
 @pytest.fixture(scope="session")
 def running_server(chromium_path):
     process, url = start_server("e2e-server.log")

@@ -15,8 +15,7 @@ import pytest
 
 from drivers import hostile_class as attacks
 from explorer.gate import ALLOWANCE, MAX_REST, RUN_OVERHEAD, SHARE
-from .conftest import Server
-from drivers.harness import start_server, stop_server
+from .conftest import attacked_server
 
 pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
 
@@ -27,11 +26,7 @@ SLOWER_AT_MOST = 2.0
 
 @pytest.fixture(scope="module")
 def class_server(chromium_path):
-    """A server of its own, so that its memory is this module's alone; the bundled lab tables loaded first."""
-    process, url = start_server("e2e-hostile-class.log")
-    attacks.run_async(attacks.warm_up(url))
-    yield Server(url, process.pid)
-    stop_server(process)
+    yield from attacked_server("e2e-hostile-class.log")
 
 
 QUIET_AFTER_TYPIST = 5   # seconds: the other learner leaves when under_attack returns, and its last answer and

@@ -13,11 +13,10 @@ import pytest
 
 from classroom.store import COOKIELESS_SEATS_PER_ADDRESS
 from drivers import hostile_seats as attacks
-from drivers.harness import start_server, stop_server
-from drivers.hostile_class import run_async, under_attack, warm_up
+from drivers.hostile_class import under_attack
 from explorer.classes import WRONG_CODES
 
-from .conftest import Server
+from .conftest import attacked_server
 from .test_hostile_class import held_to_the_bounds
 
 pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
@@ -25,11 +24,7 @@ pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not lo
 
 @pytest.fixture(scope="module")
 def seats_server(chromium_path):
-    """A server of its own, so that its memory and its limits by address are this module's alone."""
-    process, url = start_server("e2e-hostile-seats.log")
-    run_async(warm_up(url))
-    yield Server(url, process.pid)
-    stop_server(process)
+    yield from attacked_server("e2e-hostile-seats.log")
 
 
 def test_one_client_takes_a_handful_of_seats_and_a_real_student_is_seated(seats_server):

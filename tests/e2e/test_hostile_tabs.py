@@ -14,8 +14,7 @@ import pytest
 
 from drivers import hostile_class as attacks
 from drivers import hostile_tabs as tabs
-from drivers.harness import start_server, stop_server
-from .conftest import Server
+from .conftest import attacked_server
 from .test_hostile_class import held_to_the_bounds
 
 pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
@@ -25,11 +24,7 @@ TIMED_OUT = 30.0   # seconds: an answer this late counted as timed out in the re
 
 @pytest.fixture(scope="module")
 def tabs_server(chromium_path):
-    """A server of its own, so that its memory is this module's alone; the bundled lab tables loaded first."""
-    process, url = start_server("e2e-hostile-tabs.log")
-    attacks.run_async(attacks.warm_up(url))
-    yield Server(url, process.pid)
-    stop_server(process)
+    yield from attacked_server("e2e-hostile-tabs.log")
 
 
 def bounded(measured: attacks.Measured) -> None:
