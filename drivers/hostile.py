@@ -54,9 +54,13 @@ def upload(page, name: str, data: bytes) -> str:
 def sessions_holding_uploads(context, url: str, zips: list[bytes]) -> list[tuple[object, str]]:
     """One tab per zip in `context` (a tab is a Streamlit session of its own; the tabs share the browser's cache of
     the app's scripts, which a fresh context fetched again for 2-4 s), each uploading its zip on the Training page
-    and keeping it as its model: (page, the message shown) for each, still open. Closing a tab ends its session."""
+    and keeping it as its model: (page, the message shown) for each, still open. Closing a tab ends its session.
+    Each tab is another learner: the browser's cookie (server.identity) is cleared before it opens, so the server
+    hands it one of its own, as it would to another student's phone (the tabs of one browser share a budget of
+    three models)."""
     sessions = []
     for seed, data in enumerate(zips):
+        context.clear_cookies()
         page = context.new_page()
         load(page, f"{url}/training?text=level", timeout=120_000)
         sessions.append((page, upload(page, f"model-{seed}.zip", data)))
