@@ -46,3 +46,14 @@ def described(found: list[dict]) -> str:
     return "\n".join(f"{v['impact']} {v['id']} ({v['help']}), {len(v['nodes'])} nodes:\n" + "\n".join(
         f"    {n['target']}: {n['summary'].splitlines()[-1] if n['summary'] else ''}" for n in v["nodes"][:6])
         for v in found)
+
+
+# Each element's text contrast as drawn: its computed colour on its computed background (WCAG 2.1's formula), for
+# coloured cells whose type is chosen per cell, which axe only checks where the numbers fall on a failing colour.
+CELL_CONTRASTS = """cells => cells.map(cell => {
+    const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+    const lum = (c) => { const [r, g, b] = rgb(c).map(x => { x /= 255;
+        return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+    const style = getComputedStyle(cell), a = lum(style.color), b = lum(style.backgroundColor);
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); })"""

@@ -180,9 +180,9 @@ _DECODE_CSS = """
 .decode.projector h2 { font-size: 1.2rem; padding: 0.25rem 0; }
 .decode summary { cursor: pointer; font-size: 0.875rem; margin-bottom: 1rem; }
 .decode .strip-weights, .decode .strip-values, .decode .strip-bare { margin-bottom: 1rem; }
-.decode .strip-values td { color: #111827; text-align: center; padding: 2px 3px; min-width: 2.6rem; }
-.decode .strip-bare td { color: #111827; text-align: center; padding: 10px 0; min-width: 0; }
-.decode .strip-weights td { height: 1.6rem; padding: 0; text-align: center; font-size: 0.8rem; color: #111827; }
+.decode .strip-values td { color: #000000; text-align: center; padding: 2px 3px; min-width: 2.6rem; }
+.decode .strip-bare td { color: #000000; text-align: center; padding: 10px 0; min-width: 0; }
+.decode .strip-weights td { height: 1.6rem; padding: 0; text-align: center; font-size: 0.8rem; color: #000000; }
 .decode td.on-dark { color: white; }
 @media (max-width: 640px) {
   .decode .buttons { grid-template-columns: repeat(2, 1fr); }

@@ -16,12 +16,31 @@ import numpy as np
 NEGATIVE, ZERO, POSITIVE = (178, 24, 43), (247, 247, 247), (33, 102, 172)   # ColorBrewer RdBu ends and middle
 
 
-def colour(value: float, bound: float) -> str:
+def signed_rgb(value: float, bound: float) -> tuple[int, int, int]:
     """Red below 0, white at 0, blue above, full at ±bound (the same sense as Plotly's RdBu)."""
     t = 0.0 if bound == 0 else max(-1.0, min(1.0, value / bound))
     end = POSITIVE if t > 0 else NEGATIVE
-    rgb = [round(z + abs(t) * (e - z)) for z, e in zip(ZERO, end)]
-    return f"rgb({rgb[0]},{rgb[1]},{rgb[2]})"
+    r, g, b = (round(z + abs(t) * (e - z)) for z, e in zip(ZERO, end))
+    return r, g, b
+
+
+def colour(value: float, bound: float) -> str:
+    r, g, b = signed_rgb(value, bound)
+    return f"rgb({r},{g},{b})"
+
+
+def luminance(rgb: tuple[int, int, int]) -> float:
+    """WCAG 2.1 relative luminance of an sRGB colour."""
+    linear = [c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def on_dark(rgb: tuple[int, int, int]) -> bool:
+    """Whether white type contrasts more with this cell than black does. A cell's type is one or the other, so it
+    reaches at least 4.58 : 1 on any colour; a rule on the value (white past 0.6 of the scale) wrote white on
+    mid-tone cells at 3.0-4.4 : 1."""
+    light = luminance(rgb)
+    return 1.05 / (light + 0.05) >= (light + 0.05) / 0.05
 
 
 def _two_places(value: float) -> str:
@@ -34,10 +53,11 @@ ROW_NAME = "0.75rem"                           # a row's name, off a projector
 
 # What every cell of a kind shares, said once per table rather than in each of its cells' style (at 48 characters
 # Inside one head's tables were 234 kB of HTML a rerun, 163 kB so); a cell keeps its own background inline, and a
-# dark one is marked for white type.
+# dark one is marked for white type (black elsewhere: the near-black of the page's text fell under 4.5 : 1 on cells
+# where neither white nor it contrasts well).
 STRIP_CSS = ("<style>"
-             ".strip-values td{color:#111827;text-align:center;padding:2px 3px;min-width:2.6rem}"
-             ".strip-bare td{color:#111827;text-align:center;padding:10px 0;min-width:0}"
+             ".strip-values td{color:#000000;text-align:center;padding:2px 3px;min-width:2.6rem}"
+             ".strip-bare td{color:#000000;text-align:center;padding:10px 0;min-width:0}"
              ".strip-values td.on-dark,.strip-bare td.on-dark{color:white}"
              "</style>")
 ON_DARK = ' class="on-dark"'
@@ -63,7 +83,7 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
         box = "outline:3px solid #f59e0b;outline-offset:-2px;" if r == outlined else ""
         cells = "".join(
             f'<td data-value="{float(v)!r}" title="{html.escape(name)}, {html.escape(column_name)} {d}: {v:.4f}"'
-            f'{ON_DARK if abs(v) > 0.6 * bound else ""} style="background:{colour(v, bound)};{line}">'
+            f'{ON_DARK if on_dark(signed_rgb(v, bound)) else ""} style="background:{colour(v, bound)};{line}">'
             f'{_two_places(v) if show_values else ""}</td>'
             for d, v in enumerate(row))
         rows.append(f'<tr data-row="{html.escape(name)}" style="{box}"><th style="text-align:right;font-weight:400;'

@@ -222,11 +222,24 @@ function lookedPart(root, data) {
 // keeps the value in data-value; the chosen head's row (or the step's own) is outlined.
 const rgb = (c) => `rgb(${c.map(Math.round).join(",")})`;
 
-function mix(stops, t) {                             // between evenly spaced RGB stops, t in [0, 1]
+function mixed(stops, t) {                           // [r, g, b] between evenly spaced RGB stops, t in [0, 1]
   t = Math.max(0, Math.min(1, t)) * (stops.length - 1);
   const i = Math.min(Math.floor(t), stops.length - 2);
-  return rgb([0, 1, 2].map((k) => stops[i][k] + (t - i) * (stops[i + 1][k] - stops[i][k])));
+  return [0, 1, 2].map((k) => stops[i][k] + (t - i) * (stops[i + 1][k] - stops[i][k]));
 }
+const mix = (stops, t) => rgb(mixed(stops, t));
+
+// Whether white type contrasts more with a cell than black (WCAG relative luminance, as viz.strips.on_dark):
+// either reaches 4.58 : 1 on any colour, where a rule on the value wrote white on mid-tone cells at 3-4.4 : 1.
+function onDark(c) {
+  const [r, g, b] = c.map((x) => {
+    x = Math.round(x) / 255;
+    return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+  });
+  const light = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return 1.05 / (light + 0.05) >= (light + 0.05) / 0.05;
+}
+const inkClass = (c) => (onDark(c) ? ' class="on-dark"' : "");
 
 function scroller(kind, title, inner) {               // a box that scrolls sideways, reached by Tab, named by its title
   return `<div class="${kind}" role="region" tabindex="0" aria-label="${esc(title)}" style="overflow-x:auto">` +
@@ -242,7 +255,7 @@ function weightRows(data, z, columnNames, title, columnTitle) {
   const rows = data.heads.map((name, r) => {
     const box = r === data.head ? "outline:3px solid #d97706;outline-offset:-2px;" : "";
     const cells = z[r].map((v, c) => `<td data-value="${v}" title="${esc(name)}, ${esc(columnTitle)} ${c} ` +
-      `(${esc(columnNames[c])}): weight ${fixed(v, 3)}"${v > 0.5 ? ' class="on-dark"' : ""} ` +
+      `(${esc(columnNames[c])}): weight ${fixed(v, 3)}"${inkClass(mixed(stops, v))} ` +
       `style="background:${mix(stops, v)}">${written ? fixed(v, 2) : ""}</td>`).join("");
     return `<tr data-row="${esc(name)}" style="${box}"><th style="text-align:right;font-weight:400;font-size:0.8rem;` +
       `padding-right:6px;white-space:nowrap">${esc(name)}</th>${cells}</tr>`;
@@ -256,10 +269,10 @@ function weightRows(data, z, columnNames, title, columnTitle) {
     `<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">weight 0 ${legend} 1; hover a cell for its value</div>`);
 }
 
-function signed(data, v, bound) {                    // red below 0, white at 0, blue above, full at ±bound
+function signedRgb(data, v, bound) {                 // red below 0, white at 0, blue above, full at ±bound
   const t = bound === 0 ? 0 : Math.max(-1, Math.min(1, v / bound));
   const { zero } = data.signed, end = t > 0 ? data.signed.positive : data.signed.negative;
-  return rgb(zero.map((z, k) => z + Math.abs(t) * (end[k] - z)));
+  return zero.map((z, k) => Math.round(z + Math.abs(t) * (end[k] - z)));
 }
 
 function vectorRows(data, vectors, outlined, title) {
@@ -273,7 +286,7 @@ function vectorRows(data, vectors, outlined, title) {
     const name = `${r}: ${data.row_labels[r]} ${r === outlined ? "(new)" : "(kept)"}`;
     const box = r === outlined ? "outline:3px solid #f59e0b;outline-offset:-2px;" : "";
     const cells = row.map((v, d) => `<td data-value="${v}" title="${esc(name)}, dimension ${d}: ${fixed(v, 4)}"` +
-      `${Math.abs(v) > 0.6 * bound ? ' class="on-dark"' : ""} style="background:${signed(data, v, bound)}">` +
+      `${inkClass(signedRgb(data, v, bound))} style="background:${rgb(signedRgb(data, v, bound))}">` +
       `${!values ? "" : fixed(v, 2) === "-0.00" ? "0.00" : fixed(v, 2)}</td>`).join("");
     return `<tr data-row="${esc(name)}" style="${box}"><th style="text-align:right;font-weight:400;font-size:` +
       `${data.row_name_size};padding-right:6px;white-space:nowrap">${esc(name)}</th>${cells}</tr>`;
