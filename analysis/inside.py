@@ -120,15 +120,20 @@ def sublayer_of(kind: Kind, layer: int) -> Sublayer:
             "cross": Sublayer("decoder", layer, "cross_attention")}[kind]
 
 
-def stream_before(trace: Trace, sublayer: Sublayer) -> np.ndarray:
-    """(L, d_model) the residual stream a sublayer reads: the input vectors, or what the block before wrote."""
+def stream_key(sublayer: Sublayer) -> str:
+    """The trace's key of the residual stream a sublayer reads: the input vectors, or what the block before wrote."""
     blocks = sublayers(sublayer.stack, sublayer.layer)
     index = blocks.index(sublayer)
     if index:
-        return trace[f"{blocks[index - 1].residual_path}.output"]
+        return f"{blocks[index - 1].residual_path}.output"
     if sublayer.layer:
-        return trace[f"{sublayer.stack}_layers.{sublayer.layer - 1}.feed_forward_residual.output"]
-    return trace["src_positions.output" if sublayer.stack == "encoder" else "tgt_positions.output"]
+        return f"{sublayer.stack}_layers.{sublayer.layer - 1}.feed_forward_residual.output"
+    return "src_positions.output" if sublayer.stack == "encoder" else "tgt_positions.output"
+
+
+def stream_before(trace: Trace, sublayer: Sublayer) -> np.ndarray:
+    """(L, d_model) the residual stream a sublayer reads."""
+    return trace[stream_key(sublayer)]
 
 
 def _module(model: Transformer, sublayer: Sublayer) -> nn.Module:

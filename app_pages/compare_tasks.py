@@ -2,12 +2,13 @@
 
 import streamlit as st
 
-from analysis.page_models.compare_tasks import COMPARED, SHARPEST, TERMS, compare_tasks_view
+from analysis.page_models.compare_tasks import (ALONE, COMPARED, ROLE_TERMS, SHARPEST, TERMS, WHOLE,
+                                             compare_tasks_view)
 from explorer.canvas_charts import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.errors import CheckpointError, InputError
 from explorer.link_guard import stop_page
-from explorer.cache import checkpoint_or_stop, chosen_task, task_checkpoint, task_run
+from explorer.cache import checkpoint_or_stop, chosen_task, task_checkpoint, task_position_means, task_run
 from explorer.state import learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from viz import attention_grid_spec
@@ -37,19 +38,24 @@ columns_part = st.container()                  # drawn once the head below is ch
 
 st.header("Content or position: what moves a layer-0 cross head's scores")
 st.markdown(
-    "Each score of a head is a sum of parts (*Inside one head* shows one score split this way). With every "
-    "LayerNorm frozen at its mean and spread on your text, the query's stream and the key's stream split into the "
-    "character's embedding (**content**), its positional code (**position**), and what earlier sublayers wrote "
-    "(the keys here come from the encoder's output, after its layers). So each score is content·content "
-    "(the query's character against the key's character), content·position, position·content, "
-    "position·position, the terms *with what layers wrote*, and the *biases*: they add up to the model's score."
+    "Each score of a head is a sum of parts (*Inside one head* shows one score split this way). Split them **by "
+    "role**: the *position-like* part of a stream at a position is its mean over 200 random texts of your text's "
+    "length, decoded towards their own answers: it depends on where and how long, never on the letters. The "
+    "*content-like* part is the rest: what your letters changed there. With every LayerNorm frozen at its mean "
+    "and spread on your text, each score is then position·position, position·content (the query's part first), "
+    "content·position, content·content and the *biases*, and they add up to the model's score."
 )
 n_heads = models["reverse"].model.config.n_heads
 chosen = st.selectbox("Layer-0 cross head", [SHARPEST, *range(n_heads)], key="split_head",
                       format_func=lambda h: h if h == SHARPEST else f"head {h}",
                       help="The sharpest: the head whose rows put the most weight on a single source position, on "
                            "average over your text's output steps.")
-view = compare_tasks_view(models, runs, chosen)
+from_terms = st.segmented_control("Weights from", [WHOLE, *ALONE], default=WHOLE, key="split_alone",
+                                  bind="query-params", required=True,
+                                  help="The chosen head's weights recomputed from these terms alone: softmax over "
+                                       "each row of their sum. Which key still comes out on top?")
+means = {task: task_position_means(task, runs[task]) for task in COMPARED}
+view = compare_tasks_view(models, runs, chosen, means, from_terms or WHOLE)
 
 with columns_part:
     for column, task_view in zip(st.columns(len(view.columns)), view.columns):
@@ -63,12 +69,31 @@ with columns_part:
         if task_view.wrong_note is not None:
             column.caption(task_view.wrong_note)
 
+st.dataframe(view.role_table, hide_index=True, width="stretch",
+             column_config={name: st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0)
+                            for name in ROLE_TERMS})
+st.caption("Each share: the term with each row's mean taken away (softmax ignores a constant added to a whole "
+           "row, so only the rest can move the weights), summed in absolute value over every cell, over the same "
+           "summed for all five terms. Rows are the output steps, keys the source positions.")
+for task_view in view.columns:
+    st.markdown(task_view.role_sentence)
+for column, task_view in zip(st.columns(len(view.columns)), view.columns):
+    canvas_heatmap(weights_spec(task_view.role_weights, task_view.rows, task_view.source,
+                                task_view.role_weights_title, "reads → writes", "source", height=420,
+                                projector=projector_on()), key=f"alone_{task_view.task}", container=column)
+
+st.subheader("The raw codes, before the encoder rewrote where each character stands")
+st.markdown(
+    "Split by source instead, the query's stream and the key's stream are the character's embedding "
+    "(**content**), its sinusoidal positional code (**position**), and what earlier sublayers wrote (the keys "
+    "here come from the encoder's output, after its layers). Each score is then content·content, "
+    "content·position, position·content, position·position, the terms *with what layers wrote*, and the "
+    "*biases*. Whatever the encoder made of where a character stands is counted with what layers wrote."
+)
 st.dataframe(view.split_table, hide_index=True, width="stretch",
              column_config={name: st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0)
                             for name in TERMS})
-st.caption("Each share: the term with each row's mean taken away (softmax ignores a constant added to a whole "
-           "row, so only the rest can move the weights), summed in absolute value over every cell, over the same "
-           "summed for all six terms. Rows are the output steps, keys the source positions.")
+st.caption("Each share as above, over all six terms of this split.")
 for task_view in view.columns:
     st.markdown(task_view.split_sentence)
 

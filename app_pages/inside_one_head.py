@@ -4,11 +4,14 @@ model's own computation."""
 import streamlit as st
 
 from analysis.inside import TOLERANCE
-from analysis.page_models.inside_one_head import MOST, axes, inside_view
+from analysis.circuits import SplitUnavailable
+from analysis.functional_split import SAMPLES
+from analysis.page_models.inside_one_head import (MOST, ROLE_INTRO, ROLES_NEED_EVERY_HEAD, axes, inside_view,
+                                                 role_terms)
 from explorer.callbacks import key_position
 from explorer.canvas_charts import canvas_heatmap, cell_table
 from explorer.charts import projector_on
-from explorer.cache import checkpoint_or_stop, intervention, model_key, text_run
+from explorer.cache import checkpoint_or_stop, intervention, model_key, position_means_for, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import VIEW, keep_in_range, learner_text
 from viz.canvas_heatmap import heatmap_spec
@@ -91,6 +94,7 @@ st.markdown(view.score_sentence)
 
 # --- Content against position ----------------------------------------------------------------------------
 st.header("Where this score comes from: content against position")
+st.subheader("By source: the raw codes, before the layers rewrote where each character stands")
 if view.split_unavailable:
     st.info(view.split_unavailable, icon="🧩")
 terms = view.terms
@@ -99,6 +103,19 @@ if terms is not None and terms.intro is not None:
     st.html(term_bars(terms.cell, terms.total, f"Score s[{i}, {j}] of head {head}, term by term"))
 if terms is not None:
     st.markdown(terms.sentence)
+st.subheader("By role: what your letters changed against where they stand")
+st.markdown(ROLE_INTRO.format(samples=SAMPLES))
+means = position_means_for(key, run, kind, layer) if not ablated else ROLES_NEED_EVERY_HEAD
+if isinstance(means, str):
+    st.info(means, icon="🧩")
+else:
+    try:
+        roles = role_terms(model, run, kind, layer, head, i, j, means.both)
+    except SplitUnavailable as err:
+        st.info(str(err), icon="🧩")
+    else:
+        st.html(term_bars(roles.cell, roles.total, f"Score s[{i}, {j}] of head {head}, by role"))
+        st.markdown(roles.sentence)
 
 # --- 4. Softmax over the row ------------------------------------------------------------------------------
 st.header("3 · Softmax over the whole row")

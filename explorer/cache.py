@@ -21,6 +21,8 @@ import torch
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis import table_store
+from analysis.circuits import SplitUnavailable
+from analysis.functional_split import PositionMeans, StreamMeans, stream_means
 from analysis.run import Decoding, Run, make_batch_runs, make_run
 from transformer.decoding import drafted_greedy, writes_draft
 from transformer.checkpoint import (
@@ -285,3 +287,31 @@ def task_run(task: str, text: str) -> Run:
 
 def task_checkpoint(task: str) -> Checkpoint:
     return _load(str(bundled_checkpoint(task)))
+
+
+@st.cache_data(max_entries=48, show_spinner="Averaging random texts of this length…")   # 0.35 MB each
+def _stream_means(directory: str, task: str, length: int, steps: int) -> StreamMeans:
+    ckpt = _load(directory)
+    return stream_means(ckpt.model, ckpt.vocab, task, length, steps)
+
+
+OWN_HAS_NO_ROLES = ("For a model of your own the split by role is not computed: it averages the streams of random "
+                    "texts of the task a model was trained on, which the server knows for its own models only.")
+
+
+def position_means_for(key: str, run: Run, kind: str = "cross", layer: int = 0) -> PositionMeans | str:
+    """The position-like parts of one sublayer's streams for texts of the run's length (the split by role of
+    Compare tasks and Inside one head), or why there are none. One traced pass over the random texts gives every
+    sublayer's; they depend on the model, the length and the steps alone, so every learner shares them
+    (the last 48 asked for). A learner's own model has none (OWN_HAS_NO_ROLES)."""
+    if is_own(key):
+        return OWN_HAS_NO_ROLES
+    try:
+        return _stream_means(key, _load(key).task, len(run.text), len(run.fed_ids)).of(kind, layer)
+    except SplitUnavailable as err:
+        return str(err)
+
+
+def task_position_means(task: str, run: Run) -> PositionMeans | str:
+    """The bundled `task` model's, for its layer-0 cross heads (Compare tasks)."""
+    return position_means_for(str(bundled_checkpoint(task)), run)

@@ -1,5 +1,6 @@
 """Compare tasks: one text read by the three bundled models (reverse, copy, sort) of the same architecture, each
-model's most task-like cross head, and what moves one layer-0 cross head's scores: content or position."""
+model's most task-like cross head, and what moves one layer-0 cross head's scores: content or position, split by
+the role of each part of the stream (analysis.functional_split) and by its raw source (analysis.circuits)."""
 
 from __future__ import annotations
 
@@ -11,16 +12,23 @@ import pandas as pd
 
 from transformer.checkpoint import Checkpoint
 
-from ..circuits import CONTENT_CONTENT, FOUR, POSITION_POSITION, TERMS, WITH_WRITTEN, score_split, sharpest_head
+from ..circuits import (BIASES, CONTENT_CONTENT, CONTENT_POSITION, FOUR, POSITION_CONTENT, POSITION_POSITION, TERMS,
+                        WITH_WRITTEN, SplitUnavailable, score_split, sharpest_head)
+from ..functional_split import ALONE, PositionMeans, functional_split, top_key_kept, weights_from
 from ..labels import reads_writes
 from ..lesson import pattern_shares
 from ..run import Run
 from ..tasks import WORDS
 
-__all__ = ["COMPARED", "SHARPEST", "TERMS", "CompareTasks", "TaskColumn", "compare_tasks_view"]
+__all__ = ["ALONE", "COMPARED", "ROLE_TERMS", "SHARPEST", "TERMS", "WHOLE", "CompareTasks", "TaskColumn",
+           "compare_tasks_view"]
 
 COMPARED = tuple(WORDS)                  # the tasks side by side, in this order: reverse, copy, sort
 SHARPEST = "the sharpest in each model"  # the head choice that lets each model split its own sharpest head
+ROLE_TERMS = (*FOUR, BIASES)             # the split by role: position-like and content-like parts, and the biases
+WHOLE = "the whole score (the model's own weights)"   # the weights toggle's first choice, beside ALONE's
+MIXED = {POSITION_CONTENT: "the query's step against the key's letter",
+         CONTENT_POSITION: "the query's letter against the key's place"}
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,12 @@ class TaskColumn:
     grid_title: str
     split_terms: dict[str, np.ndarray]   # FOUR -> (T, S) the content and position terms, row mean taken away
     split_title: str
+    role_shares: dict[str, float] | None  # ROLE_TERMS -> share of what moves the scores, split by role (None: no split)
+    role_halves: tuple[float, float] | None   # position·position's share from each half of the random texts
+    role_kept: dict[str, tuple[int, int]]     # ALONE -> (steps whose top key those terms alone keep, steps counted)
+    role_sentence: str                   # position against content, by role; or why there is no such split
+    role_weights: np.ndarray             # (T, S) the split head's weights from the terms the toggle chose
+    role_weights_title: str
 
 
 @dataclass(frozen=True)
@@ -53,18 +67,28 @@ class CompareTasks:
     columns: list[TaskColumn]            # one per COMPARED task, in that order
     labels: dict[str, str]               # task -> its column's and tab's label
     split_table: pd.DataFrame            # one row per task: its split head and each of TERMS' shares
+    role_table: pd.DataFrame             # one row per task: the split by role, ROLE_TERMS' shares (NaN: no split)
 
 
-def compare_tasks_view(models: dict[str, Checkpoint], runs: dict[str, Run], split_head: int | str) -> CompareTasks:
+def compare_tasks_view(models: dict[str, Checkpoint], runs: dict[str, Run], split_head: int | str,
+                       means: dict[str, PositionMeans | str], weights_from_terms: str = WHOLE) -> CompareTasks:
     """`models` and `runs`: the bundled model of each COMPARED task and its run on the text; `split_head` is the
-    layer-0 cross head to split, or SHARPEST for each model's own sharpest."""
-    columns = [task_column(models[task], runs[task], split_head) for task in COMPARED]
+    layer-0 cross head to split, or SHARPEST for each model's own sharpest; `means`: each task's position-like
+    parts for the text's length (functional_split.position_means), or why there are none; `weights_from_terms`:
+    WHOLE or a key of ALONE, the terms the toggled weights are recomputed from."""
+    columns = [task_column(models[task], runs[task], split_head, means[task], weights_from_terms)
+               for task in COMPARED]
     table = pd.DataFrame([{"task": c.label, "head": f"cross L0 H{c.split_head}",
                            **{name: c.split_shares[name] for name in TERMS}} for c in columns])
-    return CompareTasks(columns=columns, labels={c.task: c.label for c in columns}, split_table=table)
+    roles = pd.DataFrame([{"task": c.label, "head": f"cross L0 H{c.split_head}",
+                           **{name: (c.role_shares or {}).get(name, math.nan) for name in ROLE_TERMS}}
+                          for c in columns])
+    return CompareTasks(columns=columns, labels={c.task: c.label for c in columns}, split_table=table,
+                        role_table=roles)
 
 
-def task_column(ckpt: Checkpoint, run: Run, split_head: int | str) -> TaskColumn:
+def task_column(ckpt: Checkpoint, run: Run, split_head: int | str, means: PositionMeans | str,
+                weights_from_terms: str = WHOLE) -> TaskColumn:
     task, words = run.task, WORDS[run.task]
     shares = np.stack([pattern_shares(run, layer) for layer in range(ckpt.model.config.n_decoder_layers)])  # (L, H)
     layer, best = (int(i) for i in np.unravel_index(int(shares.argmax()), shares.shape))
@@ -77,6 +101,7 @@ def task_column(ckpt: Checkpoint, run: Run, split_head: int | str) -> TaskColumn
     split = score_split(ckpt.model, run.trace, "cross", 0, head)
     split_shares = split.shares()
     rows = reads_writes(run.decoder_in, run.decoder_out)
+    role = by_role(ckpt, run, split.head, means, weights_from_terms)
     return TaskColumn(
         task=task, label=words.label, run=run, shares=shares, layer=layer, head=best,
         best=run.trace["cross", layer][best], rows=rows, source=run.source, best_title=f"cross L{layer} H{best}",
@@ -88,21 +113,78 @@ def task_column(ckpt: Checkpoint, run: Run, split_head: int | str) -> TaskColumn
         grid=run.trace.stack_attention("cross"), grid_title=f"{words.label}: cross-attention, every layer and head",
         split_terms={name: split.centred(name) for name in FOUR},
         split_title=f"{words.label}: cross L0 H{split.head}, its content and position terms (row mean taken away; "
-                    "not shown: what layers wrote, the biases)")
+                    "not shown: what layers wrote, the biases)", **role)
+
+
+def by_role(ckpt: Checkpoint, run: Run, head: int, means: PositionMeans | str, weights_from_terms: str) -> dict:
+    """TaskColumn's role_ fields: the split by role of one head, its noise, what each part alone keeps, and the
+    weights from the chosen terms (the model's own where there is no split)."""
+    label, own = WORDS[run.task].label, run.trace["cross", 0][head]
+    title = f"{label}: cross L0 H{head}, weights from {weights_from_terms}"
+    if isinstance(means, str):
+        return dict(role_shares=None, role_halves=None, role_kept={}, role_weights=own,
+                    role_weights_title=f"{label}: cross L0 H{head}, the model's own weights",
+                    role_sentence=f"**{label}**: no split by role on this text. {means}")
+    try:
+        split = functional_split(ckpt.model, run.trace, "cross", 0, head, means.both)
+        halves = tuple(functional_split(ckpt.model, run.trace, "cross", 0, head, means.half(i)).shares()[
+            POSITION_POSITION] for i in (0, 1))
+    except SplitUnavailable as err:
+        return dict(role_shares=None, role_halves=None, role_kept={}, role_weights=own,
+                    role_weights_title=f"{label}: cross L0 H{head}, the model's own weights",
+                    role_sentence=f"**{label}**: no split by role. {err}")
+    counted = int((split.allowed.sum(1) >= 2).sum())
+    kept = {name: (round(top_key_kept(split, terms) * counted) if counted else 0, counted)
+            for name, terms in ALONE.items()}
+    shares = split.shares()
+    weights = own if weights_from_terms == WHOLE else weights_from(split, ALONE[weights_from_terms])
+    return dict(role_shares=shares, role_halves=halves, role_kept=kept, role_weights=weights,
+                role_weights_title=title,
+                role_sentence=role_sentence(label, head, shares, halves, kept, means.samples))
+
+
+def role_sentence(label: str, head: int, share: dict[str, float], halves: tuple[float, float],
+                  kept: dict[str, tuple[int, int]], samples: int) -> str:
+    """Position against content by role, with the noise of the random texts and what each part alone keeps."""
+    position, content = share[POSITION_POSITION], share[CONTENT_CONTENT]
+    counted = next(iter(kept.values()))[1]
+    if math.isnan(position) or not counted:
+        return (f"**{label}**: your text has one character, so each row has one key and no term can move a "
+                "weight.")
+    alone_p, alone_c, both = (kept[name][0] for name in ALONE)
+    largest = max(share, key=share.get)
+    if largest in MIXED:
+        verdict = (f"most of it mixes the two: {largest} carries **{share[largest]:.1%}**, {MIXED[largest]}. ")
+    else:
+        verdict = ("position weighs more than content. " if position > content else
+                   "content weighs more than position. " if content > position else "the two weigh the same. ")
+    said = (f"**{label}**, cross L0 H{head}, by role: position·position carries **{position:.1%}** of what moves "
+            f"its scores ({min(halves):.1%} to {max(halves):.1%} with either half of the {samples} random texts), "
+            f"content·content **{content:.1%}**, so on your text {verdict}"
+            f"Its largest weight lands on the key the model's own score picks at **{alone_p} of {counted}** "
+            f"steps from position·position alone, {alone_c} of {counted} from content·content alone, and "
+            f"{both} of {counted} from the two together.")
+    if alone_p == counted:
+        return said + " Position alone picks where this head looks on your text."
+    if both > max(alone_p, alone_c):
+        return said + (" Together they keep more steps than either alone. One reading: position narrows where "
+                       "the head looks, and the letters choose the key within it.")
+    if largest == POSITION_CONTENT:
+        return said + " One reading: each step looks for a kind of letter, not for a place."
+    return said
 
 
 def split_sentence(label: str, head: int, share: dict[str, float]) -> str:
-    """The largest part of what moves the head's scores, and position·position against content·content."""
+    """The raw split: what the raw codes carry, and why it cannot tell position from content past the encoder."""
     position, content = share[POSITION_POSITION], share[CONTENT_CONTENT]
     if math.isnan(position):
         return (f"**{label}**: your text has one character, so each row has one key and no term can move a "
                 "weight.")
     largest = max(share, key=share.get)
     return (
-        f"**{label}**, cross L0 H{head}: the largest part is *{largest}* (**{share[largest]:.1%}**). "
-        f"Position·position carries **{position:.1%}** and content·content **{content:.1%}**, so of these two, on "
-        "your text, "
-        + ("position weighs more than content." if position > content else
-           "content weighs more than position." if content > position else "position and content weigh the same.")
-        + (" One reading: this head compares less the raw characters and positions than what the encoder and the "
-           "decoder's first self-attention computed from them." if largest == WITH_WRITTEN else ""))
+        f"**{label}**, cross L0 H{head}, the raw codes: the largest part is *{largest}* "
+        f"(**{share[largest]:.1%}**). Position·position of the sinusoidal rows carries **{position:.1%}** and "
+        f"content·content of the embeddings **{content:.1%}**."
+        + (" The encoder has rewritten where each character stands into what it wrote, so the raw codes, before "
+           "that rewriting, cannot tell position from content here; the split by role above can."
+           if largest == WITH_WRITTEN else ""))

@@ -14,6 +14,7 @@ from transformer.vocab import Vocab
 
 from ..circuits import (CONTENT_CONTENT, POSITION_POSITION, WITH_WRITTEN, LetterMap, SplitUnavailable, letter_map,
                         score_split)
+from ..functional_split import functional_split
 from ..inside import TOLERANCE, AttentionAt, InsideHead, inside_head, logit_lens, residual_norms, value_weighted
 from ..labels import KIND_NAMES, attention_axes, ffn_formula, token_label
 from ..run import Run, correct_tokens
@@ -367,3 +368,41 @@ def lens_reading(model: Transformer, vocab: Vocab, run: Run, pre_norm: bool):
         + f". After the last layer it is the model's own output (largest difference {lens.last_difference:.1e})."
         + reading)
     return steps, caption, lens
+
+
+@dataclass(frozen=True)
+class RoleTerms:
+    """The chosen score split by role (analysis.functional_split), and the whole head's shares that way."""
+
+    cell: dict[str, float]       # FOUR and biases -> its part of the score s[i, j]
+    total: float
+    shares: dict[str, float]     # the same terms' shares of what moves the head's scores over its whole matrix
+    sentence: str
+
+
+ROLE_INTRO = (
+    "Split **by role** instead of by source: the *position-like* part of a stream at a position is its mean over "
+    "{samples} random texts of your text's length, decoded towards their own answers (it depends on where and how "
+    "long, never on the letters); the *content-like* part is the rest, what your letters changed there. Whatever "
+    "the layers before wrote is shared between the two by what it does, so this split is the same at every layer.")
+
+ROLES_NEED_EVERY_HEAD = ("With heads switched off the streams change, and the random texts' means are the intact "
+                         "model's: switch every head back on to see this split.")
+
+
+def role_terms(model: Transformer, run: Run, kind: str, layer: int, head: int, i: int, j: int,
+               means: tuple[np.ndarray, np.ndarray]) -> RoleTerms:
+    """Score s[i, j] by role; `means` the PositionMeans' `both` for this kind, layer and the run's length."""
+    split = functional_split(model, run.trace, kind, layer, head, means)
+    cell = split.at(i, j)
+    shares = split.shares()
+    position, content = shares[POSITION_POSITION], shares[CONTENT_CONTENT]
+    largest = max(cell, key=lambda name: abs(cell[name]))
+    sentence = (
+        f"By role, the largest term of this score is **{largest}** ({cell[largest]:+.2f} of {sum(cell.values()):.4f}). "
+        + ("Over the whole head (every allowed cell, each row's mean taken away), position·position carries "
+           f"**{position:.1%}** of what moves its scores and content·content **{content:.1%}**, so on your text "
+           + ("position weighs more than content." if position > content else
+              "content weighs more than position." if content > position else "the two weigh the same.")
+           if not np.isnan(position) else "Every row of this head has one key, so no term moves a weight."))
+    return RoleTerms(cell, float(sum(cell.values())), shares, sentence)

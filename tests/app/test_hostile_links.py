@@ -29,7 +29,7 @@ BAD_VALUES = {  # page -> URL key -> values its widget cannot use
     "lab_forcing": {"force_step": ["step 99"], "force_token": ["bogus"]},
     "lab_query_key": {"qk_kind": ["", "bogus"], "qk_layer": ["9"], "qk_head": ["9"]},
     "lab_patch": {"patch_pattern": ["", "bogus"], "patch_where": ["", "cross L9 H9"]},
-    "compare_tasks": {"grid_task": ["", "Bogus"]},
+    "compare_tasks": {"grid_task": ["", "Bogus"], "split_alone": ["", "Bogus"]},
 }
 CASES = [(page, key, value) for page, keys in BAD_VALUES.items() for key, values in keys.items() for value in values]
 KIND_KEYS = {"attention": "kind", "inside_one_head": "inside_kind", "masks": "mask_kind", "lab_ablation": "lab_kind",

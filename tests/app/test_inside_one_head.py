@@ -6,12 +6,15 @@ import html
 import numpy as np
 import pytest
 
-from analysis.circuits import FOUR, TERMS, WITH_WRITTEN, letter_map, score_split
+from analysis.circuits import FOUR, POSITION_POSITION, TERMS, WITH_WRITTEN, letter_map, score_split
+from analysis.functional_split import position_means
+from analysis.page_models.inside_one_head import ROLES_NEED_EVERY_HEAD
 from analysis.inside import TOLERANCE
 from analysis.run import correct_tokens, make_run
 from transformer.intervention import Head, Intervention
 from transformer.trace import attention_path
 
+from ..unit.own_split import own_terms, share as own_share
 from .helpers import array, canvas_charts, cell_rows, cell_tables, figures, no_exception, open_page, own_model_state
 
 TOTAL = "sum = the score"
@@ -157,16 +160,17 @@ def test_a_post_norm_model_is_described_as_it_computes(bundled):
 
 # --- Content against position, and the letter map -----------------------------------------------------------
 
-def split_bars(at):
-    """The term bars (viz.circuits.term_bars, HTML): each term's name and value, in order."""
+def split_bars(at, split="term by term"):
+    """The term bars (viz.circuits.term_bars, HTML) of one split (by source, "term by term", or "by role"): each
+    term's name and value, in order."""
     import re
-    body = next(e.proto.body for e in at.get("html") if "data-term=" in e.proto.body)
+    body = next(e.proto.body for e in at.get("html") if "data-term=" in e.proto.body and split in e.proto.body)
     found = re.findall(r'data-term="([^"]*)" data-value="([^"]*)"', body)
     return [html.unescape(name) for name, _ in found], np.array([float(v) for _, v in found])
 
 
-def has_split_bars(at) -> bool:
-    return any("data-term=" in e.proto.body for e in at.get("html"))
+def has_split_bars(at, split="term by term") -> bool:
+    return any("data-term=" in e.proto.body and split in e.proto.body for e in at.get("html"))
 
 
 def page_text(at):
@@ -228,3 +232,32 @@ def test_a_later_layer_says_why_it_is_not_split_with_the_written_share(ckpt):
     assert (f"the terms with what was written come to {cell[WITH_WRITTEN]:+.2f} of this score "
             f"{sum(cell.values()):.4f}, {share:.0%} of the terms' summed size") in page_text(at)
     assert_the_copy_count_is_the_maps(at)
+
+
+@pytest.mark.parametrize("layer,head,query,key", [(0, 3, 2, 4), (1, 0, 2, 3)], ids=["layer 0", "layer 1"])
+def test_a_cross_score_split_by_role_adds_up_at_any_layer_and_its_head_share_is_recomputed(ckpt, layer, head, query,
+                                                                                          key):
+    """The review's N1 on Inside one head: by role (the stream's mean over random texts of the text's length
+    against the rest), a score splits at every layer, not only at layer 0, and the head's position·position share
+    is recomputed here with the tests' own float64 algebra from the same means."""
+    at = open_page("inside_one_head", "banana", state=state("cross", layer, head, query, key))
+    no_exception(at)
+    names, values = split_bars(at, "by role")
+    assert names == [*FOUR, "biases", TOTAL]
+    run = make_run(ckpt.model, ckpt.vocab, "banana")
+    scores = run.trace.attention("cross", layer, "scores")[head]
+    assert values[:-1].sum() == pytest.approx(values[-1], abs=1e-9)
+    assert values[-1] == pytest.approx(float(scores[query, key]), abs=1e-4)             # the model's own score
+    means = position_means(ckpt.model, ckpt.vocab, "reverse", 6, len(run.fed_ids), "cross", layer)
+    mine = own_terms(ckpt, run, head, *means.both, layer=layer)
+    assert values[FOUR.index(POSITION_POSITION)] == pytest.approx(mine["pp"][query, key], abs=1e-9)
+    words = page_text(at)
+    assert (f"position·position carries **{own_share(mine, 'pp'):.1%}** of what moves its scores and "
+            f"content·content **{own_share(mine, 'cc'):.1%}**") in words
+
+
+def test_with_heads_switched_off_or_a_model_of_ones_own_the_split_by_role_says_why_not(ckpt):
+    at = open_page("inside_one_head", "banana", state={**state("cross", 0, 3, 2, 4), "ablated": ["cross L1 H0"]})
+    no_exception(at)
+    assert not has_split_bars(at, "by role")
+    assert any(ROLES_NEED_EVERY_HEAD in i.value for i in at.info)

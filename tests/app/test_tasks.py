@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from analysis.circuits import CONTENT_CONTENT, FOUR, POSITION_POSITION, TERMS, score_split, sharpest_head
+from analysis.functional_split import position_means
 from analysis.run import make_run
 from analysis.tasks import WORDS
 from explorer.cache import SHARED_TABLES, TABLES_COMPUTED
@@ -14,6 +15,7 @@ from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import TASKS, source_positions, target
 
 
+from ..unit.own_split import own_terms, share as own_share
 from .helpers import canvas_charts, decode_sentences, open_page
 from .test_entrypoint import open_app
 
@@ -76,7 +78,8 @@ def test_compare_tasks_shows_the_three_outputs_side_by_side():
     assert written == [target(TEXT, task).replace(" ", "␣") for task in WORDS]
     best = {f"best_{t}" for t in TASKS}
     assert not at.get("plotly_chart")                                  # every map on the canvas, the open tab's
-    assert set(canvas_charts(at)) == best | {"grid_reverse", "split_reverse"}          # grid and terms only
+    alone = {f"alone_{t}" for t in TASKS}                              # the split head's weights, toggled
+    assert set(canvas_charts(at)) == best | alone | {"grid_reverse", "split_reverse"}  # grid and terms only
 
 
 def test_compare_tasks_says_when_a_model_gets_the_text_wrong_beside_its_held_out_score():
@@ -97,7 +100,7 @@ def test_compare_tasks_says_when_a_model_gets_the_text_wrong_beside_its_held_out
 def test_compare_tasks_draws_the_grid_of_the_open_tab_only(task):
     """The tabs are lazy: only the open tab's grid is built, and it is that model's cross-attention."""
     at = open_page("compare_tasks", TEXT, state={"task": task})
-    tabbed = lambda: {k for k in canvas_charts(at) if not k.startswith("best_")}   # noqa: E731
+    tabbed = lambda: {k for k in canvas_charts(at) if not k.startswith(("best_", "alone_"))}   # noqa: E731
     assert tabbed() == {f"grid_{task}", f"split_{task}"}
     other = next(t for t in TASKS if t != task)
     at.session_state["grid_task"] = WORDS[other].label
@@ -118,23 +121,38 @@ def test_the_task_in_the_url_switches_the_model_card(task):
 
 @pytest.mark.parametrize("text", ["hello", "the quick brown fox jumps over the lazy dog"], ids=["hello", "43 characters"])
 def test_compare_tasks_says_whether_position_or_content_drives_each_models_layer_0_head(text):
+    """By role, position drives the reverser's and the copier's sharpest layer-0 cross head (the review's N1: the
+    raw split had told the class the opposite); the raw codes are shown after, with no verdict."""
     at = open_page("compare_tasks", text)
     assert not at.exception, [e.value for e in at.exception]
-    table = at.dataframe[0].value
+    roles, table = at.dataframe[0].value, at.dataframe[1].value
     words = " ".join(m.value for m in at.markdown)
-    for row, task in zip(table.to_dict("records"), TASKS):
+    for role, row, task in zip(roles.to_dict("records"), table.to_dict("records"), TASKS):
         ckpt = load(bundled_checkpoint(task))
-        trace = make_run(ckpt.model, ckpt.vocab, text, task=task).trace
-        split = score_split(ckpt.model, trace, "cross", 0, sharpest_head(trace, "cross", 0))
+        run = make_run(ckpt.model, ckpt.vocab, text, task=task)
+        head = sharpest_head(run.trace, "cross", 0)
+        split = score_split(ckpt.model, run.trace, "cross", 0, head)
         shares = split.shares()
-        assert row["head"] == f"cross L0 H{split.head}"
+        assert row["head"] == role["head"] == f"cross L0 H{split.head}"
         assert [row[name] for name in TERMS] == pytest.approx([shares[name] for name in TERMS], abs=1e-9)
         position, content = shares[POSITION_POSITION], shares[CONTENT_CONTENT]
         largest = max(shares, key=shares.get)
-        verdict = "position weighs more than content" if position > content else "content weighs more than position"
-        assert (f"**{WORDS[task].label}**, cross L0 H{split.head}: the largest part is *{largest}* "
-                f"(**{shares[largest]:.1%}**). Position·position carries **{position:.1%}** and content·content "
-                f"**{content:.1%}**, so of these two, on your text, {verdict}.") in words
+        assert (f"**{WORDS[task].label}**, cross L0 H{split.head}, the raw codes: the largest part is *{largest}* "
+                f"(**{shares[largest]:.1%}**). Position·position of the sinusoidal rows carries **{position:.1%}** "
+                f"and content·content of the embeddings **{content:.1%}**.") in words
+        if len(run.output) != len(text):                       # the sorter on the pangram: one character too many
+            assert f"**{WORDS[task].label}**: no split by role on this text." in words
+            continue
+        means = position_means(ckpt.model, ckpt.vocab, task, len(text), len(run.fed_ids), "cross", 0)
+        mine = own_terms(ckpt, run, head, *means.both)
+        assert role[POSITION_POSITION] == pytest.approx(own_share(mine, "pp"), abs=1e-9)
+        said = (f"**{WORDS[task].label}**, cross L0 H{head}, by role: position·position carries "
+                f"**{own_share(mine, 'pp'):.1%}**")
+        assert said in words
+        verdict = words[words.index(said):].split(", so on your text ", 1)[1]
+        assert verdict.startswith("position weighs more than content" if task in ("reverse", "copy") else
+                                  "most of it mixes the two: position·content"), verdict[:80]
+    assert "content weighs more than position" not in words    # on neither text, for no model
     open_task = "reverse"                                      # the tab open by default
     ckpt = load(bundled_checkpoint(open_task))
     trace = make_run(ckpt.model, ckpt.vocab, text, task=open_task).trace
@@ -144,5 +162,16 @@ def test_compare_tasks_says_whether_position_or_content_drives_each_models_layer
     for name, panel in zip(FOUR, panels):
         assert np.allclose(np.array(panel["z"], dtype=float), split.centred(name), atol=5e-5)
 
+    at.segmented_control(key="split_alone").set_value("position·position alone").run()
+    ckpt = load(bundled_checkpoint("copy"))
+    run = make_run(ckpt.model, ckpt.vocab, text, task="copy")
+    head = sharpest_head(run.trace, "cross", 0)
+    mine = own_terms(ckpt, run, head, *position_means(ckpt.model, ckpt.vocab, "copy", len(text), len(run.fed_ids),
+                                                      "cross", 0).both)["pp"]
+    drawn = np.array(canvas_charts(at)["alone_copy"]["panels"][0]["z"], dtype=float)
+    expected = np.exp(mine - mine.max(1, keepdims=True))
+    assert np.allclose(drawn, expected / expected.sum(1, keepdims=True), atol=5e-5)
+    assert (drawn.argmax(1) == run.trace["cross", 0][head].argmax(1)).all()   # the copier: position alone picks it
+
     at.selectbox(key="split_head").set_value(0).run()
-    assert list(at.dataframe[0].value["head"]) == ["cross L0 H0"] * len(TASKS)
+    assert list(at.dataframe[0].value["head"]) == list(at.dataframe[1].value["head"]) == ["cross L0 H0"] * len(TASKS)
