@@ -13,6 +13,7 @@ from explorer.canvas_charts import canvas_heatmap, svg_chart
 from explorer.charts import projector_on
 from explorer.errors import CheckpointError
 from explorer.gate import deferred, fragment
+from explorer.lab_runs import offset_table
 from explorer.live_training import LIMITS, LiveSettings, LiveSettingsError
 from explorer.cache import (checkpoint_or_stop, chosen_task, model_key, snapshot_run, snapshot_writes_answer,
                             snapshots)
@@ -46,7 +47,7 @@ if saved:
     steps = snapshot_steps(saved)
     step = st.select_slider("Training step", steps, value=steps[-1], key="snapshot", **VIEW)
     view = training_view(ckpt, text, saved, step, {s: snapshot_writes_answer(key, text, s) for s in steps},
-                         functools.partial(snapshot_run, key, text))
+                         functools.partial(snapshot_run, key, text), offset_table(key, (), "cross", None, ask=False))
     story_part.markdown(view.story)
     st.caption(view.step_caption)
     a, b, c, d = st.columns(4)

@@ -18,6 +18,7 @@ from transformer.vocab import Vocab
 
 from ..labels import reads_writes
 from ..lesson import pattern_shares
+from ..offsets import OffsetFit, offset_label
 from ..run import Run
 from ..tasks import words
 from ..training import HeadShare, TrainingStory, head_shares, snapshot_chance, training_story
@@ -65,10 +66,11 @@ class TrainingView:
 
 
 def training_view(ckpt: Checkpoint, text: str, saved: list[dict], step: int, right: Mapping[int, bool],
-                  run_at: Callable[[int], Run]) -> TrainingView:
+                  run_at: Callable[[int], Run], fits: list[OffsetFit] | None = None) -> TrainingView:
     """`saved` is the checkpoint's snapshot index (not empty), `right` whether each snapshot writes the task's
     answer for the text, `run_at` a snapshot's traced run on the text: it is asked for the chosen step and for
-    the first one that writes the text right, and no other (the page gets them from the cache)."""
+    the first one that writes the text right, and no other (the page gets them from the cache). `fits`: the
+    final model's cross heads against their pattern's offsets, where the page has them (None: not named)."""
     config, task = ckpt.model.config, words(ckpt.task)
     steps = snapshot_steps(saved)
     shot = next(s for s in saved if s["step"] == step)
@@ -103,8 +105,8 @@ def training_view(ckpt: Checkpoint, text: str, saved: list[dict], step: int, rig
         cross=run.trace.stack_attention("cross"), rows=reads_writes(run.decoder_in, run.decoder_out),
         source=run.source, grid_title=f"Cross-attention of every layer and head after {step:,} steps",
         grid_caption=grid_caption(saved, task.pattern),
-        every_head=every_head_text(every_head, task.pattern, last_layer, ckpt.metrics.get("held_out", {}).get("n"))
-        if every_head else None,
+        every_head=every_head_text(every_head, task.pattern, last_layer, ckpt.metrics.get("held_out", {}).get("n"),
+                                   fits, ckpt.task) if every_head else None,
         head_table=head_table(every_head) if every_head else None)
 
 
@@ -160,17 +162,30 @@ def grid_caption(saved: list[dict], pattern: str) -> str:
                f"No snapshot reached 90 % of output steps on {pattern}."))
 
 
-def every_head_text(shares: list[HeadShare], pattern: str, last_layer: int, n_words: int | None) -> str:
-    """Which layer holds the head most on the pattern in the final model, against the last layer's best."""
+def every_head_text(shares: list[HeadShare], pattern: str, last_layer: int, n_words: int | None,
+                    fits: list[OffsetFit] | None = None, task: str = "reverse") -> str:
+    """Which layer holds the head most on the pattern in the final model, against the last layer's best; and,
+    given the cross heads' offsets (Which head does the work?'s table), the heads that follow the pattern shifted,
+    so that a head on n−i does not read as near chance."""
     best = max(shares, key=lambda s: s.share)
     last_best = max((s for s in shares if s.layer == last_layer), key=lambda s: s.share)
     sample = f"the {n_words:,} held-out words of its final report" if n_words else "its final report's words"
     said = (f"**Every cross head of the final model**, on {sample}: the share of output steps whose largest weight "
             f"falls on {pattern}. The snapshot figures above count only the last layer ({last_layer}). ")
     if best.layer != last_layer:
-        return said + (f"Here a head of layer {best.layer} is on it more: head {best.head}, **{best.share:.1%}**, "
-                       f"against {last_best.share:.1%} for the last layer's best (head {last_best.head}).")
-    return said + f"The last layer holds the best head: head {best.head}, **{best.share:.1%}**."
+        said += (f"Here a head of layer {best.layer} is on it more: head {best.head}, **{best.share:.1%}**, "
+                 f"against {last_best.share:.1%} for the last layer's best (head {last_best.head}).")
+    else:
+        said += f"The last layer holds the best head: head {best.head}, **{best.share:.1%}**."
+    by_head = {(s.layer, s.head): s.share for s in shares}
+    shifted = [f for f in fits or () if f.kind == "cross" and f.best_offset != 0 and f.explained
+               and (f.layer, f.head) in by_head]
+    if shifted:
+        said += (" A low share can hide a head that follows the pattern shifted by a position: "
+                 + "; ".join(f"layer {f.layer}, head {f.head}: {by_head[(f.layer, f.head)]:.1%} (on "
+                             f"{offset_label('cross', task, f.best_offset)}: {f.best_share:.0%})" for f in shifted)
+                 + " (the shifted shares on 200 held-out words, as *Which head does the work?* counts them).")
+    return said
 
 
 def head_table(shares: list[HeadShare]) -> pd.DataFrame:
