@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
 import secrets
 import threading
 from collections.abc import Mapping
@@ -67,8 +68,13 @@ def secret() -> bytes:
         return _secret[0]
 
 
+COOKIE_FORM = re.compile(r"([0-9a-f]{24})\.([0-9a-f]{32})")   # the browser's id, then its signature
+
+
 def _signature(browser_id: str) -> str:
-    return hmac.new(secret(), browser_id.encode(), hashlib.sha256).hexdigest()[:32]
+    """Signed under a purpose of its own: the seat tokens (classroom.codes) use the same secret, and a value
+    signed for one use must never pass as the other."""
+    return hmac.new(secret(), f"browser cookie\n{browser_id}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def new_cookie_value() -> str:
@@ -77,11 +83,13 @@ def new_cookie_value() -> str:
 
 
 def browser_id(cookie_value: str | None) -> str | None:
-    """The browser's id if the cookie is one this server signed, else None."""
-    if not cookie_value or cookie_value.count(".") != 1 or len(cookie_value) > 80:
+    """The browser's id if the cookie is one this server signed, else None: anything but 24 and 32 lowercase hex
+    digits is refused before it is compared (a non-ASCII signature made hmac.compare_digest raise)."""
+    found = COOKIE_FORM.fullmatch(cookie_value) if isinstance(cookie_value, str) else None
+    if found is None:
         return None
-    browser, signature = cookie_value.split(".")
-    return browser if hmac.compare_digest(signature, _signature(browser)) else None
+    browser, signature = found.groups()
+    return browser if hmac.compare_digest(signature.encode(), _signature(browser).encode()) else None
 
 
 def address_from(peer: str | None, forwarded_for: str | None) -> str:

@@ -4,6 +4,8 @@ one counted by its address, and new cookies handed to an address at a bounded ra
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 
 import pytest
 
@@ -18,6 +20,21 @@ def test_a_cookie_the_server_signed_names_its_browser_and_a_made_up_one_names_no
     made_up = value.split(".")[0] + "." + "0" * 32
     assert browser_id(made_up) is None and browser_id("") is None and browser_id("a.b.c") is None
     assert browser_id(None) is None
+
+
+def test_a_cookie_of_any_other_form_or_signed_for_another_use_names_no_browser_and_never_raises():
+    """A review found that a signature with a non-ASCII character (a quoted cookie such as a."\\351") made
+    hmac.compare_digest raise TypeError in every learner's gate, and that a seat token, signed with the same
+    secret, could be reshaped into a cookie that passed, minting browsers past the issue rate."""
+    value = new_cookie_value()
+    browser, signature = value.split(".")
+    for hostile in ("a.é", f"{browser}.{signature[:-1]}é", f"{browser.upper()}.{signature}", f" {value}",
+                    f"{value}\n", "x" * 10_000, f"seat\nABCDEF\nbrowser:{browser}.{signature}"):
+        assert browser_id(hostile) is None, hostile
+    seat = hmac.new(identity.secret(), f"seat\nABCDEF\nbrowser:{browser}".encode(), hashlib.sha256).digest()
+    assert browser_id(f"{browser}.{seat[:16].hex()}") is None        # a seat's MAC is no cookie signature
+    plain = hmac.new(identity.secret(), browser.encode(), hashlib.sha256).hexdigest()[:32]
+    assert browser_id(f"{browser}.{plain}") is None                  # nor is the id signed for no purpose
 
 
 def test_tabs_with_one_cookie_are_one_browser_and_clients_without_one_are_their_address():
