@@ -41,7 +41,8 @@ seats = Table(
     Column("browser_digest", String(64)),   # keyed digest of the browser that took it (None: a client without
     Column("address_digest", String(64)),   # the browser's cookie) and of its address (codes.keyed_digest)
     UniqueConstraint("class_id", "number", name="uq_seat_number"),
-    UniqueConstraint("class_id", "browser_digest", name="uq_seat_browser"),   # one seat per browser
+    Index("uq_seat_browser", "class_id", "browser_digest", unique=True),     # one seat per browser (an index:
+                                                                              # migration 0004 says why)
     Index("ix_seats_address", "class_id", "address_digest"),
 )
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, case, delete, func, insert, literal, select, update
+from sqlalchemy import Connection, case, delete, exists, func, insert, literal, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
@@ -280,15 +280,22 @@ class ClassStore:
             raise UnknownClass(f"{NO_SUCH_CODE} A class that ended is gone.")
         return Snapshot(_state(row), row.joined, row.voted, row.handed)
 
-    def held_steps(self, text: str) -> frozenset[int]:
+    def held_steps(self, text: str, browser: str | None = None, address: str | None = None) -> frozenset[int]:
         """The steps whose answer on this text a live class has not revealed yet, which the Lesson page and the
-        teacher's sheet hold back: one query on the classes' text index. A class is live until it expires or
-        its teacher leaves it unmoved for LIVE_IDLE_S."""
+        teacher's sheet hold back from one of that class's students: a client whose browser (`browser`, its key)
+        or whose address holds a seat in it. Anyone else on the text (a learner alone, another school) sees the
+        lesson whole: a class on the default text would otherwise hide its answers from everyone for its whole
+        run. A class is live until it expires or its teacher leaves it unmoved for LIVE_IDLE_S."""
+        owners = ([seats.c.browser_digest == codes.keyed_digest(self.key, "browser", browser)] if browser else []) \
+            + ([seats.c.address_digest == codes.keyed_digest(self.key, "address", address)] if address else [])
+        if not owners:
+            return frozenset()
         now = self.clock()
+        seated = exists().where(seats.c.class_id == classes.c.id, or_(*owners))
         with self._begin() as c:
             masks = c.execute(select(classes.c.revealed_steps).where(
-                classes.c.text == text, classes.c.expires_at > now, classes.c.changed_at > now - LIVE_IDLE_S)
-            ).scalars().all()
+                classes.c.text == text, classes.c.expires_at > now, classes.c.changed_at > now - LIVE_IDLE_S,
+                seated)).scalars().all()
         return frozenset(step for step in range(1, STEPS + 1) for mask in masks if not mask >> step & 1)
 
     def counts(self, code: str, step: int, round_: int) -> Counter:

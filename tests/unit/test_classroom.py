@@ -505,22 +505,29 @@ def test_a_live_class_holds_back_every_answer_on_its_text_it_has_not_revealed(en
     store = ClassStore(engine, clock=clock)
     every = frozenset(range(1, len(STEPS) + 1))
     new = store.create_class("hello")
-    assert store.held_steps("hello") == every and store.held_steps("world") == frozenset()
+    store.join(new.code, "Ann", browser="browser:ann", address="10.0.0.7")
+    ann = {"browser": "browser:ann"}
+    assert store.held_steps("hello", **ann) == every and store.held_steps("world", **ann) == frozenset()
+    assert store.held_steps("hello", address="10.0.0.7") == every          # her other, cookie-less window
+    # anyone not seated in it (a learner alone, another school) sees the lesson whole on the class's text
+    assert store.held_steps("hello", browser="browser:bob", address="10.9.9.9") == frozenset()
+    assert store.held_steps("hello") == frozenset()
     store.reveal(new.code, new.secret)
     store.go_to_step(new.code, new.secret, 3)
     store.reveal(new.code, new.secret)
-    assert store.held_steps("hello") == every - {1, 3}
+    assert store.held_steps("hello", **ann) == every - {1, 3}
     store.go_to_step(new.code, new.secret, 1)          # back to a step revealed before: still out
-    assert store.held_steps("hello") == every - {1, 3}
-    other = store.create_class("hello")                 # another class on the text has revealed nothing
-    assert store.held_steps("hello") == every
+    assert store.held_steps("hello", **ann) == every - {1, 3}
+    other = store.create_class("hello")                 # another class on the text, which Ann also joined
+    store.join(other.code, "Ann", browser="browser:ann")
+    assert store.held_steps("hello", **ann) == every
     store.end_class(other.code, other.secret)
     clock.now += store_module.LIVE_IDLE_S + 1           # a teacher who has left it: no longer live
-    assert store.held_steps("hello") == frozenset()
+    assert store.held_steps("hello", **ann) == frozenset()
     store.go_to_step(new.code, new.secret, 2)
-    assert store.held_steps("hello") == every - {1, 3}
+    assert store.held_steps("hello", **ann) == every - {1, 3}
     clock.now += store.lifetime_s                       # expired
-    assert store.held_steps("hello") == frozenset()
+    assert store.held_steps("hello", **ann) == frozenset()
 
 
 def test_a_database_at_the_quizzes_migration_is_brought_forward_with_its_seats(tmp_path):
@@ -531,13 +538,20 @@ def test_a_database_at_the_quizzes_migration_is_brought_forward_with_its_seats(t
             "INSERT INTO classes (id, code, secret_digest, text, step, round, voting, spread_shown, revealed, "
             "created_at, expires_at, changed_at, seats_given) VALUES (1, 'ABCDEF', 'x', 'hello', 1, 1, 0, 0, 0, "
             "0, 1e12, 1e12, 1)")
-        connection.exec_driver_sql("INSERT INTO seats (class_id, number, token_digest, nickname, joined_at) "
-                                   f"VALUES (1, 1, '{codes.digest('old-token')}', 'Ann', 0)")
+        connection.exec_driver_sql("INSERT INTO seats (id, class_id, number, token_digest, nickname, joined_at) "
+                                   f"VALUES (1, 1, 1, '{codes.digest('old-token')}', 'Ann', 0)")
+        connection.exec_driver_sql("INSERT INTO votes (class_id, step, round, seat_id, option, voted_at) "
+                                   "VALUES (1, 1, 1, 1, 'yes', 0)")
+        connection.exec_driver_sql("INSERT INTO quiz_answers (class_id, form, seat_id, item, option, answered_at) "
+                                   "VALUES (1, 'before', 1, 0, 'no', 0)")
     migrate(engine)
+    with engine.connect() as connection:        # a rebuilt seats table would cascade their deletion (SQLite)
+        assert connection.exec_driver_sql("SELECT count(*) FROM votes").scalar() == 1
+        assert connection.exec_driver_sql("SELECT count(*) FROM quiz_answers").scalar() == 1
     old = ClassStore(engine, clock=lambda: 1.0)
     assert old.seat("ABCDEF", "old-token").nickname == "Ann"
     assert old.join("ABCDEF", "", browser="browser:b", address="10.0.0.1").number == 2
-    assert old.held_steps("hello") == frozenset(range(1, store_module.STEPS + 1))
+    assert old.held_steps("hello", browser="browser:b") == frozenset(range(1, store_module.STEPS + 1))
 
 
 MOST_MB_PER_FULL_CLASS = 0.60   # classroom.store's docstring: a class's database share under a flood

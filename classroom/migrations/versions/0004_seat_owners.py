@@ -19,20 +19,21 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("classes") as batch:
-        batch.add_column(sa.Column("revealed_steps", sa.Integer, nullable=False, server_default="0"))
+    # Plain ALTER TABLE ADD COLUMN and CREATE INDEX, never a batch that rebuilds a table: on SQLite a rebuild drops
+    # the old table, and with foreign keys on (classroom.database) that deletes every vote and quiz answer of its
+    # seats through their ON DELETE CASCADE. The one seat a browser is a unique index for the same reason.
+    op.add_column("classes", sa.Column("revealed_steps", sa.Integer, nullable=False, server_default="0"))
     op.create_index("ix_classes_text", "classes", ["text"])
-    with op.batch_alter_table("seats") as batch:
-        batch.add_column(sa.Column("browser_digest", sa.String(64), nullable=True))
-        batch.add_column(sa.Column("address_digest", sa.String(64), nullable=True))
-        batch.create_unique_constraint("uq_seat_browser", ["class_id", "browser_digest"])
+    op.add_column("seats", sa.Column("browser_digest", sa.String(64), nullable=True))
+    op.add_column("seats", sa.Column("address_digest", sa.String(64), nullable=True))
+    op.create_index("uq_seat_browser", "seats", ["class_id", "browser_digest"], unique=True)
     op.create_index("ix_seats_address", "seats", ["class_id", "address_digest"])
 
 
 def downgrade() -> None:
     op.drop_index("ix_seats_address", "seats")
+    op.drop_index("uq_seat_browser", "seats")
     with op.batch_alter_table("seats") as batch:
-        batch.drop_constraint("uq_seat_browser", type_="unique")
         batch.drop_column("address_digest")
         batch.drop_column("browser_digest")
     op.drop_index("ix_classes_text", "classes")
