@@ -163,16 +163,17 @@ def forget_seat(code: str) -> None:
 
 
 def held_steps(text: str) -> frozenset[int]:
-    """The steps whose answer on this text a live class has not revealed (classroom.store.ClassStore.held_steps),
-    asked at most once per HELD_CHECK_SECONDS for every session."""
-    return _held_steps(database_url(), text)
+    """The steps whose answer on this text a live class this browser or its address has a seat in has not
+    revealed (classroom.store.ClassStore.held_steps), asked at most once per HELD_CHECK_SECONDS for each."""
+    who = identity.current()
+    return _held_steps(database_url(), text, _owner(who), who.address)
 
 
 @st.cache_data(ttl=HELD_CHECK_SECONDS, show_spinner=False, max_entries=1024)
-def _held_steps(url: str, text: str) -> frozenset[int]:
+def _held_steps(url: str, text: str, browser: str | None, address: str) -> frozenset[int]:
     """A database that cannot be reached holds nothing back: no class can run without it."""
     try:
-        return _store(url).held_steps(text)
+        return _store(url).held_steps(text, browser, address)
     except STORE_ERRORS:
         return frozenset()
 

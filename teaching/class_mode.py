@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .questions import Question
 
 EXPLAIN_BELOW, MOVE_ON_ABOVE = 0.30, 0.70   # peer instruction's rule of thumb (Crouch & Mazur)
-HELD_BACK = ("A class is voting on this lesson's questions on this text: this answer comes when the teacher "
+HELD_BACK = ("Your class is voting on this lesson's questions on this text: this answer comes when the teacher "
              "reveals it.")   # said wherever an answer is held back (classroom.store.ClassStore.held_steps)
 
 

@@ -11,6 +11,8 @@ from classroom.database import make_engine
 from classroom.errors import QuizClosed, UnknownClass
 from classroom.store import ClassStore
 from explorer import classes
+from server import identity
+from server.identity import UNKNOWN
 from explorer.classes import CLASS_MODEL_KEY, TEACHING_KEY
 from explorer.lesson import question
 from server.limits import Buckets
@@ -314,10 +316,18 @@ def lesson_step(step: int, text: str = "hello"):
     return open_page("lesson", text, state={"lesson_step": step})
 
 
+def seated_here(store, code: str) -> None:
+    """A seat taken from this client's address: AppTest's sessions have no connection, so server.identity knows
+    each by the same unknown address, as the phones of one classroom behind its router."""
+    ClassStore(store.engine, key=identity.secret()).join(code, "Ann", address=UNKNOWN)   # keyed as the app keys
+
+
 def test_a_live_class_holds_back_the_lesson_pages_answers_on_its_text_until_the_teacher_reveals(store):
     """Issue 63: while a class voted, the Lesson page on the class's text offered the answer to check and to show.
     Until the teacher reveals it, no check, hint or answer; the teacher's own screen has it; then it is back."""
     new = store.create_class("hello")
+    assert not any(i.value == HELD_BACK for i in lesson_step(1).info)   # no seat here: a learner elsewhere
+    seated_here(store, new.code)
     store.open_voting(new.code, new.secret)
     q = question(1, CLASS_MODEL_KEY, "hello")
     for step in (1, 2):                                      # the step voted on, and one not reached yet
@@ -339,6 +349,7 @@ def test_a_live_class_holds_back_the_lesson_pages_answers_on_its_text_until_the_
 def test_the_teachers_sheet_on_a_live_classs_text_holds_back_what_it_has_not_revealed(store, monkeypatch):
     from .test_lesson import expected_in_sheet, prepared_sheets
     new = store.create_class("hello")
+    seated_here(store, new.code)
     store.reveal(new.code, new.secret)                       # step 1's answer is out
     sheets = prepared_sheets(lesson_step(1), monkeypatch)
     q1, q2 = question(1, CLASS_MODEL_KEY, "hello"), question(2, CLASS_MODEL_KEY, "hello")
