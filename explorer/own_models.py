@@ -97,9 +97,10 @@ def held(model_id: str) -> Checkpoint:
         touch(mine, model_id)
         return found
     except KeyError:
+        why = mine.dropped.get(model_id, RELEASED)        # the ledger's reason, for a model it dropped for room
         raise OwnModelReleasedError(
-            "Your own model was released when your connection to the server dropped. Reload the page to go "
-            "back to the bundled model, then train or upload yours again.") from None
+            f"Your own model is gone: {why}. Reload the page to go back to the bundled model, then train or upload "
+            "yours again.") from None
 
 
 def own_models() -> dict[str, str]:
