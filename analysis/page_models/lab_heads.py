@@ -20,6 +20,8 @@ from ..labels import KIND_SHORT
 from ..offsets import EXPLAINED_SHARE, OFFSETS, OffsetFit, offset_label
 from ..tasks import words
 
+FLAT_TOP = 0.3   # a mean top weight below this: the head's largest weight is a slight preference on a flat row
+
 TOP = 4  # how many heads each ranking calls its best
 
 
@@ -91,7 +93,7 @@ def heads_lab(task: str, patterns: list[HeadPattern], fits: list[OffsetFit], abl
         drops=[drop[p.head] for p in patterns],
         agreement=_agreement(patterns, fit, drop, best_by_pattern & best_by_harm),
         bullets=_bullets(task, score, fit, drop, best_by_pattern, best_by_harm, noise_points),
-        even=_even(task, patterns, drop, noise_points))
+        even=_even(task, patterns, drop, noise_points, fit))
 
 
 def _agreement(patterns: list[HeadPattern], fit: dict[Head, OffsetFit], drop: dict[Head, float],
@@ -133,8 +135,9 @@ def _bullets(task: str, score: dict[Head, float], fit: dict[Head, OffsetFit], dr
                  if f.explained else
                  f"its most frequent offset, {label} ({f.best_offset:+d}), holds the largest weight in only "
                  f"{f.best_share:.0%} of steps")
+        flat = (": the row is nearly flat, so this is a slight preference" if f.mean_top_weight < FLAT_TOP else "")
         return (f"{head} ({drop[head]:.1%} lost, score {score[head]:.2f}; {where}, mean top weight "
-                f"{f.mean_top_weight:.2f})")
+                f"{f.mean_top_weight:.2f}{flat})")
 
     shifted = [h for h in only_harm if fit[h].explained]
     unexplained = [h for h in only_harm if not fit[h].explained]
@@ -149,8 +152,11 @@ def _bullets(task: str, score: dict[Head, float], fit: dict[Head, OffsetFit], dr
     return bullets
 
 
-def _even(task: str, patterns: list[HeadPattern], drop: dict[Head, float], noise_points: float) -> str:
-    """The heads that read the source and spread their weight evenly: what switching the costliest off shows."""
+def _even(task: str, patterns: list[HeadPattern], drop: dict[Head, float], noise_points: float,
+          fit: dict[Head, OffsetFit]) -> str:
+    """The heads that read the source and spread their weight evenly: what switching the costliest off shows.
+    For a cross head the even mean of the source's values also summarises which letters the text holds; a head
+    the offsets named too is joined to that reading (a nearly flat row with a slight preference is both)."""
     even = [p for p in patterns if p.uniformity >= EVEN_UNIFORMITY and p.head.kind != "decoder_self"]
     if not even:
         return (f"No encoder or cross head here spreads its weight almost evenly (uniformity at least "
@@ -163,7 +169,17 @@ def _even(task: str, patterns: list[HeadPattern], drop: dict[Head, float], noise
         f"least {EVEN_UNIFORMITY}). Such a head computes close to the mean of the source positions' values; every "
         "value carries its position's code, so the mean can change with the length n. "
         + (f"Switching off **{costly.head}** (uniformity {costly.uniformity:.2f}) costs **{drop[costly.head]:.1%}** "
-           f"of exact match. One reading: the mean tells later layers how long the text is, {use}. "
+           f"of exact match. "
+           + (f"It is a cross head, so its mean is over the source's values: one reading is that it summarises "
+              "which letters the text holds, the counts of each letter that sorting needs; another, that it tells "
+              f"later layers how long the text is, {use}. " if costly.head.kind == "cross" and task == "sort" else
+              f"One reading: the mean tells later layers how long the text is, {use}. ")
+           + (f"It is also named above with an offset ({fit[costly.head].best_share:.0%} of steps on "
+              f"{offset_label('cross', task, fit[costly.head].best_offset)}): with a mean top weight of "
+              f"{fit[costly.head].mean_top_weight:.2f} over its keys, a slight preference for one key rides on an "
+              "almost even average, and both readings describe the same row. "
+              if costly.head in fit and fit[costly.head].explained and costly.head.kind == "cross"
+              and fit[costly.head].mean_top_weight < FLAT_TOP else "")
            if needed else
            f"Switching off any one of them costs at most **{drop[costly.head]:.1%}** of exact match "
            f"({costly.head}), within twice the sampling noise: the model copes without each one alone, so this "
