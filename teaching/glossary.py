@@ -20,11 +20,12 @@ GLOSSARY: dict[str, str] = {
                  "model applies it to each sublayer's input (pre-norm) and once at the end of each stack.",
     "attention head": "One attention computation with its own query, key and value projections. A layer runs "
                       "several heads side by side and mixes their outputs with W^O.",
-    "query": "What a position is looking for: its vector times W_Q. Its dot product with every key scores the "
-             "keys.",
-    "key": "What a position offers to be found by: its vector times W_K.",
-    "value": "What a position passes on when it is attended to: its vector times W_V. A head's output is the "
-             "weighted sum of the values.",
+    "query": "What a position is looking for: its vector after the sublayer's LayerNorm, times W_Q, plus a bias "
+             "(q = LN(x) W_Q + b_Q in this pre-norm model). Its dot product with every key scores the keys.",
+    "key": "What a position offers to be found by: its vector after the sublayer's LayerNorm, times W_K, plus a "
+           "bias.",
+    "value": "What a position passes on when it is attended to: its vector after the sublayer's LayerNorm, times "
+             "W_V, plus a bias. A head's output is the weighted sum of the values.",
     "score": "q · k / √d_k for one query and one key, before the softmax; −∞ where a mask hides the key.",
     "d_k": "The length of each head's queries, keys and values: d_model divided by the number of heads.",
     "softmax": "Turns a row of scores into weights that are positive and sum to 1: e^score divided by the sum "
@@ -125,7 +126,8 @@ GLOSSARY: dict[str, str] = {
                   "logit of the very letter it looks at.",
     "sufficiency and necessity": "Switching a head off and watching the output break shows the model needs it "
                                  "(necessity). Patching a chosen pattern in, in place of the head's own weights, "
-                                 "and watching the output stay right shows that pattern is enough (sufficiency). "
+                                 "and watching the output stay right shows that pattern is enough for that "
+                                 "head's place, with everything else in the model unchanged (sufficiency). "
                                  "Neither follows from the other.",
     "patching": "Replacing one part of a run, such as a head's attention weights, with a chosen one, to test what "
                 "that part contributes.",

@@ -3,6 +3,7 @@ training snapshot gives its own answers), and the teacher's sheet built from the
 
 import numpy as np
 import pytest
+import torch
 
 from analysis import attribution
 from analysis.lab import ablation_ranking
@@ -169,6 +170,23 @@ def test_the_teachers_sheet_has_every_step_question_and_expected_answer_in_fifty
 def test_the_glossary_has_one_or_two_sentences_a_term():
     assert len(GLOSSARY) >= 30
     assert all(20 < len(text) < 400 for text in GLOSSARY.values())
+
+
+def test_the_glossary_says_q_k_and_v_as_this_pre_norm_model_computes_them(bundled):
+    """The review's N12: 'its vector times W_Q' left out the LayerNorm and the bias the model applies (Inside one
+    head shows both), and sufficiency was 'enough' without 'with the rest of the model as it is'."""
+    run = make_run(bundled.model, bundled.vocab, "hello")
+    layer = bundled.model.encoder_layers[0]
+    x = run.trace["src_positions.output"].astype(float)                                   # (S, d_model)
+    normed = layer.attention_residual.norm(torch.tensor(x, dtype=torch.float32)).double().numpy()
+    for name, proj in (("queries", layer.self_attention.w_q), ("keys", layer.self_attention.w_k),
+                       ("values", layer.self_attention.w_v)):
+        mine = normed @ proj.weight.double().numpy().T + proj.bias.double().numpy()        # (S, d_model)
+        traced = run.trace[f"encoder_layers.0.self_attention.{name}"]                     # (H, S, d_k)
+        assert np.allclose(mine, np.concatenate(list(traced), axis=-1), atol=1e-5)
+    for term, matrix in (("query", "W_Q"), ("key", "W_K"), ("value", "W_V")):
+        assert f"after the sublayer's LayerNorm, times {matrix}, plus a" in GLOSSARY[term]
+    assert "with everything else in the model unchanged (sufficiency)" in GLOSSARY["sufficiency and necessity"]
 
 
 # --- Steps 6 to 9 as rewritten for issue 25, each on a short text, a long one and one of repeated letters ----
