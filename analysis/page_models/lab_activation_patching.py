@@ -66,6 +66,10 @@ def cone_line(found: Cone, clean: Run, other: Run) -> str:
                  + ", ".join(f"{p} ('{visible(clean.source[p])}' against '{visible(other.source[p])}')" for p in top)
                  + f" change{'' if len(top) > 1 else 's'} the most: {int(memory.max())} step"
                  + ("s" if memory.max() != 1 else "") + ".")
+        if len(clean.source) != len(other.source):
+            said += (f" The two texts differ in length ({len(clean.source)} and {len(other.source)} characters), so "
+                     "their source positions no longer line up: a patched position brings another character from "
+                     "another place, into a text of another length. Read these cells with a pair of one length.")
     for layer, row in enumerate(stream):
         if row.max() > 0:
             most = [int(t) for t in np.flatnonzero(row == row.max())]

@@ -61,3 +61,16 @@ def test_a_bad_patch_is_refused(bundled, pair):
                                              "one letter added (at the start: 'z')": "zhello"}
     assert P.proposed_pairs("ab cd", 48, "copy") == {"one letter changed (position 1: 'b' → 'a')": "aa cd",
                                                      "one letter added (at the end: 'z')": "ab cdz"}
+
+
+def test_a_pair_of_two_lengths_is_said_to_misalign_the_source_positions(bundled):
+    """The review's N13: 'hello' against 'zhello' keeps the output aligned but shifts every source position, so a
+    memory patch copies another character from another place; the cone's sentence says so, and only then."""
+    from analysis.page_models.lab_activation_patching import cone_line
+    clean = make_run(bundled.model, bundled.vocab, "hello")
+    for other_text, misaligned in (("zhello", True), ("hallo", False)):
+        other = make_run(bundled.model, bundled.vocab, other_text)
+        said = cone_line(P.cone(bundled.model, clean, other), clean, other)
+        assert ("their source positions no longer line up" in said) == misaligned, said
+        if misaligned:
+            assert "The two texts differ in length (5 and 6 characters)" in said
