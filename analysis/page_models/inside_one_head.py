@@ -384,7 +384,8 @@ ROLE_INTRO = (
     "Split **by role** instead of by source: the *position-like* part of a stream at a position is its mean over "
     "{samples} random texts of your text's length, decoded towards their own answers (it depends on where and how "
     "long, never on the letters); the *content-like* part is the rest, what your letters changed there. Whatever "
-    "the layers before wrote is shared between the two by what it does, so this split is the same at every layer.")
+    "the layers before wrote is shared between the two by what it does, so this split works at every layer, not "
+    "only at layer 0.")
 
 ROLES_NEED_EVERY_HEAD = ("With heads switched off the streams change, and the random texts' means are the intact "
                          "model's: switch every head back on to see this split.")

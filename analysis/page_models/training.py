@@ -184,7 +184,7 @@ def every_head_text(shares: list[HeadShare], pattern: str, last_layer: int, n_wo
         said += (" A low share can hide a head that follows the pattern shifted by a position: "
                  + "; ".join(f"layer {f.layer}, head {f.head}: {by_head[(f.layer, f.head)]:.1%} (on "
                              f"{offset_label('cross', task, f.best_offset)}: {f.best_share:.0%})" for f in shifted)
-                 + " (the shifted shares on 200 held-out words, as *Which head does the work?* counts them).")
+                 + "; each shifted share is counted on 200 held-out words, as *Which head does the work?* counts it.")
     return said
 
 
