@@ -154,14 +154,15 @@ def role_sentence(label: str, head: int, share: dict[str, float], halves: tuple[
     alone_p, alone_c, both = (kept[name][0] for name in ALONE)
     largest = max(share, key=share.get)
     if largest in MIXED:
-        verdict = (f"most of it mixes the two: {largest} carries **{share[largest]:.1%}**, {MIXED[largest]}. ")
+        verdict = (f"the largest part mixes the two: {largest} carries **{share[largest]:.1%}**, {MIXED[largest]}. ")
     else:
         verdict = ("position weighs more than content. " if position > content else
                    "content weighs more than position. " if content > position else "the two weigh the same. ")
+    low, high = sorted(halves)
     said = (f"**{label}**, cross L0 H{head}, by role: position·position carries **{position:.1%}** of what moves "
-            f"its scores ({min(halves):.1%} to {max(halves):.1%} with either half of the {samples} random texts), "
-            f"content·content **{content:.1%}**, so on your text {verdict}"
-            f"Its largest weight lands on the key the model's own score picks at **{alone_p} of {counted}** "
+            f"its scores (with the mean over either half of the {samples} random texts alone: {low:.1%} and "
+            f"{high:.1%}), content·content **{content:.1%}**, so on your text {verdict}"
+            f"Its largest weight falls on the same key as the whole score's at **{alone_p} of {counted}** "
             f"steps from position·position alone, {alone_c} of {counted} from content·content alone, and "
             f"{both} of {counted} from the two together.")
     if alone_p == counted:
@@ -169,8 +170,6 @@ def role_sentence(label: str, head: int, share: dict[str, float], halves: tuple[
     if both > max(alone_p, alone_c):
         return said + (" Together they keep more steps than either alone. One reading: position narrows where "
                        "the head looks, and the letters choose the key within it.")
-    if largest == POSITION_CONTENT:
-        return said + " One reading: each step looks for a kind of letter, not for a place."
     return said
 
 
@@ -186,5 +185,6 @@ def split_sentence(label: str, head: int, share: dict[str, float]) -> str:
         f"(**{share[largest]:.1%}**). Position·position of the sinusoidal rows carries **{position:.1%}** and "
         f"content·content of the embeddings **{content:.1%}**."
         + (" The encoder has rewritten where each character stands into what it wrote, so the raw codes, before "
-           "that rewriting, cannot tell position from content here; the split by role above can."
+           "that rewriting, leave the largest part unassigned here; the split by role above assigns it, by taking "
+           "as position what the stream is on average over random texts."
            if largest == WITH_WRITTEN else ""))

@@ -151,7 +151,7 @@ def test_compare_tasks_says_whether_position_or_content_drives_each_models_layer
         assert said in words
         verdict = words[words.index(said):].split(", so on your text ", 1)[1]
         assert verdict.startswith("position weighs more than content" if task in ("reverse", "copy") else
-                                  "most of it mixes the two: position·content"), verdict[:80]
+                                  "the largest part mixes the two: position·content"), verdict[:80]
     assert "content weighs more than position" not in words    # on neither text, for no model
     open_task = "reverse"                                      # the tab open by default
     ckpt = load(bundled_checkpoint(open_task))

@@ -103,17 +103,17 @@ def test_the_sharpest_layer_0_head_is_split_and_its_sentence_weighs_position_aga
             f"content·content of the embeddings **{content:.1%}**.")
         # the raw codes give no verdict (the review: "content weighs more than position" for the reverser was false)
         assert "weighs more" not in column.split_sentence
-        assert ("cannot tell position from content here" in column.split_sentence) == (largest == WITH_WRITTEN)
+        assert ("leave the largest part unassigned here" in column.split_sentence) == (largest == WITH_WRITTEN)
         assert column.split_title.startswith(f"{column.label}: cross L0 H{column.split_head}, its content")
 
 
 ROLE = re.compile(
-    r"by role: position·position carries \*\*(?P<pp>[\d.]+)%\*\* of what moves its scores \((?P<lo>[\d.]+)% to "
-    r"(?P<hi>[\d.]+)% with either half of the 200 random texts\), content·content \*\*(?P<cc>[\d.]+)%\*\*, so on "
-    r"your text (?P<verdict>position weighs more than content|content weighs more than position|the two weigh the "
-    r"same|most of it mixes the two: .*?)\. Its largest weight lands on the key the model's own score picks at "
-    r"\*\*(?P<p>\d+) of (?P<n>\d+)\*\* steps from position·position alone, (?P<c>\d+) of \d+ from "
-    r"content·content alone, and (?P<b>\d+) of \d+ from the two together\.")
+    r"by role: position·position carries \*\*(?P<pp>[\d.]+)%\*\* of what moves its scores \(with the mean over "
+    r"either half of the 200 random texts alone: (?P<lo>[\d.]+)% and (?P<hi>[\d.]+)%\), content·content "
+    r"\*\*(?P<cc>[\d.]+)%\*\*, so on your text (?P<verdict>position weighs more than content|content weighs more "
+    r"than position|the two weigh the same|the largest part mixes the two: .*?)\. Its largest weight falls on the "
+    r"same key as the whole score's at \*\*(?P<p>\d+) of (?P<n>\d+)\*\* steps from position·position alone, "
+    r"(?P<c>\d+) of \d+ from content·content alone, and (?P<b>\d+) of \d+ from the two together\.")
 
 
 @pytest.mark.parametrize("text", ["hello", "attention is all you need"])
@@ -145,7 +145,7 @@ def test_by_role_position_drives_the_reverser_and_the_copier_and_not_the_sorter(
             assert float(found["pp"]) < 25
             largest = max(column.role_shares, key=column.role_shares.get)
             assert largest == "position·content" and found["verdict"].startswith(
-                f"most of it mixes the two: position·content carries **{100 * own_share(mine, 'pc'):.1f}%**")
+                f"the largest part mixes the two: position·content carries **{100 * own_share(mine, 'pc'):.1f}%**")
     copy = view.columns[1]
     assert copy.role_sentence.endswith("Position alone picks where this head looks on your text.")
 
