@@ -77,7 +77,7 @@ PAGES: tuple[Page, ...] = (
          ("loss", "exact match", "teacher forcing", "cross-attention", "snapshot", "anti-diagonal"),
          canvases=1, svgs=1),
     Page("compare_tasks", "Compare tasks", "⚖️", EXPLORE, "compare-tasks",
-         ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"), canvases=5),
+         ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"), canvases=8),
     Page("lab_ablation", "Switch heads off", "✂️", LAB, "lab-ablation",
          ("ablation", "attention head", "exact match", "teacher forcing", "rule of three", "standard error"),
          canvases=1, svgs=1),
