@@ -148,7 +148,7 @@ def test_a_data_grid_follows_projector_mode_switched_on_after_it_was_drawn(serve
     that fills its column still fits it."""
     page = browser.new_context(viewport={"width": 1024, "height": 768}, reduced_motion="reduce").new_page()
     load(page, f"{server}/compare-tasks?text=level", timeout=180_000)
-    assert [size for size, _ in page.evaluate(GRID_TYPE)] == [14.0]            # 0.875 rem of 16 px
+    assert [size for size, _ in page.evaluate(GRID_TYPE)] == [14.0, 14.0]      # 0.875 rem of 16 px: by role, raw
     page.get_by_test_id("stSidebarUserContent").get_by_text("Projector mode").click()
     page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize === '28px'")
     page.wait_for_function(f"() => ({GRID_TYPE})().every(([size]) => Math.abs(size - 24.5) < 0.5)")
