@@ -1,6 +1,7 @@
 """Run a class: start one, project its join code, step through the lesson while the class votes, discusses,
 votes again, and the model reveals. The teacher's secret never stays in the address bar of the projected page:
-it is kept in this session, and the private link that holds it sits in a closed expander."""
+it is kept in this session, and the private link that holds it sits in a closed expander, which projector mode
+leaves out."""
 
 import html
 import time
@@ -11,6 +12,7 @@ from classroom.errors import ClassError, UnknownClass, WrongSecret
 from classroom.store import OPEN_FORM, QUIZ_STAGES, ClassStore
 from explorer import classes, lesson, quiz
 from explorer.cache import checkpoint_for
+from explorer.charts import projector_on
 from explorer.errors import InputError
 from explorer.gate import fragment
 from explorer.text import escape_markdown
@@ -57,9 +59,13 @@ def header(code: str, secret: str) -> None:
     left.html(f"<p class='class-code-intro'>Join at <b>{html.escape(link)}</b> with the code</p>"
               f"<p class='class-code' aria-label='join code {' '.join(code)}'>{html.escape(code)}</p>")
     right.image(classes.qr_png(link), caption="Scan to join", width=200)
-    with st.expander("Your private teacher link (not while projecting: whoever has it controls the class)"):
-        st.markdown("Open it to take the class back after a reload, or from another device.")
-        st.code(classes.teacher_link(code, secret), language=None, wrap_lines=True)
+    if projector_on():   # not even in a closed expander: the projected page's DOM never holds the secret
+        st.caption("🔒 Your private teacher link is not shown in projector mode. To copy it, turn projector mode "
+                   "off on a screen the room cannot see.")
+    else:
+        with st.expander("Your private teacher link (not while projecting: whoever has it controls the class)"):
+            st.markdown("Open it to take the class back after a reload, or from another device.")
+            st.code(classes.teacher_link(code, secret), language=None, wrap_lines=True)
     st.html("<style>.class-code{font-size:clamp(3rem,9vw,6rem);font-weight:700;letter-spacing:.15em;margin:0;"
             "font-family:monospace}.class-code-intro{font-size:1.3rem;margin:0}</style>")
 

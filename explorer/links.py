@@ -8,6 +8,7 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from .charts import PROJECTOR_KEY
+from .classes import SEAT_PARAM, TEACHER_PARAM
 from .pages import page
 
 
@@ -24,8 +25,9 @@ def page_link(page_id: str, label: str, icon: str, query: dict[str, str] | None 
 def link_for_students(base: str | None, url_path: str, params: dict[str, str]) -> str:
     """This page's link as a teacher would share it, without projector mode: students who open it get the page,
     the text and the view, at their own screen's size. `base`: the page's address in the browser (st.context.url),
-    else the page's path."""
-    query = urlencode({k: v for k, v in params.items() if k != PROJECTOR_KEY})
+    else the page's path. A teacher's secret and a student's seat never go in it: whoever holds them controls
+    the class or takes the seat, and this box is projected."""
+    query = urlencode({k: v for k, v in params.items() if k not in (PROJECTOR_KEY, TEACHER_PARAM, SEAT_PARAM)})
     return (base or f"/{url_path}") + (f"?{query}" if query else "")
 
 

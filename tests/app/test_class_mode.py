@@ -67,6 +67,16 @@ def test_a_teacher_starts_a_class_and_gets_a_code_a_qr_code_and_a_private_link(s
     assert "0 students joined" in texts(at) and "Step 1 of 11" in " ".join(s.value for s in at.header)
 
 
+def test_in_projector_mode_the_page_holds_no_private_link(store):
+    new = store.create_class("hello")
+    at = open_page("run_a_class", None, query={"class": new.code, "teacher": new.secret},
+                   state={"projector": True})
+    no_exception(at)
+    assert [b for b in at.button if b.label == "Open voting"]                 # the teacher controls the class
+    assert not any(new.secret in c.value for c in at.code)
+    assert any("not shown in projector mode" in c.value for c in at.caption)
+
+
 def test_a_text_the_model_cannot_read_starts_no_class(store):
     at = open_page("run_a_class", None)
     at.text_input[0].set_value("héllo ☃")

@@ -50,6 +50,9 @@ def test_the_link_for_students_keeps_the_view_and_drops_projector_mode():
                                                                  "mask_kind": "causal"}) == (
         "http://hall:8501/masks?text=a+b%26c&mask_kind=causal")
     assert link_for_students(None, "", {"projector": "true"}) == "/"
+    assert link_for_students("http://hall:8501/run-a-class", "run-a-class",   # never a teacher's secret or a seat
+                             {"class": "ABCDEF", "teacher": "s3cret", "seat": "t0ken", "projector": "true"}) == (
+        "http://hall:8501/run-a-class?class=ABCDEF")
 
 
 def test_each_page_lists_its_own_terms_in_the_sidebar():

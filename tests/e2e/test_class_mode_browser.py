@@ -97,6 +97,41 @@ def test_one_question_end_to_end_with_a_teacher_and_three_students(browser, serv
         page.context.close()
 
 
+def secret_anywhere(page, secret: str) -> list[str]:
+    """Where the secret shows on this page: its URL, its DOM (every element, hidden or closed ones too) or the
+    text of what it would copy."""
+    settle(page)
+    return [where for where, text in (("URL", page.url), ("DOM", page.content())) if secret in text]
+
+
+def test_the_projected_page_never_holds_the_teachers_secret(browser, server):
+    """The private link opened in projector mode (a teacher's natural first move): the sidebar's link for
+    students and the page leave the secret out, at every state a class goes through."""
+    teacher, code = start_class(browser, server)
+    teacher.get_by_text("Your private teacher link").click()
+    private = teacher.locator("[data-testid='stCode']").filter(has_text="teacher=").inner_text().strip()
+    secret = private.split("teacher=")[1].split("&")[0]
+    assert len(secret) >= 20 and secret in teacher.content()                # shown off projector mode only
+    teacher.context.close()
+
+    projected = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    load(projected, f"{private}&projector=true", timeout=120_000)
+    expect(projected.locator(".class-code")).to_have_text(code, timeout=60_000)
+    expect(projected.get_by_text("Link for students")).to_be_visible()
+    assert secret_anywhere(projected, secret) == [], "opened"
+    expect(projected.get_by_text("not shown in projector mode")).to_be_visible()
+    student = join(browser, server, code, "Ann")
+    for button in ("Open voting", "Show the spread", "Round 2", "Reveal", "Open the before quiz"):
+        if button == "Show the spread":
+            vote(student, 0)
+        press(projected, button)
+        assert secret_anywhere(projected, secret) == [], button
+    screenshot(projected, "class-projected-no-secret")
+    for page in (projected, student):
+        assert page.locator("[data-testid='stException']").count() == 0
+        page.context.close()
+
+
 def replica_of(page) -> str:
     return next(c["value"] for c in page.context.cookies() if c["name"] == COOKIE)
 
