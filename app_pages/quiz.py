@@ -14,7 +14,8 @@ SEED_KEY, ANSWERS_KEY = "_quiz_seed", "_quiz_answers"   # this session's quiz, i
 st.title("📝 Quiz: before and after the lesson")
 INTRO = ("Eight questions on the lesson's ideas, each about a string you have not seen, each answered by the model "
          "itself (the bundled reverser). Take the first quiz **before** the lesson and the second **after** it: they "
-         "ask the same kinds of question on different strings, and the normalised gain compares your two scores: how "
+         "ask the same questions in the same order, each with its right answer in the same place, on different "
+         "strings, and the normalised gain compares your two scores: how "
          "much of the room your first score left, your second one took up. Guessing every item would score about "
          "{chance:.0%}.")
 
@@ -73,8 +74,9 @@ else:
         for m in first:
             st.markdown(escape_markdown(f"{m.index + 1}. {m.concept}: the model's answer is {m.answer}. "
                                              f"{m.why}"))
-    st.caption("The gain measures this lesson only if the lesson came between the two quizzes, and the two "
-               "forms, on different strings, may not be equally hard.")
+    st.caption("The gain measures this lesson only if the lesson came between the two quizzes. The two forms "
+               "share every choice that sets an item's answer; their strings differ, and a string can still make "
+               "an item a little easier or harder.")
     if st.button("Start again with new questions"):
         st.session_state[SEED_KEY], st.session_state[ANSWERS_KEY] = quiz.new_seed(), {}
         for name in (SEED_PARAM, *quiz.FORMS):

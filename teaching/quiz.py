@@ -1,5 +1,9 @@
 """Two parallel quizzes, "before" and "after" the lesson, each built and graded by the model.
 
+Parallel means the two forms of a seed ask the same questions in the same places with the same kind of right
+answer: what sets an item's difficulty and its key (the length, the step, the layer or head, the side of a
+yes/no, the right option's place) is drawn from the seed alone; only the strings differ.
+
 One item per concept of the lesson. Each is built on fresh strings (held out from training, never the lab's
 sample, never the learner's own text) from a seed, and its right answer is read from a run of the model on that
 string, never written in: another model gives another key. The two forms draw from halves of the string space
@@ -8,15 +12,16 @@ split by a hash, so they never share a string.
 Each item is built so that nothing in its wording gives the answer away: the right option sits at a rank drawn
 uniformly (numbers and prefixes in a window around the answer, positions and heads in order around it), or in an
 order drawn at random, and the yes/no and three-way items draw which answer is right before they search for a
-string the model answers that way. tests/unit/test_quiz.py answers every item from its text alone, with a dozen
+string the model answers that way. Each asks only what the lesson shows (the head item, the cross heads of its
+step 9) and what the numbers on screen decide. tests/unit/test_quiz.py answers every item from its text alone, with a dozen
 surface rules, and holds each to chance.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from dataclasses import dataclass
@@ -45,6 +50,11 @@ TRIES = 400                   # strings an item may try before it gives up (it n
 
 class QuizError(Exception):
     """A quiz that cannot be built on this model (an item found no string it could ask about)."""
+
+
+class NotAskable(QuizError):
+    """An item kind this model gives nothing clear to ask (no cross head clearly needed and one clearly not): the
+    quiz leaves it out of both forms."""
 
 
 @dataclass(frozen=True)
@@ -81,8 +91,10 @@ class Quiz:
 
 
 def form_of(text: str) -> str:
-    """Which form may ask about a string: a hash splits the strings in two, so the forms never share one."""
-    return FORMS[zlib.crc32(FORM_SALT + text.encode()) % 2]
+    """Which form may ask about a string: a hash splits the strings in two, so the forms never share one. Not
+    CRC-32, which the held-out split uses: it is linear, so among held-out strings of one length a CRC split puts
+    every string in the same form (the before form had held only 6-letter words)."""
+    return FORMS[hashlib.blake2b(FORM_SALT + text.encode(), digest_size=1).digest()[0] % 2]
 
 
 class Strings:
@@ -95,10 +107,9 @@ class Strings:
     def fits(self, text: str) -> bool:
         return is_held_out(text) and form_of(text) == self.form and text not in self.avoid
 
-    def word(self, distinct: bool = True, lengths: tuple[int, int] = WORD_LENGTHS) -> str:
-        """Letters only; distinct letters, so that a position is named by its letter too."""
+    def word(self, distinct: bool, n: int) -> str:
+        """Letters only, n of them; distinct letters, so that a position is named by its letter too."""
         while True:
-            n = self.rng.randint(*lengths)
             text = ("".join(self.rng.sample(LETTERS, n)) if distinct
                     else "".join(self.rng.choice(LETTERS) for _ in range(n)))
             if self.fits(text):
@@ -157,253 +168,309 @@ def _shuffled(rng: random.Random, options: list[str]) -> tuple[str, ...]:
 
 
 # --- The items, in the lesson's order ------------------------------------------------------------------
+#
+# Each kind is a plan and an ask. The plan, drawn from a random stream of the seed alone, makes every choice that
+# sets the item's difficulty and its answer: the length of the string, the step, the layer and head, the side of
+# the key, the right option's place. Both forms of a seed share it: only the strings differ. The ask builds the
+# item on one string, or returns None when this string does not fit the plan, and the search tries another.
 
-def positions_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
-    """Trade the positional codes of two source positions: what does the model write? (Not for sorting, whose
-    output does not depend on the order.)"""
-    def build() -> Built | None:
-        text = strings.word()
-        i, j, k = rng.sample(range(len(text)), 3)     # k: a third position, for the wrong options
+def _placed(rng: random.Random, answers: Sequence[int], low: int, high: int) -> tuple[int, int]:
+    """An answer and its place in a WINDOW of consecutive integers within [low, high]: the place drawn first,
+    uniformly, so that no place is right more often than another, then an answer among those it fits."""
+    rank = rng.randrange(WINDOW)
+    return rng.choice([a for a in answers if _window(a, low, high, rank) is not None]), rank
 
-        def traded(a: int, b: int) -> str:
-            chars = list(text)
-            chars[a], chars[b] = chars[b], chars[a]
-            return target("".join(chars), m.task)
 
-        written = m.run(text, edit=Intervention(positions="swap", swapped=(i, j))).output
-        candidates = list(dict.fromkeys([target(text, m.task), traded(i, j), traded(i, k), traded(j, k)]))
-        if written not in candidates:
-            candidates[-1] = written
-        if len(set(candidates)) < WINDOW:
-            return None
-        options = _shuffled(rng, candidates)
-        word = _noun(m.task)
-        return Question(
-            "choice",
-            f"The model's task is the {word} of a text. Take '{text}' and trade the positional codes of source "
-            f"positions {i} ('{text[i]}') and {j} ('{text[j]}'): each of the two characters enters the encoder with "
-            "the other's code, and nothing else changes. What will the model write?",
-            options, frozenset({written}),
-            "The encoder knows where a character stands only from the code added to its embedding.",
-            f"It writes '{written}'; without the trade it writes '{m.run(text).output}'."), {"swapped": (i, j)}
+def _ordered(order: Sequence[int], candidates: list[str]) -> tuple[str, ...]:
+    return tuple(candidates[i] for i in order)
+
+
+def _source_of(text: str, task: str, step: int) -> int:
+    """The source position that holds the character the task writes at `step` (the letters are distinct)."""
+    return text.index(target(text, task)[step])
+
+
+def positions_plan(m: QuizModel, rng: random.Random) -> dict:
     if m.task == "sort":
         raise QuizError("sorting does not depend on the order, so trading two positions changes nothing to ask")
-    return _search(build, "positional code")
+    n = rng.randint(*WORD_LENGTHS)
+    return {"n": n, "ijk": tuple(rng.sample(range(n), 3)), "order": tuple(rng.sample(range(WINDOW), WINDOW))}
+
+
+def positions_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
+    """Trade the positional codes of two source positions: what does the model write? (Not for sorting, whose
+    output does not depend on the order.)"""
+    i, j, k = plan["ijk"]     # k: a third position, for the wrong options
+
+    def traded(a: int, b: int) -> str:
+        chars = list(text)
+        chars[a], chars[b] = chars[b], chars[a]
+        return target("".join(chars), m.task)
+
+    written = m.run(text, edit=Intervention(positions="swap", swapped=(i, j))).output
+    candidates = list(dict.fromkeys([target(text, m.task), traded(i, j), traded(i, k), traded(j, k)]))
+    if written not in candidates:
+        candidates[-1] = written
+    if len(set(candidates)) < WINDOW:
+        return None
+    word = _noun(m.task)
+    return Question(
+        "choice",
+        f"The model's task is the {word} of a text. Take '{text}' and trade the positional codes of source "
+        f"positions {i} ('{text[i]}') and {j} ('{text[j]}'): each of the two characters enters the encoder with "
+        "the other's code, and nothing else changes. What will the model write?",
+        _ordered(plan["order"], candidates), frozenset({written}),
+        "The encoder knows where a character stands only from the code added to its embedding.",
+        f"It writes '{written}'; without the trade it writes '{m.run(text).output}'."), {"swapped": (i, j)}
 
 
 SCALE_OPTIONS = ("larger, by more than {c}", "about the same (within {c})", "smaller, by more than {c}")
+FAR = 0.15   # a row moves ("larger", "smaller") only where its largest weight is this far from where it can go
 
 
-def scaling_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
-    """Scores times √d_k (no division) or divided by √d_k once more: the row's largest weight grows, stays or
-    shrinks? Which of the three is right is drawn first, then a row the model answers that way is searched."""
-    options = tuple(o.format(c=CLOSE) for o in SCALE_OPTIONS)
+def scaling_plan(m: QuizModel, rng: random.Random) -> dict:
     wanted = rng.randrange(3)
+    n = rng.randint(*WORD_LENGTHS)
+    rows = [(layer, h, q) for layer in range(m.n_layers["encoder_self"]) for h in range(m.model.config.n_heads)
+            for q in range(n)]
+    # "about the same" is asked of a flatter row only: no encoder row of these words holds 0.95 or more, so none
+    # is near where a sharper softmax takes it
+    return {"wanted": wanted, "sharper": wanted == 0, "n": n,
+            "rows": tuple(rng.sample(rows, len(rows)))}
+
+
+def scaling_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
+    """Scores times √d_k (no division) or divided by √d_k once more: the row's largest weight grows, stays or
+    shrinks? Only rows the two numbers shown decide: a largest weight within CLOSE of where the change can take
+    it (1 when sharper, 1/n when flatter) can only stay about the same; the rows asked about that are at least
+    FAR from it move by more than CLOSE (rows between, or far ones that hardly move, are not asked)."""
+    options = tuple(o.format(c=CLOSE) for o in SCALE_OPTIONS)
+    wanted, sharper = plan["wanted"], plan["sharper"]
     d_k = m.model.config.d_k
     root = math.sqrt(d_k)
-
-    def build() -> Built | None:
-        text = strings.word()
-        run = m.run(text)
-        sharper = wanted == 0 or (wanted == 1 and rng.random() < 0.5)
-        factor = root if sharper else 1 / root
-        rows = [(layer, head, q) for layer in range(m.n_layers["encoder_self"])
-                for head in range(m.model.config.n_heads) for q in range(len(text))]
-        rng.shuffle(rows)
-        for layer, head, q in rows:
-            scores = run.trace.attention("encoder_self", layer, "scores")[head, q].astype(float)   # (S,)
-            now = float(run.trace["encoder_self", layer][head, q].max())
-            changed = np.exp(scores * factor - (scores * factor).max())
-            then = float((changed / changed.sum()).max())
-            found = 0 if then > now + CLOSE else 2 if then < now - CLOSE else 1
-            if found != wanted:
-                continue
-            how = "were not divided at all" if sharper else f"were divided by d_k = {d_k} instead of by {root:g}"
-            return Question(
-                "choice",
-                f"Encoder layer {layer}, head {head}, row {q} ('{text[q]}') of '{text}': the scores are divided by "
-                f"√d_k = {root:g} before the softmax, and the row's largest weight is {now:.2f} (spread evenly, "
-                f"each of its {len(text)} keys would get {1 / len(text):.2f}). If the scores {how}, its largest "
-                "weight would be:",
-                options, frozenset({options[found]}),
-                "Multiplying every score by a number multiplies every gap between two scores by it too. How does "
-                "the softmax treat wider gaps, and how far can a weight move from where it is?",
-                f"Its largest weight would be {then:.3f}, against {now:.3f} now."), {
-                "layer": layer, "head": head, "row": q, "factor": factor}
-        return None
-    return _search(build, "√d_k")
-
-
-def mask_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
-    """How many decoder positions does position t read (weight above 0), in one head of decoder self-attention?"""
-    def build() -> Built | None:
-        text = strings.word()
-        run = m.run(text)
-        n_positions = len(run.decoder_in)
-        t = rng.randrange(n_positions)
-        layer, head = rng.randrange(m.n_layers["decoder_self"]), rng.randrange(m.model.config.n_heads)
-        row = run.trace["decoder_self", layer][head, t]                          # (T,)
-        count = int((row > 0).sum())
-        shown = _window(count, 1, n_positions, rng.randrange(WINDOW))
-        if shown is None:
-            return None
-        options = tuple(str(c) for c in shown)
+    factor = root if sharper else 1 / root
+    run = m.run(text)
+    n = len(text)
+    for layer, head, q in plan["rows"]:
+        scores = run.trace.attention("encoder_self", layer, "scores")[head, q].astype(float)   # (S,)
+        now = float(run.trace["encoder_self", layer][head, q].max())
+        room = (1.0 if sharper else 1 / n) - now
+        if CLOSE < abs(room) < FAR:
+            continue                               # neither number on screen decides this row
+        changed = np.exp(scores * factor - (scores * factor).max())
+        then = float((changed / changed.sum()).max())
+        found = 0 if then > now + CLOSE else 2 if then < now - CLOSE else 1
+        if found != wanted or (found == 1) != (abs(room) <= CLOSE):   # a far row that hardly moves: not asked
+            continue
+        how = "were not divided at all" if sharper else f"were divided by d_k = {d_k} instead of by {root:g}"
         return Question(
             "choice",
-            f"The decoder reads ⟨s⟩ and the model's output for '{text}' in one pass: {_tokens(run.decoder_in)}. "
-            f"In decoder self-attention, layer {layer}, head {head}, to how many of these positions does the "
-            f"position that holds '{run.decoder_in[t]}' give a weight above 0?",
-            options, frozenset({str(count)}),
-            "Which positions does the causal mask hide from a decoder position, and does a position read itself?",
-            f"The weights of the position holding '{run.decoder_in[t]}' (position {t}, counting ⟨s⟩ as 0): "
-            + ", ".join(weight_text(float(w)) for w in row) + f"; {count} above 0."), {
-            "layer": layer, "head": head, "position": t}
-    return _search(build, "causal mask")
+            f"Encoder layer {layer}, head {head}, row {q} ('{text[q]}') of '{text}': the scores are divided by "
+            f"√d_k = {root:g} before the softmax, and the row's largest weight is {now:.2f} (all on one key it "
+            f"would be 1; spread evenly, each of its {n} keys would get {1 / n:.2f}). If the scores {how}, its "
+            "largest weight would be:",
+            options, frozenset({options[found]}),
+            "Multiplying every score by a number multiplies every gap between two scores by it too. How does "
+            "the softmax treat wider gaps, and how far can a weight move from where it is?",
+            f"Its largest weight would be {then:.3f}, against {now:.3f} now."), {
+            "layer": layer, "head": head, "row": q, "factor": factor}
+    return None
 
 
-def decoder_input_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
+def mask_plan(m: QuizModel, rng: random.Random) -> dict:
+    n = rng.randint(*WORD_LENGTHS)
+    count, rank = _placed(rng, range(1, n + 2), 1, n + 1)   # the decoder reads ⟨s⟩ and the n characters written
+    return {"n": n, "t": count - 1, "layer": rng.randrange(m.n_layers["decoder_self"]),
+            "head": rng.randrange(m.model.config.n_heads), "rank": rank}
+
+
+def mask_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
+    """How many decoder positions does position t read (weight above 0), in one head of decoder self-attention?"""
+    run = m.run(text)
+    t, layer, head = plan["t"], plan["layer"], plan["head"]
+    if len(run.decoder_in) <= t:    # the model stopped before the position the plan asks about
+        return None
+    row = run.trace["decoder_self", layer][head, t]                          # (T,)
+    count = int((row > 0).sum())
+    shown = _window(count, 1, len(run.decoder_in), plan["rank"])
+    if shown is None:
+        return None
+    options = tuple(str(c) for c in shown)
+    return Question(
+        "choice",
+        f"The decoder reads ⟨s⟩ and the model's output for '{text}' in one pass: {_tokens(run.decoder_in)}. "
+        f"In decoder self-attention, layer {layer}, head {head}, to how many of these positions does the "
+        f"position that holds '{run.decoder_in[t]}' give a weight above 0?",
+        options, frozenset({str(count)}),
+        "Which positions does the causal mask hide from a decoder position, and does a position read itself?",
+        f"The weights of the position holding '{run.decoder_in[t]}' (position {t}, counting ⟨s⟩ as 0): "
+        + ", ".join(weight_text(float(w)) for w in row) + f"; {count} above 0."), {
+        "layer": layer, "head": head, "position": t}
+
+
+def decoder_input_plan(m: QuizModel, rng: random.Random) -> dict:
+    n = rng.randint(*WORD_LENGTHS)
+    read, rank = _placed(rng, range(1, n + 2), 1, n + 2)    # tokens read at step t: t + 1
+    return {"n": n, "t": read - 1, "rank": rank}
+
+
+def decoder_input_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
     """What does the decoder read at step t while it writes its output?"""
-    def build() -> Built | None:
-        text = strings.word()
-        run = m.run(text)
-        labels = [*run.decoder_in, run.decoder_out[-1]]         # ⟨s⟩, every token written, the last one too
-        t = rng.randrange(len(run.decoder_in))
-        shown = _window(t + 1, 1, len(labels), rng.randrange(WINDOW))
-        if shown is None:
-            return None
-        options = tuple(_tokens(labels[:n]) for n in shown)
-        return Question(
-            "token",
-            f"The model writes its output for '{text}' one token at a time, and writes '{run.output}' then "
-            f"{EOS_LABEL}. Steps count from 0. What does the decoder read at step {t}?",
-            options, frozenset({_tokens(run.decoder_in[:t + 1])}),
-            "The decoder reads the start symbol and what it has written before this step; not the token it is "
-            "about to write.",
-            f"At step {t} it reads {_tokens(run.decoder_in[:t + 1])} and writes '{run.decoder_out[t]}'."), {"step": t}
-    return _search(build, "decoder input")
+    run = m.run(text)
+    labels = [*run.decoder_in, run.decoder_out[-1]]         # ⟨s⟩, every token written, the last one too
+    t = plan["t"]
+    shown = _window(t + 1, 1, len(labels), plan["rank"]) if t < len(run.decoder_in) else None
+    if shown is None:    # the model stopped early, or wrote another length than the plan counted on
+        return None
+    options = tuple(_tokens(labels[:k]) for k in shown)
+    return Question(
+        "token",
+        f"The model writes its output for '{text}' one token at a time, and writes '{run.output}' then "
+        f"{EOS_LABEL}. Steps count from 0. What does the decoder read at step {t}?",
+        options, frozenset({_tokens(run.decoder_in[:t + 1])}),
+        "The decoder reads the start symbol and what it has written before this step; not the token it is "
+        "about to write.",
+        f"At step {t} it reads {_tokens(run.decoder_in[:t + 1])} and writes '{run.decoder_out[t]}'."), {"step": t}
 
 
-def cross_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
-    """Where does the last layer's cross-attention (heads averaged) look most at step i?"""
+def cross_plan(m: QuizModel, rng: random.Random) -> dict:
+    n = rng.randint(*WORD_LENGTHS)
+    if m.task not in ("reverse", "copy"):    # sorting: where the answer stands depends on the string's letters
+        return {"n": n, "step": rng.randrange(n), "rank": rng.randrange(WINDOW)}
+    source, rank = _placed(rng, range(n), 0, n - 1)
+    return {"n": n, "step": n - 1 - source if m.task == "reverse" else source, "rank": rank}
+
+
+def cross_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
+    """Where does the last layer's cross-attention (heads averaged) look most at step i? Only where the top key
+    is the source position the task reads at that step, the rule the hint teaches (once in 200 it is not)."""
     last = m.n_layers["cross"] - 1
-
-    def build() -> Built | None:
-        text = strings.word()
-        run = m.run(text)
-        n = len(text)
-        step = rng.randrange(n)
-        row = run.trace["cross", last][:, step].mean(0)                           # (S,) heads averaged
-        best = float(row.max())
-        top = [p for p in range(n) if row[p] >= best - 1e-6]
-        if len(top) != 1:
-            return None
-        shown = _window(top[0], 0, n - 1, rng.randrange(WINDOW))
-        if shown is None:
-            return None
-        options = tuple(f"position {p} ('{text[p]}')" for p in shown)
-        written = f"has written '{run.output[:step]}' so far" if step else "has written nothing yet"
-        return Question(
-            "position",
-            f"The model's task is the {_noun(m.task)} of a text. For '{text}' (positions 0 to {n - 1}) it "
-            f"{written} and is at step {step} (steps count from 0), about to write the next character. In the "
-            f"last decoder layer, with its {m.model.config.n_heads} heads averaged, "
-            "which source position gets the most cross-attention weight?",
-            options, frozenset({options[shown.index(top[0])]}),
-            "Cross-attention is where a step reads the source. Which source character does this step need, and "
-            "where does it stand?",
-            f"The weights at step {step}, heads averaged: " + ", ".join(f"{p}: {w:.2f}" for p, w in enumerate(row))
-            + f". It then writes '{run.decoder_out[step]}'."), {"layer": last, "step": step, "shown": tuple(shown)}
-    return _search(build, "cross-attention")
+    run = m.run(text)
+    n, step = len(text), plan["step"]
+    if len(run.decoder_out) <= step:
+        return None
+    row = run.trace["cross", last][:, step].mean(0)                           # (S,) heads averaged
+    best = float(row.max())
+    top = [p for p in range(n) if row[p] >= best - 1e-6]
+    if top != [_source_of(text, m.task, step)]:
+        return None
+    shown = _window(top[0], 0, n - 1, plan["rank"])
+    if shown is None:      # sorting: where the answer stands depends on the string
+        return None
+    options = tuple(f"position {p} ('{text[p]}')" for p in shown)
+    written = f"has written '{run.output[:step]}' so far" if step else "has written nothing yet"
+    return Question(
+        "position",
+        f"The model's task is the {_noun(m.task)} of a text. For '{text}' (positions 0 to {n - 1}) it "
+        f"{written} and is at step {step} (steps count from 0), about to write the next character. In the "
+        f"last decoder layer, with its {m.model.config.n_heads} heads averaged, "
+        "which source position gets the most cross-attention weight?",
+        options, frozenset({options[shown.index(top[0])]}),
+        "Cross-attention is where a step reads the source. Which source character does this step need, and "
+        "where does it stand?",
+        f"The weights at step {step}, heads averaged: " + ", ".join(f"{p}: {w:.2f}" for p, w in enumerate(row))
+        + f". It then writes '{run.decoder_out[step]}'."), {"layer": last, "step": step, "shown": tuple(shown)}
 
 
-def forcing_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
+def forcing_plan(m: QuizModel, rng: random.Random) -> dict:
+    n = rng.randint(*WORD_LENGTHS)
+    t = rng.randrange(2, n)
+    return {"n": n, "t": t, "forced": rng.randrange(1, t), "order": tuple(rng.sample(range(WINDOW), WINDOW))}
+
+
+def forcing_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
     """Generating, the decoder reads its own output; trained with teacher forcing, it read the correct one."""
-    def build() -> Built | None:
-        text = strings.word()
-        want = target(text, m.task)
-        t = rng.randrange(2, len(want))
-        token = rng.choice(want[1:t])     # a letter the correct prefix holds too, later: no option stands out by it
-        forced = m.run(text, Decoding(forced=((0, m.vocab.encode(token, m.model.config.max_len)[0]),)))
-        taught = m.run(text, TEACHER)
-        if len(forced.decoder_in) <= t:   # forced off course, it stopped before step t
-            return None
-        right = _tokens(taught.decoder_in[:t + 1])
-        candidates = [right, _tokens(forced.decoder_in[:t + 1]),
-                      _tokens([SOS_LABEL, *want[:t + 1]]), _tokens(forced.decoder_in[:t])]
-        if len(set(candidates)) < WINDOW:
-            return None
-        return Question(
-            "token",
-            f"Generating from '{text}', we force step 0 to write '{token}' instead of the model's own choice; its "
-            f"output is then '{forced.output}'. The model was trained with teacher forcing. With teacher forcing "
-            f"on this text, as in training, what would the decoder read at step {t} (steps count from 0)?",
-            _shuffled(rng, candidates), frozenset({right}),
-            "Teacher forcing: in training, what the decoder reads at each step is not its own output.",
-            f"Teacher forcing feeds ⟨s⟩ and the correct {_noun(m.task)} so far: {right}. Generating with "
-            f"'{token}' forced, step {t} read {_tokens(forced.decoder_in[:t + 1])}."), {"token": token, "step": t}
-    return _search(build, "teacher forcing")
+    want = target(text, m.task)
+    t = plan["t"]
+    token = want[plan["forced"]]     # a letter the correct prefix holds too, later: no option stands out by it
+    forced = m.run(text, Decoding(forced=((0, m.vocab.encode(token, m.model.config.max_len)[0]),)))
+    taught = m.run(text, TEACHER)
+    if len(forced.decoder_in) <= t:   # forced off course, it stopped before step t
+        return None
+    right = _tokens(taught.decoder_in[:t + 1])
+    candidates = [right, _tokens(forced.decoder_in[:t + 1]),
+                  _tokens([SOS_LABEL, *want[:t + 1]]), _tokens(forced.decoder_in[:t])]
+    if len(set(candidates)) < WINDOW:
+        return None
+    return Question(
+        "token",
+        f"Generating from '{text}', we force step 0 to write '{token}' instead of the model's own choice; its "
+        f"output is then '{forced.output}'. The model was trained with teacher forcing. With teacher forcing "
+        f"on this text, as in training, what would the decoder read at step {t} (steps count from 0)?",
+        _ordered(plan["order"], candidates), frozenset({right}),
+        "Teacher forcing: in training, what the decoder reads at each step is not its own output.",
+        f"Teacher forcing feeds ⟨s⟩ and the correct {_noun(m.task)} so far: {right}. Generating with "
+        f"'{token}' forced, step {t} read {_tokens(forced.decoder_in[:t + 1])}."), {"token": token, "step": t}
 
 
 HEAD_OPTIONS = ("yes, it writes something else", "no, it writes the same")
-COSTLY, CHEAP = 0.5, 0.05   # exact match lost on the lab's words: a head asked about is clearly one or the other
+COSTLY, CHEAP = 0.9, 0.05   # exact match lost on the lab's words: a head asked about is clearly one or the other
 
 
-def head_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
-    """Switch one head off: does the model write something else for this string? Only heads the lab's table
-    puts clearly on one side are asked about (costing at least half its words, or at most 5 %), each where this
-    string agrees with the table, so the lab's evidence answers it. Which side is drawn first, half each."""
+def head_sides(m: QuizModel) -> dict[bool, list[Head]]:
+    """The cross heads (the ones the lesson's step 9 shows) that the lab's table puts clearly on each side."""
+    cross = {h: cost for h, cost in m.head_costs.items() if h.kind == "cross"}
+    return {True: sorted(h for h, cost in cross.items() if cost >= COSTLY),
+            False: sorted(h for h, cost in cross.items() if cost <= CHEAP)}
+
+
+def head_plan(m: QuizModel, rng: random.Random) -> dict:
+    sides = head_sides(m)
+    if not (sides[True] and sides[False]):
+        raise NotAskable("no cross head of this model is clearly needed, or none clearly not, on the lab's words")
     changes = rng.random() < 0.5
-    heads = sorted(h for h, cost in m.head_costs.items() if (cost >= COSTLY if changes else cost <= CHEAP))
-    if not heads:
-        raise QuizError("no head of this model is clearly needed (or clearly not) on the lab's words")
+    return {"changes": changes, "head": rng.choice(sides[changes]), "n": rng.randint(*WORD_LENGTHS)}
 
-    def build() -> Built | None:
-        text = strings.word()
-        normal = m.run(text).output
-        for head in rng.sample(heads, len(heads)):     # in a random order, until one does what the table says
-            written = m.run(text, edit=Intervention(ablated=frozenset({head}))).output
-            if (written != normal) == changes:
-                return Question(
-                    "choice",
-                    f"The model writes '{normal}' for '{text}'. Switch off {head_label(head)} (its output is set "
-                    "to zero; every other head works as before). Will the model write something else?",
-                    HEAD_OPTIONS, frozenset({HEAD_OPTIONS[not changes]}),
-                    "Switching a head off shows whether the model needs it; the lab's table of what each head "
-                    "costs is the evidence.",
-                    f"With {head_label(head)} off it writes '{written}'. On the lab's {LAB_WORDS} held-out words, "
-                    f"switching it off alone costs {m.head_costs[head]:.1%} of exact match."), {"head": head}
+
+def head_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
+    """Switch one cross head off: does the model write something else for this string? Only heads the lesson's
+    step 9 shows clearly on one side (at least 90 % of the lab's words lost, or at most 5 %), each on a string
+    that agrees with the table, so what the lesson shows answers it. Which side is drawn first, half each."""
+    head, changes = plan["head"], plan["changes"]
+    normal = m.run(text).output
+    written = m.run(text, edit=Intervention(ablated=frozenset({head}))).output
+    if (written != normal) != changes:
         return None
-    return _search(build, "switched-off head")
+    return Question(
+        "choice",
+        f"The model writes '{normal}' for '{text}'. Switch off {head_label(head)} (its output is set "
+        "to zero; every other head works as before). Will the model write something else?",
+        HEAD_OPTIONS, frozenset({HEAD_OPTIONS[not changes]}),
+        "Switching a head off shows whether the model needs it; the lesson's table of what each cross head "
+        "costs is the evidence.",
+        f"With {head_label(head)} off it writes '{written}'. On the lab's {LAB_WORDS} held-out words, "
+        f"switching it off alone costs {m.head_costs[head]:.1%} of exact match."), {"head": head}
 
 
 LENGTH_OPTIONS = ("yes, exactly", "no")
 
 
-def length_item(m: QuizModel, strings: Strings, rng: random.Random) -> Built:
-    """Will the model do its task exactly on a random string of this length? Within the training lengths or past
-    them is drawn first (half each), then a string the model answers that way."""
+def length_plan(m: QuizModel, rng: random.Random) -> dict:
     trained = m.model.config.max_len
     exact = rng.random() < 0.5
-    lengths = (trained - 18, trained) if exact else (trained + 4, min(trained + 16, lab_limit(m.model)))
+    low, high = (trained - 18, trained) if exact else (trained + 4, min(trained + 16, lab_limit(m.model)))
+    return {"exact": exact, "n": rng.randint(low, high), "distinct": False}
 
-    def build() -> Built | None:
-        text = strings.word(distinct=False, lengths=lengths)
-        run = m.run(text, max_len=lab_limit(m.model))
-        if (run.output == run.target) != exact:
-            return None
-        first = first_difference(run.output, run.target)
-        kept = target(text[:trained], m.task)     # the task done on the characters it was trained to reach
-        wrong = (f"It writes {len(run.output)} characters, exactly the {_noun(m.task)} of the first "
-                 f"{trained} and nothing of the other {len(text) - trained}." if run.output == kept else
-                 f"Its first wrong character is at step {first} of {len(run.target)}.")
-        return Question(
-            "choice",
-            f"The model was trained on texts of 1 to {trained} characters. Will it write the exact "
-            f"{_noun(m.task)} of this random text of {len(text)} characters?\n\n{text}",
-            LENGTH_OPTIONS, frozenset({LENGTH_OPTIONS[not exact]}),
-            "Every position past the training length has a positional code the model never saw in training.",
-            "It writes the exact " + _noun(m.task) + "." if exact else wrong), {"max_len": lab_limit(m.model)}
-    return _search(build, "training length")
+
+def length_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
+    """Will the model do its task exactly on a random string of this length? Within the training lengths or past
+    them is drawn first (half each), then a string the model answers that way."""
+    trained, exact = m.model.config.max_len, plan["exact"]
+    run = m.run(text, max_len=lab_limit(m.model))
+    if (run.output == run.target) != exact:
+        return None
+    first = first_difference(run.output, run.target)
+    kept = target(text[:trained], m.task)     # the task done on the characters it was trained to reach
+    wrong = (f"It writes {len(run.output)} characters, exactly the {_noun(m.task)} of the first "
+             f"{trained} and nothing of the other {len(text) - trained}." if run.output == kept else
+             f"Its first wrong character is at step {first} of {len(run.target)}.")
+    return Question(
+        "choice",
+        f"The model was trained on texts of 1 to {trained} characters. Will it write the exact "
+        f"{_noun(m.task)} of this random text of {len(text)} characters?\n\n{text}",
+        LENGTH_OPTIONS, frozenset({LENGTH_OPTIONS[not exact]}),
+        "Every position past the training length has a positional code the model never saw in training.",
+        "It writes the exact " + _noun(m.task) + "." if exact else wrong), {"max_len": lab_limit(m.model)}
 
 
 def head_label(head: Head) -> str:
@@ -415,19 +482,21 @@ class ItemKind:
     name: str
     concept: str
     page: str
-    build: Callable[[QuizModel, Strings, random.Random], Built]
+    plan: Callable[[QuizModel, random.Random], dict]        # what both forms of a seed share
+    ask: Callable[[QuizModel, str, dict], Built | None]      # the item on one string, if it fits the plan
     tasks: tuple[str, ...] = ("reverse", "copy", "sort")
 
 
 ITEM_KINDS: tuple[ItemKind, ...] = (
-    ItemKind("positions", "what a positional code is for", "lab_positions", positions_item, ("reverse", "copy")),
-    ItemKind("scaling", "what dividing by √d_k does to the weights", "inside_one_head", scaling_item),
-    ItemKind("mask", "what the causal mask hides", "masks", mask_item),
-    ItemKind("decoder_input", "what the decoder reads at step t", "decode", decoder_input_item),
-    ItemKind("cross", "where a cross-attention row looks for this task", "attention", cross_item),
-    ItemKind("forcing", "what teacher forcing feeds", "lab_forcing", forcing_item),
-    ItemKind("head_off", "what switching a head off does", "lab_ablation", head_item, ("reverse", "sort")),
-    ItemKind("length", "why the model fails beyond its training length", "lab_length", length_item),
+    ItemKind("positions", "what a positional code is for", "lab_positions", positions_plan, positions_ask,
+             ("reverse", "copy")),
+    ItemKind("scaling", "what dividing by √d_k does to the weights", "inside_one_head", scaling_plan, scaling_ask),
+    ItemKind("mask", "what the causal mask hides", "masks", mask_plan, mask_ask),
+    ItemKind("decoder_input", "what the decoder reads at step t", "decode", decoder_input_plan, decoder_input_ask),
+    ItemKind("cross", "where a cross-attention row looks for this task", "attention", cross_plan, cross_ask),
+    ItemKind("forcing", "what teacher forcing feeds", "lab_forcing", forcing_plan, forcing_ask),
+    ItemKind("head_off", "what switching a head off does", "lesson", head_plan, head_ask),
+    ItemKind("length", "why the model fails beyond its training length", "lab_length", length_plan, length_ask),
 )
 
 
@@ -449,6 +518,11 @@ def lab_head_costs(checkpoint_dir: Path | str, model: Transformer, vocab: Vocab,
     return {effect.head: effect.drop for effect in table[1]}
 
 
+def item_plan(m: QuizModel, kind: ItemKind, seed: int) -> dict:
+    """What both forms of a seed share for this kind of item: drawn from the seed alone, never the form."""
+    return kind.plan(m, random.Random(f"{seed}:{kind.name}"))
+
+
 def build_quiz(model: Transformer, vocab: Vocab, task: str, seed: int, form: str,
                head_costs: Mapping[Head, float], avoid: frozenset[str] = frozenset()) -> Quiz:
     """One form of the quiz: an item per kind that applies to the task, each on its own fresh strings.
@@ -461,8 +535,12 @@ def build_quiz(model: Transformer, vocab: Vocab, task: str, seed: int, form: str
     for kind in ITEM_KINDS:
         if task not in kind.tasks:
             continue
-        rng = random.Random(f"{seed}:{form}:{kind.name}")
+        try:
+            plan = item_plan(m, kind, seed)
+        except NotAskable:
+            continue
         strings = Strings(random.Random(f"{seed}:{form}:{kind.name}:strings"), form, avoid)
-        question, setting = kind.build(m, strings, rng)
+        question, setting = _search(lambda: kind.ask(m, strings.word(plan.get("distinct", True), plan["n"]), plan),
+                                    kind.name)
         items.append(QuizItem(kind.name, kind.concept, kind.page, strings.last, question, setting))
     return Quiz(form, seed, task, tuple(items))
