@@ -35,7 +35,7 @@ def start_form(store: ClassStore) -> None:
         "each round tells you what to do next.")
     ckpt = checkpoint_for(classes.CLASS_MODEL_KEY)
     with st.form("start_class"):
-        text = st.text_input("The class's text: every screen shows the model's numbers for it", value="hello",
+        text = st.text_input("The class's text: every screen shows the model's numbers for it", value=classes.CLASS_TEXT,
                              max_chars=ckpt.model.config.max_len)
         started = st.form_submit_button("Start a class", type="primary")
     if started:

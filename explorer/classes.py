@@ -35,6 +35,10 @@ TEACHING_KEY = "_class_teaching"       # (code, secret) of the class this sessio
 SEATS_KEY = "_class_seats"             # {code: seat token} taken by this session without the browser's cookie
 SEEN_KEY = "_class_seen"               # the class state this screen last drew
 CLASS_MODEL_KEY = str(BUNDLED_CHECKPOINT)   # every screen of a class shows the bundled reverser's numbers
+# The text a new class starts with: five distinct letters on which the lesson's rules hold at the predict-first
+# steps (step 6: 3 of the 4 last-layer heads on n − 1 − i; step 8: what most held-out words do). "hello", the
+# app's default, is an exception at both, so a class could only guess them (tests/app/test_class_mode.py).
+CLASS_TEXT = "world"
 HELD_CHECK_SECONDS = 2.0               # the Lesson page learns that a class revealed an answer within this
 
 # Wrong join codes, by address: 10 at once (a class mistyping behind one router hardly waits), then one every

@@ -119,6 +119,9 @@ def scaling_question(run: Run, layer: int, head: int, query: int) -> Question:
     )
 
 
+SHORT = 8   # the texts on which encoder L0 H0 of the bundled reverser marks the last character in every row
+
+
 def _last_character_clue(run: Run, layer: int, head: int) -> str:
     """What the head gives the text's last character, in words that follow the numbers: a clue to step 10."""
     shares = last_key_shares(run, layer, head)                                       # (S,)
@@ -128,9 +131,10 @@ def _last_character_clue(run: Run, layer: int, head: int) -> str:
     spread = f"between {shares.min():.2f} and {shares.max():.2f}" if n > 1 else f"{shares.max():.2f}"
     said = (f"Look also at the last column: this head gives the last character '{run.source[-1]}' {spread} of "
             f"each row's weight, and {on_last} of the {n} rows give it their largest weight.")
-    if n > 1 and on_last == n:
-        said += (" One reading, for step 10: the encoder marks where your text ends, which reversing needs in "
-                 "order to start.")
+    if 1 < n <= SHORT and on_last == n:   # longer texts: this head does not (tests/unit/test_questions.py)
+        said += (f" One reading, for step 10, on short texts like this one (up to {SHORT} characters): the "
+                 "encoder marks where the text ends, which reversing needs in order to start. On longer texts "
+                 "this head's rows do not all pick the last character, so the length must come from elsewhere.")
     return said
 
 

@@ -72,7 +72,7 @@ STEPS: tuple[Step, ...] = (
          "With every encoder self-attention head off, no source position sees any other, so nothing in the encoder "
          "can count the characters. One reading is that the encoder heads work the length out; How it reverses "
          "switches some of them off and probes for it.",
-         "What the model writes with every encoder head switched off (and look back at step 3's last column).",
+         "What the model writes with every encoder head switched off (and, on a short text, look back at step 3's last column).",
          "how_it_reverses", 4),
     Step(11, "Which character made this one?",
          "Attention says where a head reads; swapping a character for other letters and watching the probability "

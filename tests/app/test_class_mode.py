@@ -5,6 +5,8 @@ limited by address, and the Lesson page holds back what the class has not been s
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from classroom.database import make_engine
@@ -14,6 +16,8 @@ from explorer import classes
 from server import identity
 from server.identity import UNKNOWN
 from explorer.classes import CLASS_MODEL_KEY, TEACHING_KEY
+from analysis.run import Decoding, make_run
+from explorer.cache import shared_checkpoint
 from explorer.lesson import question
 from server.limits import Buckets
 from teaching.class_mode import HELD_BACK
@@ -75,6 +79,28 @@ def test_in_projector_mode_the_page_holds_no_private_link(store):
     assert [b for b in at.button if b.label == "Open voting"]                 # the teacher controls the class
     assert not any(new.secret in c.value for c in at.code)
     assert any("not shown in projector mode" in c.value for c in at.caption)
+
+
+def test_a_new_class_starts_on_a_text_where_the_lessons_predictions_follow_its_rules(store):
+    """Review finding N9: on "hello" steps 6 and 8 land on the exception, so a class could only guess them. The
+    start form's text is one where step 6's last layer keeps to n − 1 − i and step 8's text does what most
+    held-out words do; the reveal's own words say so."""
+    at = open_page("run_a_class", None)
+    text = at.text_input[0].value
+    ckpt = shared_checkpoint()
+    run = make_run(ckpt.model, ckpt.vocab, text)
+    n, last = len(text), ckpt.model.config.n_decoder_layers - 1
+    for step in range(1, n):                       # whichever step 6 asks: the last layer keeps to n − 1 − i
+        tops = run.trace["cross", last][:, step].argmax(-1)                                  # (H,)
+        assert (tops == n - 1 - step).sum() >= 3, (text, step, tops)
+    assert "only in part" not in question(6, CLASS_MODEL_KEY, text).why
+    forced = make_run(ckpt.model, ckpt.vocab, text, Decoding(forced=((0, ckpt.vocab.encode("z", 1)[0]),)))
+    assert forced.output == "z" + text[::-1]                          # it starts again, as most held-out words do
+    eight = question(8, CLASS_MODEL_KEY, text)
+    tally = {said: int(count) for count, said in re.findall(       # the held-out tally the step shows
+        r"(\d+) (wrote 'z' and then the whole reversal|wrote the reversal without|wrote something else)", eight.why)}
+    assert len(tally) == 3, eight.why
+    assert max(tally, key=tally.get).startswith("wrote 'z' and then"), tally
 
 
 def test_a_text_the_model_cannot_read_starts_no_class(store):

@@ -285,9 +285,26 @@ def test_steps_1_3_4_put_their_evidence_in_reach(bundled, text):
     assert f"between {last.min():.2f} and {last.max():.2f}" in scaling.why
     on_last = int((run.trace["encoder_self", 0][0].argmax(-1) == len(text) - 1).sum())
     assert f"{on_last} of the {len(text)} rows" in scaling.why
-    assert ("step 10" in scaling.why) == (on_last == len(text))
+    assert ("step 10" in scaling.why) == (on_last == len(text) <= q.SHORT)
     taught = make_run(bundled.model, bundled.vocab, text, Decoding(teacher=True))
     mask = q.mask_question(taught, 0, 0, 3)
     later = taught.decoder_in[4:]
     assert (f"the {len(later)} positions after it?" in mask.prompt) == (len(later) > 8)
     assert ("0, exactly" in mask.why) == (mask.answer == "exactly 0")
+
+
+def test_step_3_says_the_encoder_marks_the_end_only_of_short_texts(bundled):
+    """Review finding N5: every row of encoder L0 H0 picks the last character on most held-out words of up to 8
+    characters and on almost none longer, so the reading is offered on short texts only, and says so."""
+    from explorer.lab_runs import held_out_sample
+
+    def every_row_on_last(text: str) -> bool:
+        weights = make_run(bundled.model, bundled.vocab, text).trace["encoder_self", 0][0]      # (S, S)
+        return bool((weights.argmax(-1) == len(text) - 1).all())
+
+    words = held_out_sample(bundled.model.config.max_len)
+    short = [every_row_on_last(w) for w in words if 1 < len(w) <= q.SHORT]
+    long = [every_row_on_last(w) for w in words if len(w) > q.SHORT]
+    assert sum(short) / len(short) >= 0.8 and sum(long) / len(long) <= 0.02, (sum(short), len(short), sum(long))
+    said = q.scaling_question(make_run(bundled.model, bundled.vocab, "hello"), 0, 0, 0).why
+    assert "5 of the 5 rows" in said and "short texts like this one" in said and "longer texts" in said
