@@ -82,14 +82,16 @@ wanted = (text, key)
 if st.session_state.get(SHEET_FOR) != wanted:
     st.button("Prepare the teacher's sheet", key="prepare_sheet",
               on_click=st.session_state.update, kwargs={SHEET_FOR: wanted},
-              help="Every step's question and the answer the model in use gives on this text, with timings.")
+              help="Every step's question, the numbers on screen before it and the answer the model in use gives "
+                   "on this text, with timings.")
 else:  # built in this run, from the model this page shows (a download built later ran outside the session)
-    questions = lesson.all_questions(key, text, ask_tables=False)
+    views = lesson.all_views(key, text, ask_tables=False)
+    questions, before = [v.question for v in views], [v.before for v in views]
     left, right = st.columns(2)
-    left.download_button("Teacher's sheet (Markdown)", sheet_markdown(text, model, questions, TITLES, held),
+    left.download_button("Teacher's sheet (Markdown)", sheet_markdown(text, model, questions, TITLES, held, before),
                          file_name=f"lesson_{text.replace(' ', '_')}.md", mime="text/markdown", on_click="ignore",
                          width="stretch")
-    right.download_button("Teacher's sheet (printable HTML)", sheet_html(text, model, questions, TITLES, held),
+    right.download_button("Teacher's sheet (printable HTML)", sheet_html(text, model, questions, TITLES, held, before),
                           file_name=f"lesson_{text.replace(' ', '_')}.html", mime="text/html", on_click="ignore",
                           width="stretch")
     st.caption(escape_markdown(

@@ -99,8 +99,12 @@ def question(step: int, key: str, text: str, ask_tables: bool = True) -> Questio
     return step_view(step, key, text, ask_tables).question
 
 
+def all_views(key: str, text: str, ask_tables: bool = True) -> list[StepView]:
+    return [step_view(step.number, key, text, ask_tables) for step in STEPS]
+
+
 def all_questions(key: str, text: str, ask_tables: bool = True) -> list[Question | None]:
-    return [question(step.number, key, text, ask_tables) for step in STEPS]
+    return [view.question for view in all_views(key, text, ask_tables)]
 
 
 def answer_key(question: Question, step: int) -> str:

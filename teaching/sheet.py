@@ -4,11 +4,17 @@ printable HTML page."""
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from typing import Mapping
+
+import numpy as np
 
 from .class_mode import HELD_BACK
 from .questions import Question
+from .step_views import Chart, Display, Metric, Note, Side, Strip, Table, Written
 from .steps import INTRODUCTION_MINUTES, STEPS, WRAP_UP_MINUTES
+
+ON_SCREEN = "On screen before the vote"   # the numbers a step's prompt and hint point at ("the table above"…)
 
 WHY_NO_QUESTION = {  # the steps whose question a model can lack, and why
     7: "it has no training snapshots",
@@ -45,10 +51,97 @@ def class_mode(titles: Mapping[str, str]) -> str:
             "let neighbours discuss, open round 2, then reveal the model's answer.")
 
 
+def _cell(value, percent: bool) -> str:
+    """A table's value as the page shows it: a percentage with one decimal, another number to 4 figures."""
+    if isinstance(value, (float, np.floating)):
+        return f"{value:.1%}" if percent else f"{value:.4g}"
+    return str(value)
+
+
+def _table_rows(table: Table) -> tuple[list[str], list[list[str]]]:
+    """The table's header and rows as text."""
+    names = list(table.columns)
+    rows = [[_cell(v, name in table.percent) for name, v in zip(names, values)]
+            for values in zip(*table.columns.values())]
+    if table.index is not None:
+        names, rows = ["", *names], [[label, *row] for label, row in zip(table.index, rows)]
+    return names, rows
+
+
+def _as_table(chart: Chart) -> Table | None:
+    """An attention map or a mask as the numbers it is drawn from (a positional code's 64 columns stay a chart)."""
+    a = chart.arguments
+    if chart.figure == "weights_spec":
+        rows, columns, cells = a["query_labels"], a["key_labels"], np.asarray(a["weights"])          # (Q, K)
+        shown = [[f"{w:.2f}" for w in column] for column in cells.T]
+    elif chart.figure == "mask_spec":
+        rows, columns, cells = a["row_labels"], a["col_labels"], np.asarray(a["mask"])               # (T, T)
+        shown = [["read" if allowed else "hidden" for allowed in column] for column in cells.T]
+    else:
+        return None
+    return Table({f"{j} {label}": column for j, (label, column) in enumerate(zip(columns, shown))},
+                 index=tuple(f"{i} {label}" for i, label in enumerate(rows)), heading=a.get("title", ""))
+
+
+def _line(display: Display) -> str | None:
+    """A display that is not a table, as one line of text; None for a chart drawn from numbers it lists itself."""
+    if isinstance(display, Metric):
+        return f"{display.label}: {display.value}"
+    if isinstance(display, Written):
+        return f"{display.label}: {display.text}"
+    if isinstance(display, Side):
+        return f"{_line(display.left)}; {_line(display.right)}"
+    if isinstance(display, Note):
+        return display.text
+    if isinstance(display, Strip):
+        return f"{display.title}: " + "; ".join(
+            f"{name}: " + " ".join(f"{v:.2f}" for v in np.asarray(row).ravel())
+            for name, row in zip(display.names, display.rows))
+    if isinstance(display, Chart):
+        title = display.arguments.get("title")
+        return f"(a chart in the app{': ' + title if title else ''})"
+    return None
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _on_screen_markdown(displays: Sequence[Display]) -> list[str]:
+    lines = [f"**{ON_SCREEN}.**", ""]
+    for display in displays:
+        display = (isinstance(display, Chart) and _as_table(display)) or display
+        if isinstance(display, Table):
+            names, rows = _table_rows(display)
+            lines += ([display.heading, ""] if display.heading else []) + [
+                "| " + " | ".join(map(_markdown_cell, names)) + " |", "|" + "---|" * len(names),
+                *("| " + " | ".join(map(_markdown_cell, row)) + " |" for row in rows), ""] + (
+                [display.caption, ""] if display.caption else [])
+        elif (line := _line(display)) is not None:
+            lines += [f"- {line}", ""]
+    return lines
+
+
+def _on_screen_html(displays: Sequence[Display]) -> str:
+    e, parts = html.escape, [f"<p><b>{ON_SCREEN}.</b></p>"]
+    for display in displays:
+        display = (isinstance(display, Chart) and _as_table(display)) or display
+        if isinstance(display, Table):
+            names, rows = _table_rows(display)
+            parts.append((f"<p>{e(display.heading)}</p>" if display.heading else "")
+                         + "<table><tr>" + "".join(f"<th>{e(n)}</th>" for n in names) + "</tr>"
+                         + "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in rows)
+                         + "</table>" + (f"<p>{e(display.caption)}</p>" if display.caption else ""))
+        elif (line := _line(display)) is not None:
+            parts.append(f"<p>{e(line)}</p>")
+    return "".join(parts)
+
+
 def sheet_markdown(text: str, model: str, questions: list[Question | None], titles: Mapping[str, str],
-                   held: frozenset[int] = frozenset()) -> str:
+                   held: frozenset[int] = frozenset(), before: Sequence[Sequence[Display]] | None = None) -> str:
     """titles: each page id's title (explorer.pages), as the sidebar names the page a step sends the class to;
-    held: the steps whose answer a class voting on this text has not seen yet, asked without it."""
+    held: the steps whose answer a class voting on this text has not seen yet, asked without it; before: each
+    step's displays shown before the vote (StepView.before), which the prompts and hints point at."""
     lines = [f"# Attention explorer: a 50-minute lesson on '{text}'", "",
              f"Model: {model}. Every expected answer below was read from this model on this text; another text or "
              "model can give other answers (open the app's Lesson page to see them).", "", class_mode(titles), "",
@@ -61,6 +154,8 @@ def sheet_markdown(text: str, model: str, questions: list[Question | None], titl
         if question is None:
             lines += [f"No question here for this model ({WHY_NO_QUESTION.get(step.number, '')}).", ""]
             continue
+        if before is not None:
+            lines += _on_screen_markdown(before[step.number - 1])
         lines += [f"**Ask first.** {question.prompt}", ""]
         if step.number in held:
             lines += [f"- {option}" for option in question.options] + ["", f"**Answer held back.** {HELD_BACK}"]
@@ -74,7 +169,7 @@ def sheet_markdown(text: str, model: str, questions: list[Question | None], titl
 
 
 def sheet_html(text: str, model: str, questions: list[Question | None], titles: Mapping[str, str],
-               held: frozenset[int] = frozenset()) -> str:
+               held: frozenset[int] = frozenset(), before: Sequence[Sequence[Display]] | None = None) -> str:
     """The same as sheet_markdown, as a page to print."""
     e = html.escape
     parts = [f"<h1>Attention explorer: a 50-minute lesson on ‘{e(text)}’</h1>",
@@ -89,6 +184,8 @@ def sheet_html(text: str, model: str, questions: list[Question | None], titles: 
         if question is None:
             parts.append(f"<p>No question here for this model ({e(WHY_NO_QUESTION.get(step.number, ''))}).</p></section>")
             continue
+        if before is not None:
+            parts.append(_on_screen_html(before[step.number - 1]))
         if step.number in held:
             parts.append(f"<p><b>Ask first.</b> {e(question.prompt)}</p><ul>"
                          + "".join(f"<li>{e(o)}</li>" for o in question.options)

@@ -308,3 +308,32 @@ def test_step_3_says_the_encoder_marks_the_end_only_of_short_texts(bundled):
     assert sum(short) / len(short) >= 0.8 and sum(long) / len(long) <= 0.02, (sum(short), len(short), sum(long))
     said = q.scaling_question(make_run(bundled.model, bundled.vocab, "hello"), 0, 0, 0).why
     assert "5 of the 5 rows" in said and "short texts like this one" in said and "longer texts" in said
+
+
+def test_the_teachers_sheet_carries_the_numbers_each_prompt_points_at(bundled):
+    """Review finding N10: the prompts say "the table above", "the mask above", "the shares on screen", "what the
+    held-out words did"; the sheet now holds those numbers under each step, recomputed here from the model."""
+    from explorer.classes import CLASS_MODEL_KEY
+    from explorer.lesson import all_views
+
+    text = "hello"
+    views = all_views(CLASS_MODEL_KEY, text)
+    markdown = sheet_markdown(text, "the bundled model", [v.question for v in views], TITLES,
+                              before=[v.before for v in views])
+    page = sheet_html(text, "the bundled model", [v.question for v in views], TITLES,
+                      before=[v.before for v in views])
+    step = {n: markdown.split(f"## Step {n} ·")[1].split("## Step")[0] for n in range(1, len(STEPS) + 1)}
+    run = make_run(bundled.model, bundled.vocab, text)
+    lengths = np.linalg.norm(run.trace["src_embed.output"], axis=-1) / np.sqrt(bundled.model.config.d_model)
+    assert "| ‖e‖, its embedding's length | " + " | ".join(f"{x:.2f}" for x in lengths) + " |" in step[1]
+    weights = run.trace["encoder_self", 0][0]                                                         # (S, S)
+    assert "| 0 h | " + " | ".join(f"{w:.2f}" for w in weights[0]) + " |" in step[3]
+    t = len(text) + 1                                      # ⟨s⟩ and the reversal: the decoder's positions
+    assert step[4].count(" hidden |") == t * (t - 1) // 2 and step[4].count(" read |") == t * (t + 1) // 2
+    snapshots = snapshot_index(BUNDLED)
+    assert all(f"| {s['step']} | {s['alignment']:.1%} |" in step[7] for s in snapshots), step[7]
+    forced = make_run(bundled.model, bundled.vocab, text, Decoding(forced=((0, bundled.vocab.encode("z", 1)[0]),)))
+    assert forced.output in views[7].question.why and "held-out words | after 'z' forced first" in step[8]
+    for n in range(1, len(STEPS) + 1):
+        assert step[n].index("On screen before the vote") < step[n].index("**Ask first.**"), n
+    assert page.count("On screen before the vote") == len(STEPS) and "<td>hidden</td>" in page
