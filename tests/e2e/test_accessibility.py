@@ -1,7 +1,8 @@
 """axe-core (pinned in package-lock.json) on every page, at a laptop's width, on a phone and in projector mode at
 1280×720: no serious or critical WCAG 2.1 A/AA violation in the app's own content (drivers/axe.py says what that
 covers), and on several texts for the pages whose cells the numbers colour. Every page's browser title is its own,
-its headings go down one level at a time from its h1, no icon's name is read out, projected text is 28 px, and on
+its headings go down one level at a time from its h1, no icon's name is read out, no inline code is under 12 px,
+projected text is 28 px, and on
 a phone or a small projector nothing is wider than the screen, no formula wider than its box, and no metric's
 label cut off."""
 
@@ -27,6 +28,10 @@ BODY_TEXT = """() => [...document.querySelectorAll("[data-testid='stMain'] [data
     .filter(p => p.closest("[data-testid]").dataset.testid === "stMarkdownContainer")    // captions aside
     .map(p => parseFloat(getComputedStyle(p).fontSize))"""
 
+# Inline code drawn under 12 px: Streamlit's 0.75 em inside a caption made Home's `expand.weight` 10.5 px, its thin
+# green strokes anti-aliased to about 2.8 : 1 (explorer/frame.py's PAGE_CSS).
+SMALL_CODE = """() => [...document.querySelectorAll("[data-testid='stMain'] code")].filter(c => !c.closest("pre"))
+    .filter(c => parseFloat(getComputedStyle(c).fontSize) < 12).map(c => c.textContent.slice(0, 40))"""
 # A display formula wider than its box: KaTeX never breaks one, so the box scrolls sideways and a projected or
 # phone screen shows it cut. 4 px of slack: KaTeX's italic glyphs overhang their box by 2 px wherever it fits.
 CUT_FORMULAS = """() => [...document.querySelectorAll("[data-testid='stMain'] .katex-display")]
@@ -57,6 +62,7 @@ def test_the_page_has_no_serious_accessibility_violation(server, browser, row, s
     assert not found, f"{row.id}:\n{described(found)}"
     assert page.title() == f"{row.title} · Attention explorer"
     assert page.evaluate(ICON_NAMES) == [], row.id        # "arrow_forward" is not read out with "Next"
+    assert page.evaluate(SMALL_CODE) == [], row.id
     levels = page.evaluate(HEADINGS)                        # a screen reader's outline of the page
     assert levels[:1] == [1] and all(b <= a + 1 for a, b in zip(levels, levels[1:])), (row.id, levels)
     if projector:                                           # for the back of a hall, the sidebar folded
