@@ -1,4 +1,4 @@
-"""Lesson: ten steps and an optional eleventh, each with a question the model answers, asked before the reveal."""
+"""Lesson: ten steps and two optional ones, each with a question the model answers, asked before the reveal."""
 
 import streamlit as st
 
@@ -22,7 +22,7 @@ else:
     st.title("🎓 Lesson: how a Transformer reverses your text")
     intro = st.container()
 intro.markdown(
-    "Ten steps, from characters to the mechanism, and an optional eleventh for a longer class, each on the text "
+    "Ten steps, from characters to the mechanism, and two optional ones for a longer class, each on the text "
     "in the sidebar. Every step asks you to "
     "**predict first**; the model's own numbers then say whether you were right. Use **←** and **→** to move "
     "between steps. Teachers: each step has its own link (copy the address bar), and the sheet at the bottom "
@@ -39,7 +39,7 @@ held = classes.held_steps(text)   # a class voting on this text: its answers not
 
 
 back, middle, forward = st.columns([1, 2, 1], vertical_alignment="bottom")   # "Previous" whole at 1024 px
-number = middle.slider("Step", 1, last, 1, key=lesson.STEP_KEY, **VIEW,  # the heading below says "Step n of 11"
+number = middle.slider("Step", 1, last, 1, key=lesson.STEP_KEY, **VIEW,  # the heading below says "Step n of 12"
                        label_visibility="collapsed" if projector else "visible")
 back.button("Previous", shortcut="Left", key="lesson_previous",   # no icon: its name would be read aloud
             on_click=turn_lesson_step, args=(lesson.STEP_KEY, last, -1), width="stretch", help="Previous step (← key)")

@@ -158,6 +158,7 @@ def patched_run(key: str, text: str, pattern: str, layer: int, head: int | None)
     return make_run(ckpt.model, ckpt.vocab, text, edit=edit, task=ckpt.task)
 
 
-def patch_table(key: str, pattern: str | None, layer: int, head: int | None) -> patching.PatchScore:
+def patch_table(key: str, pattern: str | None, layer: int, head: int | None,
+                ask: bool = True) -> patching.PatchScore | None:
     return on_request(_patch_table, "Measuring exact match on 200 held-out words and 200 longer ones",
-                      key, pattern, layer, head)
+                      key, pattern, layer, head, ask=ask)

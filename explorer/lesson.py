@@ -14,12 +14,14 @@ from analysis.attribution import Lenses
 from analysis.lab import HeadEffect
 from analysis.lesson import ForcedOutcomes
 from analysis.offsets import OffsetFit
+from analysis.patching import PatchScore
 from analysis.run import Run
 from teaching import step_views
 from teaching.class_mode import HELD_BACK
 from teaching.questions import Question
 from teaching.step_views import Chart, Display, Metric, Note, Side, StepView, Strip, Table, Written
 from teaching.steps import STEPS
+from transformer.intervention import Head
 from viz import encoding_spec, mask_spec, norms_bars, softmax_comparison
 from viz.attention import weights_spec
 from viz.attribution import lens_rows_spec
@@ -29,7 +31,7 @@ from viz.strips import vector_rows
 from . import why_runs
 from .canvas_charts import canvas_heatmap, cell_table, svg_chart
 from .charts import projector_on
-from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table
+from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table, patch_table
 from .links import page_link
 from .cache import checkpoint_for, snapshot_output, snapshots, text_run
 from .pages import page
@@ -87,6 +89,14 @@ class CachedSource:
 
     def lenses(self) -> Lenses:
         return why_runs.lenses(self.key, self.text)
+
+    def patch_score(self, pattern: str | None, layer: int, head: int | None, ask: bool) -> PatchScore | None:
+        return patch_table(self.key, pattern, layer, head, ask=ask)
+
+    def cross_offsets_without(self, head: Head, ask: bool) -> list[OffsetFit] | None:
+        """The last layer's cross heads against their offsets with `head` off (the table How it reverses reads)."""
+        return offset_table(self.key, ((head.kind, head.layer, head.head),), "cross",
+                            self.config.n_decoder_layers - 1, ask=ask)
 
 
 def step_view(number: int, key: str, text: str, ask_tables: bool = True) -> StepView:

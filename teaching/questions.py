@@ -17,6 +17,7 @@ from analysis.lab import HeadEffect
 from analysis.labels import EOS_LABEL, KIND_SHORT
 from analysis.lesson import ForcedOutcomes, forced_outcome, last_key_shares
 from analysis.offsets import OffsetFit, offset_label
+from analysis.patching import pattern_label
 from analysis.run import Run
 from transformer.intervention import Head
 
@@ -342,6 +343,63 @@ def ablation_question(effects: list[HeadEffect], sample_size: int, fits: list[Of
         "offset almost every step can hand the later layers something they cannot get elsewhere, while heads "
         "that share a job can stand in for each other.",
         why,
+    )
+
+
+SUFFICIENCY_PATTERNS = ("task+1", "task", "uniform")   # analysis.patching: n − i, n − 1 − i and 1/n, for reverse
+PATTERN_WORDS = {"reverse": {"task+1": "n − i: where the character just read came from",
+                             "task": "n − 1 − i: where the character to write stands (the mirror)",
+                             "uniform": "uniform: 1/n on every character"}}
+ENOUGH = 0.02     # a pattern within this of the model's own exact match keeps what the head does
+NEEDED = 0.5      # switched off, the head costs at least this much exact match
+BUILT_ON = 0.25   # the last layer's share on the mirror falls at least this much with the head off
+
+
+def pattern_words(name: str, task: str) -> str:
+    """A pattern as the lesson names it; under a task the lesson has no words for, as Build a head does."""
+    return PATTERN_WORDS.get(task, {}).get(name) or pattern_label(name, task)
+
+
+def sufficiency_question(head: Head, within: dict[str, float], own: float, drop: float, sample_size: int,
+                         composition: tuple[float, float] | None, own_pattern: str | None,
+                         task: str = "reverse") -> Question:
+    """Which pattern, put in place of one head's weights on every held-out word, keeps the most exact match?
+    `within`: each pattern's exact match (analysis.patching); `own`: the model's own; `drop`: what switching
+    the head off costs (step 9); `composition`: the last layer's share on the mirror with the head on and off;
+    `own_pattern`: the pattern on the offset where the head's own largest weight lands most often (or None)."""
+    options = tuple(pattern_words(p, task) for p in SUFFICIENCY_PATTERNS)
+    best = max(within.values())
+    answers = frozenset(pattern_words(p, task) for p in SUFFICIENCY_PATTERNS if within[p] >= best - 0.005)
+    name = head_name(head)
+    kept = ", ".join(f"{pattern_words(p, task).split(':')[0]} {within[p]:.1%}" for p in SUFFICIENCY_PATTERNS)
+    top = max(SUFFICIENCY_PATTERNS, key=lambda p: within[p])
+    why = (f"With each pattern in place of {name} on the {sample_size} held-out words, the exact match is: {kept} "
+           f"(its own weights: {own:.1%}). Switched off, it costs {drop:.1%} (step 9): the model needs it. ")
+    enough = within[top] >= own - ENOUGH
+    short = pattern_words(top, task).split(":")[0]
+    why += ((f"With {short} in its place the model keeps its exact match: that pattern is enough"
+             + (", and it is where the head's own largest weight lands. " if top == own_pattern else ". "))
+            if enough else
+            f"No pattern keeps the model's own exact match (the best, {short}, is {own - within[top]:.1%} short): "
+            "the head does more than any one of these patterns. ")
+    if composition is not None:
+        on, off = composition
+        why += (f"The last layer's heads land on the mirror n − 1 − i in {on:.0%} of steps with {name} working "
+                f"and {off:.0%} with it off (How it reverses)")
+        if on - off >= BUILT_ON and enough and drop >= NEEDED and top == own_pattern:
+            why += (": needed, enough, and built on. One reading is a two-step circuit: this head finds where the "
+                    "character just read came from, and the last layer steps one to the left.")
+        else:
+            why += "."
+    return Question(
+        "choice",
+        f"{name} has its weights replaced, on every held-out word and at every step, by one of three patterns "
+        "written by hand; every other head keeps its own. Which pattern keeps the most of the model's exact "
+        f"match ({own:.1%} with its own weights)?",
+        options, answers,
+        "A pattern is enough if the model works with it in the head's place. Which key does this head's largest "
+        "weight land on, and which one does the last layer look at?",
+        why.strip(),
     )
 
 

@@ -19,6 +19,9 @@ ON_SCREEN = "On screen before the vote"   # the numbers a step's prompt and hint
 WHY_NO_QUESTION = {  # the steps whose question a model can lack, and why
     7: "it has no training snapshots",
     11: "no swap of one character moves the probability of any character it writes by more than 0.001",
+    12: "for a model of your own, the tables of heads switched off, the cross heads' offsets and the patterns "
+        "put in a head's place are computed on request: once computed on the Lesson's step 12, the sheet includes "
+        "this step",
     9: "for a model of your own, the table of heads switched off and the cross heads' offsets are computed on "
        "request: once both have been computed on the Lesson's step 9, the sheet includes this step",
 }

@@ -19,9 +19,10 @@ from analysis.lab import HeadEffect
 from analysis.labels import attention_axes, token_label, visible
 from analysis.lesson import ForcedOutcomes, input_vectors
 from analysis.offsets import OffsetFit, offset_label, run_offsets
+from analysis.patching import PatchScore
 from analysis.run import Run
 from transformer.config import ModelConfig
-from transformer.intervention import every_head
+from transformer.intervention import Head, every_head
 from transformer.vocab import Vocab
 
 from . import questions as q
@@ -48,6 +49,8 @@ class LessonSource(Protocol):
     def cross_offsets(self, ask: bool) -> list[OffsetFit] | None: ...
     def ablation_table(self, ask: bool) -> tuple[float, list[HeadEffect]] | None: ...
     def lenses(self) -> Lenses: ...                   # Why this character?'s lenses on the text (quick occlusion)
+    def patch_score(self, pattern: str | None, layer: int, head: int | None, ask: bool) -> PatchScore | None: ...
+    def cross_offsets_without(self, head: Head, ask: bool) -> list[OffsetFit] | None: ...   # the last layer's
 
 
 # --- What a step shows: a few kinds of display, each drawn one way ------------------------------------------
@@ -328,11 +331,51 @@ def _which_character(source: LessonSource) -> StepView:
     return StepView(STEPS[10], question, (where, largest), (both,))
 
 
+def _one_head_tested(source: LessonSource, ask: bool) -> StepView:
+    """Step 12: the costliest cross head's necessity (step 9's number), its sufficiency (patterns in its place)
+    and what the last layer does without it."""
+    offsets, table = source.cross_offsets(ask), source.ablation_table(ask)
+    if offsets is None or table is None:
+        return StepView(STEPS[11], None, ())
+    _, effects = table
+    cross = {f.id: f for f in offsets if f.kind == "cross"}
+    worst = max((e for e in effects if e.head in cross), key=lambda e: e.drop)
+    head, fit = worst.head, cross[worst.head]
+    scores = {p: source.patch_score(p, head.layer, head.head, ask) for p in q.SUFFICIENCY_PATTERNS}
+    own = source.patch_score(None, 0, None, ask)
+    if own is None or any(v is None for v in scores.values()):
+        return StepView(STEPS[11], None, ())
+    last = source.config.n_decoder_layers - 1
+    composition = None
+    if head.layer < last:
+        without = source.cross_offsets_without(head, ask)
+        if without is None:
+            return StepView(STEPS[11], None, ())
+        on = np.mean([f.shares.get(0, 0.0) for f in offsets if f.kind == "cross" and f.layer == last])
+        composition = (float(on), float(np.mean([f.shares.get(0, 0.0) for f in without])))
+    label = offset_label("cross", source.task, fit.best_offset)
+    before = (Side(Metric(f"Exact match lost with {q.head_name(head)} off (step 9)", f"{worst.drop:.1%}"),
+                   Metric(f"Steps with its largest weight on {label}", f"{fit.best_share:.0%}")),
+              Note(f"On {source.sample_size} held-out words: with every head working, the model gets "
+                   f"{own.within:.1%} exactly right."))
+    names = [q.pattern_words(p, source.task) for p in q.SUFFICIENCY_PATTERNS]
+    kept = Table({f"in place of {q.head_name(head)}": [*names, "its own weights", "switched off"],
+                  "exact match": [*(scores[p].within for p in q.SUFFICIENCY_PATTERNS), own.within,
+                                  own.within - worst.drop]},
+                 percent=("exact match",),
+                 caption=f"Greedy decoding of the {source.sample_size} held-out words, the pattern in place at every "
+                         "step (Build a head).")
+    own_pattern = {1: "task+1", 0: "task"}.get(fit.best_offset) if fit.explained else None   # offsets of the task's key
+    question = q.sufficiency_question(head, {p: v.within for p, v in scores.items()}, own.within, worst.drop,
+                                      source.sample_size, composition, own_pattern, source.task)
+    return StepView(STEPS[11], question, before, (kept,))
+
+
 BUILDERS: dict[int, Callable[[LessonSource, bool], StepView]] = {
     1: lambda s, ask: _embeddings(s), 2: lambda s, ask: _positions(s), 3: lambda s, ask: _one_head(s),
     4: lambda s, ask: _masks(s), 5: lambda s, ask: _decoder(s), 6: lambda s, ask: _cross_attention(s),
     7: lambda s, ask: _training(s), 8: _forcing, 9: _ablation, 10: lambda s, ask: _encoder_off(s),
-    11: lambda s, ask: _which_character(s),
+    11: lambda s, ask: _which_character(s), 12: _one_head_tested,
 }
 assert sorted(BUILDERS) == [s.number for s in STEPS]
 

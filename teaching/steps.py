@@ -1,5 +1,5 @@
 """The lesson's steps in teaching order, and the minutes a 50-minute class gives each: ten steps, and an
-optional eleventh for a longer class."""
+optional eleventh and twelfth for a longer class."""
 
 from __future__ import annotations
 
@@ -80,6 +80,12 @@ STEPS: tuple[Step, ...] = (
          "Where the last layer's cross-attention looks at this step, its heads averaged; after you answer, how "
          "far each character's swap lowers the probability of what the step writes.",
          "lab_attribution", 5, optional=True),
+    Step(12, "One head: needed, enough, and read by the next layer",
+         "Switching a head off shows whether the model needs it; putting a hand-written pattern in its place tests "
+         "whether that pattern is enough: if the model keeps its exact match, the pattern does the head's job.",
+         "What the costliest cross head costs switched off and where its largest weight lands; after you answer, "
+         "the exact match with each pattern in its place, and how the last layer looks with the head off.",
+         "lab_patch", 5, optional=True),
 )
 INTRODUCTION_MINUTES, WRAP_UP_MINUTES = 3, 3
 assert INTRODUCTION_MINUTES + sum(s.minutes for s in STEPS if not s.optional) + WRAP_UP_MINUTES == 50

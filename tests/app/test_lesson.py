@@ -154,14 +154,14 @@ def test_an_own_models_steps_8_and_9_show_their_evidence_then_ask_for_each_missi
 def test_the_step_is_in_the_link_and_the_arrow_keys_move_it():
     at = open_app({"text": "level", "lesson_step": "4"}, "lesson")
     no_exception(at)
-    assert at.header[0].value == "Step 4 of 11 · Masks"
+    assert at.header[0].value == "Step 4 of 12 · Masks"
     back, forward = at.button[0], at.button[1]
     assert (back.proto.shortcut, forward.proto.shortcut) == ("left", "right")
     forward.click().run()
-    assert at.header[0].value.startswith("Step 5 of 11")
+    assert at.header[0].value.startswith("Step 5 of 12")
     at.button[0].click().run()
     at.button[0].click().run()
-    assert at.header[0].value.startswith("Step 3 of 11")
+    assert at.header[0].value.startswith("Step 3 of 12")
 
 
 def prepared_sheets(at, monkeypatch) -> dict[str, str]:
@@ -257,3 +257,16 @@ def test_in_projector_mode_a_step_is_a_slide_its_words_left_and_its_numbers_righ
     else:           # the snapshots' table: a data grid, and plain HTML in projector mode
         assert len(numbers.table) == 1 and not at.dataframe and len(plain.dataframe) == 1
         assert numbers.table[0].value.shape == plain.dataframe[0].value.shape
+
+
+def test_step_12_shows_the_heads_cost_and_asks_which_pattern_is_enough():
+    """The optional twelfth step: step 9's costliest cross head, what it costs and where it looks, before a
+    question over three patterns; the reveal's table holds each pattern's exact match (recomputed in
+    tests/unit/test_step_views.py)."""
+    at = open_page("lesson", TEXT, state={"lesson_step": 12})
+    no_exception(at)
+    assert at.header[0].value.startswith(f"Step 12 of {len(STEPS)}")
+    labels = [m.label for m in at.metric]
+    assert "Exact match lost with Cross L0 H3 off (step 9)" in labels and "Steps with its largest weight on n−i" in labels
+    (radio,) = [r for r in at.radio if r.key and r.key.startswith("lesson_answer_12")]
+    assert [o.split(":")[0] for o in radio.options] == ["n − i", "n − 1 − i", "uniform"]

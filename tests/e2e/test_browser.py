@@ -523,17 +523,17 @@ def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_s
     page = context.new_page()
     load(page, f"{server}/lesson?text=banana", timeout=120_000)
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Step 1 of 11", exact=False)).to_be_visible()
+    expect(main.get_by_text("Step 1 of 12", exact=False)).to_be_visible()
     expect(main.get_by_role("button", name=re.compile("Next"))).to_be_enabled()     # its key is listened for
-    for number in range(2, 12):                                   # → alone, from the first step to the last
+    for number in range(2, 13):                                   # → alone, from the first step to the last
         with run_ends(page, timeout=120_000):
             page.keyboard.press("ArrowRight")
-        expect(main.get_by_text(f"Step {number} of 11", exact=False)).to_be_visible()
+        expect(main.get_by_text(f"Step {number} of 12", exact=False)).to_be_visible()
         assert f"lesson_step={number}" in page.evaluate("location.href")   # page.url lags history.replaceState
-    for number in (10, 9, 8, 7, 6):                               # ← back to the cross-attention step
+    for number in (11, 10, 9, 8, 7, 6):                           # ← back to the cross-attention step
         with run_ends(page):
             page.keyboard.press("ArrowLeft")
-        expect(main.get_by_text(f"Step {number} of 11", exact=False)).to_be_visible()
+        expect(main.get_by_text(f"Step {number} of 12", exact=False)).to_be_visible()
     assert page.locator("[data-testid='stException']").count() == 0
     from explorer.cache import BUNDLED_CHECKPOINT
     from explorer.lesson import question

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import viz
-from analysis import attribution
+from analysis import attribution, patching
 from analysis.lab import ablation_ranking
 from analysis.lesson import forced_outcomes
 from analysis.offsets import head_offsets
@@ -64,6 +64,27 @@ class DirectSource:
 
     def lenses(self):
         return _lenses(self.text)
+
+    def patch_score(self, pattern, layer, head, ask):
+        return _patch(pattern, layer, head)
+
+    def cross_offsets_without(self, head, ask):
+        return _offsets_without(head)
+
+
+@functools.cache
+def _patch(pattern, layer, head):
+    model = bundled().model
+    edit = (Intervention() if pattern is None else
+            patching.patched(pattern, "reverse", patching.Placement(layer, head), model))
+    return patching.patch_score(model, bundled().vocab, _sample(), [], "reverse", edit)
+
+
+@functools.cache
+def _offsets_without(head):
+    return head_offsets(bundled().model, bundled().vocab, _sample(), kind="cross",
+                        layer=bundled().model.config.n_decoder_layers - 1,
+                        edit=Intervention(ablated=frozenset({head})))
 
 
 @functools.cache
@@ -166,8 +187,9 @@ def test_step_9_puts_the_costliest_head_first_and_names_it():
 def test_a_step_a_model_cannot_ask_has_no_question_and_an_unknown_step_is_refused():
     assert step_views.step_view(7, DirectSource("banana", snapshotted=False)).question is None
     assert step_views.step_view(9, DirectSource("banana"), ask=False).question is None   # its tables not asked for
-    with pytest.raises(ValueError, match="steps 1 to 11"):
-        step_views.step_view(12, DirectSource("banana"))
+    assert step_views.step_view(12, DirectSource("banana"), ask=False).question is None
+    with pytest.raises(ValueError, match="steps 1 to 12"):
+        step_views.step_view(13, DirectSource("banana"))
 
 
 def test_step_11_asks_where_attention_and_the_swaps_part_and_the_swaps_answer_it():
@@ -203,3 +225,41 @@ def test_a_learners_text_with_spaces_is_shown_with_visible_spaces():
     record = view(1, "a b")
     (table,) = record.before
     assert table.columns["1"][0] == "␣"
+
+
+def test_step_12_tests_the_costliest_cross_head_for_need_sufficiency_and_what_the_last_layer_builds_on_it():
+    """The head is step 9's costliest cross head; each pattern's exact match is recomputed here from greedy
+    decodings with the pattern written into the head's weights by hand (not through analysis.patching), and the
+    right answer is the pattern that keeps the most."""
+    record = view(12)
+    model, vocab = bundled().model, bundled().vocab
+    _, effects = _ablation()
+    worst = max((e for e in effects if e.head.kind == "cross"), key=lambda e: e.drop)
+    assert worst.head == Head("cross", 0, 3)
+    (side, note), (table,) = record.before, record.after
+    assert side.left.value == f"{worst.drop:.1%}" and "Cross L0 H3 off" in side.left.label
+    words = _sample()
+
+    def exact(keys):   # keys(n, i): the source position step i reads; None: uniform
+        import torch
+        from transformer.intervention import Replacement
+
+        def weights(source, n_queries):
+            n = int((source != 0).sum())
+            rows = torch.zeros(1, n_queries, source.size(1))
+            for i in range(n_queries):
+                if keys is None:
+                    rows[0, i, :n] = 1 / n
+                else:
+                    rows[0, i, min(max(keys(n, i), 0), n - 1)] = 1
+            return rows
+        edit = Intervention(replaced=(Replacement(0, weights, frozenset({3})),))
+        return np.mean([make_run(model, vocab, w, edit=edit).output == w[::-1] for w in words])
+
+    recomputed = [exact(lambda n, i: n - i), exact(lambda n, i: n - 1 - i), exact(None)]
+    assert table.columns["exact match"][:3] == pytest.approx(recomputed)
+    best = int(np.argmax(recomputed))
+    assert record.question.answers == {record.question.options[best]} and best == 0      # n − i is enough
+    assert f"{recomputed[0]:.1%}" in record.question.why and "enough" in record.question.why
+    last = [f.shares.get(0, 0.0) for f in _offsets() if f.layer == model.config.n_decoder_layers - 1]
+    assert f"{np.mean(last):.0%} of steps with Cross L0 H3 working" in record.question.why
