@@ -556,7 +556,7 @@ def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_s
     other = browser.new_context(viewport={"width": 1400, "height": 1000})
     fresh = other.new_page()
     load(fresh, link)
-    expect(fresh.get_by_test_id("stMain").get_by_text("Step 6 of 11 · Cross-attention")).to_be_visible()
+    expect(fresh.get_by_test_id("stMain").get_by_text("Step 6 of 12 · Cross-attention")).to_be_visible()
     assert fresh.get_by_role("textbox", name="Your text").input_value() == "banana"
     assert fresh.get_by_test_id("stAlertContentSuccess").count() == 0  # the answer is not in the link
     other.close()
