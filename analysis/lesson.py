@@ -12,12 +12,14 @@ import torch
 
 from transformer.data import pad, target
 from transformer.decoding import max_output_tokens
-from transformer.metrics import pattern_share
+from transformer.intervention import Intervention, Replacement
+from transformer.metrics import exact_match, pattern_share
 from transformer.model import Transformer
 from transformer.trace import read_only
 from transformer.vocab import EOS, PAD, SOS, Vocab
 
-from .lab import Progress, report
+from .lab import Progress, report, teacher_forced_trace
+from .patching import pattern_weights
 from .run import Run
 
 COMPANIONS = (  # batch partners for the masks page, so the learner's word sits among padded rows
@@ -153,3 +155,82 @@ def forced_outcomes(model: Transformer, vocab: Vocab, texts: list[str], token: s
         for text, row in zip(chunk, tgt[:, 1:].tolist()):
             counts[forced_outcome(vocab.decode(row), target(text, task), token)] += 1   # stops at EOS
     return ForcedOutcomes(token, counts, len(texts))
+
+
+SPLIT = 0.3   # a step whose last layer puts at least this much of its weight on n − i reads two keys, not one
+
+
+@dataclass(frozen=True)
+class LastLayerSplit:
+    """How the reverser's last layer shares its cross-attention between the character to write (n − 1 − i) and
+    the one the step has just read (n − i), over held-out words, and what weights set by hand to half on each
+    keep: the test of whether the weight on n − i counts as a vote for the letter there."""
+
+    on_task: float      # mean weight (the layer's heads averaged) on n − 1 − i, over steps 1 .. n − 1
+    on_read: float      # the same on n − i
+    split_share: float  # share of those steps with at least SPLIT on n − i
+    steps: int
+    own: float          # exact match with the model's own weights
+    half_read: float    # with every last-layer cross head's weights half on n − 1 − i, half on n − i
+    half_other: float   # half on n − 1 − i, half on n − 2 − i: the other neighbour
+    words: int
+
+
+def half_pattern(task: str, other: str):
+    """A pattern (transformer.intervention.Pattern) with half the weight on the task's key, half on `other`
+    (analysis.patching's names: "task+1" is n − i for reverse, "task-1" is n − 2 − i)."""
+    return lambda source, n_queries: 0.5 * (pattern_weights("task", task, source, n_queries)
+                                            + pattern_weights(other, task, source, n_queries))
+
+
+@torch.inference_mode()
+def last_layer_split(model: Transformer, vocab: Vocab, texts: list[str], progress: Progress = None) -> LastLayerSplit:
+    """The reverser's last layer on `texts` (teacher-forced, so every step has its right prefix), then greedy
+    exact match with its weights set by hand (LastLayerSplit)."""
+    last = model.config.n_decoder_layers - 1
+    on_task, on_read = [], []
+    for done, text in enumerate(texts):
+        report(progress, 0.5 * done / max(len(texts), 1))
+        weights = teacher_forced_trace(model, vocab, text)["cross", last][0].double().mean(0)   # (T, S)
+        n = len(text)
+        for i in range(1, n):
+            on_task.append(float(weights[i, n - 1 - i]))
+            on_read.append(float(weights[i, n - i]))
+    matches = {}
+    for k, other in enumerate(("task+1", "task-1")):
+        report(progress, 0.5 + 0.25 * k)
+        edit = Intervention(replaced=(Replacement(last, half_pattern("reverse", other)),))
+        matches[other] = exact_match(model, vocab, texts, edit, task="reverse").exact_match
+    own = exact_match(model, vocab, texts, task="reverse").exact_match
+    return LastLayerSplit(float(np.mean(on_task)), float(np.mean(on_read)), float(np.mean(np.array(on_read) >= SPLIT)),
+                          len(on_read), own, matches["task+1"], matches["task-1"], len(texts))
+
+
+@dataclass(frozen=True)
+class RepeatPair:
+    """Two texts that differ in one character, beside the key n − i that output step `step` has just read from:
+    in `repeated` that key's letter stands there twice (at n − i and n − i + 1), in `single` once."""
+
+    repeated: str
+    single: str
+    step: int
+
+    @property
+    def read_key(self) -> int:
+        return len(self.repeated) - self.step
+
+
+def repeat_pair(text: str, step: int, alphabet: str) -> RepeatPair:
+    """The learner's text and its twin at `step`: the letter beside n − i made equal to it, or, where it already
+    is, made a letter of `alphabet` the text does not hold. ValueError where n − i has no neighbour on its right
+    (steps 2 .. n − 1 do)."""
+    n = len(text)
+    if not 2 <= step <= n - 1:
+        raise ValueError(f"step {step} of a text of {n} characters has no key beside n − i: steps 2 to {n - 1} do")
+    k = n - step
+    if text[k + 1] == text[k]:
+        spare = next((c for c in alphabet if c not in text and c != " "), None)
+        if spare is None:
+            raise ValueError("the text holds every letter of the model's alphabet: none is left to swap in")
+        return RepeatPair(text, text[:k + 1] + spare + text[k + 2:], step)
+    return RepeatPair(text[:k + 1] + text[k] + text[k + 2:], text, step)

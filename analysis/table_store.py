@@ -28,15 +28,15 @@ import numpy as np
 from transformer.intervention import Head
 
 from .lab import FirstFailure, HeadEffect, HeadPattern
-from .lesson import ForcedOutcomes
+from .lesson import ForcedOutcomes, LastLayerSplit
 from .mechanism import LengthProbe
 from .offsets import OffsetFit
 from .patching import PatchScore
 
 FILE_NAME = "tables.json"
 ROOT = Path(__file__).resolve().parent.parent
-RECORDS = {cls.__name__: cls for cls in (FirstFailure, ForcedOutcomes, Head, HeadEffect, HeadPattern, LengthProbe,
-                                         OffsetFit, PatchScore)}
+RECORDS = {cls.__name__: cls for cls in (FirstFailure, ForcedOutcomes, Head, HeadEffect, HeadPattern, LastLayerSplit,
+                                         LengthProbe, OffsetFit, PatchScore)}
 # The code a table's numbers depend on: the model, decoding, data and metrics, the analyses, and the functions
 # that call them with the lab's samples (a change to any of them makes every stored table stale).
 CODE = ("transformer/*.py", "analysis/*.py", "explorer/lab_runs.py")

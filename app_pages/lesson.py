@@ -1,4 +1,4 @@
-"""Lesson: ten steps and two optional ones, each with a question the model answers, asked before the reveal."""
+"""Lesson: ten steps and three optional ones, each with a question the model answers, asked before the reveal."""
 
 import streamlit as st
 
@@ -10,7 +10,7 @@ from explorer.own_models import is_own
 from explorer.pages import TITLES
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown
-from teaching.sheet import sheet_html, sheet_markdown
+from teaching.sheet import WHY_NO_QUESTION, sheet_html, sheet_markdown
 from teaching.steps import STEPS
 
 projector = projector_on()   # a hall's first screen holds the step's controls and its chart, so the intro folds
@@ -22,7 +22,7 @@ else:
     st.title("🎓 Lesson: how a Transformer reverses your text")
     intro = st.container()
 intro.markdown(
-    "Ten steps, from characters to the mechanism, and two optional ones for a longer class, each on the text "
+    "Ten steps, from characters to the mechanism, and three optional ones for a longer class, each on the text "
     "in the sidebar. Every step asks you to "
     "**predict first**; the model's own numbers then say whether you were right. Use **←** and **→** to move "
     "between steps. Teachers: each step has its own link (copy the address bar), and the sheet at the bottom "
@@ -39,7 +39,7 @@ held = classes.held_steps(text)   # a class voting on this text: its answers not
 
 
 back, middle, forward = st.columns([1, 2, 1], vertical_alignment="bottom")   # "Previous" whole at 1024 px
-number = middle.slider("Step", 1, last, 1, key=lesson.STEP_KEY, **VIEW,  # the heading below says "Step n of 12"
+number = middle.slider("Step", 1, last, 1, key=lesson.STEP_KEY, **VIEW,  # the heading below says "Step n of 13"
                        label_visibility="collapsed" if projector else "visible")
 back.button("Previous", shortcut="Left", key="lesson_previous",   # no icon: its name would be read aloud
             on_click=turn_lesson_step, args=(lesson.STEP_KEY, last, -1), width="stretch", help="Previous step (← key)")
@@ -65,8 +65,9 @@ if is_own(key):   # a server model's tables are all there: asking again would bu
     lesson.draw(view.before[len(shown):], numbers)
 words.caption(f"**Look for:** {step.look_for}")
 if view.question is None:
-    words.info("This model has no training snapshots (your own models keep none), so this step has no question; "
-               "switch to the bundled model in the sidebar to see its training.", icon="ℹ️")
+    words.info(f"This step has no question here: {WHY_NO_QUESTION.get(step.number, 'this model cannot ask it')}"
+               + (" (your own models keep none); switch to the bundled model in the sidebar to see its training."
+                  if step.number == 7 else "."), icon="ℹ️")
 elif step.number in held:
     with words:
         lesson.hold_back(view)

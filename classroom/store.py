@@ -4,7 +4,7 @@ lose nothing it reported as stored. The students' screens poll `snapshot`, one c
 Under a flood the database stays bounded by what one address may start (explorer.classes, on each replica: 10
 classes at once, then one every 6 minutes, so at most 10 + 10 × 24 × 7 = 1,690 within RETENTION_S) times what
 one class can hold from that address: SEATS_PER_ADDRESS seats take 0.10 MB of SQLite (measured: 20 classes,
-2.1 MB), and 0.65 MB once each of them has voted in both rounds of every one of the 12 steps and answered both
+2.1 MB), and 0.65 MB once each of them has voted in both rounds of every one of the 13 steps and answered both
 quizzes (2 classes, 1.2 MB). So one address can make the database grow by at most 1.1 GB in a week, 0.17 GB with
 seats alone (it was 3 GB a day)."""
 
@@ -38,7 +38,7 @@ COOKIELESS_SEATS_PER_ADDRESS = 5   # of those, for clients without the browser's
                                    # seat (nothing tells two of them apart), and a real browser has the cookie
                                    # unless it blocks it, so a few are room enough
 LIVE_IDLE_S = 3600           # a class its teacher has not moved for an hour no longer holds answers back
-STEPS = 12                   # the lesson's steps (teaching.steps.STEPS; a test holds the two equal)
+STEPS = 13                   # the lesson's steps (teaching.steps.STEPS; a test holds the two equal)
 RETENTION_S = 7 * 24 * 3600  # then everything about it is deleted a week after it started
 ROUNDS = (1, 2)
 QUIZ_STAGES = ("no quiz yet", "the before quiz is open", "the before quiz is closed", "the after quiz is open",

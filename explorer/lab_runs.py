@@ -7,7 +7,7 @@ shared model, never a change to it."""
 from __future__ import annotations
 
 from analysis import lab, mechanism, offsets, patching
-from analysis.lesson import ForcedOutcomes, forced_outcomes
+from analysis.lesson import ForcedOutcomes, LastLayerSplit, forced_outcomes, last_layer_split
 from analysis.run import Run, make_run
 from transformer.data import held_out_strings, sample_strings
 from transformer.intervention import NO_INTERVENTION, Head
@@ -97,6 +97,18 @@ def _forced_table(key: str, token: str, _progress=None) -> ForcedOutcomes:
     ckpt = checkpoint_for(key)
     return forced_outcomes(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), token, ckpt.task,
                            progress=_progress)
+
+
+@model_run(max_entries=4, show_spinner="Measuring the last layer's weights on 200 held-out words…",
+           shared=SHARED_TABLES, stored=True)
+def _split_table(key: str, _progress=None) -> LastLayerSplit:
+    ckpt = checkpoint_for(key)
+    return last_layer_split(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), _progress)
+
+
+def split_table(key: str, ask: bool = True) -> LastLayerSplit | None:
+    """How the last layer shares its weight between n − 1 − i and n − i, and what half on each keeps (step 13)."""
+    return on_request(_split_table, "Measuring the last layer's weights on 200 held-out words", key, ask=ask)
 
 
 def ablation_table(key: str, ask: bool = True) -> tuple[float, list[lab.HeadEffect]] | None:

@@ -12,7 +12,7 @@ import streamlit as st
 
 from analysis.attribution import Lenses
 from analysis.lab import HeadEffect
-from analysis.lesson import ForcedOutcomes
+from analysis.lesson import ForcedOutcomes, LastLayerSplit
 from analysis.offsets import OffsetFit
 from analysis.patching import PatchScore
 from analysis.run import Run
@@ -31,7 +31,7 @@ from viz.strips import vector_rows
 from . import why_runs
 from .canvas_charts import canvas_heatmap, cell_table, svg_chart
 from .charts import projector_on
-from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table, patch_table
+from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table, patch_table, split_table
 from .links import page_link
 from .cache import checkpoint_for, snapshot_output, snapshots, text_run
 from .pages import page
@@ -97,6 +97,13 @@ class CachedSource:
         """The last layer's cross heads against their offsets with `head` off (the table How it reverses reads)."""
         return offset_table(self.key, ((head.kind, head.layer, head.head),), "cross",
                             self.config.n_decoder_layers - 1, ask=ask)
+
+
+    def other_run(self, text: str) -> Run:
+        return text_run(self.key, text, teacher=True)
+
+    def split_table(self, ask: bool) -> LastLayerSplit | None:
+        return split_table(self.key, ask=ask)
 
 
 def step_view(number: int, key: str, text: str, ask_tables: bool = True) -> StepView:

@@ -3,7 +3,7 @@
     python -m scripts.store_tables            # every task: a few minutes on one core
 
 Opens every page of the registry under each task, as a learner's first visit does (and the lesson's steps 8,
-9 and 12, which ask for the lesson's own tables, step 8 also on a text whose forced character is 'q'), through Streamlit's AppTest, so the tables stored are exactly
+9, 12 and 13, which ask for the lesson's own tables, step 8 also on a text whose forced character is 'q'), through Streamlit's AppTest, so the tables stored are exactly
 those the pages' default views ask for; then writes what each checkpoint's pages computed. Run it again
 whenever tests/unit/test_table_store.py says a file is stale (the weights or the code behind the tables
 changed): until then the server computes each table itself, as it did before the files existed.
@@ -29,7 +29,7 @@ from transformer.checkpoint import bundled_checkpoint  # noqa: E402
 from transformer.data import TASKS  # noqa: E402
 
 TEXT = "hello"
-LESSON_TABLE_STEPS = (8, 9, 12)   # the lesson's steps that read whole-sample tables
+LESSON_TABLE_STEPS = (8, 9, 12, 13)  # the lesson's steps that read whole-sample tables
 ENDS_IN_Z = "jazz"            # step 8 forces 'q' instead of 'z' when the reversal starts with 'z': its own table
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from analysis.lab import HeadEffect
 from analysis.labels import EOS_LABEL, KIND_SHORT
-from analysis.lesson import ForcedOutcomes, forced_outcome, last_key_shares
+from analysis.lesson import SPLIT, ForcedOutcomes, LastLayerSplit, forced_outcome, last_key_shares
 from analysis.offsets import OffsetFit, offset_label
 from analysis.patching import pattern_label
 from analysis.run import Run
@@ -454,4 +454,80 @@ def which_character_question(run: Run, attention: np.ndarray, occlusion: np.ndar
         + ". A swap can also lower it without being read: where it makes your text disagree with what the "
         "decoder has already written.",
         hints,
+    )
+
+
+@dataclass(frozen=True)
+class TwinReading:
+    """One text of a repeat pair at the asked step: the read head's weight on n − i and beside it, the last
+    layer's (heads averaged) on n − 1 − i and n − i, how many last-layer heads' largest weight is on n − i, and
+    the letter written there (the right prefix read)."""
+
+    text: str
+    read_head_on_read: float
+    read_head_beside: float
+    on_task: float
+    on_read: float
+    heads_on_read: int
+    heads: int
+    writes: str
+
+
+REPEAT_MATTERS = 0.15      # the repeat "splits" the last layer if it moves this much more weight onto n − i
+DISCOUNT_KEEPS = 0.05      # half the weight on n − i "costs nothing" if the exact match falls by less than this
+OTHER_BREAKS = 0.25        # and half on the other neighbour costs at least this much more
+
+
+def exception_question(step: int, repeated: TwinReading, single: TwinReading, split: LastLayerSplit,
+                       read_head: Head) -> Question:
+    """Why does the last layer share its weight between n − 1 − i and n − i, yet write the letter at
+    n − 1 − i? Three readings, each decided by the numbers: the repeat beside n − i (the pair), the weight on
+    the letter just read counting for nothing (weights by hand on the held-out words), the largest weight
+    deciding what is written (the pair)."""
+    n, k = len(repeated.text), len(repeated.text) - step
+    read, to_write = repeated.text[k], repeated.text[k - 1]
+    repeat = ("The repeat: the read head finds both copies of the letter just read, so the last layer, one to "
+              "the left, is torn between two keys; without the repeat it looks at one.")
+    discount = ("The letter just read: the last layer shares its weight between the letter to write and the one "
+                "just read on most steps, repeat or not, and the weight on the one just read hardly counts.")
+    largest = ("The largest weight: where most last-layer heads put theirs on n − i, the model writes the letter "
+               "there.")
+    holds = {
+        repeat: repeated.on_read - single.on_read >= REPEAT_MATTERS and single.on_read < SPLIT,
+        discount: (split.split_share >= 0.5 and split.half_read >= split.own - DISCOUNT_KEEPS
+                   and split.half_other <= split.half_read - OTHER_BREAKS),
+        largest: any(t.heads_on_read > t.heads / 2 and t.writes == t.text[k] != t.text[k - 1]
+                     for t in (repeated, single)),
+    }
+    neither = "None of these three."
+    options = (repeat, discount, largest, neither)
+    answers = frozenset(o for o, ok in holds.items() if ok) or frozenset({neither})
+
+    def said(t: TwinReading) -> str:
+        return (f"'{t.text}': {t.on_task:.2f} on n − 1 − i and {t.on_read:.2f} on n − i, {t.heads_on_read} of "
+                f"{t.heads} heads' largest weight on n − i; it writes '{t.writes}'")
+
+    name = head_name(read_head)
+    why = (f"At step {step}: {said(repeated)}; {said(single)}. "
+           f"The repeat does move {name}, the read head: {repeated.read_head_on_read:.2f} on n − i and "
+           f"{repeated.read_head_beside:.2f} on the copy beside it in '{repeated.text}', "
+           f"{single.read_head_on_read:.2f} and {single.read_head_beside:.2f} in '{single.text}'. "
+           f"On the {split.words} held-out words the last layer puts on average {split.on_task:.2f} on n − 1 − i "
+           f"and {split.on_read:.2f} on n − i, and at least {SPLIT:.1f} on n − i at {split.split_share:.0%} of "
+           f"{split.steps:,} steps. With its weights set by hand to half on n − 1 − i and half on n − i at every "
+           f"step, the model keeps {split.half_read:.0%} exact match (its own: {split.own:.0%}); half on "
+           f"n − 1 − i and half on n − 2 − i, its other neighbour, {split.half_other:.0%}.")
+    if holds[discount]:
+        why += (" One reading: the step has just read the letter at n − i, so reading it again adds nothing the "
+                "model would write; a letter it has not read yet, it cannot discount.")
+    return Question(
+        "choice",
+        f"Output step {step} of '{repeated.text}' has just read '{read}' (from n − i = {k}) and should write "
+        f"'{to_write}' (n − 1 − i = {k - 1}); in '{repeated.text}' '{read}' stands beside n − i too, in "
+        f"'{single.text}' it does not. The table shows how the last layer shares its weight between n − 1 − i and "
+        "n − i in each text, and what the model writes. Which reading do the model's numbers back?",
+        options, answers,
+        "Compare the two texts' last layer: does the repeat change how it shares its weight? And which letter "
+        "does the step already know?",
+        why,
     )

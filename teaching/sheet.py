@@ -22,6 +22,9 @@ WHY_NO_QUESTION = {  # the steps whose question a model can lack, and why
     12: "for a model of your own, the tables of heads switched off, the cross heads' offsets and the patterns "
         "put in a head's place are computed on request: once computed on the Lesson's step 12, the sheet includes "
         "this step",
+    13: "it is asked at step 6's output step, which needs a text of at least 3 characters (a key beside n − i), "
+        "and for a model of your own the last layer's weights on the held-out words are computed on request: "
+        "once computed on the Lesson's step 13, the sheet includes this step",
     9: "for a model of your own, the table of heads switched off and the cross heads' offsets are computed on "
        "request: once both have been computed on the Lesson's step 9, the sheet includes this step",
 }

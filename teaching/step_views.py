@@ -17,7 +17,7 @@ import numpy as np
 from analysis.attribution import QUICK_COUNT, VARIES, Lenses, agreement, varies
 from analysis.lab import HeadEffect
 from analysis.labels import attention_axes, token_label, visible
-from analysis.lesson import ForcedOutcomes, input_vectors
+from analysis.lesson import ForcedOutcomes, LastLayerSplit, input_vectors, repeat_pair
 from analysis.offsets import OffsetFit, offset_label, run_offsets
 from analysis.patching import PatchScore
 from analysis.run import Run
@@ -51,6 +51,8 @@ class LessonSource(Protocol):
     def lenses(self) -> Lenses: ...                   # Why this character?'s lenses on the text (quick occlusion)
     def patch_score(self, pattern: str | None, layer: int, head: int | None, ask: bool) -> PatchScore | None: ...
     def cross_offsets_without(self, head: Head, ask: bool) -> list[OffsetFit] | None: ...   # the last layer's
+    def other_run(self, text: str) -> Run: ...        # another text, its right prefix read (teacher forcing)
+    def split_table(self, ask: bool) -> LastLayerSplit | None: ...
 
 
 # --- What a step shows: a few kinds of display, each drawn one way ------------------------------------------
@@ -96,8 +98,8 @@ class Written:
 @dataclass(frozen=True)
 class Side:
     """Two displays side by side, to compare."""
-    left: Metric | Written
-    right: Metric | Written
+    left: Metric | Written | Table
+    right: Metric | Written | Table
 
 
 @dataclass(frozen=True)
@@ -371,11 +373,62 @@ def _one_head_tested(source: LessonSource, ask: bool) -> StepView:
     return StepView(STEPS[11], question, before, (kept,))
 
 
+def _twin(run: Run, step: int, read_head: int, last_layer: int) -> q.TwinReading:
+    n = len(run.text)
+    k = n - step
+    last = np.asarray(run.trace["cross", last_layer][:, step], dtype=float)   # (H, S)
+    own = np.asarray(run.trace["cross", 0][read_head, step], dtype=float)                            # (S,)
+    mean = last.mean(0)
+    return q.TwinReading(run.text, float(own[k]), float(own[k + 1]), float(mean[k - 1]), float(mean[k]),
+                         int((last.argmax(-1) == k).sum()), last.shape[0], run.decoder_out[step])
+
+
+def _twins_table(twins: tuple[q.TwinReading, ...]) -> Table:
+    return Table({"read head on n − i": [round(t.read_head_on_read, 2) for t in twins],
+                  "read head beside it": [round(t.read_head_beside, 2) for t in twins],
+                  "last layer on n − 1 − i": [round(t.on_task, 2) for t in twins],
+                  "last layer on n − i": [round(t.on_read, 2) for t in twins],
+                  "heads' largest on n − i": [f"{t.heads_on_read} of {t.heads}" for t in twins],
+                  "writes": [visible(t.writes) for t in twins]},
+                 index=tuple(visible(t.text) for t in twins))
+
+
+def _exception(source: LessonSource, ask: bool) -> StepView:
+    """Step 13: the learner's text and its twin with (or without) a repeat beside n − i, at step 6's step; the
+    last layer's split between n − 1 − i and n − i, and the held-out test of what the weight on n − i counts."""
+    run = source.run()
+    t = _cross_step(source.text, run)
+    split = source.split_table(ask)
+    try:
+        pair = repeat_pair(source.text, t, source.vocab.characters)
+    except ValueError:
+        return StepView(STEPS[12], None, ())
+    if split is None:
+        return StepView(STEPS[12], None, ())
+    head = reading_head(run).head
+    repeated, single = (_twin(source.other_run(text), t, head, source.config.n_decoder_layers - 1)
+                        for text in (pair.repeated, pair.single))
+    k = pair.read_key
+    before = (Note(f"Output step {t} of two texts that differ only beside n − i = {k}: '{pair.repeated}', where "
+                   f"'{pair.repeated[k]}' stands at {k} and {k + 1}, and '{pair.single}', where it stands at {k} "
+                   f"only. The read head is cross L0 H{head} (step 6); the last layer's {repeated.heads} heads "
+                   "are averaged."),
+              _twins_table((repeated, single)))
+    kept = Table({"last layer's weights": ["its own", "half on n − 1 − i, half on n − i",
+                                           "half on n − 1 − i, half on n − 2 − i"],
+                  "exact match": [split.own, split.half_read, split.half_other]},
+                 percent=("exact match",),
+                 caption=f"Greedy decoding of the {split.words} held-out words, every last-layer cross head's "
+                         "weights set by hand at every step (as Build a head does).")
+    question = q.exception_question(t, repeated, single, split, Head("cross", 0, head))
+    return StepView(STEPS[12], question, before, (kept,))
+
+
 BUILDERS: dict[int, Callable[[LessonSource, bool], StepView]] = {
     1: lambda s, ask: _embeddings(s), 2: lambda s, ask: _positions(s), 3: lambda s, ask: _one_head(s),
     4: lambda s, ask: _masks(s), 5: lambda s, ask: _decoder(s), 6: lambda s, ask: _cross_attention(s),
     7: lambda s, ask: _training(s), 8: _forcing, 9: _ablation, 10: lambda s, ask: _encoder_off(s),
-    11: lambda s, ask: _which_character(s), 12: _one_head_tested,
+    11: lambda s, ask: _which_character(s), 12: _one_head_tested, 13: _exception,
 }
 assert sorted(BUILDERS) == [s.number for s in STEPS]
 

@@ -1,5 +1,5 @@
-"""The lesson's steps in teaching order, and the minutes a 50-minute class gives each: ten steps, and an
-optional eleventh and twelfth for a longer class."""
+"""The lesson's steps in teaching order, and the minutes a 50-minute class gives each: ten steps, and
+three optional ones for a longer class."""
 
 from __future__ import annotations
 
@@ -86,6 +86,12 @@ STEPS: tuple[Step, ...] = (
          "What the costliest cross head costs switched off and where its largest weight lands; after you answer, "
          "the exact match with each pattern in its place, and how the last layer looks with the head off.",
          "lab_patch", 5, optional=True),
+    Step(13, "The exception: two keys at once",
+         "The last layer need not put all its weight on the character it writes: where a step reads two keys, "
+         "the numbers, not the largest weight, say which one counts.",
+         "Two texts that differ in one character beside n − i, at the same step: how the read head and the last "
+         "layer share their weight there; after you answer, what weights set by hand keep on the held-out words.",
+         "attention", 5, optional=True),
 )
 INTRODUCTION_MINUTES, WRAP_UP_MINUTES = 3, 3
 assert INTRODUCTION_MINUTES + sum(s.minutes for s in STEPS if not s.optional) + WRAP_UP_MINUTES == 50

@@ -68,7 +68,7 @@ def test_a_teacher_starts_a_class_and_gets_a_code_a_qr_code_and_a_private_link(s
     assert any(code in str(h.proto.body) for h in at.get("html"))          # shown large
     assert len(at.get("image")) == 1                                         # the QR code
     assert any(secret in c.value for c in at.code)                           # the private link, in an expander
-    assert "0 students joined" in texts(at) and "Step 1 of 12" in " ".join(s.value for s in at.header)
+    assert "0 students joined" in texts(at) and "Step 1 of 13" in " ".join(s.value for s in at.header)
 
 
 def test_in_projector_mode_the_page_holds_no_private_link(store):

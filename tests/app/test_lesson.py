@@ -154,14 +154,14 @@ def test_an_own_models_steps_8_and_9_show_their_evidence_then_ask_for_each_missi
 def test_the_step_is_in_the_link_and_the_arrow_keys_move_it():
     at = open_app({"text": "level", "lesson_step": "4"}, "lesson")
     no_exception(at)
-    assert at.header[0].value == "Step 4 of 12 · Masks"
+    assert at.header[0].value == "Step 4 of 13 · Masks"
     back, forward = at.button[0], at.button[1]
     assert (back.proto.shortcut, forward.proto.shortcut) == ("left", "right")
     forward.click().run()
-    assert at.header[0].value.startswith("Step 5 of 12")
+    assert at.header[0].value.startswith("Step 5 of 13")
     at.button[0].click().run()
     at.button[0].click().run()
-    assert at.header[0].value.startswith("Step 3 of 12")
+    assert at.header[0].value.startswith("Step 3 of 13")
 
 
 def prepared_sheets(at, monkeypatch) -> dict[str, str]:
@@ -270,3 +270,21 @@ def test_step_12_shows_the_heads_cost_and_asks_which_pattern_is_enough():
     assert "Exact match lost with Cross L0 H3 off (step 9)" in labels and "Steps with its largest weight on n−i" in labels
     (radio,) = [r for r in at.radio if r.key and r.key.startswith("lesson_answer_12")]
     assert [o.split(":")[0] for o in radio.options] == ["n − i", "n − 1 − i", "uniform"]
+
+
+def test_step_13_sets_hello_beside_its_twin_and_reveals_the_weights_set_by_hand():
+    """The optional thirteenth step on "hello": one table of the two texts before the vote (their weights are
+    recomputed in tests/unit/test_step_views.py), four readings to pick from, and after the right pick the
+    held-out table and the numbers behind it."""
+    at = open_page("lesson", "hello", state={"lesson_step": 13})
+    no_exception(at)
+    assert at.header[0].value.startswith(f"Step 13 of {len(STEPS)}")
+    (before,) = at.dataframe
+    assert list(before.value.index)[0] == "hello" and "last layer on n − i" in before.value.columns
+    (radio,) = [r for r in at.radio if r.key and r.key.startswith("lesson_answer_13")]
+    assert len(radio.options) == 4 and radio.options[1].startswith("The letter just read")
+    radio.set_value(radio.options[1]).run()
+    [b for b in at.button if b.label == "Check my answer"][0].click().run()
+    no_exception(at)
+    page = " ".join(m.value for m in at.markdown) + " ".join(s.value for s in at.success)
+    assert "half on n − 1 − i and half on n − i" in page and len(at.dataframe) == 2

@@ -523,17 +523,17 @@ def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_s
     page = context.new_page()
     load(page, f"{server}/lesson?text=banana", timeout=120_000)
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("Step 1 of 12", exact=False)).to_be_visible()
+    expect(main.get_by_text("Step 1 of 13", exact=False)).to_be_visible()
     expect(main.get_by_role("button", name=re.compile("Next"))).to_be_enabled()     # its key is listened for
-    for number in range(2, 13):                                   # → alone, from the first step to the last
+    for number in range(2, 14):                                   # → alone, from the first step to the last
         with run_ends(page, timeout=120_000):
             page.keyboard.press("ArrowRight")
-        expect(main.get_by_text(f"Step {number} of 12", exact=False)).to_be_visible()
+        expect(main.get_by_text(f"Step {number} of 13", exact=False)).to_be_visible()
         assert f"lesson_step={number}" in page.evaluate("location.href")   # page.url lags history.replaceState
-    for number in (11, 10, 9, 8, 7, 6):                           # ← back to the cross-attention step
+    for number in (12, 11, 10, 9, 8, 7, 6):                       # ← back to the cross-attention step
         with run_ends(page):
             page.keyboard.press("ArrowLeft")
-        expect(main.get_by_text(f"Step {number} of 12", exact=False)).to_be_visible()
+        expect(main.get_by_text(f"Step {number} of 13", exact=False)).to_be_visible()
     assert page.locator("[data-testid='stException']").count() == 0
     from explorer.cache import BUNDLED_CHECKPOINT
     from explorer.lesson import question
@@ -556,7 +556,7 @@ def test_the_lesson_walks_by_keyboard_grades_a_wrong_then_right_answer_and_its_s
     other = browser.new_context(viewport={"width": 1400, "height": 1000})
     fresh = other.new_page()
     load(fresh, link)
-    expect(fresh.get_by_test_id("stMain").get_by_text("Step 6 of 12 · Cross-attention")).to_be_visible()
+    expect(fresh.get_by_test_id("stMain").get_by_text("Step 6 of 13 · Cross-attention")).to_be_visible()
     assert fresh.get_by_role("textbox", name="Your text").input_value() == "banana"
     assert fresh.get_by_test_id("stAlertContentSuccess").count() == 0  # the answer is not in the link
     other.close()

@@ -13,7 +13,7 @@ import pytest
 import viz
 from analysis import attribution, patching
 from analysis.lab import ablation_ranking
-from analysis.lesson import forced_outcomes
+from analysis.lesson import forced_outcomes, last_layer_split
 from analysis.offsets import head_offsets
 from analysis.run import Decoding, make_run
 from teaching import step_views
@@ -70,6 +70,17 @@ class DirectSource:
 
     def cross_offsets_without(self, head, ask):
         return _offsets_without(head)
+
+    def other_run(self, text):
+        return make_run(bundled().model, self.vocab, text, Decoding(teacher=True))
+
+    def split_table(self, ask):
+        return _split() if ask else None
+
+
+@functools.cache
+def _split():
+    return last_layer_split(bundled().model, bundled().vocab, _sample())
 
 
 @functools.cache
@@ -188,8 +199,10 @@ def test_a_step_a_model_cannot_ask_has_no_question_and_an_unknown_step_is_refuse
     assert step_views.step_view(7, DirectSource("banana", snapshotted=False)).question is None
     assert step_views.step_view(9, DirectSource("banana"), ask=False).question is None   # its tables not asked for
     assert step_views.step_view(12, DirectSource("banana"), ask=False).question is None
-    with pytest.raises(ValueError, match="steps 1 to 12"):
-        step_views.step_view(13, DirectSource("banana"))
+    assert step_views.step_view(13, DirectSource("banana"), ask=False).question is None
+    assert step_views.step_view(13, DirectSource("ab")).question is None        # no key beside n − i
+    with pytest.raises(ValueError, match="steps 1 to 13"):
+        step_views.step_view(14, DirectSource("banana"))
 
 
 def test_step_11_asks_where_attention_and_the_swaps_part_and_the_swaps_answer_it():
@@ -263,3 +276,46 @@ def test_step_12_tests_the_costliest_cross_head_for_need_sufficiency_and_what_th
     assert f"{recomputed[0]:.1%}" in record.question.why and "enough" in record.question.why
     last = [f.shares.get(0, 0.0) for f in _offsets() if f.layer == model.config.n_decoder_layers - 1]
     assert f"{np.mean(last):.0%} of steps with Cross L0 H3 working" in record.question.why
+
+
+def test_step_13_sets_a_repeat_beside_n_minus_i_against_its_twin_and_tests_the_weight_on_it_by_hand():
+    """On "hello" (the repeat, 'l' at 2 and 3) against its twin with no repeat there: the table's weights are the
+    model's own, read here from greedy runs, and the held-out figures are recomputed with the last layer's weights
+    written by hand (not through analysis.lesson); the answer is the reading those numbers back."""
+    import torch
+    from transformer.intervention import Replacement
+    record = view(13, "hello")
+    model, vocab = bundled().model, bundled().vocab
+    note, table = record.before
+    (kept,) = record.after
+    assert table.index[0] == "hello" and table.index[1] != "hello" and len(table.index[1]) == 5
+    twin = table.index[1]
+    assert twin[:3] + twin[4] == "helo" and twin[3] not in "hello"          # the one letter beside n − i changed
+    for row, text in enumerate(table.index):
+        run = make_run(model, vocab, text)
+        last = np.asarray(run.trace["cross", 1][:, 3], dtype=float)              # (H, S) step 3; n − i = 2
+        assert table.columns["last layer on n − 1 − i"][row] == pytest.approx(last.mean(0)[1], abs=0.005)
+        assert table.columns["last layer on n − i"][row] == pytest.approx(last.mean(0)[2], abs=0.005)
+        assert table.columns["heads' largest on n − i"][row] == f"{int((last.argmax(-1) == 2).sum())} of 4"
+        assert table.columns["read head on n − i"][row] == pytest.approx(float(run.trace["cross", 0][3, 3, 2]), abs=0.005)
+        assert table.columns["writes"][row] == run.output[3] == "e"
+    assert table.columns["heads' largest on n − i"][0] == "3 of 4"           # the exception: the largest is on 'l'
+
+    words = _sample()
+
+    def exact(other):   # every last-layer head half on n − 1 − i, half on n − 1 − i + other
+        def weights(source, n_queries):
+            n = int((source != 0).sum())
+            rows = torch.zeros(1, n_queries, source.size(1))
+            for i in range(n_queries):
+                for key in (n - 1 - i, n - 1 - i + other):
+                    rows[0, i, min(max(key, 0), n - 1)] += 0.5
+            return rows
+        edit = Intervention(replaced=(Replacement(1, weights),))
+        return np.mean([make_run(model, vocab, w, edit=edit).output == w[::-1] for w in words])
+
+    read, neighbour = exact(+1), exact(-1)
+    assert kept.columns["exact match"][1:] == pytest.approx([read, neighbour])
+    assert read >= 0.9 and neighbour <= 0.3                       # the weight on the letter just read hardly counts
+    assert record.question.answers == {record.question.options[1]}
+    assert f"{read:.0%} exact match" in record.question.why and f"other neighbour, {neighbour:.0%}" in record.question.why
