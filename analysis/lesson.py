@@ -228,6 +228,8 @@ def repeat_pair(text: str, step: int, alphabet: str) -> RepeatPair:
     if not 2 <= step <= n - 1:
         raise ValueError(f"step {step} of a text of {n} characters has no key beside n − i: steps 2 to {n - 1} do")
     k = n - step
+    if text[k] == " ":
+        raise ValueError(f"step {step} has just read a space: a space cannot stand twice")
     if text[k + 1] == text[k]:
         spare = next((c for c in alphabet if c not in text and c != " "), None)
         if spare is None:

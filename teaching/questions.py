@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analysis.lab import HeadEffect
-from analysis.labels import EOS_LABEL, KIND_SHORT
+from analysis.labels import EOS_LABEL, KIND_SHORT, visible
 from analysis.lesson import SPLIT, ForcedOutcomes, LastLayerSplit, forced_outcome, last_key_shares
 from analysis.offsets import OffsetFit, offset_label
 from analysis.patching import pattern_label
@@ -485,7 +485,7 @@ def exception_question(step: int, repeated: TwinReading, single: TwinReading, sp
     the letter just read counting for nothing (weights by hand on the held-out words), the largest weight
     deciding what is written (the pair)."""
     n, k = len(repeated.text), len(repeated.text) - step
-    read, to_write = repeated.text[k], repeated.text[k - 1]
+    read, to_write = visible(repeated.text[k]), visible(repeated.text[k - 1])
     repeat = ("The repeat: the read head finds both copies of the letter just read, so the last layer, one to "
               "the left, is torn between two keys; without the repeat it looks at one.")
     discount = ("The letter just read: the last layer shares its weight between the letter to write and the one "
@@ -511,15 +511,18 @@ def exception_question(step: int, repeated: TwinReading, single: TwinReading, sp
     why = (f"At step {step}: {said(repeated)}; {said(single)}. "
            f"The repeat does move {name}, the read head: {repeated.read_head_on_read:.2f} on n − i and "
            f"{repeated.read_head_beside:.2f} on the copy beside it in '{repeated.text}', "
-           f"{single.read_head_on_read:.2f} and {single.read_head_beside:.2f} in '{single.text}'. "
-           f"On the {split.words} held-out words the last layer puts on average {split.on_task:.2f} on n − 1 − i "
-           f"and {split.on_read:.2f} on n − i, and at least {SPLIT:.1f} on n − i at {split.split_share:.0%} of "
-           f"{split.steps:,} steps. With its weights set by hand to half on n − 1 − i and half on n − i at every "
-           f"step, the model keeps {split.half_read:.0%} exact match (its own: {split.own:.0%}); half on "
-           f"n − 1 − i and half on n − 2 − i, its other neighbour, {split.half_other:.0%}.")
+           f"{single.read_head_on_read:.2f} and {single.read_head_beside:.2f} in '{single.text}'; it moves the last "
+           f"layer's weight on n − i by {repeated.on_read - single.on_read:+.2f}. "
+           f"Over all {split.steps:,} steps of the {split.words} held-out words the last layer puts on average "
+           f"{split.on_task:.2f} on n − 1 − i and {split.on_read:.2f} on n − i, and at least {SPLIT:.1f} on n − i at "
+           f"{split.split_share:.0%} of them. With its weights set by hand to half on n − 1 − i and half on n − i at "
+           f"every step, the model keeps {split.half_read:.0%} exact match (its own: {split.own:.0%}); half on "
+           f"n − 1 − i and half on n − 2 − i, its other neighbour, {split.half_other:.0%}: the weight on the letter "
+           "just read costs almost nothing, the same weight on a letter not yet read breaks the reversal.")
     if holds[discount]:
-        why += (" One reading: the step has just read the letter at n − i, so reading it again adds nothing the "
-                "model would write; a letter it has not read yet, it cannot discount.")
+        why += (" One reading, which these numbers allow but do not prove: the step has just read the letter at "
+                "n − i, so reading it again adds nothing the model would write; a letter it has not read yet, it "
+                "cannot discount.")
     return Question(
         "choice",
         f"Output step {step} of '{repeated.text}' has just read '{read}' (from n − i = {k}) and should write "

@@ -17,7 +17,7 @@ import numpy as np
 from analysis.attribution import QUICK_COUNT, VARIES, Lenses, agreement, varies
 from analysis.lab import HeadEffect
 from analysis.labels import attention_axes, token_label, visible
-from analysis.lesson import ForcedOutcomes, LastLayerSplit, input_vectors, repeat_pair
+from analysis.lesson import ForcedOutcomes, LastLayerSplit, RepeatPair, input_vectors, repeat_pair
 from analysis.offsets import OffsetFit, offset_label, run_offsets
 from analysis.patching import PatchScore
 from analysis.run import Run
@@ -393,18 +393,31 @@ def _twins_table(twins: tuple[q.TwinReading, ...]) -> Table:
                  index=tuple(visible(t.text) for t in twins))
 
 
+def _valid_pair(source: LessonSource, wanted: int) -> RepeatPair | None:
+    """The repeat pair at the step nearest `wanted` whose two texts the model can read (a space cannot stand
+    twice, nor at an end), or None where no step has one."""
+    for step in sorted(range(2, len(source.text)), key=lambda s: (abs(s - wanted), s)):
+        try:
+            pair = repeat_pair(source.text, step, source.vocab.characters)
+            for text in (pair.repeated, pair.single):
+                source.vocab.check(text, source.config.max_len)
+        except ValueError:   # the vocabulary's InputError is one
+            continue
+        return pair
+    return None
+
+
 def _exception(source: LessonSource, ask: bool) -> StepView:
-    """Step 13: the learner's text and its twin with (or without) a repeat beside n − i, at step 6's step; the
-    last layer's split between n − 1 − i and n − i, and the held-out test of what the weight on n − i counts."""
+    """Step 13: the learner's text and its twin with (or without) a repeat beside n − i, at step 6's step (or
+    the nearest whose twin the model can read); the last layer's split between n − 1 − i and n − i, and the
+    held-out test of what the weight on n − i counts."""
     run = source.run()
     t = _cross_step(source.text, run)
     split = source.split_table(ask)
-    try:
-        pair = repeat_pair(source.text, t, source.vocab.characters)
-    except ValueError:
+    pair = _valid_pair(source, t)
+    if pair is None or split is None:
         return StepView(STEPS[12], None, ())
-    if split is None:
-        return StepView(STEPS[12], None, ())
+    t = pair.step
     head = reading_head(run).head
     repeated, single = (_twin(source.other_run(text), t, head, source.config.n_decoder_layers - 1)
                         for text in (pair.repeated, pair.single))

@@ -319,3 +319,19 @@ def test_step_13_sets_a_repeat_beside_n_minus_i_against_its_twin_and_tests_the_w
     assert read >= 0.9 and neighbour <= 0.3                       # the weight on the letter just read hardly counts
     assert record.question.answers == {record.question.options[1]}
     assert f"{read:.0%} exact match" in record.question.why and f"other neighbour, {neighbour:.0%}" in record.question.why
+
+
+@pytest.mark.parametrize("text", ["level up", "abc de", "aaaa", "the quick brown fox"])
+def test_step_13_twins_are_texts_the_model_reads_and_differ_in_one_letter_beside_n_minus_i(text):
+    """"level up" at step 3 has just read a space, which cannot stand twice: the step moves to the nearest one
+    whose twin is a text the learner could have typed (the full suite once failed the teacher's sheet here)."""
+    record = view(13, text)
+    assert record.question is not None
+    repeated, single = record.before[1].index
+    repeated, single = repeated.replace("␣", " "), single.replace("␣", " ")
+    for twin in (repeated, single):
+        bundled().vocab.check(twin, bundled().model.config.max_len)
+    assert text in (repeated, single) and sum(a != b for a, b in zip(repeated, single)) == 1
+    step = int(record.question.prompt.split()[2])
+    k = len(text) - step
+    assert repeated[k] == repeated[k + 1] != single[k + 1]
