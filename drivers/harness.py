@@ -61,8 +61,12 @@ RUN_MARK = """() => {
 }"""
 RUN_ENDED_SINCE = f"([mark, kind]) => ({RUN_MARK})()[kind] > mark[kind]"   # given a RUN_MARK before the action
 # every Plotly chart drawn: the app draws none since issue 30, but the benchmarks compare with commits that do
+# and every markup component (explorer.canvas_charts._markup) filled: its module loads after the run has ended, so
+# a table of cells could still be empty when the run's end was read. Components sit in shadow roots.
 ALL_CHARTS_DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
-                 .every(c => c.querySelector('.main-svg'))"""
+                 .every(c => c.querySelector('.main-svg'))
+  && [...document.querySelectorAll('*')].filter(e => e.shadowRoot).map(e => e.shadowRoot)
+       .every(r => [...r.querySelectorAll('[data-markup]')].every(m => m.hasAttribute('data-drawn')))"""
 # the next frame painted: a canvas heatmap (explorer/components/heatmap.js) draws when its data arrives
 PAINTED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
 
@@ -73,14 +77,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(log_name: str) -> tuple[subprocess.Popen, str]:
-    """`streamlit run app.py` on a free localhost port, returned once /_stcore/health answers."""
+def start_server(log_name: str, address: str = "127.0.0.1") -> tuple[subprocess.Popen, str]:
+    """`streamlit run app.py` on a free port, listening on `address` (0.0.0.0: every interface, as a class on a
+    network needs), returned as its localhost URL once /_stcore/health answers."""
     port = _free_port()
     (ROOT / "artifacts").mkdir(exist_ok=True)
     log = open(ROOT / "artifacts" / log_name, "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+         "--server.port", str(port), "--server.address", address, "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"

@@ -88,7 +88,9 @@ def json_bytes(data: dict) -> bytes:
 # the small SVG charts and the tables of coloured cells.
 _MARKUP_JS = """export default function (component) {
   const data = JSON.parse(new TextDecoder().decode(component.data));
-  component.parentElement.querySelector("[data-markup]").innerHTML = data.markup;
+  const box = component.parentElement.querySelector("[data-markup]");
+  box.innerHTML = data.markup;
+  box.dataset.drawn = "";  // for the tests: the markup is in (the module loads after the run has ended)
 }"""
 
 
