@@ -24,6 +24,7 @@ from viz.quiz import score_spread, share_right_by_item
 
 st.title("📣 Run a class")
 CSV_KEY, ERROR_KEY = "_class_csv", "_class_error"
+KEEP_LINK_KEY = "_class_keep_link"   # the code of the class just started, until its teacher kept the link
 REMOVED_KEY, PICKED_SEAT_KEY = "_class_removed", "_seat_to_remove"   # the seat last removed, the seat picked
 
 
@@ -42,15 +43,43 @@ def start_form(store: ClassStore) -> None:
         try:
             ckpt.vocab.encode(text, ckpt.model.config.max_len)
             classes.count_new_class()
-            new = store.create_class(text)
+            new = classes.start_class(store, text)
         except InputError as error:
             st.error(escape_markdown(str(error)), icon="✏️")
         except ClassError as error:
             st.error(str(error), icon="🛑")
         else:
             st.session_state[classes.TEACHING_KEY] = (new.code, new.secret)
+            st.session_state[KEEP_LINK_KEY] = new.code
             st.query_params.from_dict({classes.CLASS_PARAM: new.code})
             st.rerun()
+
+
+def keep_the_link(code: str, secret: str) -> bool:
+    """Before the class starts, once: the teacher keeps the recovery link (for another device; this browser gets
+    the class back by itself). True once they have, or chose to go on."""
+    if st.session_state.get(KEEP_LINK_KEY) != code:
+        return True
+    with st.container(border=True, key="keep_link"):
+        st.subheader("Before the class starts: keep your recovery link")
+        cookieless = classes.taught_here(classes.class_store(), code) is None
+        st.markdown("This browser gets the class back by itself after a reload, a sleep or a server restart. "
+                    + ("**This browser did not accept the app's cookie, so the link is the only way back.** "
+                       if cookieless else "") +
+                    "From another device (your phone, a colleague's laptop), only this link opens it: keep it "
+                    "where the room cannot see it. Whoever has it controls the class.")
+        if projector_on():
+            st.caption("🔒 The link is not shown in projector mode: turn projector mode off on a screen the room "
+                       "cannot see to copy it.")
+        else:
+            link = classes.teacher_link(code, secret)
+            st.code(link, language=None, wrap_lines=True)
+            st.download_button("Save the link as a file", f"Recovery link of class {code}: {link}\n",
+                               file_name=f"class_{code}_recovery_link.txt", mime="text/plain", on_click="ignore")
+        st.button("Start the class: this browser keeps it" if projector_on() else "I have kept it: start the class",
+                  type="primary", key="link_kept",
+                  on_click=st.session_state.pop, args=(KEEP_LINK_KEY, None))
+    return False
 
 
 def header(code: str, secret: str) -> None:
@@ -59,6 +88,11 @@ def header(code: str, secret: str) -> None:
     left.html(f"<p class='class-code-intro'>Join at <b>{html.escape(link)}</b> with the code</p>"
               f"<p class='class-code' aria-label='join code {' '.join(code)}'>{html.escape(code)}</p>")
     right.image(classes.qr_png(link), caption="Scan to join", width=200)
+    base = classes.join_base()
+    if not base.reachable:     # the likeliest way a first class fails: a link every phone opens on itself
+        st.warning(base.note, icon="📵")
+    elif not projector_on():
+        st.caption(base.note)
     if projector_on():   # not even in a closed expander: the projected page's DOM never holds the secret
         st.caption("🔒 Your private teacher link is not shown in projector mode. To copy it, turn projector mode "
                    "off on a screen the room cannot see.")
@@ -204,6 +238,8 @@ def quiz_results(store: ClassStore, code: str, secret: str, state) -> None:
 
 def run_class(store: ClassStore, code: str, secret: str) -> None:
     state = store.teacher_state(code, secret)
+    if not keep_the_link(code, secret):
+        return
     header(code, secret)
     quiz_controls(store, code, secret, state)
     if message := st.session_state.pop(ERROR_KEY, None):
@@ -315,6 +351,11 @@ code, secret = st.session_state.get(classes.TEACHING_KEY, ("", ""))
 if classes.param(classes.CLASS_PARAM).upper() not in ("", code):
     code, secret = "", ""   # another class's code in the link: this session does not control it
 
+if not (code and secret) and (back := classes.taught_here(store, classes.param(classes.CLASS_PARAM).upper() or None)):
+    code, secret = back.code, back.secret     # a reload, a new tab, a sleep or a replica's death: this browser
+    st.session_state[classes.TEACHING_KEY] = (code, secret)           # started the class, and takes it back
+    st.query_params[classes.CLASS_PARAM] = code
+    st.toast(f"Class {code} is back: this browser started it.", icon="🔑")
 if not (code and secret):
     if classes.param(classes.CLASS_PARAM):
         st.warning("This page controls a class only after its private teacher link was opened in this browser "

@@ -57,6 +57,14 @@ def seat_token_of(key: bytes, code: str, browser: str) -> str:
     return base64.urlsafe_b64encode(mac[:SECRET_BYTES]).decode()
 
 
+def teacher_secret_of(key: bytes, code: str, browser: str) -> str:
+    """The teacher's secret of a class started from a browser: derived as a seat token is, so that the browser
+    gets the class back after a reload or a replica's death, on any replica, while the store keeps its digest
+    only. The private link holds the same secret, for another device."""
+    mac = hmac.new(key, f"teacher\n{code}\n{browser}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac[:SECRET_BYTES]).decode()
+
+
 def matches(secret: str, stored_digest: str) -> bool:
     """Constant-time comparison of a secret with a stored digest."""
     return hmac.compare_digest(digest(secret), stored_digest)

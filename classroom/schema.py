@@ -28,6 +28,8 @@ classes = Table(
     Column("quiz_stage", Integer, nullable=False, server_default="0"),   # classroom.store.QUIZ_STAGES
     Column("quiz_seed", Integer, nullable=False, server_default="0"),    # the class's two quizzes are built from it
     Column("revealed_steps", Integer, nullable=False, server_default="0"),  # bit n set: step n's answer is out
+    Column("teacher_digest", String(64), index=True),   # keyed digest of the browser that started it (None: a
+                                                          # client without the browser's cookie)
 )
 
 seats = Table(

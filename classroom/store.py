@@ -131,22 +131,41 @@ class ClassStore:
 
     # --- the teacher ----------------------------------------------------------------------------------
 
-    def create_class(self, text: str) -> NewClass:
+    def create_class(self, text: str, browser: str | None = None) -> NewClass:
+        """A new class. `browser`: the key of the browser that starts it (server.identity), whose tabs then get
+        it back with taught_by; None for a client without the browser's cookie, which has the private link only."""
         now = self.clock()
-        secret = codes.new_secret()
         self.purge()
         for _ in range(20):   # 31^6 ≈ 887 million codes: a collision is rare, and retried
             code = codes.new_join_code()
+            secret = codes.teacher_secret_of(self.key, code, browser) if browser else codes.new_secret()
             try:
                 with self._begin() as c:
                     c.execute(insert(classes).values(
                         code=code, secret_digest=codes.digest(secret), text=text, step=1, round=1, voting=False,
                         spread_shown=False, revealed=False, created_at=now, expires_at=now + self.lifetime_s,
-                        changed_at=now, seats_given=0, quiz_stage=0, quiz_seed=secrets.randbelow(2 ** 31)))
+                        changed_at=now, seats_given=0, quiz_stage=0, quiz_seed=secrets.randbelow(2 ** 31),
+                        teacher_digest=codes.keyed_digest(self.key, "teacher", browser) if browser else None))
                 return NewClass(code, secret)
             except IntegrityError:
                 continue
         raise StoreUnavailable("No free join code was found; try again.")
+
+    def taught_by(self, browser: str, code: str | None = None) -> NewClass | None:
+        """The live class this browser started last (the one of `code`, if given), with its secret, so that a
+        reload, a sleep or a replica's death does not lock its teacher out; None when there is none."""
+        mine = [classes.c.teacher_digest == codes.keyed_digest(self.key, "teacher", browser),
+                classes.c.expires_at > self.clock()]
+        if code is not None:
+            mine.append(classes.c.code == code)
+        with self._begin() as c:
+            rows = c.execute(select(classes.c.code, classes.c.secret_digest).where(*mine)
+                             .order_by(classes.c.created_at.desc(), classes.c.id.desc())).all()
+        for code, stored in rows:      # a class started under another server key is not this browser's here
+            secret = codes.teacher_secret_of(self.key, code, browser)
+            if codes.matches(secret, stored):
+                return NewClass(code, secret)
+        return None
 
     def _teacher_row(self, c: Connection, code: str, secret: str):
         row = c.execute(select(classes).where(classes.c.code == code)).first()

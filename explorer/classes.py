@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import io
 import math
-from urllib.parse import urlencode, urlsplit
+import os
+from urllib.parse import urlencode
 
 import segno
 import streamlit as st
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
+from classroom import public_link
 from classroom.database import database_url, make_engine, migrate
 from classroom.errors import ClassError, StoreUnavailable, TooManyClasses, TooManyTries
+from classroom.public_link import JoinBase
 from classroom.store import ClassState, ClassStore
 from server import identity
 from server.limits import Buckets
@@ -74,10 +77,16 @@ def class_store() -> ClassStore | None:
         return None
 
 
+def join_base() -> JoinBase:
+    """Where a phone reaches the app (classroom.public_link): EXPLORER_PUBLIC_URL, else the browser's address,
+    else this computer's network address when the browser's is loopback and the server listens there too."""
+    return public_link.join_base(st.context.url or "", os.environ.get(public_link.PUBLIC_URL_ENV),
+                                 st.get_option("server.address"))
+
+
 def base_url() -> str:
-    """The app's address as the browser sees it (scheme, host, port), for the links a teacher hands out."""
-    parts = urlsplit(st.context.url or "http://localhost:8501/")
-    return f"{parts.scheme}://{parts.netloc}"
+    """The base of the links a teacher hands out: join_base's."""
+    return join_base().url
 
 
 def join_link(code: str) -> str:
@@ -159,6 +168,18 @@ def take_seat(store: ClassStore, code: str, nickname: str) -> str:
     if owner is None:
         st.session_state[SEATS_KEY] = {**kept, code: token}
     return token
+
+
+def start_class(store: ClassStore, text: str):
+    """A new class, kept for this browser (any of its tabs gets it back: taught_here) when it has the cookie."""
+    return store.create_class(text, _owner(identity.current()))
+
+
+def taught_here(store: ClassStore, code: str | None = None):
+    """The live class this browser started (the one of `code`, if given), with its secret, or None: a reload, a
+    sleep or the teacher's replica dying then loses nothing. A client without the browser's cookie has none."""
+    owner = _owner(identity.current())
+    return None if owner is None else store.taught_by(owner, code)
 
 
 def forget_seat(code: str) -> None:

@@ -39,6 +39,16 @@ rm -f "$logs"/*.log "$logs/replicas.txt"
 export STREAMLIT_SERVER_COOKIE_SECRET
 STREAMLIT_SERVER_COOKIE_SECRET=$(python3 -c "import secrets; print(secrets.token_hex(32))")
 
+# Where phones reach the class (classroom/public_link.py): the join link and its QR code carry this address.
+if [ -z "${EXPLORER_PUBLIC_URL:-}" ]; then
+  host=$address
+  case "$address" in
+    0.0.0.0|::|"") host=$(python3 -c "from classroom.public_link import network_address; print(network_address() or '')") ;;
+  esac
+  case "$host" in *:*) host="[$host]" ;; esac
+  if [ -n "$host" ]; then export EXPLORER_PUBLIC_URL="http://$host:$port"; fi
+fi
+
 pids=()
 stop() {
   trap - INT TERM EXIT
@@ -116,5 +126,10 @@ haproxy -f "$logs/haproxy.cfg" -db >"$logs/haproxy.log" 2>&1 &
 proxy=$!
 pids+=("$proxy")
 echo "serving on http://$address:$port: $replicas replicas behind HAProxy (logs in $logs/); Ctrl-C stops all"
+if [ -n "${EXPLORER_PUBLIC_URL:-}" ]; then
+  echo "the address to project, for phones on this network: $EXPLORER_PUBLIC_URL"
+else
+  echo "no network address found: phones cannot reach this computer; set EXPLORER_PUBLIC_URL" >&2
+fi
 wait "$proxy" || true   # until Ctrl-C; a replica that dies does not end the class
 echo "the proxy ended (see $logs/haproxy.log); stopping the replicas" >&2

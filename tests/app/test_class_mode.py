@@ -65,6 +65,13 @@ def test_a_teacher_starts_a_class_and_gets_a_code_a_qr_code_and_a_private_link(s
     code, secret = at.session_state[TEACHING_KEY]
     assert dict(at.query_params) == {"class": code}                          # the secret is not projected
     assert store.teacher_state(code, secret).text == "hello"
+    # first, once: the recovery link to keep, before any control (AppTest has no browser cookie: the link is
+    # this session's only way back, and the box says so)
+    assert [c.value.split("/")[-1] for c in at.code if secret in c.value] == [f"run-a-class?class={code}&teacher={secret}"]
+    assert "the link is the only way back" in texts(at)
+    assert not [b for b in at.button if b.label == "Open voting"]
+    at.button(key="link_kept").click().run()
+    no_exception(at)
     assert any(code in str(h.proto.body) for h in at.get("html"))          # shown large
     assert len(at.get("image")) == 1                                         # the QR code
     assert any(secret in c.value for c in at.code)                           # the private link, in an expander
@@ -312,6 +319,8 @@ def test_a_browser_starts_only_so_many_classes_and_so_does_its_network(store, mo
         at.text_input[0].set_value("hello")
         next(b for b in at.button if b.label == "Start a class").click().run()
         no_exception(at)
+        if [b for b in at.button if b.key == "link_kept"]:     # started: the recovery link is kept first
+            at.button(key="link_kept").click().run()
         return at
 
     def twice() -> str:

@@ -4,17 +4,23 @@ two replicas are one class and a replica killed with SIGKILL loses no vote a stu
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import time
+import urllib.request
 from collections import Counter
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import zxingcpp
+from PIL import Image
 from playwright.sync_api import expect
 
 from classroom.database import make_engine
+from classroom.public_link import is_loopback
 from classroom.store import ClassStore
-from drivers.harness import ROOT, load, settle
+from drivers.harness import ROOT, load, settle, start_server, stop_server
 from drivers.replicas import COOKIE, start_replicas, stop_replicas
 
 from .conftest import screenshot
@@ -30,6 +36,9 @@ def start_class(browser, url: str):
     teacher = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
     load(teacher, f"{url}/run-a-class", timeout=120_000)
     teacher.get_by_role("button", name="Start a class").click()
+    expect(teacher.get_by_text("Before the class starts: keep your recovery link")).to_be_visible(timeout=60_000)
+    assert teacher.locator(".class-code").count() == 0          # the link first, then the class
+    teacher.get_by_role("button", name="I have kept it: start the class").click()
     expect(teacher.locator(".class-code")).to_be_visible(timeout=60_000)
     settle(teacher)
     return teacher, teacher.locator(".class-code").inner_text().strip()
@@ -132,6 +141,37 @@ def test_the_projected_page_never_holds_the_teachers_secret(browser, server):
         page.context.close()
 
 
+def in_control(page, code: str) -> None:
+    """The page runs the class of `code`: its code shown large and the teacher's buttons there."""
+    expect(page.locator(".class-code")).to_have_text(code, timeout=90_000)
+    expect(page.get_by_role("button", name="Open voting")).to_be_visible(timeout=30_000)
+    assert page.get_by_text("controls a class only after").count() == 0
+
+
+def test_a_reload_or_a_new_tab_gives_the_teacher_the_class_back_and_another_browser_does_not(browser, server):
+    """Issue 65, problem 1: a reload left 'open that link, or start a new class'. The browser that started the
+    class takes it back, without the private link, in the same tab and in a new one; another browser opening
+    the same address gets no control."""
+    teacher, code = start_class(browser, server)
+    assert "teacher=" not in teacher.url
+    teacher.reload()
+    settle(teacher)
+    in_control(teacher, code)
+    second_tab = teacher.context.new_page()
+    load(second_tab, f"{server}/run-a-class", timeout=120_000)   # no code in the link: this browser's class
+    in_control(second_tab, code)
+    press(second_tab, "Open voting")                   # either tab runs it
+    stranger = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    load(stranger, f"{server}/run-a-class?class={code}", timeout=120_000)
+    expect(stranger.get_by_text("controls a class only after")).to_be_visible()
+    assert stranger.get_by_role("button", name="Open voting").count() == 0
+    assert class_store().snapshot(code).state.voting
+    for page in (teacher, second_tab, stranger):
+        assert page.locator("[data-testid='stException']").count() == 0
+    teacher.context.close()
+    stranger.context.close()
+
+
 def replica_of(page) -> str:
     return next(c["value"] for c in page.context.cookies() if c["name"] == COOKIE)
 
@@ -177,3 +217,80 @@ def test_students_on_two_replicas_are_one_class_and_a_killed_replica_loses_no_st
         assert store.snapshot(code).joined == 4                  # nobody seated twice by the move
     finally:
         stop_replicas(served)
+
+
+@pytest.mark.load
+def test_the_teachers_replica_killed_the_teachers_page_comes_back_by_itself(chromium_path, haproxy, browser):
+    """Issue 65, problem 1: the teacher's replica dying lost the class's control with its session. The page
+    reconnects to the live replica, which hands the class back to the browser that started it; the round goes on
+    and the count follows the vote."""
+    served = start_replicas(2, ROOT / "artifacts" / "e2e-teacher-replica")
+    try:
+        teacher, code = start_class(browser, served.url)
+        student = join(browser, served.url, code, "Ann")
+        expect(teacher.get_by_text("1 student joined")).to_be_visible(timeout=10_000)
+        press(teacher, "Open voting")
+        victim = replica_of(teacher)
+        pids = {f"replica{number}": pid for number, _, pid in served.table()}
+        os.kill(pids[victim], signal.SIGKILL)
+        deadline = time.monotonic() + 90
+        while replica_of(teacher) == victim and time.monotonic() < deadline:
+            teacher.wait_for_timeout(500)
+        assert replica_of(teacher) != victim, "the teacher's page never moved to the live replica"
+        in_control(teacher, code)                       # by itself: no reload, no link
+        told = vote(student, 0)
+        expect(teacher.get_by_text("1 of 1 voted in round 1")).to_be_visible(timeout=30_000)
+        assert class_store().counts(code, 1, 1) == Counter([told])
+        press(teacher, "Reveal")                        # and the teacher still controls it
+        assert class_store().snapshot(code).state.revealed
+    finally:
+        stop_replicas(served)
+
+
+@pytest.fixture(scope="module")
+def network_server(chromium_path):
+    """A server listening on every interface, as `streamlit run app.py` does by default, opened as 127.0.0.1."""
+    process, url = start_server("e2e-network-server.log", address="0.0.0.0")
+    yield url
+    stop_server(process)
+
+
+def scanned(page) -> str:
+    """What a phone's camera reads off the QR code as the page draws it."""
+    png = page.get_by_test_id("stImage").locator("img").first.screenshot()
+    found = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))
+    assert len(found) == 1, f"{len(found)} codes read"
+    return found[0].text
+
+
+def test_the_qr_code_opened_on_loopback_points_phones_at_the_servers_network_address(browser, network_server):
+    """Issue 65, problem 3: opened as 127.0.0.1, the QR decoded to http://127.0.0.1:…/join, which no phone can
+    reach. Now it carries an address of this machine's network, the server answers there, and a phone that opens
+    what it scanned joins the class."""
+    teacher, code = start_class(browser, network_server)
+    assert urlsplit(teacher.url).hostname == "127.0.0.1"
+    link = scanned(teacher)
+    parts = urlsplit(link)
+    assert not is_loopback(parts.hostname), link
+    assert (parts.path, parse_qs(parts.query)) == ("/join", {"class": [code]})
+    health = f"{parts.scheme}://{parts.netloc}/_stcore/health"
+    assert urllib.request.urlopen(health, timeout=30).read() == b"ok"
+    assert link in teacher.locator(".class-code-intro").inner_text()       # the words say what the code says
+    assert teacher.get_by_text("A phone cannot open").count() == 0
+    phone = browser.new_context(**PHONE).new_page()
+    load(phone, link, timeout=120_000)
+    phone.get_by_label("Nickname").first.fill("Ann")
+    phone.get_by_role("button", name="Join").tap()
+    expect(phone.get_by_text("You are Ann")).to_be_visible(timeout=60_000)
+    expect(teacher.get_by_text("1 student joined")).to_be_visible(timeout=10_000)
+    for page in (teacher, phone):
+        page.context.close()
+
+
+def test_a_server_on_this_computer_only_says_that_phones_cannot_join(browser, server):
+    """Listening on 127.0.0.1 alone, no address can reach it from a phone: the teacher is told so in words, and
+    the QR code carries the address as it is."""
+    teacher, code = start_class(browser, server)
+    expect(teacher.get_by_text("A phone cannot open")).to_be_visible()
+    assert urlsplit(scanned(teacher)).hostname == "127.0.0.1"
+    teacher.context.close()

@@ -57,6 +57,13 @@ def go_to(page, label: str) -> None:
     settle(page)
 
 
+def test_serve_prints_the_address_to_project(two_replicas):
+    """Issue 65, problem 3: the script names the address phones reach the class at, the one the replicas build
+    the join link from (EXPLORER_PUBLIC_URL); told to listen on 127.0.0.1, that is the proxy's own."""
+    printed = (two_replicas.logs / "serve.out").read_text()
+    assert f"the address to project, for phones on this network: {two_replicas.url}" in printed
+
+
 def test_sessions_keep_their_replica_and_their_own_models_through_the_proxy(two_replicas, browser):
     learners = [open_learner(browser, f"{two_replicas.url}/training?text=level") for _ in range(2)]
     for i, (context, page) in enumerate(learners):

@@ -64,7 +64,7 @@ def store(engine):
 
 
 def test_the_migrations_make_exactly_the_tables_the_code_reads(engine):
-    assert current_revision(engine) == head_revision() == "0004"
+    assert current_revision(engine) == head_revision() == "0005"
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), metadata) == []
     migrate(engine)                                    # a replica starting later: nothing to do, no error
@@ -161,6 +161,32 @@ def test_a_full_class_seats_nobody_more(store, monkeypatch):
         store.join(new.code, "late")
     with pytest.raises(BadNickname):                    # refused before a seat number is spent on it
         store.join(store.create_class("world").code, "x" * 25)
+
+
+def test_the_browser_that_started_a_class_gets_it_back_and_no_other_does(store, engine):
+    """Issue 65: a reload locked the teacher out. The browser that started a class takes it back (its secret is
+    derived from the browser's key, kept as a keyed digest); another browser, another server key, a class that
+    ended or expired, and a client without the cookie get nothing."""
+    first = store.create_class("hello", browser="browser:teacher")
+    assert store.taught_by("browser:teacher") == first
+    assert store.teacher_state(first.code, first.secret).text == "hello"
+    with engine.connect() as c:
+        stored = [str(v) for row in c.execute(select(classes)) for v in row]
+    assert "browser:teacher" not in " ".join(stored) and first.secret not in stored
+    assert store.taught_by("browser:student") is None
+    assert ClassStore(engine, clock=store.clock).taught_by("browser:teacher") is None     # another server key
+    second = store.create_class("world", browser="browser:teacher")
+    assert second.secret != first.secret
+    assert store.taught_by("browser:teacher") == second                         # the newest, unless asked
+    assert store.taught_by("browser:teacher", first.code) == first
+    assert store.taught_by("browser:teacher", "ZZZZZZ") is None
+    store.end_class(first.code, first.secret)
+    assert store.taught_by("browser:teacher", first.code) is None
+    cookieless = store.create_class("level")
+    assert store.teacher_state(cookieless.code, cookieless.secret).text == "level"
+    assert store.taught_by("browser:teacher") == second
+    store.clock.now += store.lifetime_s + 1
+    assert store.taught_by("browser:teacher") is None
 
 
 def test_only_the_teachers_secret_changes_a_class(store):
@@ -552,6 +578,7 @@ def test_a_database_at_the_quizzes_migration_is_brought_forward_with_its_seats(t
     assert old.seat("ABCDEF", "old-token").nickname == "Ann"
     assert old.join("ABCDEF", "", browser="browser:b", address="10.0.0.1").number == 2
     assert old.held_steps("hello", browser="browser:b") == frozenset(range(1, store_module.STEPS + 1))
+    assert old.taught_by("browser:b") is None           # a class from before 0005 has no teacher's browser
 
 
 MOST_MB_PER_FULL_CLASS = 0.65   # classroom.store's docstring: a class's database share under a flood
