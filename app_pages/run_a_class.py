@@ -8,6 +8,7 @@ import time
 
 import streamlit as st
 
+from classroom.codes import NICKNAME_MAX
 from classroom.errors import ClassError, UnknownClass, WrongSecret
 from classroom.store import OPEN_FORM, QUIZ_STAGES, ClassStore
 from explorer import classes, lesson, quiz
@@ -25,7 +26,8 @@ from viz.quiz import score_spread, share_right_by_item
 st.title("📣 Run a class")
 CSV_KEY, ERROR_KEY = "_class_csv", "_class_error"
 KEEP_LINK_KEY = "_class_keep_link"   # the code of the class just started, until its teacher kept the link
-REMOVED_KEY, PICKED_SEAT_KEY = "_class_removed", "_seat_to_remove"   # the seat last removed, the seat picked
+REMOVED_KEY, PICKED_SEAT_KEY = "_class_removed", "_seat_to_remove"   # what was done to a seat, the seat picked
+NEW_NAME_KEY = "_seat_new_name"
 
 
 def start_form(store: ClassStore) -> None:
@@ -246,7 +248,7 @@ def run_class(store: ClassStore, code: str, secret: str) -> None:
         st.error(message)
     if state.open_form is not None:
         quiz_open(store, code, state)      # no results while it is open: a student could test an answer
-        remove_seats(store, code, secret)
+        manage_seats(store, code, secret)
         class_files(store, code, secret, state)
         return
     last = len(STEPS)
@@ -267,7 +269,7 @@ def run_class(store: ClassStore, code: str, secret: str) -> None:
     else:
         step_question(store, code, secret, state, view, step, question)
     quiz_results(store, code, secret, state)
-    remove_seats(store, code, secret)
+    manage_seats(store, code, secret)
     class_files(store, code, secret, state)
 
 
@@ -297,28 +299,45 @@ def step_question(store: ClassStore, code: str, secret: str, state, view, step, 
         lesson.reveal(view)
 
 
-def remove_seats(store: ClassStore, code: str, secret: str) -> None:
-    """The teacher frees a seat: someone who left, or a seat nobody in the room holds. Its votes and quiz answers
-    leave every count."""
+def manage_seats(store: ClassStore, code: str, secret: str) -> None:
+    """Who joined; the teacher renames a seat (a mistaken or offensive name) or frees one (someone who left, or
+    a seat nobody in the room holds: its votes and quiz answers leave every count)."""
+    def picked_number() -> int:
+        return st.session_state[PICKED_SEAT_KEY].number
+
     def remove() -> None:
-        picked = st.session_state.get(PICKED_SEAT_KEY)
         try:
-            gone = store.remove_seat(code, secret, picked.number)
+            gone = store.remove_seat(code, secret, picked_number())
         except ClassError as error:
-            st.session_state[ERROR_KEY] = str(error)
+            st.session_state[REMOVED_KEY] = (False, str(error))
         else:
-            st.session_state[REMOVED_KEY] = (f"{gone.nickname} (seat {gone.number}) is removed, with their votes "
-                                             "and quiz answers. They can join again with the code, as someone new.")
+            st.session_state[REMOVED_KEY] = (True, f"{gone.nickname} (seat {gone.number}) is removed, with their "
+                                             "votes and quiz answers. They can join again with the code, as someone "
+                                             "new.")
+
+    def rename() -> None:
+        try:
+            seat = store.rename_seat(code, secret, picked_number(), st.session_state.get(NEW_NAME_KEY, ""))
+        except ClassError as error:
+            st.session_state[REMOVED_KEY] = (False, str(error))
+        else:
+            st.session_state[REMOVED_KEY] = (True, f"Seat {seat.number} is now called {seat.nickname}.")
+            st.session_state[NEW_NAME_KEY] = ""
 
     seats = store.participants(code, secret)
-    with st.expander("Students who joined: remove a seat (not while projecting)"):
-        if message := st.session_state.pop(REMOVED_KEY, None):
-            st.success(escape_markdown(message), icon="🪑")
-        st.markdown(f"{len(seats)} seat{'' if len(seats) == 1 else 's'} taken.")
-        if seats:
-            st.selectbox("Seat", seats, key=PICKED_SEAT_KEY,
-                         format_func=lambda seat: f"{seat.number} · {seat.nickname}")
-            st.button("Remove from the class", key="remove_seat", on_click=remove)
+    with st.expander(f"Students who joined ({len(seats)}): rename or remove a seat (not while projecting)"):
+        if done := st.session_state.pop(REMOVED_KEY, None):
+            (st.success if done[0] else st.error)(escape_markdown(done[1]), icon="🪑" if done[0] else "✏️")
+        if not seats:
+            st.markdown("No one has joined yet.")
+            return
+        st.dataframe([{"seat": seat.number, "nickname": seat.nickname} for seat in seats], hide_index=True,
+                     height=min(35 * len(seats) + 38, 300), width="stretch")
+        st.selectbox("Seat", seats, key=PICKED_SEAT_KEY, format_func=lambda seat: f"{seat.number} · {seat.nickname}")
+        name_col, rename_col = st.columns([3, 1], vertical_alignment="bottom")
+        name_col.text_input("New nickname (empty: “Student N” again)", key=NEW_NAME_KEY, max_chars=NICKNAME_MAX)
+        rename_col.button("Rename", key="rename_seat", on_click=rename, width="stretch")
+        st.button("Remove from the class", key="remove_seat", on_click=remove)
 
 
 def class_files(store: ClassStore, code: str, secret: str, state) -> None:

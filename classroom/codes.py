@@ -70,6 +70,23 @@ def matches(secret: str, stored_digest: str) -> bool:
     return hmac.compare_digest(digest(secret), stored_digest)
 
 
+def given_name(number: int) -> str:
+    """The name of a seat whose student typed none."""
+    return f"Student {number}"
+
+
+def is_given_name(name: str) -> bool:
+    """Whether a name reads as one the store gives ("student 17", "STUDENT 3"): nobody may type one, so a
+    typed name never passes for another seat's."""
+    head, _, tail = name.casefold().partition(" ")
+    return head == "student" and tail.isdecimal()
+
+
+def same_name(a: str, b: str) -> bool:
+    """Two nicknames a class would take for one person: equal but for case (cleaned: spaces squeezed, NFC)."""
+    return a.casefold() == b.casefold()
+
+
 def clean_nickname(typed: str) -> str:
     """A nickname as stored and shown: control and format characters dropped, spaces squeezed, at most
     NICKNAME_MAX characters; empty when nothing printable was typed (the store then names the seat "Student 17"). Markup is kept as text: every screen

@@ -32,6 +32,10 @@ class BadNickname(ClassError):
     """A nickname too long or made of nothing printable."""
 
 
+class NicknameTaken(BadNickname):
+    """Someone in the class has this nickname already, or it is one the store gives ("Student 17")."""
+
+
 class VotingClosed(ClassError):
     """A vote arrived when the teacher had not opened voting on this step and round."""
 

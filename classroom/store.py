@@ -14,7 +14,7 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, case, delete, exists, func, insert, literal, or_, select, update
@@ -24,8 +24,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from . import codes
 from .errors import (
-    NO_SUCH_CODE, BadOption, BadStep, ClassExpired, ClassFull, NetworkFull, QuizClosed, StoreUnavailable,
-    UnknownClass, UnknownSeat, VotingClosed, WrongSecret,
+    NO_SUCH_CODE, BadOption, BadStep, ClassExpired, ClassFull, NetworkFull, NicknameTaken,
+    QuizClosed, StoreUnavailable, UnknownClass, UnknownSeat, VotingClosed, WrongSecret,
 )
 from .schema import classes, quiz_answers, seats, votes
 
@@ -339,8 +339,14 @@ class ClassStore:
             held = self.held_seat(code, browser)
             if held is not None:
                 return held
-            with suppress(IntegrityError):
+            try:
                 return self._new_seat(code, name, browser, address)
+            except IntegrityError:
+                continue
+            except NicknameTaken:        # by another tab of this browser, a moment before: its seat, then
+                if (held := self.held_seat(code, browser)) is not None:
+                    return held
+                raise
         raise StoreUnavailable("Your seat could not be taken just now; try again.")
 
     def held_seat(self, code: str, browser: str) -> Seat | None:
@@ -365,11 +371,41 @@ class ClassStore:
             if given is None:
                 self._why_no_seat(c, code)
             self._check_room(c, given.id, where, cookieless=browser is None)
+            if name:
+                self._check_name_free(c, given.id, name)
             number = given.seats_given
             c.execute(insert(seats).values(class_id=given.id, number=number, token_digest=codes.digest(token),
-                                           nickname=name or f"Student {number}", joined_at=now,
+                                           nickname=name or codes.given_name(number), joined_at=now,
                                            browser_digest=owner, address_digest=where))
-        return Seat(token, number, name or f"Student {number}")
+        return Seat(token, number, name or codes.given_name(number))
+
+    @staticmethod
+    def _check_name_free(c: Connection, class_id: int, name: str, number: int | None = None) -> None:
+        """Refuses a typed name the store gives, or one another seat (not `number`) has, but for case: checked
+        with the class's row locked, so two students typing one name at once do not both get it."""
+        if codes.is_given_name(name):
+            raise NicknameTaken(f"“{name}” is a name the class gives to students who type none: pick another "
+                                "nickname, or leave it empty.")
+        others = c.execute(select(seats.c.nickname).where(seats.c.class_id == class_id,
+                                                          *([] if number is None else [seats.c.number != number])))
+        if any(codes.same_name(name, other) for (other,) in others):
+            raise NicknameTaken(f"Someone in this class is already called “{name}”: pick another nickname.")
+
+    def rename_seat(self, code: str, secret: str, number: int, nickname: str) -> Seat:
+        """The teacher renames a seat (an offensive or a mistaken name); an empty name gives it back its
+        "Student N". Its votes and answers stay."""
+        name = codes.clean_nickname(nickname)
+        with self._begin() as c:
+            row = self._teacher_row(c, code, secret)
+            c.execute(update(classes).where(classes.c.id == row.id).values(changed_at=row.changed_at))  # locks it
+            if name:
+                self._check_name_free(c, row.id, name, number)
+            renamed = c.execute(update(seats).where(seats.c.class_id == row.id, seats.c.number == number)
+                                .values(nickname=name or codes.given_name(number))
+                                .returning(seats.c.number, seats.c.nickname)).first()
+            if renamed is None:
+                raise UnknownSeat(f"Seat {number} is not in this class: it may have been removed already.")
+        return Seat(None, renamed.number, renamed.nickname)
 
     @staticmethod
     def _why_no_seat(c: Connection, code: str) -> None:

@@ -298,7 +298,7 @@ def test_the_teacher_removes_a_seat_and_its_student_is_told_to_join_again(store)
         at.button[0].click().run()
         seated[name] = at.query_params["seat"]
     at = teacher(new)
-    assert "2 seats taken." in texts(at)
+    assert any(e.label.startswith("Students who joined (2)") for e in at.expander)
     picker = at.selectbox(key="_seat_to_remove")
     assert picker.options == ["1 · Ann", "2 · Bob"]
     picker.set_value(next(s for s in store.participants(new.code, new.secret) if s.nickname == "Bob")).run()
@@ -306,10 +306,45 @@ def test_the_teacher_removes_a_seat_and_its_student_is_told_to_join_again(store)
     no_exception(at)
     assert any(s.value.replace("\\", "").startswith("Bob (seat 2) is removed") for s in at.success)
     assert [s.nickname for s in store.participants(new.code, new.secret)] == ["Ann"]
-    assert "1 seat taken." in texts(at) and at.selectbox(key="_seat_to_remove").options == ["1 · Ann"]
+    assert any(e.label.startswith("Students who joined (1)") for e in at.expander)
+    assert at.selectbox(key="_seat_to_remove").options == ["1 · Ann"]
     bob = student(new.code, seated["Bob"])
     no_exception(bob)
     assert any("teacher may have removed it" in w.value for w in bob.warning) and bob.button[0].label == "Join"
+
+
+def test_nicknames_are_one_per_person_and_the_teacher_renames_a_seat(store):
+    """Issue 65, problem 5: nicknames repeated and impersonated ("Student 1"). A taken name (but for case) and a
+    name the class gives are refused with a message and no seat; the teacher renames a seat, and its student's
+    screen follows."""
+    new = store.create_class("hello")
+    ann = student(new.code)
+    ann.text_input[1].set_value("Ann")
+    ann.button[0].click().run()
+    for typed, said in (("ann", "already called “ann”"), ("Student 1", "a name the class gives")):
+        other = student(new.code)
+        other.text_input[1].set_value(typed)
+        other.button[0].click().run()
+        no_exception(other)
+        assert said in " ".join(e.value for e in other.error), typed
+        assert "seat" not in other.query_params
+    assert [s.nickname for s in store.participants(new.code, new.secret)] == ["Ann"]
+    bob = student(new.code)
+    bob.button[0].click().run()                                          # no name: "Student 2"
+    at = teacher(new)
+    picker = at.selectbox(key="_seat_to_remove")
+    assert picker.options == ["1 · Ann", "2 · Student 2"]
+    picker.set_value(store.participants(new.code, new.secret)[1]).run()
+    at.text_input(key="_seat_new_name").set_value("ANN").run()
+    at.button(key="rename_seat").click().run()
+    assert "already called “ANN”" in " ".join(e.value for e in at.error)
+    at.text_input(key="_seat_new_name").set_value("Bo").run()
+    at.button(key="rename_seat").click().run()
+    no_exception(at)
+    assert "Seat 2 is now called Bo." in " ".join(s.value.replace("\\", "") for s in at.success)
+    assert [s.nickname for s in store.participants(new.code, new.secret)] == ["Ann", "Bo"]
+    bob.run()
+    assert "You are Bo" in texts(bob)
 
 
 def test_a_browser_starts_only_so_many_classes_and_so_does_its_network(store, monkeypatch):

@@ -16,8 +16,8 @@ from classroom import codes
 from classroom.database import head_revision, make_engine, migrate, current_revision
 from classroom import store as store_module
 from classroom.errors import (
-    BadNickname, BadOption, BadStep, ClassExpired, ClassFull, NetworkFull, QuizClosed, StoreUnavailable, UnknownClass,
-    UnknownSeat, VotingClosed, WrongSecret,
+    BadNickname, BadOption, BadStep, ClassExpired, ClassFull, NetworkFull, NicknameTaken, QuizClosed, StoreUnavailable,
+    UnknownClass, UnknownSeat, VotingClosed, WrongSecret,
 )
 from classroom.schema import classes, metadata, quiz_answers, seats, votes
 from classroom.store import ClassStore
@@ -151,6 +151,53 @@ def test_a_step_the_lesson_lacks_is_refused_and_the_store_knows_the_lessons_leng
     store.end_class(new.code, new.secret)
     with pytest.raises(WrongSecret):                    # a second tab of the teacher's, after the end
         store.open_voting(new.code, new.secret)
+
+
+def test_a_nickname_is_one_persons_in_a_class_and_the_teacher_renames_seats(store, engine):
+    """Issue 65, problem 5. A taken name, but for case, and a name the store gives are refused without spending a
+    seat number; names repeat across classes; the teacher renames a seat (empty: its given name again), never to
+    another seat's name; a student's own browser gets its seat back whatever it types."""
+    new, other = store.create_class("hello"), store.create_class("world")
+    assert store.join(new.code, "Ann", browser="browser:ann").number == 1
+    for typed in ("ann", "  ANN ", "Student 1", "student 7", "STUDENT 2"):
+        with pytest.raises(NicknameTaken):
+            store.join(new.code, typed)
+    assert store.join(new.code, "", browser="browser:b").nickname == "Student 2"      # no number was spent
+    assert store.join(new.code, "ann", browser="browser:ann").number == 1            # its own seat back
+    assert store.join(other.code, "Ann").number == 1                                 # another class
+    assert store.rename_seat(new.code, new.secret, 2, "Bo").nickname == "Bo"
+    for taken in ("ANN", "Student 9"):
+        with pytest.raises(NicknameTaken):
+            store.rename_seat(new.code, new.secret, 2, taken)
+    assert store.rename_seat(new.code, new.secret, 1, "ANN").nickname == "ANN"      # its own name, recased
+    assert store.rename_seat(new.code, new.secret, 2, "").nickname == "Student 2"
+    with pytest.raises(UnknownSeat):
+        store.rename_seat(new.code, new.secret, 9, "Cy")
+    with pytest.raises(WrongSecret):
+        store.rename_seat(new.code, other.secret, 1, "Cy")
+    with pytest.raises(BadNickname):
+        store.rename_seat(new.code, new.secret, 1, "x" * 25)
+    assert [(s.number, s.nickname) for s in store.participants(new.code, new.secret)] == [(1, "ANN"), (2, "Student 2")]
+
+
+def test_two_students_typing_one_name_at_once_get_one_seat_between_them(store):
+    new = store.create_class("hello")
+    results, barrier = [], threading.Barrier(8)
+
+    def take() -> None:
+        barrier.wait()
+        try:
+            results.append(store.join(new.code, "Sam").number)
+        except NicknameTaken:
+            results.append(None)
+
+    threads = [threading.Thread(target=take) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results, key=str).count(None) == 7
+    assert [s.nickname for s in store.participants(new.code, new.secret)] == ["Sam"]
 
 
 def test_a_full_class_seats_nobody_more(store, monkeypatch):
