@@ -5,9 +5,14 @@
 #
 #   bash scripts/serve.sh [--replicas 2] [--port 8501] [--address 0.0.0.0] [--logs logs/serve]
 #
+# --address 0.0.0.0 (the default) listens on every network interface: anyone on this computer's networks can
+# open the app, which is what a class's phones need; --address 127.0.0.1 keeps it to this computer. Run in the
+# background (`bash scripts/serve.sh &`), it stops with `kill %1` (SIGTERM), not Ctrl-C.
+#
 # Installs Debian's haproxy when it is missing. In the logs folder: each replica's log, the proxy's log and
-# configuration, and replicas.txt (a line per replica: its number, port and process id). A replica that dies
-# leaves the others serving; its browsers move to a live one.
+# configuration, serve.log (each replica that died and was started again), and replicas.txt (a line per
+# replica: its number, port and live process id). A replica that dies leaves the others serving; its browsers
+# move to a live one, and the script starts it again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,7 +39,7 @@ if ! command -v haproxy >/dev/null; then   # Debian's HAProxy, as scripts/test.s
 fi
 
 mkdir -p "$logs"
-rm -f "$logs"/*.log "$logs/replicas.txt"
+rm -f "$logs"/*.log "$logs/replicas.txt" "$logs/replicas.txt.new"
 # One cookie secret for every replica: the XSRF token a replica set still holds on another after a failover.
 export STREAMLIT_SERVER_COOKIE_SECRET
 STREAMLIT_SERVER_COOKIE_SECRET=$(python3 -c "import secrets; print(secrets.token_hex(32))")
@@ -66,14 +71,33 @@ socks = [socket.socket() for _ in range($replicas)]
 for s in socks: s.bind(('127.0.0.1', 0))
 print(' '.join(str(s.getsockname()[1]) for s in socks))")"
 
+# Each replica under a supervisor that starts it again when it dies, and says so (on stderr and in serve.log):
+# its browsers move to a live replica meanwhile. replicas.txt always holds each replica's live process id.
+supervise() {
+  local i=$1 p=$2 child=""
+  trap '[ -n "$child" ] && kill "$child" 2>/dev/null; exit 0' TERM INT
+  while true; do
+    EXPLORER_BEHIND_PROXY=1 python3 -m streamlit run app.py --server.headless true --server.address 127.0.0.1 \
+      --server.port "$p" >>"$logs/replica-$i.log" 2>&1 &
+    child=$!
+    python3 scripts/replica_table.py "$logs/replicas.txt" "$i" "$p" "$child"
+    code=0
+    wait "$child" || code=$?
+    echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) replica $i (process $child) ended with exit code $code; starting it again" \
+      | tee -a "$logs/serve.log" >&2
+    sleep 1
+  done
+}
+
 servers=""
 for i in $(seq 1 "$replicas"); do
   p=${ports[$((i - 1))]}
-  EXPLORER_BEHIND_PROXY=1 python3 -m streamlit run app.py --server.headless true --server.address 127.0.0.1 --server.port "$p" \
-    >"$logs/replica-$i.log" 2>&1 &
+  supervise "$i" "$p" &
   pids+=($!)
-  echo "$i $p $!" >>"$logs/replicas.txt"
   servers+="    server replica$i 127.0.0.1:$p cookie replica$i"$'\n'
+done
+for i in $(seq 1 "$replicas"); do   # each supervisor has written its replica's line
+  until [ -f "$logs/replicas.txt" ] && grep -q "^$i " "$logs/replicas.txt"; do sleep 0.1; done
 done
 
 cat >"$logs/haproxy.cfg" <<EOF

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import re
 import signal
+import time
+import urllib.request
 
 import pytest
 import torch
@@ -140,3 +142,18 @@ def test_a_replica_killed_mid_class_moves_its_learners_and_says_what_they_lost(t
     expect(sidebar.get_by_text("ananab", exact=True)).to_be_visible()
     for context, _ in opened:
         context.close()
+
+    # Issue 65 (P9): the script starts the dead replica again, says so, and its new process answers
+    number, dead = int(lost_name.removeprefix("replica")), pids[lost_name]
+    said = f"replica {number} (process {dead}) ended with exit code 137; starting it again"
+    deadline, answered = time.monotonic() + 120, False
+    while time.monotonic() < deadline and not answered:
+        port, pid = next((p, q) for n, p, q in two_replicas.table() if n == number)
+        try:
+            answered = pid != dead and urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health",
+                                                              timeout=2).read() == b"ok"
+        except OSError:
+            time.sleep(0.5)
+    assert answered, "the killed replica was not started again"
+    assert said in (two_replicas.logs / "serve.log").read_text()
+    assert said in (two_replicas.logs / "serve.out").read_text()        # on the script's own output too
