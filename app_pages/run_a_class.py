@@ -17,8 +17,9 @@ from explorer.charts import projector_on
 from explorer.errors import InputError
 from explorer.gate import fragment
 from explorer.text import escape_markdown
-from teaching.class_mode import class_csv, joined_line, round_result, spread, teacher_advice
-from teaching.quiz_results import MIN_FOR_INTERVAL, gain_words, report_rows
+from teaching.class_mode import joined_line, round_result, spread, teacher_advice
+from teaching.gradebook import Gradebook, Roster, Vote, gradebook, gradebook_xlsx, table_csv
+from teaching.quiz_results import MIN_FOR_INTERVAL, gain_words
 from teaching.steps import STEPS
 from viz.classroom import vote_spread
 from viz.quiz import score_spread, share_right_by_item
@@ -125,23 +126,18 @@ def controls(store: ClassStore, code: str, secret: str, state) -> None:
     buttons[4].button("Reveal", disabled=state.revealed, width="stretch", on_click=act, args=(store.reveal,))
 
 
-def csv_of_class(store: ClassStore, code: str, secret: str, state) -> bytes:
-    """Every vote so far, with each voted step's question as the model answers it on the class's text; then the
-    quizzes' gain, items and answers."""
-    votes = store.all_votes(code, secret)
+def gradebook_of_class(store: ClassStore, code: str, secret: str, state) -> Gradebook:
+    """A row per student, the items and every vote, each voted step's question as the model answers it on the
+    class's text."""
+    votes = [Vote(v.step, v.round, v.number, v.option) for v in store.all_votes(code, secret)]
     steps = sorted({v.step for v in votes})
-    counts = {(s, r): store.counts(code, s, r) for s in steps for r in (1, 2)}
-    questions = {s: lesson.question(s, classes.CLASS_MODEL_KEY, state.text, ask_tables=False) for s in steps}
-    rows = [(v.step, v.round, v.number, v.nickname, v.option) for v in votes]
+    questions = {s: q for s in steps
+                 if (q := lesson.question(s, classes.CLASS_MODEL_KEY, state.text, ask_tables=False)) is not None}
     answers = store.all_quiz_answers(code, secret)
-    quiz_rows, quiz_answers = [], []
-    if answers:
-        quizzes, report = quiz.class_report_of(state.quiz_seed, state.text, answers)
-        quiz_rows = report_rows(quizzes["before"], quizzes["after"], report)
-        quiz_answers = [(a.form, a.number, a.nickname, a.item, a.option,
-                         quizzes[a.form].items[a.item].question.grade(a.option)) for a in answers]
-    return class_csv({s: q for s, q in questions.items() if q is not None}, {k: c for k, c in counts.items() if c},
-                     rows, quiz_rows, quiz_answers).encode()
+    quizzes, report = quiz.class_report_of(state.quiz_seed, state.text, answers) if answers else (None, None)
+    return gradebook(code, state.text, "the bundled reverser", "reverse", time.time(),
+                     [Roster(*r) for r in store.roster(code, secret)], questions, votes, quizzes,
+                     [(a.form, a.number, a.item, a.option) for a in answers], report)
 
 
 def quiz_controls(store: ClassStore, code: str, secret: str, state) -> None:
@@ -343,12 +339,21 @@ def manage_seats(store: ClassStore, code: str, secret: str) -> None:
 def class_files(store: ClassStore, code: str, secret: str, state) -> None:
     st.divider()
     low, high = st.columns(2)
-    if low.button("Prepare the class's answers (CSV)", width="stretch"):
-        st.session_state[CSV_KEY] = (code, csv_of_class(store, code, secret, state), time.strftime("%H:%M:%S"))
+    if low.button("Prepare the gradebook", width="stretch",
+                  help="A row per student (seat, nickname, when they joined, each step's rounds right or wrong, "
+                       "the two quizzes and the gain), the items, and every vote."):
+        st.session_state[CSV_KEY] = (code, gradebook_of_class(store, code, secret, state), time.strftime("%H:%M:%S"))
     prepared = st.session_state.get(CSV_KEY)
     if prepared and prepared[0] == code:
-        low.download_button(f"Download the answers as of {prepared[2]}", prepared[1], file_name=f"class_{code}.csv",
-                            mime="text/csv", on_click="ignore", width="stretch")
+        book, at = prepared[1], prepared[2]
+        low.download_button(f"Gradebook as of {at} (CSV)", table_csv(book.students, book.header),
+                            file_name=f"class_{code}_gradebook.csv", mime="text/csv", on_click="ignore",
+                            width="stretch", key="gradebook_csv")
+        low.download_button("Items and rounds (CSV)", table_csv(book.items), file_name=f"class_{code}_items.csv",
+                            mime="text/csv", on_click="ignore", width="stretch", key="items_csv")
+        low.download_button("All three as a spreadsheet (.xlsx)", gradebook_xlsx(book),
+                            file_name=f"class_{code}.xlsx", on_click="ignore", width="stretch", key="gradebook_xlsx",
+                            mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
     with high.popover("End the class", width="stretch"):
         st.markdown("Ends the class for everyone and deletes every seat and vote at once. This cannot be undone.")
         if st.button("End it and delete its answers", type="primary", key="end_class"):

@@ -235,6 +235,13 @@ class ClassStore:
                               .order_by(seats.c.number))
             return [Seat(None, *r) for r in found]
 
+    def roster(self, code: str, secret: str) -> list[tuple[int, str, float]]:
+        """(seat number, nickname, joined at) of every seat, by number: the gradebook's rows."""
+        with self._begin() as c:
+            row = self._teacher_row(c, code, secret)
+            return [tuple(r) for r in c.execute(select(seats.c.number, seats.c.nickname, seats.c.joined_at)
+                                                .where(seats.c.class_id == row.id).order_by(seats.c.number))]
+
     def remove_seat(self, code: str, secret: str, number: int) -> Seat:
         """Take a seat away with its votes and quiz answers: it leaves every count, and the class has room for one
         more (its number is not given again). Whoever held it can join again with the code, as someone new."""

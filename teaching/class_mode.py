@@ -1,11 +1,9 @@
 """Class mode's page model: from the class's state, its vote counts and the step's question to everything the
 teacher's and the students' screens show (the spread, the share right in each round, the teacher's next move)
-and the CSV the teacher downloads. Streamlit-free, so every figure has a unit test."""
+and the cells of the files the teacher downloads (teaching.gradebook). Streamlit-free, so every figure has a unit test."""
 
 from __future__ import annotations
 
-import csv
-import io
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -84,47 +82,3 @@ def safe_cell(value: object) -> str:
     is what is checked, as a spreadsheet may read a full-width ＝ or a small ﹢ as the plain sign."""
     text = str(value)
     return "'" + text if unicodedata.normalize("NFKC", text).startswith(FORMULA_STARTS) else text
-
-
-def _number_or_safe(value: object) -> str:
-    """A number as it is (a negative gain keeps its sign), any other cell made safe."""
-    try:
-        float(str(value))
-    except ValueError:
-        return safe_cell(value)
-    return str(value)
-
-
-def class_csv(questions: Mapping[int, Question], counts: Mapping[tuple[int, int], Mapping[str, int]],
-              votes: list[tuple[int, int, int, str, str]], quiz_rows: list[list[object]] = (),
-              quiz_answers: list[tuple[str, int, str, int, str, bool]] = ()) -> str:
-    """Up to four parts, one file: a row per (step, question, round, option) with its count and the round's share
-    right; a row per student's vote, by nickname only; then, once a quiz has answers, its gain and items
-    (teaching.quiz_results.report_rows) and a row per quiz answer. `counts` maps (step, round) to votes per
-    option; `votes` holds (step, round, seat number, nickname, option); `quiz_answers` holds (form, seat number,
-    nickname, item, option, right)."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["step", "question", "round", "option", "count", "right", "share right in round"])
-    for (step, round_), by_option in sorted(counts.items()):
-        question = questions.get(step)
-        if question is None:
-            continue
-        result = round_result(question, round_, by_option)
-        for option, count in zip(question.options, spread(question, by_option).counts):
-            writer.writerow([step, safe_cell(question.prompt), round_, safe_cell(option), count,
-                             "yes" if question.grade(option) else "no",
-                             "" if result.share_right is None else f"{result.share_right:.3f}"])
-    writer.writerow([])
-    writer.writerow(["step", "round", "student", "option"])
-    for step, round_, number, nickname, option in votes:
-        writer.writerow([step, round_, safe_cell(nickname or f"Student {number}"), safe_cell(option)])
-    if quiz_rows:
-        writer.writerow([])
-        writer.writerows([[_number_or_safe(v) for v in row] for row in quiz_rows])
-        writer.writerow([])
-        writer.writerow(["form", "student", "item", "option", "right"])
-        for form, number, nickname, item, option, right in quiz_answers:
-            writer.writerow([form, safe_cell(nickname or f"Student {number}"), item + 1, safe_cell(option),
-                             "yes" if right else "no"])
-    return out.getvalue()

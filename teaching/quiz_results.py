@@ -198,25 +198,3 @@ def class_report(before: Quiz, after: Quiz, rows: Sequence[tuple[str, int, int, 
     result = class_gain([reports["before"].scores[s] / n_before for s in both],
                         [reports["after"].scores[s] / n_after for s in both])
     return ClassReport(reports["before"], reports["after"], result)
-
-
-def report_rows(before: Quiz, after: Quiz, report: ClassReport) -> list[list[object]]:
-    """The quiz's part of the class's CSV: the gain, then a row per item and form."""
-    g = report.gain
-    rows: list[list[object]] = [
-        ["quiz", "students with both", "mean before", "mean after", "normalised gain", "95% interval low",
-         "95% interval high"],
-        ["before and after", g.students, _cell(g.pre), _cell(g.post), _cell(g.gain), _cell(g.low), _cell(g.high)],
-        [],
-        ["form", "item", "concept", "question", "model's answer", "students", "share right (difficulty)",
-         "discrimination (item against the rest of the score)"],
-    ]
-    for quiz, form in ((before, report.before), (after, report.after)):
-        for item, stats in zip(quiz.items, form.items):
-            rows.append([quiz.form, stats.index + 1, item.concept, item.question.prompt, item.question.answer,
-                         stats.students, _cell(stats.share_right), _cell(stats.discrimination)])
-    return rows
-
-
-def _cell(value: float | None) -> str:
-    return "" if value is None else f"{value:.3f}"

@@ -5,6 +5,8 @@ limited by address, and the Lesson page holds back what the class has not been s
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import pytest
@@ -21,6 +23,7 @@ from explorer.cache import shared_checkpoint
 from explorer.lesson import question
 from server.limits import Buckets
 from teaching.class_mode import HELD_BACK
+from teaching.gradebook import table_csv
 
 from .helpers import no_exception, open_page, row_bars
 
@@ -386,9 +389,19 @@ def test_a_full_width_formula_nickname_reaches_the_csv_neutralised(store):
         at.button[0].click().run()
         store.vote(new.code, at.query_params["seat"], 1, 1, q.options[0], q.options)
     at = teacher(new)
-    next(b for b in at.button if b.label.startswith("Prepare the class")).click().run()
-    rows = at.session_state["_class_csv"][1].decode().splitlines()
-    assert {row.split(",")[2] for row in rows if row.startswith("1,1,")} == {"'＝1+1", "'=1+1", "'﹢SUM(A1)"}
+    next(b for b in at.button if b.label == "Prepare the gradebook").click().run()
+    no_exception(at)
+    book = at.session_state["_class_csv"][1]
+    rows = table_csv(book.votes).splitlines()
+    assert {row.split(",")[3] for row in rows if row.startswith("1,1,")} == {"'＝1+1", "'=1+1", "'﹢SUM(A1)"}
+    # the gradebook itself: a row per seat, under the class's code and text, each vote right or wrong
+    graded = list(csv.reader(io.StringIO(table_csv(book.students, book.header))))
+    assert graded[0] == ["class code", new.code] and ["text", "hello"] in graded
+    right = "right" if q.grade(q.options[0]) else "wrong"
+    assert [r[1:2] + r[3:4] for r in graded[graded.index(book.students.columns) + 1:]] == [
+        ["'＝1+1", right], ["'=1+1", right], ["'﹢SUM(A1)", right]]
+    labels = [b.label for b in at.get("download_button")]
+    assert any(label.startswith("Gradebook as of") for label in labels) and "All three as a spreadsheet (.xlsx)" in labels
 
 
 def lesson_step(step: int, text: str = "hello"):

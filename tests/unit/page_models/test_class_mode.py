@@ -1,13 +1,10 @@
 """Class mode's page model: the spread in the question's order, the share right per round, the teacher's next
-move by the peer-instruction thresholds, and a CSV no spreadsheet runs as formulas."""
-
-import csv
-import io
+move by the peer-instruction thresholds, and cells no spreadsheet runs as formulas."""
 
 import pytest
 
 from teaching.class_mode import (
-    EXPLAIN_BELOW, MOVE_ON_ABOVE, class_csv, joined_line, round_result, safe_cell, spread, teacher_advice,
+    EXPLAIN_BELOW, MOVE_ON_ABOVE, joined_line, round_result, safe_cell, spread, teacher_advice,
 )
 from teaching.questions import Question
 
@@ -49,20 +46,3 @@ def test_no_votes_gives_no_advice_and_the_count_line_reads_right():
 def test_a_cell_that_looks_like_a_formula_is_text(cell):
     assert safe_cell(cell) == "'" + cell
     assert safe_cell("Ann") == "Ann" and safe_cell(3) == "3"
-
-
-def test_the_csv_has_a_row_per_option_and_round_and_one_per_students_vote():
-    counts = {(4, 1): {"left": 2, "right": 1}, (4, 2): {"right": 3}, (9, 1): {"left": 1}}
-    votes = [(4, 1, 1, "=HYPERLINK(\"x\")", "left"), (4, 2, 1, "=HYPERLINK(\"x\")", "right"),
-             (4, 1, 2, "", "=SUM(A1)")]
-    rows = list(csv.reader(io.StringIO(class_csv({4: QUESTION}, counts, votes))))
-    header, summary = rows[0], rows[1:7]
-    assert header[:6] == ["step", "question", "round", "option", "count", "right"]
-    assert [(r[2], r[3], r[4], r[5]) for r in summary] == [
-        ("1", "left", "2", "no"), ("1", "right", "1", "yes"), ("1", "'=SUM(A1)", "0", "no"),
-        ("2", "left", "0", "no"), ("2", "right", "3", "yes"), ("2", "'=SUM(A1)", "0", "no")]
-    assert [r[6] for r in summary] == ["0.333"] * 3 + ["1.000"] * 3
-    assert rows[7] == [] and rows[8] == ["step", "round", "student", "option"]   # step 9 has no question here
-    assert rows[9:] == [["4", "1", "'=HYPERLINK(\"x\")", "left"], ["4", "2", "'=HYPERLINK(\"x\")", "right"],
-                        ["4", "1", "Student 2", "'=SUM(A1)"]]
-    assert not any(cell.startswith(("=", "+", "@")) for row in rows for cell in row)
