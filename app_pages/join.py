@@ -142,7 +142,7 @@ def step_screen(store: ClassStore, code: str, token: str, state) -> None:
             shown = spread(question, store.counts(code, state.step, state.round))
             st.html(vote_spread(shown.options, shown.counts, f"The class, round {state.round}"))
         if state.revealed:
-            st.success(escape_markdown(f"The model's answer: {question.answer}. {question.why}"), icon="🔎")
+            st.success(escape_markdown(f"{question.answer_line} {question.why}"), icon="🔎")
             if mine is not None:
                 st.markdown("You were **right**." if question.grade(mine) else
                             "Yours was another answer: look at the numbers below.")

@@ -3,13 +3,15 @@ votes again, and the model reveals. The teacher's secret never stays in the addr
 it is kept in this session, and the private link that holds it sits in a closed expander, which projector mode
 leaves out."""
 
+import base64
 import html
 import time
 
 import streamlit as st
 
+from classroom import codes
 from classroom.codes import NICKNAME_MAX
-from classroom.errors import ClassError, UnknownClass, WrongSecret
+from classroom.errors import NO_SUCH_CODE, ClassError, UnknownClass, WrongSecret
 from classroom.store import OPEN_FORM, QUIZ_STAGES, ClassStore
 from explorer import classes, lesson, quiz
 from explorer.cache import checkpoint_for
@@ -17,14 +19,15 @@ from explorer.charts import projector_on
 from explorer.errors import InputError
 from explorer.gate import fragment
 from explorer.text import escape_markdown
-from teaching.class_mode import joined_line, round_result, spread, teacher_advice
+from teaching.class_mode import (
+    joined_line, projected_line, projected_scales, round_result, spread, teacher_advice,
+)
 from teaching.gradebook import Gradebook, Roster, Vote, gradebook, gradebook_xlsx, table_csv
 from teaching.quiz_results import MIN_FOR_INTERVAL, gain_words
 from teaching.steps import STEPS
 from viz.classroom import vote_spread
 from viz.quiz import score_spread, share_right_by_item
 
-st.title("📣 Run a class")
 CSV_KEY, ERROR_KEY = "_class_csv", "_class_error"
 KEEP_LINK_KEY = "_class_keep_link"   # the code of the class just started, until its teacher kept the link
 REMOVED_KEY, PICKED_SEAT_KEY = "_class_removed", "_seat_to_remove"   # what was done to a seat, the seat picked
@@ -71,40 +74,134 @@ def keep_the_link(code: str, secret: str) -> bool:
                        if cookieless else "") +
                     "From another device (your phone, a colleague's laptop), only this link opens it: keep it "
                     "where the room cannot see it. Whoever has it controls the class.")
-        if projector_on():
-            st.caption("🔒 The link is not shown in projector mode: turn projector mode off on a screen the room "
-                       "cannot see to copy it.")
-        else:
-            link = classes.teacher_link(code, secret)
-            st.code(link, language=None, wrap_lines=True)
-            st.download_button("Save the link as a file", f"Recovery link of class {code}: {link}\n",
-                               file_name=f"class_{code}_recovery_link.txt", mime="text/plain", on_click="ignore")
-        st.button("Start the class: this browser keeps it" if projector_on() else "I have kept it: start the class",
-                  type="primary", key="link_kept",
+        link = classes.teacher_link(code, secret)       # never projected: in projector mode the page is the
+        st.code(link, language=None, wrap_lines=True)    # projector view
+        st.download_button("Save the link as a file", f"Recovery link of class {code}: {link}\n",
+                           file_name=f"class_{code}_recovery_link.txt", mime="text/plain", on_click="ignore")
+        st.button("I have kept it: start the class", type="primary", key="link_kept",
                   on_click=st.session_state.pop, args=(KEEP_LINK_KEY, None))
     return False
 
 
 def header(code: str, secret: str) -> None:
+    """The presenter's header: the code, the link and QR for a check, where the link reaches, the projector
+    view's link, and the private link in a closed expander."""
     link = classes.join_link(code)
     left, right = st.columns([3, 1], vertical_alignment="center")
     left.html(f"<p class='class-code-intro'>Join at <b>{html.escape(link)}</b> with the code</p>"
               f"<p class='class-code' aria-label='join code {' '.join(code)}'>{html.escape(code)}</p>")
-    right.image(classes.qr_png(link), caption="Scan to join", width=200)
+    right.image(classes.qr_png(link), caption="Scan to join", width=160)
     base = classes.join_base()
     if not base.reachable:     # the likeliest way a first class fails: a link every phone opens on itself
         st.warning(base.note, icon="📵")
-    elif not projector_on():
-        st.caption(base.note)
-    if projector_on():   # not even in a closed expander: the projected page's DOM never holds the secret
-        st.caption("🔒 Your private teacher link is not shown in projector mode. To copy it, turn projector mode "
-                   "off on a screen the room cannot see.")
     else:
-        with st.expander("Your private teacher link (not while projecting: whoever has it controls the class)"):
-            st.markdown("Open it to take the class back after a reload, or from another device.")
-            st.code(classes.teacher_link(code, secret), language=None, wrap_lines=True)
-    st.html("<style>.class-code{font-size:clamp(3rem,9vw,6rem);font-weight:700;letter-spacing:.15em;margin:0;"
+        st.caption(base.note)
+    st.link_button("Open the projector view in a new tab ↗", classes.projector_link(code), type="primary",
+                   help="For the room: the code and QR always in view, the question, the count, the spread and the "
+                        "reveal, on one 1280 × 720 screen, and never your private link. This page stays yours: "
+                        "on your laptop's screen, or on your phone through the recovery link.")
+    with st.expander("Your private teacher link (not while projecting: whoever has it controls the class)"):
+        st.markdown("Open it to take the class back from another device (your phone, as a remote).")
+        st.code(classes.teacher_link(code, secret), language=None, wrap_lines=True)
+    st.html(CODE_CSS)
+
+
+CODE_CSS = ("<style>.class-code{font-size:clamp(3rem,9vw,6rem);font-weight:700;letter-spacing:.15em;margin:0;"
             "font-family:monospace}.class-code-intro{font-size:1.3rem;margin:0}</style>")
+# The projector view's bar stays at the top while the page scrolls (a phone's, or a long reveal's), and its
+# count is read from the back of a hall.
+PROJECTED_CSS = """<style>
+.st-key-class_bar{position:sticky;top:0;z-index:100;background:#fff;border-bottom:1px solid rgba(17,24,39,.15)}
+.st-key-class_bar h1.class-bar-code{font-size:3.2rem;font-weight:700;letter-spacing:.12em;margin:0;padding:0;
+  line-height:1.1;font-family:monospace}
+.class-bar-link{font-size:.8rem;margin:0;overflow-wrap:anywhere}
+.class-count{font-size:1.5rem;font-weight:700;margin:0;line-height:1.2}
+.st-key-class_answered figcaption{display:none}
+</style>"""
+
+
+def projector_view(store: ClassStore, code: str) -> None:
+    """What the room sees, from the class's code alone: nothing on it needs or holds the teacher's secret, and
+    it follows the presenter's moves by itself. Controls, seats, results and files are the presenter's."""
+    snapshot = store.snapshot(code)
+    state = snapshot.state
+    link = classes.join_link(code)
+    st.html(PROJECTED_CSS)
+    with st.container(key="class_bar"):
+        left, middle, right = st.columns([5, 4, 1], vertical_alignment="center")
+        left.html(f"<h1 class='class-bar-code' aria-label='Join code {' '.join(code)}'>{html.escape(code)}</h1>")
+        middle.html(f"<p class='class-bar-link'>Join at <b>{html.escape(link)}</b>, or scan the code</p>")
+        qr = base64.b64encode(classes.qr_png(link)).decode()
+        right.html(f"<img class='class-bar-qr' src='data:image/png;base64,{qr}' width='96' height='96' "
+                   f"alt='QR code of the join link {html.escape(link)}'>")
+    st.session_state[classes.SEEN_KEY] = classes.drawn_state(state)
+    if state.open_form is not None:
+        st.header(f"The {state.open_form} quiz is open: answer it on your phone")
+        projected_count(store, code)
+        return
+    step = STEPS[state.step - 1]
+    view = lesson.step_view(step.number, classes.CLASS_MODEL_KEY, state.text)
+    question = view.question
+    st.subheader(f"Step {step.number} of {len(STEPS)} · {step.title}")
+    if question is None:
+        st.markdown(f"**Goal.** {step.goal}")
+        below = st
+    else:
+        below = projected_question(store, code, state, question)
+    with below.expander("The question, why, and the numbers (on every phone)"):
+        if question is not None:
+            st.markdown(f"**Predict first.** {escape_markdown(question.prompt)}")
+            if state.revealed:
+                st.markdown(escape_markdown(question.why))
+        lesson.draw(view.before)
+        if state.revealed:
+            lesson.draw(view.after)
+        st.caption("This is the projector view: the controls are on the presenter view, this page without "
+                   "projector mode, on your own screen or phone.")
+
+
+def projected_question(store: ClassStore, code: str, state, question):
+    """The question (or, once revealed, the model's answer) beside the options, the count and the spread, in
+    type small enough for one 1280 × 720 screen (projected_scales); the left column, for what goes under it."""
+    fit = projected_scales(question)
+    st.html("<style>" + "".join(
+        f".st-key-class_{side} :is(p, li, figure){{font-size:{scale}rem !important}}"
+        f".st-key-class_{side} .class-count{{font-size:{max(1.5 * scale, 1.2):.2f}rem !important}}"
+        for side, scale in (("asked", fit.left), ("answered", fit.right)) if scale < 1) + "</style>")
+    left, right = st.columns([1, 2] if fit.wide_options else [1, 1], gap="large")
+    asked, answered = left.container(key="class_asked"), right.container(key="class_answered")
+    if state.revealed:    # the question was on screen while the class voted: now the answer takes its place
+        asked.success(escape_markdown(question.answer_line), icon="🔎")
+    else:
+        asked.markdown(f"**Predict first.** {escape_markdown(question.prompt)}")
+    counts = {r: store.counts(code, state.step, r) for r in range(1, state.round + 1)}
+    labels = 50 if fit.wide_options else 40
+    with answered:
+        projected_count(store, code)
+        if state.revealed:    # the last round's spread, each round's share right in its title
+            results = [round_result(question, r, counts[r]) for r in counts]
+            shares = " → ".join(f"round {g.round}: " + ("no votes" if g.share_right is None else
+                                                        f"{g.share_right:.0%} right") for g in results)
+            shown = spread(question, counts[state.round])
+            st.html(vote_spread(shown.options, shown.counts, shares[0].upper() + shares[1:], label_share=labels))
+        elif state.spread_shown:
+            shown = spread(question, counts[state.round])
+            st.html(vote_spread(shown.options, shown.counts, f"Round {state.round}: {shown.total} votes",
+                                label_share=labels))
+        else:
+            st.markdown("\n".join(f"- **{escape_markdown(o)}**" for o in question.options))
+    return asked
+
+
+def projected_count(store: ClassStore, code: str) -> None:
+    """The live count, large, polled: the page reruns when the class moves on."""
+    @fragment(run_every=classes.TEACHER_POLL_SECONDS)
+    def polled() -> None:
+        classes.rerun_when_changed(store, code, lambda s: st.html(
+            "<p class='class-count' aria-live='polite'>" + html.escape(projected_line(
+                s.joined, s.voted, s.state.voting, s.state.round, s.state.open_form, s.handed_in)) + "</p>"))
+
+    polled()
 
 
 def controls(store: ClassStore, code: str, secret: str, state) -> None:
@@ -291,7 +388,7 @@ def step_question(store: ClassStore, code: str, secret: str, state, view, step, 
                           f"{result.right} of {result.votes} votes", delta_color="off", delta_arrow="off")
             with column:
                 st.html(vote_spread(shown.options, shown.counts, f"Round {result.round}"))
-        st.success(escape_markdown(f"The model's answer: {question.answer}. {question.why}"), icon="🔎")
+        st.success(escape_markdown(f"{question.answer_line} {question.why}"), icon="🔎")
         lesson.reveal(view)
 
 
@@ -371,6 +468,22 @@ if classes.TEACHER_PARAM in st.query_params:   # the private link: its secret mo
     if linked_secret:
         st.session_state[classes.TEACHING_KEY] = (classes.param(classes.CLASS_PARAM).upper(), linked_secret)
     del st.query_params[classes.TEACHER_PARAM]
+projected_code = classes.param(classes.CLASS_PARAM).upper()
+if projector_on() and projected_code:
+    try:                     # what the room sees: the code is all it needs, so guessing one is limited as on Join
+        classes.check_code_tries()
+        if not codes.is_code(projected_code):
+            raise UnknownClass(NO_SUCH_CODE)
+        projector_view(store, projected_code)
+    except UnknownClass as error:
+        classes.count_wrong_code()
+        st.error(str(error), icon="🛑")
+    except ClassError as error:
+        st.error(str(error), icon="🛑")
+    except InputError as error:
+        st.error(escape_markdown(f"This class's text cannot be shown: {error}"), icon="✏️")
+    st.stop()
+st.title("📣 Run a class")
 code, secret = st.session_state.get(classes.TEACHING_KEY, ("", ""))
 if classes.param(classes.CLASS_PARAM).upper() not in ("", code):
     code, secret = "", ""   # another class's code in the link: this session does not control it

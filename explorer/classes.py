@@ -97,6 +97,11 @@ def teacher_link(code: str, secret: str) -> str:
     return f"{base_url()}/{page('run_a_class').url_path}?{urlencode({CLASS_PARAM: code, TEACHER_PARAM: secret})}"
 
 
+def projector_link(code: str) -> str:
+    """The projector view of a class (Run a class in projector mode, with its code and nothing secret)."""
+    return f"/{page('run_a_class').url_path}?{urlencode({CLASS_PARAM: code, 'projector': 'true'})}"
+
+
 def qr_png(link: str) -> bytes:
     buffer = io.BytesIO()
     segno.make(link, error="m").save(buffer, kind="png", scale=10, border=2)

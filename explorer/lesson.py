@@ -197,7 +197,7 @@ def ask(view: StepView, text: str, numbers=st) -> None:
         st.warning(escape_markdown(f"Not quite. {question.hint_for(checked)} Try another answer."), icon="💡")
         st.button("Show me the answer", key=f"{key}_show", on_click=lambda: st.session_state.update({shown_key: True}))
     if st.session_state.get(shown_key):
-        st.info(escape_markdown(f"The model's answer: {question.answer}. {question.why}"), icon="🔎")
+        st.info(escape_markdown(f"{question.answer_line} {question.why}"), icon="🔎")
         reveal(view, numbers)
 
 

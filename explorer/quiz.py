@@ -131,7 +131,7 @@ def show_result(result: LearnerResult) -> None:
     for missed in result.missed:
         with st.container(border=True):
             st.markdown(escape_markdown(f"{missed.index + 1}. {missed.concept}. You picked: "
-                                        f"{missed.picked or 'nothing'}. The model's answer: {missed.answer}. "
+                                        f"{missed.picked or 'nothing'}. The model's answer: {missed.answer.rstrip('.')}. "
                                         f"{missed.why}"))
             target = page(missed.page)
             page_link(target.id, f"See it on {target.title}", target.icon)

@@ -74,6 +74,34 @@ def joined_line(joined: int, voted: int, voting: bool, round_: int, quiz_form: s
     return f"{people} · {voted} of {joined} voted in round {round_}"
 
 
+@dataclass(frozen=True)
+class ProjectedFit:
+    left: float           # the question's (or the answer's) type size, in rem: 1 is the page's own
+    right: float          # the options', the count's and the spread's
+    wide_options: bool    # an option too long for half a screen: the right column takes two thirds
+
+
+def projected_scales(question: Question) -> ProjectedFit:
+    """Type sizes that let the projector view hold a step's question, its options and the spread on one
+    1280 × 720 screen in projector mode (measured on every step of the class's text in
+    tests/e2e/test_class_mode_browser.py): smaller type rather than a screen that scrolls."""
+    prompt, rows = len(question.prompt), len(question.options)
+    longest = max(len(o) for o in question.options)
+    room = 2 / 3 if longest > 30 else 1.0      # the left column is a third of the screen then, else a half
+    left = 1.0 if prompt <= 200 * room else 0.8 if prompt <= 400 * room else 0.62
+    right = (1.0 if rows <= 4 and longest <= 30 else
+             0.8 if (rows <= 6 and longest <= 30) or (rows <= 4 and longest <= 70) else 0.62)
+    return ProjectedFit(left, right, longest > 30)
+
+
+def projected_line(joined: int, voted: int, voting: bool, round_: int, quiz_form: str | None = None,
+                   handed_in: int = 0) -> str:
+    """joined_line for the projector view's large type: short enough for half of a 1280-pixel screen."""
+    if quiz_form is not None:
+        return f"{handed_in} of {joined} handed in"
+    return f"{voted} of {joined} voted · round {round_}" + ("" if voting else " · closed")
+
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 

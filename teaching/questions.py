@@ -46,6 +46,11 @@ class Question:
         """The right answer as the reveal names it (the first of several tied ones, in option order)."""
         return next(o for o in self.options if o in self.answers)
 
+    @property
+    def answer_line(self) -> str:
+        """'The model's answer: …' with one full stop, whether or not the option ends with one."""
+        return f"The model's answer: {self.answer.rstrip('.')}."
+
     def grade(self, picked: str | None) -> bool:
         return picked in self.answers
 

@@ -93,11 +93,12 @@ def temperature_summary(probs_by_temperature: dict[float, np.ndarray], labels: l
 
 
 def row_bars(rows: list[str], series: dict[str, tuple[list[float | None], list[str], str]], reach: float,
-             title: str, summary: str, axis: str) -> str:
+             title: str, summary: str, axis: str, label_share: int = 30) -> str:
     """Horizontal bars from a zero line, one row per label and one bar per series in each (values, their text,
     a colour), the text written at each bar's end so nothing depends on colour or hover; `reach` is the value a
     full-width bar stands for. Rows stack, so a phone or a projector shows every label whole. The chart's
-    summary is its accessible name; each bar keeps its series, row and value in data- attributes for tests."""
+    summary is its accessible name; each bar keeps its series, row and value in data- attributes for tests.
+    `label_share`: the percentage of the width the labels take."""
     legend = "" if len(series) < 2 else _legend([(name, colour) for name, (_, _, colour) in series.items()])
     body = []
     for r, label in enumerate(rows):
@@ -109,7 +110,7 @@ def row_bars(rows: list[str], series: dict[str, tuple[list[float | None], list[s
             f'background:{colour}"></span><span style="font-variant-numeric:tabular-nums">{html.escape(texts[r])}'
             f'</span></div>' for name, (values, texts, colour) in series.items())
         body.append(f'<div style="display:flex;gap:0.6rem;align-items:center;margin:3px 0">'
-                    f'<span style="flex:0 0 30%;text-align:right;overflow-wrap:anywhere">{html.escape(label)}</span>'
+                    f'<span style="flex:0 0 {label_share}%;text-align:right;overflow-wrap:anywhere">{html.escape(label)}</span>'
                     f'<div style="flex:1;border-left:1px solid #6b7280;padding-left:1px">{bars}</div></div>')
     heading = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
     return (f'<figure role="img" aria-label="{html.escape(summary)}" style="margin:0">{heading}{legend}'

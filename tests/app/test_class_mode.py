@@ -81,14 +81,34 @@ def test_a_teacher_starts_a_class_and_gets_a_code_a_qr_code_and_a_private_link(s
     assert "0 students joined" in texts(at) and "Step 1 of 13" in " ".join(s.value for s in at.header)
 
 
-def test_in_projector_mode_the_page_holds_no_private_link(store):
+def test_in_projector_mode_the_page_is_the_projector_view_and_holds_no_secret(store):
+    """Issue 65: the projected page is what the room sees, from the code alone: the code, the question and the
+    count; no control, no private link, even opened with the secret in its link (the secret moves into the
+    session for the presenter's tab, and out of the address)."""
     new = store.create_class("hello")
-    at = open_page("run_a_class", None, query={"class": new.code, "teacher": new.secret},
-                   state={"projector": True})
-    no_exception(at)
-    assert [b for b in at.button if b.label == "Open voting"]                 # the teacher controls the class
-    assert not any(new.secret in c.value for c in at.code)
-    assert any("not shown in projector mode" in c.value for c in at.caption)
+    for query in ({"class": new.code, "teacher": new.secret}, {"class": new.code}):
+        at = open_page("run_a_class", None, query=query, state={"projector": True})
+        no_exception(at)
+        assert dict(at.query_params) == {"class": new.code}
+        assert not [b for b in at.button if b.label == "Open voting"]
+        assert not any(new.secret in c.value for c in at.code)
+        assert any(new.code in str(h.proto.body) for h in at.get("html"))
+        assert any("Step 1 of 13" in s.value for s in at.subheader)
+        assert "the controls are on the presenter view" in texts(at)
+    store.open_voting(new.code, new.secret)
+    assert "0 of 0 voted · round 1" in " ".join(str(h.proto.body) for h in at.run().get("html"))
+
+
+def test_a_projector_view_of_no_class_says_so_and_counts_as_a_wrong_code(store):
+    for code in ("ZZZZZZ", "not-a-code", "<b>x</b>"):
+        at = open_page("run_a_class", None, query={"class": code}, state={"projector": True})
+        no_exception(at)
+        assert "No class has this code" in " ".join(e.value for e in at.error), code
+    assert classes.WRONG_CODES.wait_for(UNKNOWN) == 0                  # three of its ten at once spent
+    for _ in range(7):
+        classes.count_wrong_code()
+    at = open_page("run_a_class", None, query={"class": "ZZZZZZ"}, state={"projector": True})
+    assert "Too many wrong codes" in " ".join(e.value for e in at.error)
 
 
 def test_a_new_class_starts_on_a_text_where_the_lessons_predictions_follow_its_rules(store):

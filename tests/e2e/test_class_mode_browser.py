@@ -19,7 +19,9 @@ from playwright.sync_api import expect
 
 from classroom.database import make_engine
 from classroom.public_link import is_loopback
+from classroom import store as store_module
 from classroom.store import ClassStore
+from drivers.axe import described, serious, violations
 from drivers.harness import ROOT, load, settle, start_server, stop_server
 from drivers.replicas import COOKIE, start_replicas, stop_replicas
 
@@ -113,32 +115,77 @@ def secret_anywhere(page, secret: str) -> list[str]:
     return [where for where, text in (("URL", page.url), ("DOM", page.content())) if secret in text]
 
 
-def test_the_projected_page_never_holds_the_teachers_secret(browser, server):
-    """The private link opened in projector mode (a teacher's natural first move): the sidebar's link for
-    students and the page leave the secret out, at every state a class goes through."""
+def test_the_projector_view_follows_the_presenter_and_never_holds_the_secret(browser, server):
+    """Issue 65: two screens. The presenter's link opens the projector view in a new tab (projector mode, the
+    code alone in its link); it follows every move the presenter makes, holds no control, and the secret is in
+    neither its URL nor its DOM, in any state. The private link opened in projector mode (a teacher's natural
+    first move) shows the projector view too."""
     teacher, code = start_class(browser, server)
     teacher.get_by_text("Your private teacher link").click()
     private = teacher.locator("[data-testid='stCode']").filter(has_text="teacher=").inner_text().strip()
     secret = private.split("teacher=")[1].split("&")[0]
-    assert len(secret) >= 20 and secret in teacher.content()                # shown off projector mode only
-    teacher.context.close()
-
-    projected = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
-    load(projected, f"{private}&projector=true", timeout=120_000)
-    expect(projected.locator(".class-code")).to_have_text(code, timeout=60_000)
-    expect(projected.get_by_text("Link for students")).to_be_visible()
+    assert len(secret) >= 20 and secret in teacher.content()                # on the presenter's screen only
+    with teacher.context.expect_page() as opened:
+        teacher.get_by_role("link", name="Open the projector view in a new tab ↗").click()
+    projected = opened.value
+    projected.set_viewport_size({"width": 1280, "height": 720})
+    expect(projected.locator(".class-bar-code")).to_have_text(code, timeout=60_000)
+    assert "projector=true" in projected.url
     assert secret_anywhere(projected, secret) == [], "opened"
-    expect(projected.get_by_text("not shown in projector mode")).to_be_visible()
+    assert projected.get_by_role("button", name="Open voting").count() == 0
     student = join(browser, server, code, "Ann")
-    for button in ("Open voting", "Show the spread", "Round 2", "Reveal", "Open the before quiz"):
+    for button, shows in (("Open voting", "0 of 1 voted · round 1"), ("Show the spread", "Round 1: 1 votes"),
+                          ("Round 2", "round 2"), ("Reveal", "The model's answer"),
+                          ("Open the before quiz", "The before quiz is open")):
         if button == "Show the spread":
             vote(student, 0)
-        press(projected, button)
+        press(teacher, button)
+        expect(projected.get_by_text(shows).first).to_be_visible(timeout=15_000)    # by itself, polled
         assert secret_anywhere(projected, secret) == [], button
     screenshot(projected, "class-projected-no-secret")
-    for page in (projected, student):
+    found = serious(violations(projected))
+    assert not found, described(found)
+    linked = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    load(linked, f"{private}&projector=true", timeout=120_000)
+    expect(linked.locator(".class-bar-code")).to_have_text(code, timeout=60_000)
+    assert secret_anywhere(linked, secret) == [] and linked.get_by_role("button", name="Open voting").count() == 0
+    for page in (projected, student, linked):
         assert page.locator("[data-testid='stException']").count() == 0
+    for page in (teacher, student, linked):
         page.context.close()
+
+
+# The lowest edge of what the main block shows (a closed expander's content is not shown), and where the code is.
+SHOWN_BOTTOM = """() => { const b = document.querySelector("[data-testid='stMainBlockContainer']");
+  return Math.max(...[...b.querySelectorAll('*')].filter(e => e.checkVisibility()).map(e => e.getBoundingClientRect().bottom)); }"""
+
+
+def test_the_projector_view_fits_one_1280_by_720_screen_at_every_step(browser, server):
+    """Issue 65, problem 4: the projected page was 3.2-4.4 screens tall, the code and QR scrolled away and the
+    count was body text. At every step of the class's text, before voting, with the spread shown and at the
+    reveal: everything shown ends within 720 px, the code and the QR are in view, the count is large type."""
+    store = class_store()
+    new = store.create_class("world")
+    store.join(new.code, "Ann")
+    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    for step in range(1, store_module.STEPS + 1):
+        store.go_to_step(new.code, new.secret, step)
+        for state, move in (("asked", None), ("spread", store.show_spread), ("revealed", store.reveal)):
+            if move:
+                move(new.code, new.secret)
+            load(page, f"{server}/run-a-class?class={new.code}&projector=true", timeout=120_000)
+            expect(page.locator(".class-bar-code")).to_have_text(new.code)
+            bottom = page.evaluate(SHOWN_BOTTOM)
+            assert bottom <= 720, (step, state, bottom)
+            for shown in (page.locator(".class-bar-code"), page.locator("img.class-bar-qr")):
+                box = shown.bounding_box()
+                assert box and box["y"] >= 0 and box["y"] + box["height"] <= 720, (step, state)
+            count = page.locator(".class-count")                    # every step of 'world' asks a question
+            expect(count).to_have_count(1)
+            size = float(count.evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
+            assert size >= 33, (step, state, size)          # 1.2 rem of projector mode's 28 px at least
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.context.close()
 
 
 def in_control(page, code: str) -> None:
@@ -255,9 +302,9 @@ def network_server(chromium_path):
     stop_server(process)
 
 
-def scanned(page) -> str:
+def scanned(page, image: str = "[data-testid='stImage'] img") -> str:
     """What a phone's camera reads off the QR code as the page draws it."""
-    png = page.get_by_test_id("stImage").locator("img").first.screenshot()
+    png = page.locator(image).first.screenshot()
     found = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))
     assert len(found) == 1, f"{len(found)} codes read"
     return found[0].text
@@ -283,6 +330,9 @@ def test_the_qr_code_opened_on_loopback_points_phones_at_the_servers_network_add
     phone.get_by_role("button", name="Join").tap()
     expect(phone.get_by_text("You are Ann")).to_be_visible(timeout=60_000)
     expect(teacher.get_by_text("1 student joined")).to_be_visible(timeout=10_000)
+    projected = teacher.context.new_page()                  # the projector view's smaller code says the same
+    load(projected, f"{network_server}/run-a-class?class={code}&projector=true", timeout=120_000)
+    assert scanned(projected, "img.class-bar-qr") == link
     for page in (teacher, phone):
         page.context.close()
 

@@ -4,7 +4,8 @@ move by the peer-instruction thresholds, and cells no spreadsheet runs as formul
 import pytest
 
 from teaching.class_mode import (
-    EXPLAIN_BELOW, MOVE_ON_ABOVE, joined_line, round_result, safe_cell, spread, teacher_advice,
+    EXPLAIN_BELOW, MOVE_ON_ABOVE, joined_line, projected_line, projected_scales, round_result, safe_cell, spread,
+    teacher_advice,
 )
 from teaching.questions import Question
 
@@ -46,3 +47,24 @@ def test_no_votes_gives_no_advice_and_the_count_line_reads_right():
 def test_a_cell_that_looks_like_a_formula_is_text(cell):
     assert safe_cell(cell) == "'" + cell
     assert safe_cell("Ann") == "Ann" and safe_cell(3) == "3"
+
+
+def test_the_projected_count_is_short_and_the_answer_has_one_full_stop():
+    assert projected_line(30, 28, True, 1) == "28 of 30 voted · round 1"
+    assert projected_line(30, 28, False, 2) == "28 of 30 voted · round 2 · closed"
+    assert projected_line(30, 0, False, 1, "before", 12) == "12 of 30 handed in"
+    ends = Question("choice", "Which?", ("It reads n − i.", "no"), frozenset({"It reads n − i."}), "hint", "why")
+    assert ends.answer_line == "The model's answer: It reads n − i." and QUESTION.answer_line.endswith("right.")
+
+
+def test_the_projector_view_takes_smaller_type_only_for_long_questions_and_options():
+    def q(prompt: int, options: list[int]) -> Question:
+        opts = tuple(f"{i}" + "x" * (n - 1) for i, n in enumerate(options))
+        return Question("choice", "p" * prompt, opts, frozenset({opts[0]}), "hint", "why")
+
+    short = projected_scales(q(150, [20, 20, 20]))
+    assert (short.left, short.right, short.wide_options) == (1.0, 1.0, False)
+    assert projected_scales(q(300, [5] * 5)).left == 0.8 and projected_scales(q(300, [5] * 5)).right == 0.8
+    assert projected_scales(q(500, [5] * 10)).right == 0.62 and projected_scales(q(500, [5] * 10)).left == 0.62
+    wide = projected_scales(q(150, [185, 166, 103, 20]))       # step 13's: a third of the screen for the prompt
+    assert (wide.left, wide.right, wide.wide_options) == (0.8, 0.62, True)
