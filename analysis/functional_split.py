@@ -154,12 +154,19 @@ def weights_from(split: ScoreSplit, names: tuple[str, ...]) -> np.ndarray:
     return np.divide(exp, total, out=np.zeros_like(exp), where=total > 0)
 
 
+TIED = 1e-6   # two scores closer than this are a tie: a term that is the same for every key picks none
+
+
 def top_key_kept(split: ScoreSplit, names: tuple[str, ...]) -> float:
     """The share of rows with two or more allowed keys whose largest weight from `names` alone lands on the key
-    the model's own score picks (NaN when no row has two keys)."""
+    the model's own score picks (NaN when no row has two keys). A row where `names` give the top score to two
+    keys within TIED (at the first step every text reads ⟨s⟩, and content·content is then alike for every key)
+    picks no key, and is not kept: argmax would take the first of them."""
     rows = split.allowed.sum(1) >= 2
     if not rows.any():
         return math.nan
     full = np.where(split.allowed, split.score, -np.inf).argmax(1)
-    alone = weights_from(split, names).argmax(1)
-    return float((full == alone)[rows].mean())
+    score = np.where(split.allowed, sum(split.terms[n] for n in names), -np.inf)     # (Tq, Tk)
+    ranked = np.sort(score, axis=1)
+    picks = ranked[:, -1] - ranked[:, -2] > TIED
+    return float(((full == score.argmax(1)) & picks)[rows].mean())

@@ -86,7 +86,7 @@ STEPS: tuple[Step, ...] = (
          "What the costliest cross head costs switched off and where its largest weight lands; after you answer, "
          "the exact match with each pattern in its place, and how the last layer looks with the head off.",
          "lab_patch", 5, optional=True),
-    Step(13, "The exception: two keys at once",
+    Step(13, "Two keys at once: the letter to write and the one just read",
          "The last layer need not put all its weight on the character it writes: where a step reads two keys, "
          "the numbers, not the largest weight, say which one counts.",
          "Two texts that differ in one character beside n − i, at the same step: how the read head and the last "

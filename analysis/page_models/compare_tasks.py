@@ -167,7 +167,9 @@ def role_sentence(label: str, head: int, share: dict[str, float], halves: tuple[
             f"{both} of {counted} from the two together.")
     if alone_p == counted:
         return said + " Position alone picks where this head looks on your text."
-    if both > max(alone_p, alone_c):
+    # One step more is within what another draw of the random texts moves; and the reading that position narrows
+    # the search needs position alone to find the key at half the steps at least (the sorter's finds 0-1 of 20).
+    if both >= max(alone_p, alone_c) + 2 and 2 * alone_p >= counted:
         return said + (" Together they keep more steps than either alone. One reading: position narrows where "
                        "the head looks, and the letters choose the key within it.")
     return said
@@ -184,7 +186,8 @@ def split_sentence(label: str, head: int, share: dict[str, float]) -> str:
         f"**{label}**, cross L0 H{head}, the raw codes: the largest part is *{largest}* "
         f"(**{share[largest]:.1%}**). Position·position of the sinusoidal rows carries **{position:.1%}** and "
         f"content·content of the embeddings **{content:.1%}**."
-        + (" The encoder has rewritten where each character stands into what it wrote, so the raw codes, before "
+        + (" The layers have rewritten where each character stands into what they wrote (the encoder's on the "
+           "key side, and the decoder's first self-attention on the query side), so the raw codes, before "
            "that rewriting, leave the largest part unassigned here; the split by role above assigns it, by taking "
            "as position what the stream is on average over random texts."
            if largest == WITH_WRITTEN else ""))

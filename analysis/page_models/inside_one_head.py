@@ -145,8 +145,9 @@ def inside_view(model: Transformer, vocab: Vocab, run: Run, kind: str, layer: in
                    + ("" if allowed else r" \\ &\to -\infty \text{ (masked)}") + r"\end{aligned}")   # a phone's width
     score_sentence = (
         f"The score multiplies q and k dimension by dimension (the last row), adds the {d_k} terms, divides by √d_k "
-        "and applies the mask. A sum of d_k terms spreads out like √d_k, so the division keeps scores near the same "
-        "size whatever d_k is, and the softmax from putting all its weight on one key (the Masks page measures it). "
+        "and applies the mask. A sum of d_k terms of random vectors spreads out like √d_k, so the division stops "
+        "scores growing with d_k, as at the start of training; a trained head can still make them large and put "
+        "nearly all its weight on one key (the Masks page measures both). "
         f"The {d_k} terms add up to q·k = **{inside.dot:.4f}** (largest term {inside.products.max():.3f}, smallest "
         f"{inside.products.min():.3f}); divided by √{d_k} = {np.sqrt(d_k):.4g} it is **{scaled:.4f}**. "
         + (f"Key {j} may be attended to, so the mask adds 0. The model's own score: {at.scores.traced[h, j]:.4f}."

@@ -70,8 +70,24 @@ def test_what_each_part_alone_keeps_is_its_own_softmax_argmax():
     for name, own in (("position·position alone", mine["pp"]), ("content·content alone", mine["cc"])):
         weights = weights_from(split, ALONE[name])
         assert np.allclose(weights.sum(1), 1)
-        assert top_key_kept(split, ALONE[name]) == pytest.approx(float((own.argmax(1) == full).mean()))
+        ranked = np.sort(own, 1)                           # a tie at the top picks no key (the review's)
+        picks = ranked[:, -1] - ranked[:, -2] > 1e-6
+        assert top_key_kept(split, ALONE[name]) == pytest.approx(float(((own.argmax(1) == full) & picks).mean()))
     assert top_key_kept(split, ALONE["position·position alone"]) == 1.0      # the copier: position alone, the review
+
+
+def test_a_term_alike_for_every_key_keeps_no_step():
+    """The second review: the copier's content·content alone 'kept 1 of 6 steps' on "hello", its first step, where
+    every text reads ⟨s⟩ and the term is the same for every key: argmax took the first key, which the copier's
+    own score picks too. A tie picks nothing."""
+    ckpt = model_of("copy")
+    run = make_run(ckpt.model, ckpt.vocab, "hello", task="copy")
+    head = sharpest_head(run.trace, "cross", 0)
+    means = position_means(ckpt.model, ckpt.vocab, "copy", 5, len(run.fed_ids), "cross", 0)
+    split = functional_split(ckpt.model, run.trace, "cross", 0, head, means.both)
+    content = own_terms(ckpt, run, head, *means.both)["cc"]
+    assert np.ptp(content[0]) < 1e-6 and run.trace["cross", 0][head][0].argmax() == content[0].argmax() == 0
+    assert round(top_key_kept(split, ALONE["content·content alone"]) * 6) == 0
 
 
 def test_a_run_longer_than_its_text_and_too_few_texts_are_refused_with_a_reason():

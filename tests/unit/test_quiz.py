@@ -140,7 +140,7 @@ def test_the_two_forms_never_share_a_string(quizzes, checkpoints):
 
 SHARED = {"positions": ("swapped",), "mask": ("layer", "head", "position"), "decoder_input": ("step",),
           "cross": ("layer", "step"), "forcing": ("step",), "head_off": ("head",), "length": ("max_len",),
-          "scaling": ("factor",)}
+          "scaling": ("factor", "layer", "head")}
 
 
 def test_the_two_forms_of_a_seed_differ_only_in_their_strings(quizzes):

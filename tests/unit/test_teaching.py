@@ -1,6 +1,8 @@
 """The lesson's questions: each graded against the model's own numbers, right for the model in use (an early
 training snapshot gives its own answers), and the teacher's sheet built from them."""
 
+import random
+
 import numpy as np
 import pytest
 import torch
@@ -16,6 +18,7 @@ from teaching.glossary import GLOSSARY
 from teaching.sheet import sheet_html, sheet_markdown
 from teaching.steps import INTRODUCTION_MINUTES, STEPS, WRAP_UP_MINUTES
 from transformer.checkpoint import load_snapshot, snapshot_index
+from transformer.data import random_string
 from transformer.intervention import Head, Intervention, every_head
 
 from ..conftest import BUNDLED
@@ -140,6 +143,11 @@ def test_the_ablation_question_follows_the_ranking_it_is_given():
     assert q.ablation_question(effects, 10).answer == "Cross L1 H0"
     flipped = [q.HeadEffect(e.head, e.drop, e.exact_match) for e in effects]
     assert q.ablation_question(flipped, 10).answer == "Encoder self L0 H1"
+    # the second review: the quiz asks what switching off any of step 9's heads costs, so the reveal names the
+    # cost of every one, not the largest four
+    eight = [q.HeadEffect(Head("cross", layer, h), 0.5, 0.01 * (4 * layer + h)) for layer in (0, 1) for h in range(4)]
+    why = q.ablation_question(eight, 10).why
+    assert all(f"Cross L{layer} H{h} {0.01 * (4 * layer + h):.1%}" in why for layer in (0, 1) for h in range(4))
 
 
 def test_the_teachers_sheet_has_every_step_question_and_expected_answer_in_fifty_minutes(bundled):
@@ -306,6 +314,11 @@ def test_step_3_says_the_encoder_marks_the_end_only_of_short_texts(bundled):
     short = [every_row_on_last(w) for w in words if 1 < len(w) <= q.SHORT]
     long = [every_row_on_last(w) for w in words if len(w) > q.SHORT]
     assert sum(short) / len(short) >= 0.8 and sum(long) / len(long) <= 0.02, (sum(short), len(short), sum(long))
+    # the second review: "up to 8 characters" overclaimed; by length, on 60 random texts each, as the words say
+    rng = random.Random(5)
+    share = {n: sum(every_row_on_last(random_string(rng, n)) for _ in range(60)) / 60 for n in range(2, 10)}
+    assert min(share[n] for n in range(2, 6)) >= 0.9 and share[6] >= 0.5, share            # nearly all, most
+    assert max(share[n] for n in (7, 8, 9)) <= 0.25, share                                   # few longer
     said = q.scaling_question(make_run(bundled.model, bundled.vocab, "hello"), 0, 0, 0).why
     assert "5 of the 5 rows" in said and "short texts like this one" in said and "longer texts" in said
 
