@@ -304,6 +304,7 @@ def quiz_results(store: ClassStore, code: str, secret: str, state) -> None:
                       delta_arrow="off")
     cols[2].metric("Class gain (normalised)", "—" if g.gain is None else f"{g.gain:.2f}",
                    f"95 % interval {g.low:.2f} to {g.high:.2f}" if g.low is not None else
+                   "no student has taken both quizzes yet" if not g.students else
                    f"no interval under {MIN_FOR_INTERVAL} students", delta_color="off",
                    delta_arrow="off", help="g = (after − before) / (100 % − before), from the class's means, over "
                    "the students who took both; the interval resamples those students 2,000 times.")
@@ -327,8 +328,9 @@ def quiz_results(store: ClassStore, code: str, secret: str, state) -> None:
         **{f"{f}: discrimination": st.column_config.NumberColumn(format="%.2f") for f in ("before", "after")}})
     st.caption("Share right is the item's difficulty. Discrimination is the correlation between getting the item "
                "right and the score on the other items: near 0 or below, the item does not separate the students "
-               "who learnt more from the others (None: everyone alike). The two forms' items ask the same "
-               "concept in the same place, on different strings.")
+               f"who learnt more from the others (None: everyone alike, or fewer than {MIN_FOR_INTERVAL} students, "
+               "too few for a correlation). The two forms' items ask the same concept in the same place, on "
+               "different strings.")
 
 
 def run_class(store: ClassStore, code: str, secret: str) -> None:

@@ -117,13 +117,14 @@ class ItemStats:
 def item_stats(quiz: Quiz, marks: np.ndarray) -> list[ItemStats]:
     """`marks`: (students, items) 1 right, 0 wrong. Discrimination is the corrected item-total correlation:
     the item against the score on the other items, so an item is not correlated with itself. None where either
-    side does not vary (everyone right, or every rest score equal)."""
+    side does not vary (everyone right, or every rest score equal), and under MIN_FOR_INTERVAL students, whose
+    correlation swings to -0.87 on one answer (the review's class of 3)."""
     marks = np.asarray(marks, dtype=float).reshape(-1, len(quiz.items))     # (N, I)
     rows = []
     for i, item in enumerate(quiz.items):
         right = marks[:, i]                                                  # (N,)
         rest = marks.sum(1) - right                                          # (N,)
-        varies = len(right) > 1 and right.std() > 0 and rest.std() > 0
+        varies = len(right) >= MIN_FOR_INTERVAL and right.std() > 0 and rest.std() > 0
         rows.append(ItemStats(i, item.concept, len(right), float(right.mean()) if len(right) else None,
                               float(np.corrcoef(right, rest)[0, 1]) if varies else None))
     return rows

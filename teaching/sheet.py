@@ -12,7 +12,7 @@ import numpy as np
 from .class_mode import HELD_BACK
 from .questions import Question
 from .step_views import Chart, Display, Metric, Note, Side, Strip, Table, Written
-from .steps import INTRODUCTION_MINUTES, STEPS, WRAP_UP_MINUTES
+from .steps import INTRODUCTION_MINUTES, QUIZ_MINUTES, STEPS, WRAP_UP_MINUTES
 
 ON_SCREEN = "On screen before the vote"   # the numbers a step's prompt and hint point at ("the table above"…)
 
@@ -44,6 +44,9 @@ def _schedule() -> list[tuple[int, int, str]]:
         if step.optional:   # past the 50 minutes
             rows.append((t, t + step.minutes, f"Optional, for a longer class: step {step.number}: {step.title}"))
             t += step.minutes
+    rows.append((t, t + 2 * QUIZ_MINUTES, f"Optional, for the class's gain: the before quiz ({QUIZ_MINUTES} min) "
+                 "before the introduction and the after quiz before the wrap-up, on the students' phones (Run a "
+                 "class: Open the before quiz, Open the after quiz)"))
     return rows
 
 

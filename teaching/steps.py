@@ -94,4 +94,5 @@ STEPS: tuple[Step, ...] = (
          "attention", 5, optional=True),
 )
 INTRODUCTION_MINUTES, WRAP_UP_MINUTES = 3, 3
+QUIZ_MINUTES = 5   # each of the class's two quizzes: eight items on the students' phones
 assert INTRODUCTION_MINUTES + sum(s.minutes for s in STEPS if not s.optional) + WRAP_UP_MINUTES == 50

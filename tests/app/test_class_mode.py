@@ -475,3 +475,24 @@ def test_the_teachers_sheet_on_a_live_classs_text_holds_back_what_it_has_not_rev
     store.end_class(new.code, new.secret)
     sheets = prepared_sheets(lesson_step(1), monkeypatch)
     assert expected_in_sheet(sheets["md"], 2) == sorted(q2.answers) and "held back" not in sheets["md"]
+
+
+def test_before_anyone_took_the_after_quiz_the_gain_says_so_and_three_students_get_no_discrimination(store):
+    """Issue 65 (P7): the gain read 'no interval under 5 students' while 60 had taken the before quiz and none
+    the after one; three students' item correlations (-0.87) were shown as if they meant something."""
+    from explorer import quiz as class_quiz
+    new = store.create_class("hello")
+    state = store.teacher_state(new.code, new.secret)
+    before = class_quiz.class_quizzes(state.quiz_seed, state.text)["before"]
+    store.set_quiz_stage(new.code, new.secret, 1)
+    for n, name in enumerate(("Ann", "Bo", "Cy")):
+        seat = store.join(new.code, name)
+        picked = [item.question.options[(i + n) % len(item.question.options)] for i, item in enumerate(before.items)]
+        store.hand_in(new.code, seat.token, "before", picked, [item.question.options for item in before.items])
+    store.set_quiz_stage(new.code, new.secret, 2)
+    at = teacher(new)
+    no_exception(at)
+    gain = next(m for m in at.metric if m.label == "Class gain (normalised)")
+    assert gain.value == "—" and "no student has taken both quizzes yet" in str(gain.proto.delta)
+    table = next(d.value for d in at.dataframe if "before: discrimination" in d.value.columns)
+    assert table["before: discrimination"].isna().all() and table["before: share right"].notna().all()

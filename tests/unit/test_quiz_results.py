@@ -101,6 +101,8 @@ def test_difficulty_and_discrimination(pair):
     assert stats[0].share_right == 1 and stats[0].discrimination is None
     assert stats[-1].share_right == 0.5 and stats[-1].discrimination > 0.8
     assert [s.concept for s in stats] == [i.concept for i in quiz.items]
+    few = item_stats(quiz, marks[2:5])       # three students: no correlation is shown, however it comes out
+    assert all(s.discrimination is None for s in few) and few[-1].share_right == 2 / 3
 
 
 def test_learner_result_names_the_pages_of_missed_items(pair):

@@ -162,6 +162,7 @@ def test_the_teachers_sheet_has_every_step_question_and_expected_answer_in_fifty
     page = sheet_html("par<b>allel", "the bundled model", every, TITLES)
     assert INTRODUCTION_MINUTES + sum(s.minutes for s in STEPS if not s.optional) + WRAP_UP_MINUTES == 50
     assert "| 47–50 | Wrap-up" in markdown and "| 50–55 | Optional, for a longer class: step 11" in markdown
+    assert "Optional, for the class's gain: the before quiz (5 min)" in markdown     # the review's P10
     assert "(5 min, optional: for a longer class)" in markdown
     for step, question in zip(STEPS, every):
         assert f"Step {step.number} · {step.title}" in markdown
