@@ -186,8 +186,8 @@ def split_sentence(label: str, head: int, share: dict[str, float]) -> str:
         f"**{label}**, cross L0 H{head}, the raw codes: the largest part is *{largest}* "
         f"(**{share[largest]:.1%}**). Position·position of the sinusoidal rows carries **{position:.1%}** and "
         f"content·content of the embeddings **{content:.1%}**."
-        + (" The layers have rewritten where each character stands into what they wrote (the encoder's on the "
-           "key side, and the decoder's first self-attention on the query side), so the raw codes, before "
-           "that rewriting, leave the largest part unassigned here; the split by role above assigns it, by taking "
+        + (" The layers have rewritten the raw codes into what they wrote (the encoder's on the key side, and "
+           "the decoder's first self-attention on the query side), so the raw codes, before that rewriting, "
+           "leave the largest part unassigned here; the split by role above assigns it, by taking "
            "as position what the stream is on average over random texts."
            if largest == WITH_WRITTEN else ""))
