@@ -465,18 +465,18 @@ def class_files(store: ClassStore, code: str, secret: str, state) -> None:
 store = classes.class_store()
 if store is None:
     st.stop()
+linked_code = classes.param(classes.CLASS_PARAM).upper()   # the class the link names, if any
 if classes.TEACHER_PARAM in st.query_params:   # the private link: its secret moves into this session and out
     linked_secret = classes.param(classes.TEACHER_PARAM)   # of the address bar
     if linked_secret:
-        st.session_state[classes.TEACHING_KEY] = (classes.param(classes.CLASS_PARAM).upper(), linked_secret)
+        st.session_state[classes.TEACHING_KEY] = (linked_code, linked_secret)
     del st.query_params[classes.TEACHER_PARAM]
-projected_code = classes.param(classes.CLASS_PARAM).upper()
-if projector_on() and projected_code:
+if projector_on() and linked_code:
     try:                     # what the room sees: the code is all it needs, so guessing one is limited as on Join
         classes.check_code_tries()
-        if not codes.is_code(projected_code):
+        if not codes.is_code(linked_code):
             raise UnknownClass(NO_SUCH_CODE)
-        projector_view(store, projected_code)
+        projector_view(store, linked_code)
     except UnknownClass as error:
         classes.count_wrong_code()
         st.error(str(error), icon="🛑")
@@ -487,16 +487,16 @@ if projector_on() and projected_code:
     st.stop()
 st.title("📣 Run a class")
 code, secret = st.session_state.get(classes.TEACHING_KEY, ("", ""))
-if classes.param(classes.CLASS_PARAM).upper() not in ("", code):
+if linked_code not in ("", code):
     code, secret = "", ""   # another class's code in the link: this session does not control it
 
-if not (code and secret) and (back := classes.taught_here(store, classes.param(classes.CLASS_PARAM).upper() or None)):
+if not (code and secret) and (back := classes.taught_here(store, linked_code or None)):
     code, secret = back.code, back.secret     # a reload, a new tab, a sleep or a replica's death: this browser
     st.session_state[classes.TEACHING_KEY] = (code, secret)           # started the class, and takes it back
     st.query_params[classes.CLASS_PARAM] = code
     st.toast(f"Class {code} is back: this browser started it.", icon="🔑")
 if not (code and secret):
-    if classes.param(classes.CLASS_PARAM):
+    if linked_code:
         st.warning("This page controls a class only after its private teacher link was opened in this browser "
                    "session. Open that link, or start a new class below.", icon="🔒")
     start_form(store)
