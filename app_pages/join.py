@@ -11,6 +11,7 @@ from classroom.store import RESULTS_STAGE, ClassStore
 from explorer import classes, lesson, quiz
 from explorer.errors import InputError
 from explorer.gate import fragment
+from explorer.scroll import to_top_once
 from explorer.text import escape_markdown
 from teaching.class_mode import spread
 from teaching.quiz_results import learner_result
@@ -43,20 +44,25 @@ def join_form(store: ClassStore, code: str) -> None:
         st.rerun()
 
 
-def vote_buttons(store: ClassStore, code: str, token: str, state, question, mine: str | None) -> str | None:
-    """Large buttons, one per option; the one voted for is filled. Returns the vote as the store now holds it."""
+VOTE_ERROR_KEY = "_class_vote_error"   # why the last vote pressed was not stored, for the run it starts
+
+
+def vote_buttons(store: ClassStore, code: str, token: str, state, question, mine: str | None) -> None:
+    """Large buttons, one per option; the one voted for is filled. A press is stored before the run it starts,
+    so that run draws every button with the vote the store now holds."""
+    def keep(option: str) -> None:
+        try:
+            store.vote(code, token, state.step, state.round, option, question.options)
+        except ClassError as error:
+            st.session_state[VOTE_ERROR_KEY] = str(error)
+
     st.html("<style>.st-key-class_vote_options button{min-height:3.2rem;font-size:1.15rem}</style>")
+    if message := st.session_state.pop(VOTE_ERROR_KEY, None):
+        st.error(message, icon="⚠️")
     with st.container(key="class_vote_options"):
         for i, option in enumerate(question.options):
-            if st.button(escape_markdown(option), key=f"vote_{state.step}_{state.round}_{i}", width="stretch",
-                         type="primary" if option == mine else "secondary"):
-                try:
-                    store.vote(code, token, state.step, state.round, option, question.options)
-                except ClassError as error:
-                    st.error(str(error))
-                else:
-                    mine = option
-    return mine
+            st.button(escape_markdown(option), key=f"vote_{state.step}_{state.round}_{i}", width="stretch",
+                      type="primary" if option == mine else "secondary", on_click=keep, args=(option,))
 
 
 QUIZ_ERROR_KEY = "_class_quiz_error"   # why the last answer picked was not stored, for the next run
@@ -118,35 +124,41 @@ def in_class(store: ClassStore, code: str, token: str, seat) -> None:
 
 
 def step_screen(store: ClassStore, code: str, token: str, state) -> None:
+    """The step the teacher shows. At the reveal the model's answer and the student's own result come first, so a
+    phone shows them without scrolling; the numbers they were asked about move below."""
     step = STEPS[state.step - 1]
     view = lesson.step_view(step.number, classes.CLASS_MODEL_KEY, state.text)
     question = view.question
     st.header(f"Step {step.number} of {len(STEPS)} · {step.title}")
-    st.markdown(f"**Goal.** {step.goal}")
-    with st.expander("The numbers on the teacher's screen", expanded=True):
-        lesson.draw(view.before)
+    mine = store.my_vote(code, token, state.step, state.round) if question is not None else None
+    revealed = state.revealed and question is not None
+    if revealed:
+        to_top_once(f"{code}-{state.step}-{state.round}")   # a phone was scrolled down to the buttons
+        st.success(escape_markdown(f"{question.answer_line} {question.why}"), icon="🔎")
+        if mine is not None:
+            st.markdown("You were **right**." if question.grade(mine) else
+                        "Yours was another answer: look at the numbers below.")
+    else:
+        st.markdown(f"**Goal.** {step.goal}")
+    with st.expander("The numbers on the teacher's screen", expanded=not revealed):
+        lesson.draw(view.before, narrow=True)
     if question is None:
         st.info("No question on this step: wait for the teacher's next one.", icon="⏳")
-    else:
-        st.markdown(f"**Predict first.** {escape_markdown(question.prompt)}")
-        mine = store.my_vote(code, token, state.step, state.round)
-        if state.voting:
-            mine = vote_buttons(store, code, token, state, question, mine)
-        if mine is not None:
-            st.success(escape_markdown(f"Your vote is in (round {state.round}): {mine}."
-                                       + (" You can change it until voting closes." if state.voting else "")),
-                       icon="🗳️")
-        elif not state.voting and not state.revealed:
-            st.info("Voting is not open. Talk it over; the teacher opens it.", icon="⏳")
-        if state.spread_shown:
-            shown = spread(question, store.counts(code, state.step, state.round))
-            st.html(vote_spread(shown.options, shown.counts, f"The class, round {state.round}"))
-        if state.revealed:
-            st.success(escape_markdown(f"{question.answer_line} {question.why}"), icon="🔎")
-            if mine is not None:
-                st.markdown("You were **right**." if question.grade(mine) else
-                            "Yours was another answer: look at the numbers below.")
-            lesson.draw(view.after)
+        return
+    st.markdown(f"**{'The question' if revealed else 'Predict first'}.** {escape_markdown(question.prompt)}")
+    if state.voting:
+        vote_buttons(store, code, token, state, question, mine)
+    if mine is not None:
+        st.success(escape_markdown(f"Your vote is in (round {state.round}): {mine}."
+                                   + (" You can change it until voting closes." if state.voting else "")),
+                   icon="🗳️")
+    elif not state.voting and not state.revealed:
+        st.info("Voting is not open. Talk it over; the teacher opens it.", icon="⏳")
+    if state.spread_shown:
+        shown = spread(question, store.counts(code, state.step, state.round))
+        st.html(vote_spread(shown.options, shown.counts, f"The class, round {state.round}"))
+    if revealed:
+        lesson.draw(view.after, narrow=True)
 
 
 def poll(store: ClassStore, code: str) -> None:

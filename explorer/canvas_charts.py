@@ -48,7 +48,7 @@ def canvas_heatmap(spec: dict, key: str, container=None) -> None:
     """Draw a viz.canvas_heatmap spec (in `container`, else where the page is); `key` names it for the tests, as
     a chart's key does. Registered at each call: the registry belongs to the runtime, which AppTest makes anew
     (the same definition again is silent)."""
-    _mount(st.components.v2.component("canvas_heatmap", js=_JS, css=_CSS, html=_HTML), spec, key, container)
+    mount_with_data(st.components.v2.component("canvas_heatmap", js=_JS, css=_CSS, html=_HTML), spec, key, container)
 
 
 def switched_heatmaps(views: list[dict], notes: list[str], key: str, group: str, chosen: int,
@@ -61,10 +61,10 @@ def switched_heatmaps(views: list[dict], notes: list[str], key: str, group: str,
     st.page_link in the container keyed `links` (one a view, in order). Starts at view `chosen`."""
     data = {"views": views, "notes": notes, "group": group, "chosen": chosen, "picker": picker,
             "view_names": view_names, "param": param, "csv": csv, "links": links}
-    _mount(st.components.v2.component("canvas_heatmap", js=_JS, css=_CSS, html=_HTML), data, key, None)
+    mount_with_data(st.components.v2.component("canvas_heatmap", js=_JS, css=_CSS, html=_HTML), data, key, None)
 
 
-def _mount(mount, data: dict, key: str, container) -> None:
+def mount_with_data(mount, data: dict, key: str, container) -> None:
     """A component's mount with its data, in `container` (None or st: the page itself, as the lesson passes it).
     The data goes as JSON bytes written once here, which the browser parses as it parsed Streamlit's JSON: given
     a dict, Streamlit wrote it out twice a run (once to send, once with sorted keys to name the element) and
@@ -97,7 +97,8 @@ _MARKUP_JS = """export default function (component) {
 def _markup(name: str, css_class: str, css: str, markup: str, key: str | None, container) -> None:
     """`markup` in the element of class `css_class` of the component `name`, styled by `css`."""
     html = f'<div class="{css_class}" data-markup></div>'
-    _mount(st.components.v2.component(name, js=_MARKUP_JS, css=css, html=html), {"markup": markup}, key, container)
+    mount_with_data(st.components.v2.component(name, js=_MARKUP_JS, css=css, html=html), {"markup": markup}, key,
+                    container)
 
 
 # Streamlit's st.html keeps HTML and drops SVG, so the small charts of viz.svg_charts come through a component of
@@ -196,4 +197,5 @@ _DECODE_CSS = """
 def decode_part(spec: dict, key: str) -> None:
     """Draw one part of Decode step by step (viz.decode_steps: "step" or "looked")."""
     html = '<div class="decode"></div>'
-    _mount(st.components.v2.component("decode_steps", js=_DECODE_JS, css=_DECODE_CSS, html=html), spec, key, None)
+    mount_with_data(st.components.v2.component("decode_steps", js=_DECODE_JS, css=_DECODE_CSS, html=html), spec, key,
+                    None)

@@ -129,18 +129,31 @@ def answer_key(question: Question, step: int) -> str:
     return f"lesson_answer_{step}_{zlib.crc32('|'.join(question.options).encode()):08x}"
 
 
-def draw(displays: tuple[Display, ...], container=st) -> None:
-    """Every kind of display a step's record holds, drawn one way."""
+def on_its_side(display: Table) -> bool:
+    """A table of named rows wider than it is tall (a row of numbers per position of the text): on a phone its
+    positions are read down the screen instead of scrolled sideways."""
+    return bool(display.index) and not display.percent and len(display.columns) > len(display.index)
+
+
+def static_table(frame: pd.DataFrame, percent: tuple[str, ...], hide_index: bool, container) -> None:
+    """Plain HTML in the page's type, with no toolbar over what is above it."""
+    shown = {c: "{:.1%}" if c in percent else "{:.4g}" for c in frame.columns if pd.api.types.is_float_dtype(frame[c])}
+    container.table(frame.style.format(shown), hide_index=hide_index, width="content")
+
+
+def draw(displays: tuple[Display, ...], container=st, narrow: bool = False) -> None:
+    """Every kind of display a step's record holds, drawn one way. narrow: for a phone (a student's screen in a
+    class), tables are plain and a wide one is turned on its side."""
     for display in displays:
         if isinstance(display, Table):
             if display.heading:
                 container.markdown(display.heading)
             frame = pd.DataFrame(display.columns, index=list(display.index) if display.index else None)
-            if projector_on():   # plain HTML, in the page's type: the data grid kept 14-px type at 1024 px
-                shown = {c: "{:.1%}" if c in display.percent else "{:.4g}" for c in frame.columns
-                         if pd.api.types.is_float_dtype(frame[c])}
-                container.table(frame.style.format(shown),
-                                hide_index=display.index is None, width="content")
+            if narrow and on_its_side(display):
+                frame = frame.T.infer_objects()   # a row per position, a column per quantity
+                static_table(frame, (), False, container)
+            elif narrow or projector_on():   # the data grid kept 14-px type at 1024 px
+                static_table(frame, display.percent, display.index is None, container)
             else:   # percentages with one decimal each: the grid's "percent" wrote 69.8% beside 43.01%
                 frame[list(display.percent)] = frame[list(display.percent)] * 100
                 container.dataframe(frame, hide_index=display.index is None, width="content",

@@ -11,9 +11,16 @@ from analysis.tasks import words
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~&:=^\"'])")
 
 
+# Streamlit's markdown turns web and mail addresses into links after escapes are read, so a backslash cannot stop
+# it: a word joiner (U+2060, invisible) after the "www" of "www.", the ":" of "://" or an "@" breaks the pattern.
+_LINK_START = re.compile(r"(?i)(www(?=\.)|:(?=//)|@)")
+WORD_JOINER = "\u2060"
+
+
 def escape_markdown(text: str) -> str:
-    """Backslash every character markdown, LaTeX or HTML could act on, so text shows exactly as typed."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    """Backslash every character markdown, LaTeX or HTML could act on, so text shows exactly as typed, and keep
+    an address typed into it (a nickname holding a URL) from becoming a live link."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _LINK_START.sub(r"\1" + WORD_JOINER, text))
 
 
 SHORT = 16   # characters a metric shows whole; a longer text is also shown in full, wrapped, below it

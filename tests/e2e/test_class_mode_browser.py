@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import time
 import urllib.request
@@ -17,7 +18,7 @@ import zxingcpp
 from PIL import Image
 from playwright.sync_api import expect
 
-from classroom.database import make_engine
+from classroom.database import make_engine, migrate
 from classroom.public_link import is_loopback
 from classroom import store as store_module
 from classroom.store import ClassStore
@@ -31,7 +32,9 @@ PHONE = dict(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=T
 
 
 def class_store() -> ClassStore:
-    return ClassStore(make_engine(os.environ["EXPLORER_DATABASE_URL"]))   # the one the servers use
+    engine = make_engine(os.environ["EXPLORER_DATABASE_URL"])   # the one the servers use
+    migrate(engine)                                             # a test run alone comes before any page made it
+    return ClassStore(engine)
 
 
 def start_class(browser, url: str):
@@ -106,6 +109,58 @@ def test_one_question_end_to_end_with_a_teacher_and_three_students(browser, serv
     for page in (teacher, phone, *laptops):
         assert page.locator("[data-testid='stException']").count() == 0
         page.context.close()
+
+
+MAIN_TO_BOTTOM = "document.querySelector(\"[data-testid='stMain']\").scrollTo({top: 1e6})"
+WORD_JOINER = "\u2060"   # what keeps an address in a nickname from being read as a link; not seen
+
+
+def test_on_a_phone_the_vote_fills_the_table_fits_and_the_answer_comes_without_scrolling(browser, server):
+    """Issue 65, problem 7 (the report's P8), on a 390×844 touch phone: the option just tapped is filled at once;
+    the step's table is turned so it fits 390 px with no toolbar over the expander's title; at the reveal, with
+    the student scrolled down to the buttons, the model's answer and their own result are in view; a nickname
+    holding an address is shown as typed and is not a link."""
+    store = class_store()
+    new = store.create_class("hello")
+    phone = browser.new_context(**PHONE).new_page()
+    load(phone, f"{server}/join?class={new.code}", timeout=120_000)
+    phone.get_by_label("Nickname").first.fill("see http://e.x or a@b.co")
+    phone.get_by_role("button", name="Join").tap()
+    caption = phone.get_by_text("You are see")
+    expect(caption).to_be_visible(timeout=60_000)
+    assert caption.inner_text().replace(WORD_JOINER, "").startswith("You are see http://e.x or a@b.co in class")
+    assert caption.locator("a").count() == 0 and phone.locator("[data-testid='stMain'] a[href*='e.x']").count() == 0
+
+    table = phone.locator("[data-testid='stExpander'] [data-testid='stTable'] table").first
+    expect(table).to_be_visible(timeout=30_000)
+    box = table.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box                 # every column on the screen
+    assert table.locator("tbody tr").count() == len("hello")                     # a row per character
+    assert phone.locator("[data-testid='stExpander'] [data-testid='stElementToolbar']").count() == 0
+
+    store.open_voting(new.code, new.secret)
+    picked = phone.locator(".st-key-vote_1_1_1 button")
+    expect(picked).to_be_visible(timeout=30_000)
+    picked.tap()
+    expect(phone.get_by_text("Your vote is in")).to_be_visible(timeout=30_000)
+    settle(phone)
+    assert picked.get_attribute("data-testid") == "stBaseButton-primary"
+    others = [phone.locator(f".st-key-vote_1_1_{i} button").get_attribute("data-testid") for i in (0, 2)]
+    assert others == ["stBaseButton-secondary"] * 2
+    screenshot(phone, "class-phone-filled-vote")
+
+    phone.evaluate(MAIN_TO_BOTTOM)                                             # down at the buttons
+    store.close_voting(new.code, new.secret)
+    store.reveal(new.code, new.secret)
+    answer = phone.get_by_text("The model's answer")
+    expect(answer).to_be_visible(timeout=30_000)                               # polled, not reloaded
+    result = phone.get_by_text(re.compile("You were right|Yours was another answer"))
+    for shown in (answer, result):
+        expect(shown).to_be_in_viewport(timeout=10_000)
+        assert shown.bounding_box()["y"] + shown.bounding_box()["height"] <= 844
+    screenshot(phone, "class-phone-reveal-in-view")
+    assert phone.locator("[data-testid='stException']").count() == 0
+    phone.context.close()
 
 
 def secret_anywhere(page, secret: str) -> list[str]:
