@@ -2,6 +2,8 @@
 a protocol-level teacher polls the count as the teacher's page does.
 
     python -m benchmarks.class_vote [--students 60,200] [--backends sqlite,postgresql] [--window 10]
+    python -m benchmarks.class_vote --kill-teachers-replica --students 60
+
 
 For each database (a SQLite file, or a PostgreSQL server of its own from drivers/postgres.py) and class size:
 one `streamlit run app.py` pointed at it by EXPLORER_DATABASE_URL; the class is made and voting opened in the
@@ -11,7 +13,14 @@ fragment at its page's interval as the browser's timer does. Prints votes the st
 the database, lost and double-counted ones, the p50 and p95 seconds from a student being told "your vote is
 in" to the teacher's screen counting it (the teacher's page polls every 1.5 s, a student's every 3 s), and the
 server's CPU with 60 joined students, idle and then polling (no votes), as a share of one core (the
-PostgreSQL server's own CPU is not counted).
+PostgreSQL server's own CPU is not counted). Writes docs/records/class_vote.json.
+
+With --kill-teachers-replica: two replicas behind HAProxy (scripts/serve.sh); the teacher starts the class on the
+presenter page and opens voting; halfway through the vote the teacher's own replica is killed with SIGKILL.
+Everyone whose socket closed reconnects as Streamlit's client does. Prints, besides the above, how many students
+were dropped and came back to their seat, the seconds until the teacher's page showed the class again (no link
+kept: the browser's own key), the p95 of the votes after the kill, and what serve.sh said. Writes
+docs/records/class_vote_killed_replica.json.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ import argparse
 import asyncio
 import os
 import random
+import signal
 import re
 import statistics
 import subprocess
@@ -28,12 +38,17 @@ import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
+from urllib.parse import parse_qs
+
+import websockets
 
 from classroom.database import make_engine, migrate
 from classroom.store import ClassStore
+from benchmarks.record import write_record
 from drivers.harness import ROOT, _free_port, stop_server, wait_until_healthy
 from drivers.postgres import temporary_postgres
-from drivers.protocol_session import ProtocolSession, joined
+from drivers.protocol_session import Answer, ProtocolSession, joined
+from drivers.replicas import COOKIE as REPLICA_COOKIE, Replicas, start_replicas, stop_replicas
 from explorer.classes import CLASS_MODEL_KEY
 from explorer.lesson import question
 from explorer.pages import page
@@ -42,6 +57,7 @@ POLL_S = 1.5               # how long a session waits before its first poll; the
 POLL_TIMEOUT_S = 30        # a poll the server never finishes counts as stuck, and the client polls on
 STUCK: list[str] = []      # which kind of session a stuck poll came from
 VOTED = re.compile(r"(\d+) of (\d+) voted")
+LOCKED_OUT = "controls a class only after"   # what the presenter page says to a browser that is not the teacher's
 
 
 def server_with(url: str) -> tuple[subprocess.Popen, str]:
@@ -143,6 +159,112 @@ async def one_class(url: str, store: ClassStore, students: int, window: float) -
                 delays=delays)
 
 
+DROPPED = (websockets.ConnectionClosed, OSError, asyncio.TimeoutError)   # a socket whose replica died
+
+
+async def back_again(session: ProtocolSession, who: str, came_back: list) -> Answer:
+    """Reconnect as Streamlit's client does when its socket closes (the same cookies, the page's query, through
+    the proxy that sends it to a live replica); note (who, seconds until the page answered)."""
+    gone = time.perf_counter()
+    while True:
+        try:
+            answer = await asyncio.wait_for(session.reopen(), POLL_TIMEOUT_S)
+        except DROPPED:
+            await asyncio.sleep(0.1)
+            continue
+        came_back.append((who, time.perf_counter() - gone, answer))
+        return answer
+
+
+async def steady_student(url: str, code: str, n: int, options: tuple[str, ...], vote_at: float,
+                         told: list[float], stop: asyncio.Event, came_back: list) -> tuple[str | None, str | None]:
+    """A student whose socket may close at any moment: they reconnect, and press again if they were never told
+    their vote was in (a student who saw no confirmation taps again). (their seat's token, the option the page
+    said was stored)."""
+    session = await joined(url, code, f"s{n}")
+    token = parse_qs(session.query).get("seat", [None])[0]
+    if token is None:
+        await session.close()
+        return None, None
+    said = None
+    while not stop.is_set():
+        try:
+            if said is None and time.perf_counter() >= vote_at:
+                label = next(l for l in session.widget_ids if l.replace("\\", "") == options[n % len(options)])
+                answer = await asyncio.wait_for(session.press(label), POLL_TIMEOUT_S)
+                if any("Your vote is in" in m for m in answer.markdown):
+                    told.append(time.perf_counter())
+                    said = options[n % len(options)]
+            else:
+                await asyncio.wait_for(session.poll(), POLL_TIMEOUT_S)
+            await asyncio.sleep(interval(session))
+        except DROPPED:
+            answer = await back_again(session, f"s{n}", came_back)
+            if not any(f"You are s{n} " in m for m in answer.markdown):
+                return token, said   # not back at the seat: counted from came_back's answer
+    await session.close()
+    return token, said
+
+
+async def killed_teacher_replica(served: Replicas, store: ClassStore, students: int, window: float) -> dict:
+    """A class on two replicas: the teacher starts it on the presenter page (the class kept for the teacher's
+    browser), opens voting, the students vote over `window` seconds, and halfway through the teacher's own
+    replica is killed with SIGKILL. Its sockets close; teacher and students reconnect through the proxy."""
+    teacher = ProtocolSession(served.url, page("run_a_class").url_path, "class=")
+    await teacher.open()
+    label = next(l for l in teacher.widget_ids if l.startswith("The class's text"))
+    await teacher.fill_and_press({label: "hello"}, "Start a class")
+    await teacher.press("I have kept it: start the class")
+    code = parse_qs(teacher.query)["class"][0]
+    assert "teacher" not in parse_qs(teacher.query), "the presenter's link holds no secret"
+    await teacher.press("Open voting")
+    options = question(1, CLASS_MODEL_KEY, "hello").options
+    stop, seen, told, came_back = asyncio.Event(), [], [], []
+
+    async def watch() -> None:
+        while not stop.is_set():
+            try:
+                await teacher_watch(teacher, stop, seen)
+            except DROPPED:
+                answer = await back_again(teacher, "teacher", came_back)
+                if not any(VOTED.search(m) for m in answer.markdown) or any(LOCKED_OUT in m for m in answer.markdown):
+                    raise RuntimeError("the teacher's page came back without its class")
+
+    watching = asyncio.create_task(watch())
+    rng = random.Random(0)
+    start = time.perf_counter() + 5 + students * 0.05
+    tasks = [asyncio.create_task(steady_student(served.url, code, n, options, start + rng.uniform(0, window), told,
+                                                stop, came_back)) for n in range(students)]
+    await asyncio.sleep(max(0.0, start + window / 2 - time.perf_counter()))
+    victim = teacher.cookies[REPLICA_COOKIE]
+    pids = {f"replica{number}": pid for number, _, pid in served.table()}
+    os.kill(pids[victim], signal.SIGKILL)
+    killed_at = time.perf_counter()
+    await asyncio.sleep(window / 2 + 4 * POLL_S)
+    while len(told) < students and time.perf_counter() < start + window + 120:
+        await asyncio.sleep(POLL_S)
+    await asyncio.sleep(2 * POLL_S)
+    stop.set()
+    outcomes = await asyncio.gather(*tasks)
+    watching.cancel()
+    await teacher.close()
+    said = {token: option for token, option in outcomes if option is not None}
+    stored = {token: store.my_vote(code, token, 1, 1) for token, _ in outcomes if token is not None}
+    counted = sum(store.counts(code, 1, 1).values())
+    seated_again = [who for who, _, a in came_back if who != "teacher" and any(f"You are {who} " in m
+                                                                             for m in a.markdown)]
+    teacher_back = [seconds for who, seconds, _ in came_back if who == "teacher"]
+    told.sort()
+    delays = [next(t for t, count in seen if count >= k and t >= at) - at for k, at in enumerate(told, start=1)
+              if any(count >= k and t >= at for t, count in seen)]
+    return dict(code=code, victim=victim, joined=len(stored), told=len(said), stored=counted,
+                lost=sum(1 for token, option in said.items() if stored[token] != option),
+                double=counted - sum(1 for v in stored.values() if v is not None),
+                dropped=len([w for w, _, _ in came_back if w != "teacher"]), seated_again=len(seated_again),
+                teacher_back=teacher_back, delays=delays,
+                after_kill=[d for d, at in zip(delays, told) if at >= killed_at])
+
+
 async def quiet_polling(url: str, pid: int, store: ClassStore, students: int,
                         seconds: float = 20) -> tuple[float, float]:
     """Server CPU, as a share of one core, with `students` joined students connected: first idle (their pages
@@ -183,11 +305,16 @@ def main() -> None:
     parser.add_argument("--students", default="60,200")
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--window", type=float, default=10.0)
+    parser.add_argument("--kill-teachers-replica", action="store_true",
+                        help="instead: two replicas behind HAProxy, the teacher's killed halfway through the vote")
     args = parser.parse_args()
     sizes = [int(n) for n in args.students.split(",")]
+    if args.kill_teachers_replica:
+        killed_runs(args, sizes)
+        return
     print(f"{'database':<11} {'students':>8} {'joined':>6} {'told':>5} {'stored':>6} {'lost':>4} {'double':>6} "
           f"{'p50 s':>6} {'p95 s':>6}")
-    polling = {}
+    polling, rows = {}, []
     for backend in args.backends.split(","):
         with ExitStack() as stack:
             url = (f"sqlite:///{stack.enter_context(tempfile.TemporaryDirectory())}/classes.db"
@@ -203,6 +330,10 @@ def main() -> None:
                     print(f"{backend:<11} {n:>8} {r['joined']:>6} {r['told']:>5} {r['stored']:>6} {r['lost']:>4} "
                           f"{r['double']:>6} {statistics.median(r['delays']) if r['delays'] else float('nan'):>6.2f} "
                           f"{q[18]:>6.2f}", flush=True)
+                    rows.append({"database": backend, "students": n, "joined": r["joined"], "told stored": r["told"],
+                                 "stored": r["stored"], "lost": r["lost"], "double": r["double"],
+                                 "vote to count p50 s": round(statistics.median(r["delays"]), 2),
+                                 "vote to count p95 s": round(q[18], 2)})
                 polling[backend] = asyncio.run(quiet_polling(address, process.pid, store, 60))
             finally:
                 stop_server(process)
@@ -212,6 +343,48 @@ def main() -> None:
     for backend, (idle, busy) in polling.items():
         print(f"{backend}: the server's CPU with 60 joined students (no teacher, no votes): {idle:.1%} of one core "
               f"with their pages open and idle, {busy:.1%} while they poll: the polling costs {busy - idle:.1%}")
+    write_record("class_vote", {"rows": rows, "stuck polls": len(STUCK), "share of one core, 60 students": {
+        backend: {"idle": round(idle, 3), "polling": round(busy, 3)} for backend, (idle, busy) in polling.items()}})
+
+
+def killed_runs(args: argparse.Namespace, sizes: list[int]) -> None:
+    print(f"{'database':<11} {'students':>8} {'joined':>6} {'told':>5} {'stored':>6} {'lost':>4} {'double':>6} "
+          f"{'dropped':>7} {'reseated':>8} {'teacher back s':>14} {'p50 s':>6} {'p95 s':>6} {'p95 after kill':>14}")
+    rows = []
+    for backend in args.backends.split(","):
+        with ExitStack() as stack:
+            logs = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            url = f"sqlite:///{logs}/classes.db" if backend == "sqlite" else stack.enter_context(temporary_postgres())
+            engine = make_engine(url)
+            migrate(engine)
+            os.environ["EXPLORER_DATABASE_URL"] = url       # what scripts/serve.sh's replicas read
+            served = start_replicas(2, logs / "serve")
+            try:
+                for n in sizes:
+                    r = asyncio.run(killed_teacher_replica(served, ClassStore(engine), n, args.window))
+                    p95 = lambda xs: statistics.quantiles(xs, n=20)[18] if len(xs) > 1 else float("nan")
+                    back = ", ".join(f"{t:.1f}" for t in r["teacher_back"]) or "never"
+                    print(f"{backend:<11} {n:>8} {r['joined']:>6} {r['told']:>5} {r['stored']:>6} {r['lost']:>4} "
+                          f"{r['double']:>6} {r['dropped']:>7} {r['seated_again']:>8} {back:>14} "
+                          f"{statistics.median(r['delays']):>6.2f} {p95(r['delays']):>6.2f} "
+                          f"{p95(r['after_kill']):>14.2f}", flush=True)
+                    restarted = [line for line in (logs / "serve" / "serve.log").read_text().splitlines()
+                                 if "starting it again" in line] if (logs / "serve" / "serve.log").exists() else []
+                    said = restarted[-1].split(" ", 1)[1] if restarted else "nothing"
+                    print(f"  killed {r['victim']}; scripts/serve.sh said: {said}")
+                    rows.append({"database": backend, "students": n, "joined": r["joined"], "told stored": r["told"],
+                                 "stored": r["stored"], "lost": r["lost"], "double": r["double"],
+                                 "dropped by the kill": r["dropped"], "back at their seat": r["seated_again"],
+                                 "teacher back s": [round(t, 2) for t in r["teacher_back"]],
+                                 "vote to count p50 s": round(statistics.median(r["delays"]), 2),
+                                 "vote to count p95 s": round(p95(r["delays"]), 2),
+                                 "p95 s of votes after the kill": round(p95(r["after_kill"]), 2),
+                                 "serve.sh said": said})
+            finally:
+                stop_replicas(served)
+                engine.dispose()
+    print(f"polls the server never finished within {POLL_TIMEOUT_S} s: {len(STUCK)}")
+    write_record("class_vote_killed_replica", {"rows": rows, "stuck polls": len(STUCK)}, module="class_vote")
 
 
 if __name__ == "__main__":

@@ -15,15 +15,13 @@ docs/records/hostile_class.json with the command and the date.
 from __future__ import annotations
 
 import argparse
-import datetime
 import functools
-import json
-import sys
 from pathlib import Path
 
+from benchmarks.record import write_record
 from drivers import hostile_class as attacks
 from drivers import hostile_seats, hostile_tabs
-from drivers.harness import ROOT, start_server, stop_server
+from drivers.harness import start_server, stop_server
 
 from .browser_ab import checked_out, ready, start as serve_tree
 
@@ -47,7 +45,6 @@ ATTACKS = {
     "live training, 3 tabs": functools.partial(hostile_tabs.live_training, tabs=3),
     "own models, 24 tabs": functools.partial(hostile_tabs.own_models, tabs=24, words=4),
 }
-RECORD = ROOT / "docs" / "records" / "hostile_class.json"
 
 
 def attacked(root: Path | None, names: list[str], label: str) -> list[attacks.Measured]:
@@ -91,12 +88,8 @@ def main() -> None:
               f"{r['slowest s']:>10.2f}{r['start MB']:>10}{r['peak MB']:>9}{r['after MB']:>10}")
     for r in table:
         print(f"  {r['attack']} ({r['tree']}): {r['details']}")
-    RECORD.parent.mkdir(parents=True, exist_ok=True)
-    RECORD.write_text(json.dumps({"command": "python -m benchmarks.hostile_class " + " ".join(sys.argv[1:]),
-                                  "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="minutes"),
-                                  "goals": {"ratio at most": 2, "peak MB under": 1536, "after MB at most": "start + 100"},
-                                  "rows": table}, indent=1) + "\n")
-    print(f"written: {RECORD.relative_to(ROOT)}")
+    write_record("hostile_class", {"goals": {"ratio at most": 2, "peak MB under": 1536,
+                                            "after MB at most": "start + 100"}, "rows": table})
 
 
 if __name__ == "__main__":

@@ -20,17 +20,14 @@ Writes docs/records/quiz_gain.json with the command, the date and the figures.
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import random
 import statistics
-import sys
 from collections import defaultdict
 
 import numpy as np
 
+from benchmarks.record import write_record
 from drivers.text_only import TEXT_ONLY_RULES, odd_one_out
-from drivers.harness import ROOT
 from teaching.quiz import CLOSE, FORMS, Quiz, build_quiz, lab_head_costs
 from teaching.quiz_results import class_gain
 from transformer.checkpoint import bundled_checkpoint, load
@@ -45,7 +42,6 @@ def half_right_score(quiz: Quiz, rng: random.Random) -> float:
                        for i in quiz.items])
 
 
-RECORD = ROOT / "docs" / "records" / "quiz_gain.json"
 FIXED_OPTIONS = ("scaling", "head_off", "length")   # kinds whose options are the same on every string
 
 
@@ -132,11 +128,7 @@ def main() -> None:
               f"{len(rates)} rules {rates[best]:.2f} ('{best}')")
         record["text alone, best rule"][kind] = {"chance": round(chance, 2), "best": round(rates[best], 2),
                                                  "rule": best}
-    RECORD.parent.mkdir(parents=True, exist_ok=True)
-    RECORD.write_text(json.dumps({"command": "python -m benchmarks.quiz_gain " + " ".join(sys.argv[1:]),
-                                  "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="minutes"),
-                                  "figures": record}, indent=1, ensure_ascii=False) + "\n")
-    print(f"written: {RECORD.relative_to(ROOT)}")
+    write_record("quiz_gain", record)
 
 
 if __name__ == "__main__":

@@ -52,12 +52,17 @@ BROWSER_COOKIE = "explorer_browser"    # explorer.identity.COOKIE (a test holds 
 NEW_BROWSER = object()
 
 
-def browser_cookie(http_url: str) -> str | None:
-    """The cookie a server sets on a fresh browser's first page (None from a server that sets none)."""
+def browser_cookies(http_url: str) -> dict[str, str]:
+    """Every cookie a server (and a proxy before it) sets on a fresh browser's first page."""
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     opener.open(f"{http_url}/", timeout=30).read()
-    return next((c.value for c in jar if c.name == BROWSER_COOKIE), None)
+    return {c.name: c.value for c in jar}
+
+
+def browser_cookie(http_url: str) -> str | None:
+    """The cookie a server sets on a fresh browser's first page (None from a server that sets none)."""
+    return browser_cookies(http_url).get(BROWSER_COOKIE)
 
 
 class ProtocolSession:
@@ -81,15 +86,24 @@ class ProtocolSession:
         self.fragments: dict[str, float] = {}  # id -> seconds of each timed fragment the last full run drew
         self.drawn_fragments: dict[str, float] = {}  # the same, for the run being read (a fragment's id
                                                      # follows its place on the page, so each full run redraws it)
+        self.cookies: dict[str, str] = {}      # every other cookie the first page set (a proxy's replica)
         self.socket = None
 
     async def open(self) -> Answer:
         if self.browser is NEW_BROWSER:
-            self.browser = await asyncio.to_thread(browser_cookie, self.url)
-        headers = {"Cookie": f"{BROWSER_COOKIE}={self.browser}"} if self.browser else None
+            self.cookies = await asyncio.to_thread(browser_cookies, self.url)
+            self.browser = self.cookies.pop(BROWSER_COOKIE, None)
+        sent = {**self.cookies, **({BROWSER_COOKIE: self.browser} if self.browser else {})}
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in sent.items())} if sent else None
         self.socket = await websockets.connect(self.stream_url, subprotocols=["streamlit"], max_size=None,
                                                additional_headers=headers)
         return await self._rerun(None)
+
+    async def reopen(self) -> Answer:
+        """A new socket with the same cookies and the page's query, as Streamlit's client opens one when its
+        socket closes (its server gone, a replica killed): the page runs again from the top."""
+        self.page_hash, self.fragments = "", {}
+        return await self.open()
 
     async def type(self, text: str) -> Answer:
         if self.text_id is None:

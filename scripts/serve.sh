@@ -149,7 +149,7 @@ done
 haproxy -f "$logs/haproxy.cfg" -db >"$logs/haproxy.log" 2>&1 &
 proxy=$!
 pids+=("$proxy")
-echo "serving on http://$address:$port: $replicas replicas behind HAProxy (logs in $logs/); Ctrl-C stops all"
+echo "serving on http://$address:$port: $replicas replicas behind HAProxy (logs in $logs/); Ctrl-C stops all, or kill $$ when it runs in the background"
 if [ -n "${EXPLORER_PUBLIC_URL:-}" ]; then
   echo "the address to project, for phones on this network: $EXPLORER_PUBLIC_URL"
 else

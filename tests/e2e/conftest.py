@@ -75,6 +75,17 @@ def page(browser):
     context.close()
 
 
+PICTURES = ROOT / "docs" / "pictures"   # the README's and the docs' pictures, taken again by every run
+
+
+def picture(page, name: str) -> None:
+    """docs/pictures/<name>.png: the screen as its user sees it, at the page's own viewport (a phone's 390×844,
+    a projector's 1280×720), so the docs never show an older app than the one the tests ran."""
+    PICTURES.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(PICTURES / f"{name}.png"))
+
+
 def screenshot(page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size({"width": 1400, "height": 3400})

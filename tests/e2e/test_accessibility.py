@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from drivers.axe import AXE, CELL_CONTRASTS, described, serious, violations
 from drivers.harness import load
+from tests.e2e.conftest import picture
 from tests.e2e.test_lesson_for_everyone import SPILLING
 from explorer.pages import PAGES
 
@@ -68,6 +69,8 @@ def test_the_page_has_no_serious_accessibility_violation(server, browser, row, s
     if projector:                                           # for the back of a hall, the sidebar folded
         assert min(page.evaluate(BODY_TEXT), default=28) >= 28, row.id
         expect(page.get_by_role("button", name="Expand sidebar", exact=True)).to_be_visible()     # named in words
+    if screen in ("laptop", "phone"):                       # the learner's tour's pictures, of this run's app
+        picture(page, f"{screen}-{row.id or 'home'}")
     page.context.close()
 
 

@@ -26,7 +26,7 @@ from drivers.axe import described, serious, violations
 from drivers.harness import ROOT, load, settle, start_server, stop_server
 from drivers.replicas import COOKIE, start_replicas, stop_replicas
 
-from .conftest import screenshot
+from .conftest import picture, screenshot
 
 PHONE = dict(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
 
@@ -147,7 +147,7 @@ def test_on_a_phone_the_vote_fills_the_table_fits_and_the_answer_comes_without_s
     assert picked.get_attribute("data-testid") == "stBaseButton-primary"
     others = [phone.locator(f".st-key-vote_1_1_{i} button").get_attribute("data-testid") for i in (0, 2)]
     assert others == ["stBaseButton-secondary"] * 2
-    screenshot(phone, "class-phone-filled-vote")
+    picture(phone, "join-phone-voted")
 
     phone.evaluate(MAIN_TO_BOTTOM)                                             # down at the buttons
     store.close_voting(new.code, new.secret)
@@ -158,7 +158,7 @@ def test_on_a_phone_the_vote_fills_the_table_fits_and_the_answer_comes_without_s
     for shown in (answer, result):
         expect(shown).to_be_in_viewport(timeout=10_000)
         assert shown.bounding_box()["y"] + shown.bounding_box()["height"] <= 844
-    screenshot(phone, "class-phone-reveal-in-view")
+    picture(phone, "join-phone-reveal")
     assert phone.locator("[data-testid='stException']").count() == 0
     phone.context.close()
 

@@ -1,0 +1,22 @@
+"""A benchmark's record: the command that ran, when, and its figures, in docs/records/<name>.json, which the
+docs' benchmarks page is built from."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import sys
+from pathlib import Path
+
+RECORDS = Path(__file__).resolve().parents[1] / "docs" / "records"
+
+
+def write_record(name: str, figures: dict, module: str | None = None) -> Path:
+    """docs/records/<name>.json for `python -m benchmarks.<module>` (default: <name>) as this process was called."""
+    path = RECORDS / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"command": " ".join([f"python -m benchmarks.{module or name}", *sys.argv[1:]]),
+                                "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="minutes"),
+                                "figures": figures}, indent=1, ensure_ascii=False) + "\n")
+    print(f"written: docs/records/{path.name}")
+    return path
