@@ -1,12 +1,12 @@
-"""What a mischievous learner costs the class: each attack of issues 24 and 63 on one server while another learner types
-on Home, side by side in one run.
+"""What a mischievous learner costs the class: each attack of tests/e2e/test_hostile_class.py on one server while
+another learner types on Home, side by side in one run.
 
     python -m benchmarks.hostile_class [--only NAME ...] [--against REF]
 
 For each attack (driven over Streamlit's protocol, as tests/e2e/test_hostile_class.py drives it): the other
 learner's median answer alone and during the attack and their ratio, the server's resident memory at the
 start, at peak and SETTLE_SECONDS after the attacker left, and what the attack itself saw. The bundled lab
-tables are computed before anything is timed. Goals (the issue's): ratio at most 2, peak under 1,536 MB,
+tables are computed before anything is timed. Goals: ratio at most 2, peak under 1,536 MB,
 after at most start + 100 MB. With --against REF, the same attacks on REF's server first (checked out in a
 temporary worktree, served with its own pinned packages), printed side by side. The figures are written to
 docs/records/hostile_class.json with the command and the date.
