@@ -56,8 +56,8 @@ async def warm_up_status(_request):
 
 # Streamlit's browser code loads each element's code (a file whose name carries a content hash) only when a first
 # element of its kind arrives; React then holds the page back until every such file is loaded and run. On a cold
-# start the home page waited 1.6-2.0 s between its run's end and its answer drawn (DataFrame and its Arrow
-# formatting, 1.2 MB, KaTeX, the widgets), 0.8-0.9 s with these loaded first (3 starts each, README).
+# start the home page waited for them between its run's end and its answer drawn (DataFrame and its Arrow
+# formatting, KaTeX, the widgets); loading these first halves that wait (benchmarks.browser_latency).
 ELEMENT_CODE = ("Html", "TextInput", "ButtonGroup", "Checkbox", "PageLink", "Button", "Metric", "BidiComponent",
                 "DataFrame", "rehype-katex")
 # Code to load once the page's first run is drawn and the browser is idle: st.code's syntax highlighter (1.6 MB,

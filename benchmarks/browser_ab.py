@@ -10,6 +10,8 @@ falls on both alike. Prints medians of the wall time (from Enter, once the word 
 settled with every chart drawn and the frame after it painted; before 2026-11-27 evening it counted the typing
 too) and of Chromium's main-thread busy time (the Performance domain's TaskDuration, the typing included), and
 their ratios.
+
+Writes docs/records/browser_ab.json.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from playwright.sync_api import Browser, sync_playwright
 from drivers.harness import (CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, open_page, stop_server, type_text,
                              wait_until_healthy)
 
+from benchmarks.record import write_record
 from drivers.checkout_python import python_for
 from drivers.words import random_word
 
@@ -142,12 +145,19 @@ def main() -> None:
           "beyond its noise when even the lower quartile is above 1")
     print(f"{'page':<16} {old[:10]:>10} {'new':>8} {'new/old':>8} {'quartiles':>11}   {'main old':>9} {'main new':>9} "
           f"{'new/old':>8}")
+    rows = []
     for path, (wall, busy) in results.items():
         w_old, w_new = statistics.median(wall[old]), statistics.median(wall[new])
         b_old, b_new = statistics.median(busy[old]), statistics.median(busy[new])
         low, _, high = statistics.quantiles([n / o for n, o in zip(wall[new], wall[old])], n=4)
         print(f"/{path:<15} {w_old:>10.3f} {w_new:>8.3f} {w_new / w_old:>8.2f} {low:>5.2f}–{high:<5.2f}   "
               f"{b_old:>9.3f} {b_new:>9.3f} {b_new / b_old:>8.2f}")
+        rows.append({"page": f"/{path}", "against": old, "old s": round(w_old, 3), "new s": round(w_new, 3),
+                     "new/old": round(w_new / w_old, 2), "quartiles": [round(low, 2), round(high, 2)],
+                     "main old s": round(b_old, 3), "main new s": round(b_new, 3),
+                     "main new/old": round(b_new / b_old, 2)})
+    write_record("browser_ab", {"characters": args.length, "interleaved interactions a median": args.repeats,
+                                "rows": rows})
 
 
 if __name__ == "__main__":

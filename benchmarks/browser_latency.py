@@ -19,6 +19,8 @@
   back to back, 0.42-0.49 s so).
 - the lesson's steps (lesson-1 … lesson-11): the same, and the → key from the step before (on a new word
   of 24 characters, so the step's numbers are computed, not cached).
+
+Writes docs/records/browser_latency.json.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from benchmarks.record import write_record
 from drivers.words import random_word
 from explorer.pages import PAGES as REGISTRY
 from teaching.steps import STEPS
@@ -171,8 +174,10 @@ def main() -> None:
                 print(f"{name:<26} {seconds:>7.3f}")
             pages = {name: seconds for name, seconds in times.items() if not name.startswith("(")}
             print(f"{'slowest page':<26} {max(pages.values()):>7.3f}  ({max(pages, key=pages.get)})")
-            return
-        if args.cold_start_against:
+            figures = {"run": "first visits", "characters": args.length,
+                       "rows": [{"page": name, "first visit s": round(seconds, 3)} for name, seconds in times.items()],
+                       "slowest page": max(pages, key=pages.get), "slowest page s": round(max(pages.values()), 3)}
+        elif args.cold_start_against:
             times = cold_starts_against(browser, args.cold_start_against, args.cold_starts)
             old, new = (statistics.median(t) for t in times.values())
             print(f"cold start, `streamlit run app.py` to the first page drawn, {args.cold_starts} starts each, "
@@ -180,34 +185,48 @@ def main() -> None:
             for name, t in times.items():
                 print(f"{name:<14} median {statistics.median(t):6.2f}   " + " ".join(f"{x:.2f}" for x in t))
             print(f"new / old {new / old:.2f}")
-            return
-        colds = [cold_start(browser) for _ in range(args.cold_starts)]
-        print(f"cold start, `streamlit run app.py` to the first page drawn: median {statistics.median(colds):.2f} s "
-              f"(min {min(colds):.2f}, max {max(colds):.2f}, {len(colds)} starts)")
-        port = _free_port()
-        process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
-             str(port), "--server.address", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
-        try:
-            base = f"http://127.0.0.1:{port}"
-            warm_up_seconds(base)        # the server's warm-up (7 s of CPU) is done: it is not what is measured
-            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-            print(f"typing a new word to the page settled with all charts drawn; medians of {args.repeats} (s)")
-            print(f"{'page':<14} {'5 chars':>8} {'24 chars':>9} {'48 chars':>9} {'48/5':>6}")
-            for name, path in {**PAGES, **TOUR}.items():
-                if name not in args.pages.split(","):
-                    continue
-                short = statistics.median(interaction_times(page, f"{base}/{path}", 5, args.repeats, rng))
-                middle = statistics.median(interaction_times(page, f"{base}/{path}", 24, args.repeats, rng))
-                long = statistics.median(interaction_times(page, f"{base}/{path}", 48, args.repeats, rng))
-                step = int(name.split("-")[1]) if name in TOUR else 1
-                key = (f"   → key {statistics.median(step_key_times(page, base, step, args.repeats, rng)):>7.3f}"
-                       if step > 1 else "")
-                print(f"{name:<14} {short:>8.3f} {middle:>9.3f} {long:>9.3f} {long / short:>6.2f}{key}")
-        finally:
-            stop_server(process)
-        browser.close()
+            figures = {"run": "cold starts against", "starts each": args.cold_starts,
+                       "rows": [{"tree": name, "median s": round(statistics.median(t), 2),
+                                 "starts s": [round(x, 2) for x in t]} for name, t in times.items()],
+                       "new / old": round(new / old, 2)}
+        else:
+            colds = [cold_start(browser) for _ in range(args.cold_starts)]
+            print(f"cold start, `streamlit run app.py` to the first page drawn: median "
+                  f"{statistics.median(colds):.2f} s (min {min(colds):.2f}, max {max(colds):.2f}, {len(colds)} starts)")
+            rows = []
+            port = _free_port()
+            process = subprocess.Popen(
+                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
+                 str(port), "--server.address", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL)
+            try:
+                base = f"http://127.0.0.1:{port}"
+                warm_up_seconds(base)        # the server's warm-up (7 s of CPU) is done: it is not what is measured
+                page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+                print(f"typing a new word to the page settled with all charts drawn; medians of {args.repeats} (s)")
+                print(f"{'page':<14} {'5 chars':>8} {'24 chars':>9} {'48 chars':>9} {'48/5':>6}")
+                for name, path in {**PAGES, **TOUR}.items():
+                    if name not in args.pages.split(","):
+                        continue
+                    short = statistics.median(interaction_times(page, f"{base}/{path}", 5, args.repeats, rng))
+                    middle = statistics.median(interaction_times(page, f"{base}/{path}", 24, args.repeats, rng))
+                    long = statistics.median(interaction_times(page, f"{base}/{path}", 48, args.repeats, rng))
+                    step = int(name.split("-")[1]) if name in TOUR else 1
+                    key_s = statistics.median(step_key_times(page, base, step, args.repeats, rng)) if step > 1 else None
+                    key = f"   → key {key_s:>7.3f}" if step > 1 else ""
+                    print(f"{name:<14} {short:>8.3f} {middle:>9.3f} {long:>9.3f} {long / short:>6.2f}{key}")
+                    rows.append({"page": name, "5 chars s": round(short, 3), "24 chars s": round(middle, 3),
+                                 "48 chars s": round(long, 3), "48/5": round(long / short, 2),
+                                 **({"→ key s": round(key_s, 3)} if step > 1 else {})})
+            finally:
+                stop_server(process)
+            browser.close()
+            figures = {"run": "cold starts and interactions",
+                       "cold start": {"median s": round(statistics.median(colds), 2), "min s": round(min(colds), 2),
+                                      "max s": round(max(colds), 2), "starts": len(colds)},
+                       "medians of": args.repeats, "rows": rows}
+    mode = {"first visits": "first_visits", "cold starts against": "cold_starts"}.get(figures["run"])
+    write_record(f"browser_latency_{mode}" if mode else "browser_latency", figures, module="browser_latency")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ printed); with --url, a server already running (no memory figure). With --agains
 temporary git worktree, served with its own pinned packages) and the working tree each serve the same class on a
 fresh server in turn, REF, working tree, working tree, REF, so that a drift of the machine falls on both alike;
 then the ratios of answers, each pair's new over old and the four's.
+
+Writes docs/records/classroom.json.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
+from benchmarks.record import write_record
 from drivers.harness import CHROMIUM, CHROMIUM_ARGS, ROOT, RUN_MARK, start_server, stop_server, wait_for_run_async
 from drivers.replicas import start_replicas, stop_replicas
 
@@ -180,8 +183,9 @@ def serving(kind: str, replicas: int | None, url: str | None, root: tuple[str, P
 
 
 def one_class(kind: str, args: argparse.Namespace, count: int | None = None,
-              root: tuple[str, Path] | None = None) -> int:
-    """Serve, let the class work, print what it measured; the number of answers."""
+              root: tuple[str, Path] | None = None) -> dict:
+    """Serve, let the class work, print what it measured; the figures printed (their "interactions": the number
+    of answers)."""
     with serving(kind, count, args.url, root) as (what, url, pids):
         clock: dict = {}   # when the clock starts, after the warm-up: the wall clock and CPU seconds so far
 
@@ -208,7 +212,16 @@ def one_class(kind: str, args: argparse.Namespace, count: int | None = None,
               + (" (the browsers not counted)" if kind == "browser" else ""))
     for error in errors[:5] + errors[-5:]:
         print("  error:", error)
-    return len(latencies)
+    row = {"clients": kind, "server": what, **({"tree": root[0]} if root else {}),
+           **({"replicas": count} if count and not args.url else {}), "interactions": len(latencies),
+           "interactions/s": round(len(latencies) / args.seconds, 1), "errors": len(errors)}
+    if latencies:
+        row.update({"p50 s": round(statistics.median(latencies), 2), "p95 s": round(p95, 2)})
+    if peaks:
+        row.update({"peak MB": [round(peak) for peak in peaks], "cores busy over s": round(wall),
+                    "server cores": [round(cores, 2) for cores in servers_cores],
+                    "Python client cores": round(clients_cores, 2)})
+    return row
 
 
 def main() -> None:
@@ -224,21 +237,33 @@ def main() -> None:
     if args.against and (args.url or args.replicas):
         parser.error("--against serves each tree itself: not with --url or --replicas")
     counts = [int(n) for n in args.replicas.split(",")] if args.replicas else [None]
+    rows, ratios = [], []
     for kind in args.clients.split(","):
         if args.against:
             with checked_out(args.against) as other:
                 trees = {"old": (args.against, other), "new": ("the working tree", ROOT)}
-                answers = [one_class(kind, args, root=trees[name]) for name in ("old", "new", "new", "old")]
+                answers = []
+                for turn, name in enumerate(("old", "new", "new", "old"), start=1):
+                    rows.append({"turn": turn, **one_class(kind, args, root=trees[name])})
+                    answers.append(rows[-1]["interactions"])
             if 0 in (answers[0], answers[3]):
                 print(f"answers {answers}: {args.against} answered none in a round, so no ratio")
+                ratios.append({"clients": kind, "answers": answers})
                 continue
             old, new = answers[0] + answers[3], answers[1] + answers[2]
             print(f"answers, new / old: {answers[1] / answers[0]:.2f} × (the first pair), "
                   f"{answers[2] / answers[3]:.2f} × (the second), {new / old:.2f} × "
                   "(all four: a drift of the machine that is steady over them cancels)")
+            ratios.append({"clients": kind, "answers": answers, "the first pair": round(answers[1] / answers[0], 2),
+                           "the second": round(answers[2] / answers[3], 2), "all four": round(new / old, 2)})
         else:
             for count in counts:
-                one_class(kind, args, count)
+                rows.append(one_class(kind, args, count))
+    figures = {"sessions": args.sessions, "pages": len(PAGES), "seconds": args.seconds, "pause s": args.pause,
+               "rows": rows}
+    if args.against:
+        figures["answers, new / old"] = ratios
+    write_record("classroom", figures)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ The other commit is checked out with `git worktree`; each round measures both tr
 separate processes (each going first every other round), each process one torch thread. Within a process,
 make_run and the traced pass are timed side by side (medians of 15), so their ratio holds whatever the
 machine's load. Prints the medians over rounds, and new/old ratios.
+
+Writes docs/records/decoding_speed.json.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from benchmarks.record import write_record
 from drivers.checkout_python import python_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,6 +86,7 @@ def main() -> None:
             subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=True)
     print(f"{args.rounds} rounds, medians; make_run and the traced pass on one 48-character text, side by side")
     print(f"{'':34}{args.against:>12}{'new':>12}{'new/old':>10}")
+    rows = []
     for key, label in (("make_run", "make_run (greedy), ms"), ("traced", "one traced pass, ms"),
                        ("ratio", "make_run / traced pass"), ("words_per_s", "batch greedy, words/s (2,000)"),
                        ("table_s", "ablation table (every head × 200), s"), ("exact", "exact match (2,000)")):
@@ -90,6 +94,9 @@ def main() -> None:
         a = statistics.median(r[key] for r in results["old"]) * scale
         b = statistics.median(r[key] for r in results["new"]) * scale
         print(f"{label:34}{a:12.3f}{b:12.3f}{b / a:10.2f}")
+        rows.append({"figure": label, "against": args.against, "old": round(a, 3), "new": round(b, 3),
+                     "new/old": round(b / a, 2)})
+    write_record("decoding_speed", {"rounds": args.rounds, "rows": rows})
 
 
 if __name__ == "__main__":

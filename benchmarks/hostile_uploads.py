@@ -8,6 +8,8 @@
 3. --sessions browser sessions each upload a valid model near the parameter limit, hold it, then all leave:
    the server's memory before, with all held, at peak, and after they have gone.
 Prints medians, p95 and worst answers of both phases side by side, and their ratio.
+
+Writes docs/records/hostile_uploads.json.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 
 from playwright.sync_api import sync_playwright
 
+from benchmarks.record import write_record
 from drivers.harness import CHROMIUM, CHROMIUM_ARGS, load, resident_mb, start_server, stop_server
 from drivers.hostile import (
     LARGE, MemoryWatch, Typist, large_valid_zip, sessions_holding_uploads, temporary_folders, upload,
@@ -66,9 +69,12 @@ def main() -> None:
           f"{len(typist.wrong) + len(quiet.wrong)} wrong or failed answers to the typist")
     print("| typist's answers | n | median | p95 | worst |")
     print("|---|---|---|---|---|")
+    rows = []
     for label, answers in (("alone", quiet.answers), ("during the hostile uploads", typist.answers)):
         median, p95, worst = summary(answers)
         print(f"| {label} | {len(answers)} | {median:.3f} s | {p95:.3f} s | {worst:.3f} s |")
+        rows.append({"typist's answers": label, "n": len(answers), "median s": round(median, 3),
+                     "p95 s": round(p95, 3), "worst s": round(worst, 3)})
     ratio = summary(typist.answers)[0] / summary(quiet.answers)[0]
     print(f"median during / alone: {ratio:.2f}")
     print(f"server memory during the hostile uploads: {hostile_memory.before:.0f} MB before, "
@@ -76,7 +82,19 @@ def main() -> None:
     print(f"{args.sessions} sessions uploading a {LARGE.implied_parameters():,}-parameter model: "
           f"{memory.before:.0f} MB before, {held:.0f} MB with all held, peak {memory.peak:.0f} MB, "
           f"{after:.0f} MB 10 s after they left ({after - memory.before:+.0f} MB)")
-    print(f"temporary folders left behind: {len(temporary_folders() - folders)}")
+    left_behind = len(temporary_folders() - folders)
+    print(f"temporary folders left behind: {left_behind}")
+    write_record("hostile_uploads", {
+        "hostile uploads": len(HOSTILE), "refused with the expected message": refused,
+        "wrong or failed answers to the typist": len(typist.wrong) + len(quiet.wrong), "rows": rows,
+        "median during / alone": round(ratio, 2),
+        "server memory during the hostile uploads": {"before MB": round(hostile_memory.before),
+                                                     "peak MB": round(hostile_memory.peak)},
+        "sessions uploading a large model": {
+            "sessions": args.sessions, "parameters": LARGE.implied_parameters(), "before MB": round(memory.before),
+            "with all held MB": round(held), "peak MB": round(memory.peak), "10 s after they left MB": round(after),
+            "after - before MB": round(after - memory.before)},
+        "temporary folders left behind": left_behind})
 
 
 if __name__ == "__main__":

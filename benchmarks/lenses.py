@@ -12,6 +12,8 @@ server sets it) of:
 - each lens's agreement with occlusion (`analysis.attribution.agreement`), step by step in a Python loop (before)
   against every step at once (now), for five (T, S) lens rows of the shapes the page asks about (not exactly its
   five), and whether the two give the same figures.
+
+Writes docs/records/lenses.json.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 import torch
 
 from analysis import attribution
+from benchmarks.record import write_record
 from analysis.run import make_run
 from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import random_string
@@ -93,12 +96,19 @@ def main() -> None:
     per_text = {name: seconds / args.texts * 1000 for name, seconds in medians.items()}
     print(f"{args.texts} random texts of {args.length} characters, bundled reverser, medians of {args.repeats} "
           "interleaved rounds, ms a text")
+    rows = []
     for what, label in (("grad", "gradient × input"), ("lenses", "every lens of the first view"),
                         ("agree", "five agreements with occlusion")):
         before, now = per_text[f"{what} before"], per_text[f"{what} now"]
         print(f"  {label:<30} before {before:7.1f}   now {now:7.1f}   now/before {now / before:.2f}")
+        rows.append({"what": label, "before ms a text": round(before, 1), "now ms a text": round(now, 1),
+                     "now/before": round(now / before, 2)})
     print(f"  gradient × input, largest difference between the two ways: {difference:.1e}")
     print(f"  agreements the same both ways: {same}")
+    write_record("lenses", {"texts": args.texts, "characters": args.length, "interleaved rounds": args.repeats,
+                            "rows": rows,
+                            "gradient × input, largest difference between the two ways": float(f"{difference:.1e}"),
+                            "agreements the same both ways": same})
 
 
 if __name__ == "__main__":

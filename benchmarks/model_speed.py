@@ -4,6 +4,8 @@
 
 Both models have the bundled checkpoint's sizes and run on the CPU in eval mode under inference_mode.
 torch's model gets our embeddings and generator around its encoder-decoder, so only the core differs.
+
+Writes docs/records/model_speed.json.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ import random
 import torch
 from torch import nn
 
-from transformer.checkpoint import load
+from benchmarks.record import write_record
+from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import pad, sample_strings
 from transformer.decoding import greedy_batch
 from transformer.masks import causal_mask
-from transformer.predict import DEFAULT_CHECKPOINT
 from transformer.vocab import EOS, PAD, SOS
 
 from .common import interleaved_medians
@@ -62,7 +64,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_grad_enabled(False)
     warnings.filterwarnings("ignore", message="enable_nested_tensor is True")  # norm_first disables it; expected
-    ckpt = load(DEFAULT_CHECKPOINT)
+    ckpt = load(bundled_checkpoint("reverse"))
     model, vocab = ckpt.model, ckpt.vocab
     ref = torch_model(model)
     rng = random.Random(0)
@@ -71,7 +73,7 @@ def main() -> None:
           "as a page's run keeps it")
     print(f"{'len':>4} {'full trace':>11} {'+numpy':>8} {'ours fast':>10} {'torch':>8} {'trace/fast':>11} "
           f"{'+numpy/fast':>12} {'fast/torch':>11}")
-    worst = 0.0
+    worst, rows = 0.0, []
     with torch.inference_mode():
         for length in range(1, model.config.max_len + 1):
             text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(length))
@@ -86,6 +88,11 @@ def main() -> None:
             print(f"{length:>4} {m['trace'] * 1e3:>11.3f} {m['numpy'] * 1e3:>8.3f} {m['fast'] * 1e3:>10.3f} "
                   f"{m['torch'] * 1e3:>8.3f} {m['trace'] / m['fast']:>11.2f} {m['numpy'] / m['fast']:>12.2f} "
                   f"{m['fast'] / m['torch']:>11.2f}")
+            rows.append({"len": length, "full trace ms": round(m["trace"] * 1e3, 3),
+                         "+numpy ms": round(m["numpy"] * 1e3, 3), "ours fast ms": round(m["fast"] * 1e3, 3),
+                         "torch ms": round(m["torch"] * 1e3, 3), "trace/fast": round(m["trace"] / m["fast"], 2),
+                         "+numpy/fast": round(m["numpy"] / m["fast"], 2),
+                         "fast/torch": round(m["fast"] / m["torch"], 2)})
             worst = max(worst, m["trace"] / m["fast"])
         print(f"worst full trace / fast path over lengths 1-{model.config.max_len}: {worst:.2f}")
         words = sample_strings(args.words, 99, model.config.max_len, held_out=True)
@@ -98,6 +105,13 @@ def main() -> None:
     print(f"batch greedy decoding of {len(words)} held-out words (one batch): "
           f"ours {len(words) / m['ours']:,.0f} words/s, torch.nn.Transformer {len(words) / m['torch']:,.0f} words/s, "
           f"ratio ours/torch time {m['ours'] / m['torch']:.2f}")
+    write_record("model_speed", {
+        "torch": str(torch.__version__), "threads": torch.get_num_threads(), "medians of": args.repeats, "rows": rows,
+        f"worst full trace / fast path over lengths 1-{model.config.max_len}": round(worst, 2),
+        "batch greedy decoding (one batch)": {"held-out words": len(words),
+                                              "ours words/s": round(len(words) / m["ours"]),
+                                              "torch.nn.Transformer words/s": round(len(words) / m["torch"]),
+                                              "ratio ours/torch time": round(m["ours"] / m["torch"], 2)}})
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ letter in its word, how often the copied character's occlusion is the largest, t
 every such step, and the seconds it took; then how often the two put their largest value on the same position;
 and, as lesson step 11 asks, how often the last cross layer's largest weight (heads averaged) is not among the
 five-letter occlusion's largest (within 0.001), by length of word.
+
+Writes docs/records/occlusion.json.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ import numpy as np
 
 from analysis.attribution import QUICK_COUNT, QUICK_LETTERS, occlusion, tops, varies
 from analysis.run import make_run
+from benchmarks.record import write_record
 from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import held_out_strings
 
 
-def copied_moves_most(ck, runs, swaps: dict) -> list[np.ndarray]:
-    """Prints the figures for one way of swapping; returns each word's (T, S) occlusion."""
+def copied_moves_most(ck, runs, swaps: dict) -> tuple[list[np.ndarray], dict]:
+    """Prints the figures for one way of swapping; returns each word's (T, S) occlusion, and the figures."""
     start = time.perf_counter()
     steps = most = unique_steps = unique_most = whole_words = 0
     found = []
@@ -41,24 +44,31 @@ def copied_moves_most(ck, runs, swaps: dict) -> list[np.ndarray]:
                 unique_steps, unique_most = unique_steps + 1, unique_most + largest
                 every &= largest
         whole_words += every
+    seconds = time.perf_counter() - start
     print(f"  all steps: copied character's occlusion the largest at {most} of {steps} ({most / steps:.1%})")
     print(f"  steps whose copied letter is unique in its word: {unique_most} of {unique_steps} "
           f"({unique_most / unique_steps:.1%}); words where it holds at every such step: {whole_words} of "
-          f"{len(runs)}; {time.perf_counter() - start:.0f} s")
-    return found
+          f"{len(runs)}; {seconds:.0f} s")
+    return found, {"steps": steps, "copied character's occlusion the largest": most, "share": round(most / steps, 3),
+                   "steps whose copied letter is unique": unique_steps, "of those, the largest": unique_most,
+                   "share of those": round(unique_most / unique_steps, 3), "words": len(runs),
+                   "words where it holds at every such step": whole_words, "s": round(seconds)}
 
 
 def main() -> None:
     ck = load(bundled_checkpoint("reverse"))
     runs = [make_run(ck.model, ck.vocab, word) for word in held_out_strings(200, ck.model.config.max_len)]
     print(f"{QUICK_COUNT} letters of {QUICK_LETTERS} (the page's first view):")
-    quick = copied_moves_most(ck, runs, dict(letters=QUICK_LETTERS, most=QUICK_COUNT))
+    quick, quick_figures = copied_moves_most(ck, runs, dict(letters=QUICK_LETTERS, most=QUICK_COUNT))
     print("every other letter:")
-    every = copied_moves_most(ck, runs, {})
+    every, every_figures = copied_moves_most(ck, runs, {})
+    rows = [{"swaps": f"{QUICK_COUNT} letters of {QUICK_LETTERS} (the page's first view)", **quick_figures},
+            {"swaps": "every other letter", **every_figures}]
     same = [a.argmax() == b.argmax() for q, e in zip(quick, every) for a, b in zip(q, e) if varies(a) and varies(b)]
     print(f"the two put their largest value on the same position at {sum(same)} of the {len(same)} steps where "
           "both vary")
     print("the last cross layer's largest weight (heads averaged) off the five-letter occlusion's largest:")
+    off = []
     for low, high in ((1, 12), (13, 24), (25, 48)):
         parted = written = 0
         for run, occluded in zip(runs, quick):
@@ -69,6 +79,12 @@ def main() -> None:
                         written += 1
                         parted += int(looked[t]) not in tops(occluded[t])
         print(f"  words of {low}–{high} characters: {parted} of {written} steps")
+        off.append({"words of": f"{low}–{high} characters", "steps": written, "off": parted})
+    write_record("occlusion", {
+        "rows": rows,
+        "the two's largest value on the same position": {"steps where both vary": len(same),
+                                                         "same position": int(sum(same))},
+        "the last cross layer's largest weight (heads averaged) off the five-letter occlusion's largest": off})
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@
 "cold" clears the cached runs (explorer.cache.clear_runs) and st.cache_data before every run, so it pays for the model runs and the figures;
 "warm" is a rerun with the model's numbers cached (moving a slider that changes no input), so it pays
 for the figures and the page. The shared model itself is loaded once (st.cache_resource) in both.
+
+Writes docs/records/page_rerun.json.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchmarks.record import write_record  # noqa: E402
 from explorer.cache import clear_runs  # noqa: E402
 PAGES = ["home", "decode", "attention", "positional", "masks"]
 TEXT = "the quick brown fox jump"  # 24 characters, the model's limit
@@ -48,10 +51,14 @@ def main() -> None:
     assert len(TEXT) == 24
     print(f"full rerun of each page for {TEXT!r} (24 characters); medians of {args.repeats} runs (ms)")
     print(f"{'page':<12} {'cold':>8} {'warm':>8} {'cold/warm':>10}")
+    rows = []
     for page in PAGES:
         cold = statistics.median(timed_runs(page, args.repeats, cold=True))
         warm = statistics.median(timed_runs(page, args.repeats, cold=False))
         print(f"{page:<12} {cold * 1e3:>8.1f} {warm * 1e3:>8.1f} {cold / warm:>10.2f}")
+        rows.append({"page": page, "cold ms": round(cold * 1e3, 1), "warm ms": round(warm * 1e3, 1),
+                     "cold/warm": round(cold / warm, 2)})
+    write_record("page_rerun", {"text": TEXT, "medians of": args.repeats, "rows": rows})
 
 
 if __name__ == "__main__":

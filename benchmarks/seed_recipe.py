@@ -13,6 +13,8 @@ random strings:
 Every `--eval-every` steps each measures exact match on the same 1,000 held-out strings, with its clock
 paused, so the times are training time. Prints, per recipe, the training seconds to first reach 0.99, 0.999
 and 1.000, the lowest exact match after first reaching 0.99 (how much it swings), and the last.
+
+Writes docs/records/seed_recipe.json.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import time
 
 import torch
 
+from benchmarks.record import write_record
 from transformer.config import ModelConfig
 from transformer.data import TASKS, make_batch, sample_strings, training_stream
 from transformer.metrics import exact_match
@@ -80,16 +83,30 @@ def run(recipe: str, args: argparse.Namespace) -> None:
             keep_going=within_budget, task=task)
 
 
-def summary(points: list[dict]) -> str:
-    cells = []
-    for threshold in THRESHOLDS:
-        first = next((p for p in points if p["exact"] >= threshold), None)
-        cells.append(f"{first['seconds']:>8.0f} s" if first else f"{'never':>10}")
+def milestones(points: list[dict]) -> tuple[list[dict | None], float, dict]:
+    """The first evaluation at each of THRESHOLDS (None: never), the lowest exact match after first reaching 0.99,
+    and the last evaluation."""
+    firsts = [next((p for p in points if p["exact"] >= threshold), None) for threshold in THRESHOLDS]
     reached = next((i for i, p in enumerate(points) if p["exact"] >= 0.99), None)
     lowest = min((p["exact"] for p in points[reached:]), default=float("nan")) if reached is not None else float("nan")
     last = points[-1] if points else {"exact": float("nan"), "seconds": 0, "step": 0}
+    return firsts, lowest, last
+
+
+def summary(points: list[dict]) -> str:
+    firsts, lowest, last = milestones(points)
+    cells = [f"{first['seconds']:>8.0f} s" if first else f"{'never':>10}" for first in firsts]
     return (" ".join(cells) + f" {lowest:>10.3f} {last['exact']:>7.3f} at {last['seconds']:.0f} s "
             f"(step {last['step']})")
+
+
+def summary_row(name: str, points: list[dict]) -> dict:
+    """summary's figures, as numbers rounded as it prints them."""
+    firsts, lowest, last = milestones(points)
+    return {"recipe": name, **{f"{label} s": round(first["seconds"]) if first else "never"
+                               for label, first in zip(("0.99", "0.999", "1.000"), firsts)},
+            "lowest after 0.99": round(lowest, 3), "last": round(last["exact"], 3),
+            "last at s": round(last["seconds"]), "last at step": last["step"]}
 
 
 def main() -> None:
@@ -123,6 +140,13 @@ def main() -> None:
         print(f"{name:<6} {summary(series)}")
     for name, series in points.items():
         print(name, " ".join(f"{p['seconds']:.0f}s:{p['exact']:.3f}" for p in series))
+    write_record("seed_recipe", {
+        "task": args.task, "lengths": f"1-{args.max_len}",
+        "ours": {"lr": args.lr, "warm-up": args.warmup, "cosine over steps": args.steps, "batch": args.batch_size},
+        "held-out strings": 1000, "evaluated every steps": args.eval_every,
+        "rows": [summary_row(name, series) for name, series in points.items()],
+        "evaluations": [{"recipe": name, "s": [round(p["seconds"]) for p in series],
+                         "exact": [round(p["exact"], 3) for p in series]} for name, series in points.items()]})
 
 
 if __name__ == "__main__":

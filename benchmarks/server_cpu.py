@@ -10,6 +10,8 @@ class costs the server per answer, page by page, without a class's queueing: wit
 and the server's time shared fairly, a class's answers per second are about 1 / (the mean over pages).
 Prints each page's mean CPU milliseconds per word for both (the working tree's list of pages: the other version
 must serve them too), their ratio, and the mean over pages.
+
+Writes docs/records/server_cpu.json.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import random
 import statistics
 import time
 
+from benchmarks.record import write_record
 from drivers.protocol_session import ProtocolSession
 from drivers.words import new_word
 from explorer.pages import PAGES
@@ -75,12 +78,21 @@ def main() -> None:
     old, new = args.against, "working tree"
     print(f"server CPU ms per new word (a class's words, mean of {args.words} a page, each server in turn)")
     print(f"{'page':<26} {old[:10]:>10} {'new':>8} {'new/old':>8}")
+    table = []
     for path, cpu in rows.items():
         print(f"/{path:<25} {cpu[old] * 1000:>10.1f} {cpu[new] * 1000:>8.1f} {cpu[new] / cpu[old]:>8.2f}")
+        table.append({"page": f"/{path}", "against": old, "old ms": round(cpu[old] * 1000, 1),
+                      "new ms": round(cpu[new] * 1000, 1), "new/old": round(cpu[new] / cpu[old], 2)})
     mean_old = statistics.mean(r[old] for r in rows.values())
     mean_new = statistics.mean(r[new] for r in rows.values())
     print(f"{'mean over pages':<26} {mean_old * 1000:>10.1f} {mean_new * 1000:>8.1f} {mean_new / mean_old:>8.2f}"
           f"   (1 / mean: {1 / mean_old:.1f} against {1 / mean_new:.1f} answers per CPU second)")
+    write_record("server_cpu", {
+        "new words a page": args.words, "rows": table,
+        "mean over pages": {"against": old, "old ms": round(mean_old * 1000, 1), "new ms": round(mean_new * 1000, 1),
+                            "new/old": round(mean_new / mean_old, 2),
+                            "old answers per CPU second": round(1 / mean_old, 1),
+                            "new answers per CPU second": round(1 / mean_new, 1)}})
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ what was sent has been painted. Both versions are served at once and take turns 
 --one-tab-too, the working tree's server is also measured in a tab of its own with no other tab open, in rounds
 taking turns with the two tabs, to see what the two-server set-up adds (`--against HEAD` on a clean tree: the
 same code on all three).
+
+Writes docs/records/view_change.json.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import re
 import statistics
 import time
 
+from benchmarks.record import write_record
 from drivers.harness import ALL_CHARTS_DRAWN, PAINTED, SETTLED, open_page, run_mark, type_text, wait_for_run
 from drivers.words import random_word
 
@@ -188,14 +191,26 @@ def main() -> None:
           + (f", after {args.words_before} new words typed into each page" if args.words_before else ""))
     print(f"{'change':<16} {old[:10]:>10} {'new':>8} {'new/old':>8} {'quartiles':>11}   {'redrawn old':>11} "
           f"{'new':>5}")
+    rows = []
     for change, (wall, redrawn) in results.items():
         w_old, w_new = statistics.median(wall[old]), statistics.median(wall[new])
         low, _, high = statistics.quantiles([n / o for n, o in zip(wall[new], wall[old])], n=4)
         print(f"{change:<16} {w_old:>10.3f} {w_new:>8.3f} {w_new / w_old:>8.2f} {low:>5.2f}–{high:<5.2f}   "
               f"{statistics.median(redrawn[old]):>11.0f} {statistics.median(redrawn[new]):>5.0f}")
+        rows.append({"change": change, "against": old, "old s": round(w_old, 3), "new s": round(w_new, 3),
+                     "new/old": round(w_new / w_old, 2), "quartiles": [round(low, 2), round(high, 2)],
+                     "redrawn old": round(statistics.median(redrawn[old])),
+                     "redrawn new": round(statistics.median(redrawn[new]))})
+    figures = {"characters": args.length, "interleaved changes a median": args.repeats,
+               "new words typed before": args.words_before, "rows": rows}
     for change, times in alone.items():
         print(f"{change:<16} the working tree in a tab alone: {statistics.median(times):.3f} s (median of "
               f"{len(times)}, in rounds between the two tabs')")
+    if args.one_tab_too:
+        figures["the working tree in a tab alone"] = [
+            {"change": change, "median s": round(statistics.median(times), 3), "median of": len(times)}
+            for change, times in alone.items()]
+    write_record("view_change", figures)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ T = TypeVar("T")
 HeadKey = tuple[str, int, int]  # (kind, layer, head): a head as plain values, for cache keys
 
 # One intra-op thread per computation: the models are tiny, and on a shared 2-core server a second thread
-# competes with the other sessions' runs (README, "How the server is set up, and why").
+# competes with the other sessions' runs (docs/developers-guide.md, the server's pieces).
 torch.set_num_threads(1)
 
 

@@ -2,7 +2,7 @@
 
 The page sends every step at once, and the browser steps through them (explorer/components/decode_steps.js): a new
 step (a button, ←/→, the slider) is drawn with no round trip to the server, where a rerun of this part of the page
-took about 0.37 s at 48 characters (README). Another layer or head reruns only where the steps looked, a fragment,
+was a wait a learner felt at 48 characters (benchmarks.view_change). Another layer or head reruns only where the steps looked, a fragment,
 and leaves what they read and chose (the same in every layer and head) in place, not sent again. It takes plain
 values and finds the model and the runs by them, as the page does: a fragment stays in the session's memory with
 its arguments until the next full run, and a page's own function would keep that page's globals, an own model

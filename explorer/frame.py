@@ -150,7 +150,7 @@ def main() -> None:
     st.html(PAGE_CSS)
     if projected:   # first in the page, before anything it restyles is drawn (a data grid measures its type once)
         st.html(PROJECTOR_CSS)
-    with script_place():  # at most two runs at once on the server, one per session (explorer.gate says why)
+    with script_place():  # at most two runs at once on the server, one per learner (explorer.gate says why)
         link_notice = st.empty()   # top of the page; filled once the widgets have read the link
         notice_goes_in(link_notice)
         try:

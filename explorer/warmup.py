@@ -161,8 +161,8 @@ def run_once(key: str) -> None:
 def warm_up_server() -> None:
     """The whole warm-up: what a first page needs; then, once a first page has run and its browser has had
     BROWSER_DRAWS seconds to draw it (or after SECOND_HALF_WAITS seconds with no page), the other models and the
-    second half. The second half used to begin as soon as the three models were loaded: its imports (2 s of CPU)
-    then ran beside the first learner's run and beside the browser drawing it (README, "The first page's start").
+    second half. The second half used to begin as soon as the three models were loaded: its imports then ran beside
+    the first learner's run and beside the browser drawing it (benchmarks.browser_latency measures a cold start).
     In a server, app.py runs it with Python's cyclic garbage collector off (app.warm_up)."""
     mine = _claim()        # first, so that a first page finished meanwhile does not start the second half too
     keys = warm_up_first_page()

@@ -1,4 +1,4 @@
-"""axe-core over every page, as the README's accessibility figures are made:
+"""axe-core over every page, for the accessibility figures of docs/learners-tour.md:
 
     python -m scripts.accessibility_survey [--pages attention,masks] [--projector] [--whole]
 

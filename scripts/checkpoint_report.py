@@ -1,4 +1,5 @@
-"""The README's table of the bundled checkpoints, read from their metrics.json (nothing is re-measured here).
+"""The table of the bundled checkpoints in docs/how-the-model-works.md, read from their metrics.json (nothing is
+re-measured here).
 
     python scripts/checkpoint_report.py
 """

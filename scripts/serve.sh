@@ -32,6 +32,9 @@ while [ $# -gt 0 ]; do
 done
 case "$replicas" in ''|*[!0-9]*|0) echo "--replicas must be a whole number of at least 1" >&2; exit 2 ;; esac
 
+. scripts/venv.sh   # the environment of scripts/run.sh and scripts/test.sh
+python -c "import streamlit, torch" 2>/dev/null || python -m pip install -q -r requirements.txt
+
 if ! command -v haproxy >/dev/null; then   # Debian's HAProxy, as scripts/test.sh installs Chromium
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq

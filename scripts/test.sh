@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs on a fresh Debian machine, then run the whole suite.
-# Used as-is by the README and by .ci/run. Extra arguments go to pytest.
+# Used as-is by the README and by .ci/run; runs in the project's virtual environment (scripts/venv.sh). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,16 +17,19 @@ if [ ${#packages[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null
 fi
-python3 -m pip install -q -r requirements-dev.txt
+. scripts/venv.sh      # the same environment as scripts/run.sh's: `python` below is the venv's
+python -m pip install -q -r requirements-dev.txt
 # axe-core for the accessibility tests, pinned in package-lock.json (npm ships with the machine's Node)
 [ -f node_modules/axe-core/axe.min.js ] || npm ci --no-audit --no-fund --silent
 if [ $# -gt 0 ]; then
-  exec python3 -m pytest "$@"
+  exec python -m pytest "$@"
 fi
 # The unit and app tiers on both cores (xdist; one torch thread a worker, tests/conftest.py; a file's tests on one
 # worker, which keeps its module fixtures shared), then the browser, server and load tests one at a time: they
 # time and weigh servers that must not share the machine with another test. Both run; either failing fails.
 status=0
-python3 -m pytest -n 2 --dist loadfile tests/unit tests/app || status=$?
-python3 -m pytest tests/e2e || status=$?
+python -m pytest -n 2 --dist loadfile tests/unit tests/app || status=$?
+python -m pytest tests/e2e || status=$?
+# The documentation site, with the pictures the browser tests just took: a broken link or a missing page fails.
+NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --quiet --site-dir "${EXPLORER_SITE_DIR:-site}" || status=$?
 exit $status

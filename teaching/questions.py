@@ -138,7 +138,7 @@ def _last_character_clue(run: Run, layer: int, head: int) -> str:
     spread = f"between {shares.min():.2f} and {shares.max():.2f}" if n > 1 else f"{shares.max():.2f}"
     said = (f"Look also at the last column: this head gives the last character '{run.source[-1]}' {spread} of "
             f"each row's weight, and {on_last} of the {n} rows give it their largest weight.")
-    if 1 < n <= SHORT and on_last == n:   # longer texts: this head does not (tests/unit/test_questions.py)
+    if 1 < n <= SHORT and on_last == n:   # longer texts: this head does not (tests/unit/test_teaching.py)
         said += (" One reading, for step 10, on short texts like this one (every row picks the last character on "
                  "nearly every text of up to 5 characters, on most of 6, on few longer): the encoder marks where "
                  "the text ends, which reversing needs in order to start. On longer texts this head's rows do not "

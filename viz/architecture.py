@@ -1,8 +1,7 @@
 """The encoder-decoder drawn as an SVG diagram, labelled with the checkpoint's real sizes.
 
 It was a Graphviz chart: laying it out in the browser compiled Graphviz's WebAssembly on every learner's first
-visit, 0.46 s of the browser's main thread on this machine (README, "The first page and the class's answers"),
-for a graph whose shape never changes. Its boxes are placed here, in two columns (the encoder's, the decoder's)
+visit, a cost of the browser's main thread (benchmarks.browser_latency), for a graph whose shape never changes. Its boxes are placed here, in two columns (the encoder's, the decoder's)
 and a merged foot, with the same labels and fills (the borders darker, at least 4.5:1 on their fills); every
 box's text is in the SVG's description for a screen reader.
 """

@@ -2,7 +2,7 @@
 the page as it is: every piece of text that goes in is escaped here.
 
 A page that walks through one attention weight shows many small vectors; as Plotly charts, each one more for
-the browser to draw, they put Inside one head over its budget (README, "In a real browser", has the figures).
+the browser to draw, they put Inside one head over its budget (benchmarks.browser_latency measures it).
 A table of coloured cells costs almost nothing, and keeps the value of every cell: written in the cell when
 it fits, in its tooltip always, and in a data-value attribute for tests.
 """

@@ -1,7 +1,7 @@
 """Small line and bar charts as inline SVG, for st.html.
 
-A Plotly chart costs the browser about 0.1-0.15 s to draw again whatever its size (README, "In a real browser"),
-and Positional encoding drew four of them on every visit. These draw in a few milliseconds. Every point and bar
+A Plotly chart costs the browser a fixed time to draw again whatever its size (benchmarks.browser_latency), and
+Positional encoding drew four of them on every visit. These draw in a few milliseconds. Every point and bar
 keeps its name and value: in its tooltip (an SVG title, which the browser shows on hover), in a data-value
 attribute for tests; the chart's one-line summary, computed from its numbers, is its accessible name.
 

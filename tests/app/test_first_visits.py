@@ -69,9 +69,9 @@ def test_the_server_warm_up_runs_every_bundled_model_and_imports_what_every_page
 
 
 def test_the_server_warm_up_loads_the_shown_model_then_waits_for_a_first_page_before_the_rest():
-    """The second half's imports (2 s of CPU) began as soon as the three models were loaded and ran beside the first
-    learner's run and then beside the browser drawing it: a cold start took 0.76 of 7134e04's time, and 0.67 with
-    this wait (benchmarks.browser_latency --cold-start-against 7134e04; README)."""
+    """The second half's imports began as soon as the three models were loaded and ran beside the first learner's
+    run and then beside the browser drawing it; this wait shortens a cold start (benchmarks.browser_latency
+    --cold-start-against REF measures by how much)."""
     code = ("import sys, threading, time\nimport explorer.warmup as w\n"
             "w.SECOND_HALF_WAITS, w.BROWSER_DRAWS = 600, 0.2\n"
             "server = threading.Thread(target=w.warm_up_server)\nserver.start()\n"

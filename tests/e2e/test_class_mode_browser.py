@@ -124,6 +124,7 @@ def test_on_a_phone_the_vote_fills_the_table_fits_and_the_answer_comes_without_s
     new = store.create_class("hello")
     phone = browser.new_context(**PHONE).new_page()
     load(phone, f"{server}/join?class={new.code}", timeout=120_000)
+    picture(phone, "join-phone-form")
     phone.get_by_label("Nickname").first.fill("see http://e.x or a@b.co")
     phone.get_by_role("button", name="Join").tap()
     caption = phone.get_by_text("You are see")
@@ -197,6 +198,9 @@ def test_the_projector_view_follows_the_presenter_and_never_holds_the_secret(bro
         press(teacher, button)
         expect(projected.get_by_text(shows).first).to_be_visible(timeout=15_000)    # by itself, polled
         assert secret_anywhere(projected, secret) == [], button
+        if button in ("Show the spread", "Reveal"):      # the teacher's guide's pictures of both screens
+            picture(projected, f"class-projector-{button.split()[-1].lower()}")
+            picture(teacher, f"class-presenter-{button.split()[-1].lower()}")
     screenshot(projected, "class-projected-no-secret")
     found = serious(violations(projected))
     assert not found, described(found)

@@ -2,8 +2,8 @@
 protocol against a real server while another learner types on Home. Each asserts what the attack broke (the
 victim's model, the upload store, the work after the tabs left) and the issue's bounds: the other learner at
 most 2x slower during the attack, the server under 1.5 GB at peak and back within 100 MB of its start once
-the attacker has left. The figures are printed (pytest -s) for the README; benchmarks.hostile_class prints
-them all side by side."""
+the attacker has left. The figures are printed (pytest -s); benchmarks.hostile_class prints them all side
+by side and records them for docs/benchmarks.md."""
 
 from __future__ import annotations
 

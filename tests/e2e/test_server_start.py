@@ -1,7 +1,7 @@
 """`streamlit run app.py` serves the app through st.App (app.py), whose lifespan warms the server up before any learner
 arrives (explorer/warmup.py): torch imported, the shown model loaded and run once; with no page opened, the other
 two bundled models and every page's modules follow after 3 s. Measured by `python -m benchmarks.browser_latency
---first-visits` (README, Benchmarks)."""
+--first-visits` (docs/benchmarks.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The review's N14: the README's occlusion figures (benchmarks.occlusion) sit on float32 ties, where two swaps
-both drop p by 1.000. Recomputed here from the definitions with a float64 copy of the model and a greedy loop
-of its own, not through analysis.attribution: the README's float64 figures must come out exactly, its float32
+"""The review's N14: the occlusion figures of docs/learners-tour.md (benchmarks.occlusion) sit on float32 ties,
+where two swaps both drop p by 1.000. Recomputed here from the definitions with a float64 copy of the model and a greedy loop
+of its own, not through analysis.attribution: the page's float64 figures must come out exactly, its float32
 figure must lie within the steps a tie can move, and the figures that do not depend on ties must match."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import held_out_strings
 from transformer.vocab import EOS, SOS
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+README = (Path(__file__).resolve().parents[2] / "docs" / "learners-tour.md").read_text()   # the figures' page
 FIVE = "afkpuz"                 # five letters spread over the alphabet: each position's first five unlike it
 TIE = 1e-6                      # a float32 tie at a drop of 1.000 is ~1e-7 apart
 
@@ -53,7 +53,7 @@ def measured():
     return rows
 
 
-def test_the_readme_occlusion_figures_hold_in_float64_and_their_float32_ones_within_the_ties(measured):
+def test_the_docs_occlusion_figures_hold_in_float64_and_their_float32_ones_within_the_ties(measured):
     steps = strict = ties = unique = unique_most = 0
     parted = {(1, 12): [0, 0], (13, 24): [0, 0], (25, 48): [0, 0]}
     for word, occluded, looked in measured:
@@ -76,7 +76,7 @@ def test_the_readme_occlusion_figures_hold_in_float64_and_their_float32_ones_wit
     assert (unique_most, unique) == (said_unique, said_unique)
     assert steps == int(said_steps.replace(",", ""))
     assert f"{100 * strict / steps:.1f}" == said_64
-    assert ties > 0, "no tie: the README's note on float32 would be needless"
+    assert ties > 0, "no tie: the page's note on float32 would be needless"
     low, high = 100 * (strict - ties) / steps, 100 * (strict + ties) / steps
     assert low - 0.05 <= float(said_32) <= high + 0.05, (said_32, low, high)
     said_parted = figure(r"they part at ([\d,]+) of ([\d,]+) steps in words of up to 12 characters, ([\d,]+) of "
