@@ -48,7 +48,7 @@ class Answer:
         return None
 
 
-BROWSER_COOKIE = "explorer_browser"    # explorer.identity.COOKIE (a test holds them equal)
+BROWSER_COOKIE = "explorer_browser"    # server.identity.COOKIE (a test holds them equal)
 NEW_BROWSER = object()
 
 
@@ -69,7 +69,7 @@ class ProtocolSession:
     """One session on one page. `await session.open()`, then `await session.type(word)` as often as wanted."""
 
     def __init__(self, url: str, page: str, query: str = "", browser: str | None | object = NEW_BROWSER) -> None:
-        """`browser`: the value of the browser's cookie (explorer.identity) its websocket sends, shared by the
+        """`browser`: the value of the browser's cookie (server.identity) its websocket sends, shared by the
         tabs of one browser; NEW_BROWSER (the default) fetches a page first, as a fresh browser does, and
         keeps the cookie the server set; None sends none (a client counted by its address)."""
         self.url = url
