@@ -17,7 +17,8 @@ from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import held_out_strings
 from transformer.vocab import EOS, SOS
 
-README = (Path(__file__).resolve().parents[2] / "docs" / "learners-tour.md").read_text()   # the figures' page
+# The figures' page, its lines joined: a sentence there wraps wherever the paragraph does.
+README = " ".join((Path(__file__).resolve().parents[2] / "docs" / "learners-tour.md").read_text().split())
 FIVE = "afkpuz"                 # five letters spread over the alphabet: each position's first five unlike it
 TIE = 1e-6                      # a float32 tie at a drop of 1.000 is ~1e-7 apart
 
