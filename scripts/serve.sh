@@ -42,7 +42,7 @@ if ! command -v haproxy >/dev/null; then   # Debian's HAProxy, as scripts/test.s
 fi
 
 mkdir -p "$logs"
-rm -f "$logs"/*.log "$logs/replicas.txt" "$logs/replicas.txt.new"
+rm -f "$logs"/*.log "$logs/replicas.txt" "$logs"/replicas.txt.new* "$logs/replicas.txt.lock"
 # One cookie secret for every replica: the XSRF token a replica set still holds on another after a failover.
 export STREAMLIT_SERVER_COOKIE_SECRET
 STREAMLIT_SERVER_COOKIE_SECRET=$(python3 -c "import secrets; print(secrets.token_hex(32))")
