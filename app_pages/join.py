@@ -10,7 +10,7 @@ from classroom.errors import NO_SUCH_CODE, ClassError, UnknownClass, UnknownSeat
 from classroom.store import RESULTS_STAGE, ClassStore
 from explorer import classes, lesson, quiz
 from explorer.errors import InputError
-from explorer.gate import fragment
+from server.gate import fragment
 from explorer.scroll import to_top_once
 from explorer.text import escape_markdown
 from teaching.class_mode import spread

@@ -17,7 +17,7 @@ from explorer import classes, lesson, quiz
 from explorer.cache import checkpoint_for
 from explorer.charts import projector_on
 from explorer.errors import InputError
-from explorer.gate import fragment
+from server.gate import fragment
 from explorer.text import escape_markdown
 from teaching.class_mode import (
     joined_line, projected_line, projected_scales, round_result, spread, teacher_advice,

@@ -12,7 +12,7 @@ from explorer.callbacks import task_label
 from explorer.canvas_charts import canvas_heatmap, svg_chart
 from explorer.charts import projector_on
 from explorer.errors import CheckpointError
-from explorer.gate import deferred, fragment
+from server.gate import deferred, fragment
 from explorer.lab_runs import offset_table
 from explorer.live_training import LIMITS, LiveSettings, LiveSettingsError
 from explorer.cache import (checkpoint_or_stop, chosen_task, model_key, snapshot_run, snapshot_writes_answer,

@@ -7,11 +7,12 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect
+
+from scripts.wait_until_ready import wait_until_ready
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -79,7 +80,7 @@ def _free_port() -> int:
 
 def start_server(log_name: str, address: str = "127.0.0.1") -> tuple[subprocess.Popen, str]:
     """`streamlit run app.py` on a free port, listening on `address` (0.0.0.0: every interface, as a class on a
-    network needs), returned as its localhost URL once /_stcore/health answers."""
+    network needs), returned as its localhost URL once it says it is ready (scripts.wait_until_ready)."""
     port = _free_port()
     (ROOT / "artifacts").mkdir(exist_ok=True)
     log = open(ROOT / "artifacts" / log_name, "w")
@@ -92,19 +93,12 @@ def start_server(log_name: str, address: str = "127.0.0.1") -> tuple[subprocess.
     if wait_until_healthy(url, process, 90):
         return process, url
     process.kill()
-    raise RuntimeError("streamlit did not answer /_stcore/health within 90 s")
+    raise RuntimeError("streamlit did not answer /api/ready within 90 s")
 
 
 def wait_until_healthy(url: str, process: subprocess.Popen, seconds: float) -> bool:
-    """True once {url}/_stcore/health answers ok; False if `process` ends first or the time runs out."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
-                return True
-        except OSError:
-            time.sleep(0.25)
-    return False
+    """True once {url} says it is ready; False if `process` ends first or the time runs out."""
+    return wait_until_ready(url, seconds, alive=lambda: process.poll() is None)
 
 
 def stop_server(process: subprocess.Popen) -> None:

@@ -187,7 +187,7 @@ def made_up_widgets(count: int) -> bytes:
     return message.SerializeToString()
 
 
-SMALL_FLOOD = 2_200   # made-up widget states that fit under explorer.server_guards.MAX_MESSAGE_BYTES (64 kB)
+SMALL_FLOOD = 2_200   # made-up widget states that fit under server.guards.MAX_MESSAGE_BYTES (64 kB)
 
 
 def prepare_widget_flood() -> None:
@@ -318,7 +318,7 @@ def words(seed: int, count: int) -> list[str]:
 async def type_on_masks(url: str, typed: list[str], tabs: int = 1) -> list[str]:
     """Type the words on Masks, shared out over `tabs` sessions at once, then leave; what went wrong on screen,
     if anything. A session with others on the server rests once it has spent its allowance at the gate
-    (explorer.gate), so a class of tabs fills the shared caches as fast as the server answers, each tab about a
+    (server.gate), so a class of tabs fills the shared caches as fast as the server answers, each tab about a
     seventh as fast as it asks."""
     async def one_tab(share: list[str]) -> list[str]:
         session = ProtocolSession(url, "masks")

@@ -47,7 +47,7 @@ def start_replicas(n: int, logs: Path, timeout: float = 180) -> Replicas:
     if process.poll() is not None:
         raise RuntimeError(f"scripts/serve.sh ended with {process.returncode}: {(logs / 'serve.out').read_text()}")
     stop_replicas(served)
-    raise RuntimeError(f"the proxy did not answer {url}/_stcore/health within {timeout:.0f} s")
+    raise RuntimeError(f"the proxy did not answer {url}/api/ready within {timeout:.0f} s")
 
 
 def stop_replicas(replicas: Replicas) -> None:

@@ -17,11 +17,12 @@ from analysis.page_models.attention import layer_views
 from viz import attention_grid_spec, notes
 from viz.canvas_heatmap import ORANGES, heatmap_spec
 
+from server.gate import deferred, fragment
+
 from .cache import checkpoint_for, text_run
 from .canvas_charts import canvas_heatmap, switched_heatmaps
 from .charts import projector_on
 from .exports import matrix_csv, trace_json
-from .gate import deferred, fragment
 from .link_guard import index_in_url
 from .links import page_link
 from .pages import page

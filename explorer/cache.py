@@ -1,4 +1,4 @@
-"""The one shared model (st.cache_resource) and the cached runs each page draws from (explorer.run_cache).
+"""The one shared model (st.cache_resource) and the cached runs each page draws from (server.run_cache).
 
 Cached runs are keyed by plain values (text, settings) and hold read-only numpy arrays, never tensors. They
 are handed out without a copy: a run holds every activation, and copying it out of st.cache_data on every
@@ -18,7 +18,6 @@ from typing import Callable, TypeVar
 
 import streamlit as st
 import torch
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis import table_store
 from analysis.circuits import SplitUnavailable
@@ -31,9 +30,12 @@ from transformer.checkpoint import (
 from transformer.data import TASKS, correct_tokens, target
 from transformer.intervention import SIDES, intervention  # intervention: pages build one from plain values
 
+from server.session import in_script_run
+
+from server.run_cache import SHARED_RUN_BYTES, SHARED_TABLE_BYTES, RunCache
+
 from .link_guard import stop_page
 from .own_models import CHOICE, OWN_MODEL_KEY, SERVER_MODEL, held, is_own, shelf
-from .run_cache import SHARED_RUN_BYTES, SHARED_TABLE_BYTES, RunCache
 from .text import escape_markdown
 
 BUNDLED_CHECKPOINT = bundled_checkpoint("reverse")
@@ -55,7 +57,7 @@ def pointed_checkpoint() -> Path | None:
 
 def chosen_task() -> str:
     """The task picked in the sidebar (reverse unless the URL or the selector says otherwise)."""
-    task = st.session_state.get(TASK_KEY) if get_script_run_ctx(suppress_warning=True) else None
+    task = st.session_state.get(TASK_KEY) if in_script_run() else None
     return task if task in TASKS else "reverse"
 
 
@@ -68,7 +70,7 @@ def server_checkpoint_dir() -> Path:
 def model_key() -> str:
     """What names the model this session is looking at: the id of its own model (which only its own state
     holds, never the URL), else the server checkpoint's folder."""
-    own = st.session_state.get(OWN_MODEL_KEY) if get_script_run_ctx(suppress_warning=True) else None
+    own = st.session_state.get(OWN_MODEL_KEY) if in_script_run() else None
     return own or str(server_checkpoint_dir())
 
 
@@ -149,7 +151,7 @@ def _cached(run: Callable[..., T], max_entries: int, show_spinner: bool | str,
     message = f"Running `{run.__name__}(...)`." if show_spinner is True else show_spinner or None
 
     def spinner() -> contextlib.AbstractContextManager:
-        return st.spinner(message) if message and get_script_run_ctx(suppress_warning=True) else contextlib.nullcontext()
+        return st.spinner(message) if message and in_script_run() else contextlib.nullcontext()
 
     def bind(*args, **kwargs):
         bound = signature.bind(*args, **kwargs)
@@ -190,7 +192,7 @@ def text_run(key: str, text: str, temperature: float | None = None, top_k: int |
              max_len: int | None = None) -> Run:
     """The one run of (model, text, decoding, intervention) every page showing one text reads; arguments are
     plain values so the cache can key on them. A run holds every activation (0.65 MB at 24 characters, 1.5 MB
-    at 48), so the shared cache is bounded in bytes (explorer.run_cache)."""
+    at 48), so the shared cache is bounded in bytes (server.run_cache)."""
     ckpt = checkpoint_for(key)
     how = Decoding(temperature, top_k, seed, forced, teacher)
     return make_run(ckpt.model, ckpt.vocab, text, how, intervention(ablated, positions, sides, shuffle_seed), max_len,

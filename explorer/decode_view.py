@@ -17,10 +17,11 @@ from analysis.page_models.decode import decode_steps, looked_steps
 from analysis.page_models.decode_cache import cache_walk
 from viz.decode_steps import looked_spec, step_spec
 
+from server.gate import fragment
+
 from .cache import checkpoint_for, text_run
 from .canvas_charts import decode_part
 from .charts import projector_on
-from .gate import fragment
 from .link_guard import flag_in_url, index_in_url
 from .pickers import pick_head
 

@@ -11,10 +11,13 @@ import streamlit as st
 from analysis.tasks import words as task_words
 from transformer.data import TASKS
 
+from server.gate import script_place
+from server.reconnect import rerun_after_reconnect
+from server.widget_guard import REFUSED_KEY
+
 from .cache import TASK_KEY, checkpoint_or_stop, model_key, pointed_checkpoint, text_run
 from .charts import PROJECTOR_CSS, PROJECTOR_KEY, projector_on
 from .frame_fixes import frame_fixes
-from .gate import script_place
 from .glossary import glossary_popover
 from .link_guard import notice_goes_in, show_dropped_link_values
 from .links import show_link_for_students
@@ -22,11 +25,8 @@ from .own_models import (
     CHOICE, GONE_KEY, LOST_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released, own_models,
 )
 from .pages import PAGES, SECTIONS, at_url_path
-from .reconnect import rerun_after_reconnect
 from .state import VIEW, checked_text, quick_text_box, text_box
 from .text import escape_markdown, visible
-from .warmup import warm_up_once
-from .widget_guard import REFUSED_KEY
 
 
 WRITES = "The model writes: "   # the sidebar's line with the model's answer (drivers.protocol_session reads it)
@@ -150,7 +150,7 @@ def main() -> None:
     st.html(PAGE_CSS)
     if projected:   # first in the page, before anything it restyles is drawn (a data grid measures its type once)
         st.html(PROJECTOR_CSS)
-    with script_place():  # at most two runs at once on the server, one per learner (explorer.gate says why)
+    with script_place():  # at most two runs at once on the server, one per learner (server.gate says why)
         link_notice = st.empty()   # top of the page; filled once the widgets have read the link
         notice_goes_in(link_notice)
         try:
@@ -161,5 +161,3 @@ def main() -> None:
         finally:
             show_dropped_link_values(link_notice)
             notice_goes_in(None)   # the slot belongs to this run only
-    warm_up_once(checkpoint_or_stop().model.config.d_k)   # a page has run: the server's warm-up may go on, or,
-                                                           # where no lifespan warmed up (AppTest), it starts here

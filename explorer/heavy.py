@@ -15,8 +15,8 @@ import streamlit as st
 
 from analysis.lab import Progress
 
-from .gate import learner, server_gate
-from .heavy_lane import AlreadyInLine
+from server.gate import learner, server_gate
+from server.heavy_lane import AlreadyInLine
 
 T = TypeVar("T")
 REST = 1.0           # after each step of a job, rest as long as it took: the lane works half the time (a job

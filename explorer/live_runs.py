@@ -1,4 +1,4 @@
-"""Live training runs on a shared server: in the server's heavy lane (explorer.heavy_lane: one job at a time,
+"""Live training runs on a shared server: in the server's heavy lane (server.heavy_lane: one job at a time,
 first come first served, one ticket per learner, all their tabs), none outliving the session that started it.
 The run and the model it trains are this session's alone: they sit on the session's shelf (explorer.own_models),
 in memory, and go when the session disconnects."""
@@ -8,15 +8,13 @@ from __future__ import annotations
 import threading
 import weakref
 
-from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
-
 from transformer.checkpoint import to_zip
 from explorer.live_training import LiveSettings, LiveTraining
 
-from .gate import learner, server_gate
-from .heavy_lane import AlreadyInLine, HeavyLane, Ticket
+from server.gate import learner, server_gate
+from server.heavy_lane import AlreadyInLine, HeavyLane, Ticket
 from server.memory import return_freed_memory
+from server.session import session_alive, session_id
 from .own_models import add, session_token, shelf
 
 TRAINING = "training a model"   # what the lane says this job is
@@ -24,19 +22,6 @@ TRAINING = "training a model"   # what the lane says this job is
 
 class AlreadyTraining(RuntimeError):
     pass
-
-
-def _session_id() -> str:
-    """The server's id of this browser session (what Runtime knows as alive or gone)."""
-    ctx = get_script_run_ctx()
-    return ctx.session_id if ctx else "no-session"
-
-
-def _session_alive(session_id: str) -> bool:
-    """False once the browser tab that started a run has gone, so its run stops too."""
-    if not Runtime.exists():
-        return True  # AppTest: no server, the test itself is the session
-    return Runtime.instance().is_active_session(session_id)
 
 
 def current() -> LiveTraining | None:
@@ -54,7 +39,7 @@ def start(settings: LiveSettings) -> LiveTraining:
         raise AlreadyTraining(f"Your browser has a job in the server's line already ({other}), in this tab or "
                               "another: one at a time for each learner. Stop it or wait for it to end first.") from None
     shelf().live_run = run
-    threading.Thread(target=_train, args=(run, _session_id(), lane, ticket), daemon=True,
+    threading.Thread(target=_train, args=(run, session_id(), lane, ticket), daemon=True,
                      name=f"live-{session_token()}").start()
     return run
 
@@ -64,7 +49,7 @@ class _Gone(Exception):
 
 
 def _train(run: LiveTraining, session: str, lane: HeavyLane, ticket: Ticket) -> None:
-    alive = lambda: not run.stop.is_set() and _session_alive(session)   # noqa: E731
+    alive = lambda: not run.stop.is_set() and session_alive(session)   # noqa: E731
 
     def waiting(ahead: int) -> None:
         run.waiting(ahead)

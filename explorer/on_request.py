@@ -8,7 +8,7 @@ times the bundled one per word), and it is paid again by each session; computed 
 the server's two places for minutes. So for an own model a page shows a button, and the work reports its
 progress: each report is a Streamlit call, where a rerun, a press of Stop or a closed tab ends the work, and
 past WORK_SECONDS of work it stops itself. It runs in the server's one heavy lane, outside the places the other
-learners' pages run in (explorer.gate), and rests after each batch as long as the batch took: its Python holds
+learners' pages run in (server.gate), and rests after each batch as long as the batch took: its Python holds
 the GIL that every other learner's run needs.
 """
 

@@ -17,7 +17,7 @@ from typing import Iterable, Protocol
 from transformer.checkpoint import Checkpoint
 
 from server.memory import return_freed_memory
-from .run_cache import MB, RunCache
+from server.run_cache import MB, RunCache
 
 MAX_OWN_MODELS = 3                 # models one browser keeps, over all its tabs
 OWN_RUN_BYTES = 32 * MB            # runs of its own models one browser keeps, over all its tabs

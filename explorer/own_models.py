@@ -18,10 +18,11 @@ import streamlit as st
 from transformer.checkpoint import Checkpoint, CheckpointError
 from explorer.live_training import LiveTraining
 
-from .gate import learner
+from server.gate import learner
 from server.memory import return_freed_memory
+from server.run_cache import OWN_RUN_BYTES, RunCache
+
 from .own_ledger import settle, touch
-from .run_cache import OWN_RUN_BYTES, RunCache
 
 OWN_MODELS = "_own_models"       # label -> model id, oldest first
 OWN_MODEL_KEY = "own_model"      # the id of the own model every page shows, when one is chosen

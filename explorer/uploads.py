@@ -8,10 +8,8 @@ from __future__ import annotations
 import dataclasses
 
 import streamlit as st
-from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
-
 from analysis.tasks import words
+from server.session import forget_upload
 from transformer.checkpoint import Checkpoint, CheckpointError, from_zip
 
 from .cache import TASK_KEY, chosen_task
@@ -78,7 +76,5 @@ def take_upload() -> None:
 def _forget(upload) -> None:
     """Drop the uploaded bytes from Streamlit's upload store (which keeps them until the session is shut down,
     and a session that merely expires is never shut down) and start a fresh uploader."""
-    ctx = get_script_run_ctx()
-    if Runtime.exists() and ctx is not None:
-        Runtime.instance().uploaded_file_mgr.remove_file(ctx.session_id, upload.file_id)
+    forget_upload(upload.file_id)
     st.session_state[ROUND_KEY] = st.session_state.get(ROUND_KEY, 0) + 1

@@ -6,7 +6,7 @@ experiments that Masks shows (0.8 s), all kept for the process; on a server's st
 from the garbage collector (hide_from_the_collector). Whatever a first run does once per process (imports on its
 way, Streamlit's REPL check) is done here first.
 
-`streamlit run app.py` serves the app through st.App, whose lifespan (app.py) runs `warm_up_server` in a thread as
+`streamlit run app.py` serves the app through st.App, whose lifespan (app.py, server.warm) runs `warm_up_server` in a thread as
 the server starts, so a browser loads the page's code while the server imports its own; a first page waits at most
 for what is not done yet, and the rest waits for it. GET /api/warm-up shows STATUS. Where no lifespan ran (AppTest),
 the second half starts after the first page. `python -m benchmarks.browser_latency --first-visits` measures each
@@ -23,6 +23,8 @@ import time
 import tokenize
 from pathlib import Path
 
+from server.warm import STREAMLIT_FIRST_RUN_IMPORTS, streamlit_once_per_process_check
+
 _CLAIM = threading.Lock()
 _claimed = False               # the second half has begun (or is about to): it runs once per process
 PAGE_DONE = threading.Event()  # a session's page has run to its end (warm_up_once): the second half may begin
@@ -35,18 +37,19 @@ FIRST_TEXT = "hello"        # one text through each model, so that torch's first
 # What a session's first run imports beyond explorer.frame and its page's own modules: Streamlit's dataframe path
 # (pandas, pyarrow), its emoji catalogue (the page icon), its component manifest scanner and its magic commands.
 # Under AppTest the home page's first run took 0.85 s without them imported and 0.20 s with them.
-FIRST_RUN_IMPORTS = ("pandas", "pyarrow.pandas_compat", "pyarrow.vendored.version", "streamlit.dataframe_util",
-                     "streamlit.emojis", "streamlit.components.v2.manifest_scanner",
-                     "streamlit.runtime.scriptrunner.magic_funcs")
+FIRST_RUN_IMPORTS = ("pandas", "pyarrow.pandas_compat", "pyarrow.vendored.version", *STREAMLIT_FIRST_RUN_IMPORTS)
 
 
-def warm_up_once(d_k: int) -> None:
-    """Called at the end of a page's run (one that ends normally; a stopped one leaves the server's warm-up to its
-    SECOND_HALF_WAITS): tells the server's warm-up that a page has run, and starts the second half in a daemon
-    thread the first time only (later calls, and calls after the server-start warm-up claimed it, return at once).
-    `d_k`: the shown model's, whose √d_k experiment Masks draws first."""
+def warm_up_once(d_k: int | None = None) -> None:
+    """Called by app.py at the end of a page's run (one that ends normally; a stopped one leaves the server's
+    warm-up to its SECOND_HALF_WAITS): tells the server's warm-up that a page has run, and starts the second half
+    in a daemon thread the first time only (later calls, and calls after the server-start warm-up claimed it,
+    return at once). `d_k`: that of the model whose √d_k experiment Masks draws first (default: the shown one's)."""
     PAGE_DONE.set()
     if _claim():
+        if d_k is None:
+            from .cache import checkpoint_or_stop
+            d_k = checkpoint_or_stop().model.config.d_k
         threading.Thread(target=_warm_up, args=(d_k,), daemon=True, name="warm-up").start()
 
 
@@ -119,16 +122,6 @@ def _warm_up(d_k: int) -> None:
     for size in (d_k, *D_K_SIZES):
         scaling_experiment(size)
     STATUS["done"] = True
-
-
-def streamlit_once_per_process_check() -> None:
-    """Streamlit asks once per process, at the first element any session draws, whether it runs in a REPL: it
-    calls inspect.stack(), which reads the source of every frame, 0.25 s on a script's deep stack (py-spy, the
-    first page of a warm server). Asked here, on the warm-up thread's short stack, it costs no learner."""
-    from streamlit import delta_generator
-    check = getattr(delta_generator, "_maybe_print_use_warning", None)   # private: gone in another version,
-    if check is not None:                                               # the first page pays for it again
-        check()
 
 
 def warm_up_first_page() -> list[str]:

@@ -35,11 +35,8 @@ case "$replicas" in ''|*[!0-9]*|0) echo "--replicas must be a whole number of at
 . scripts/venv.sh   # the environment of scripts/run.sh and scripts/test.sh
 python -c "import streamlit, torch" 2>/dev/null || python -m pip install -q -r requirements.txt
 
-if ! command -v haproxy >/dev/null; then   # Debian's HAProxy, as scripts/test.sh installs Chromium
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq haproxy >/dev/null
-fi
+. scripts/apt.sh
+command -v haproxy >/dev/null || apt_install haproxy   # Debian's HAProxy, as scripts/test.sh installs Chromium
 
 mkdir -p "$logs"
 rm -f "$logs"/*.log "$logs/replicas.txt" "$logs"/replicas.txt.new* "$logs/replicas.txt.lock"
@@ -128,25 +125,14 @@ frontend attention_explorer
 backend replicas
     balance leastconn
     cookie EXPLORER_REPLICA insert indirect nocache httponly
-    option httpchk GET /_stcore/health
+    option httpchk GET /api/ready   # 503 while every place at the gate is stuck (server/gate.py)
     http-check expect string ok
     default-server check inter 2s fall 2 rise 2
 $servers
 EOF
 
-for i in $(seq 1 "$replicas"); do   # wait for every replica to answer its health check
-  p=${ports[$((i - 1))]}
-  python3 - "$p" <<'EOF'
-import sys, time, urllib.request
-url, deadline = f"http://127.0.0.1:{sys.argv[1]}/_stcore/health", time.monotonic() + 120
-while time.monotonic() < deadline:
-    try:
-        if urllib.request.urlopen(url, timeout=1).read() == b"ok":
-            sys.exit(0)
-    except OSError:
-        time.sleep(0.5)
-sys.exit(f"a replica did not answer {url} within 120 s")
-EOF
+for i in $(seq 1 "$replicas"); do   # wait for every replica to say it is ready, as HAProxy will ask
+  python -m scripts.wait_until_ready "http://127.0.0.1:${ports[$((i - 1))]}" 120
 done
 
 haproxy -f "$logs/haproxy.cfg" -db >"$logs/haproxy.log" 2>&1 &

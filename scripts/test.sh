@@ -12,11 +12,8 @@ command -v haproxy >/dev/null || packages+=(haproxy)
 compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null || packages+=(postgresql)
 # npm, to install the pinned axe-core of the accessibility tests (package-lock.json)
 command -v npm >/dev/null || packages+=(npm)
-if [ ${#packages[@]} -gt 0 ]; then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null
-fi
+. scripts/apt.sh
+apt_install ${packages[@]+"${packages[@]}"}
 . scripts/venv.sh      # the same environment as scripts/run.sh's: `python` below is the venv's
 python -m pip install -q -r requirements-dev.txt
 # axe-core for the accessibility tests, pinned in package-lock.json (npm ships with the machine's Node)

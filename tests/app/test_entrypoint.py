@@ -82,12 +82,12 @@ def test_the_model_selector_appears_with_an_own_model_and_switches_every_page():
 
 
 def test_a_run_waits_while_two_others_hold_the_server(ckpt):
-    """app.py runs inside explorer.gate's places: with both taken by other sessions, a run cannot finish until
+    """app.py runs inside server.gate's places: with both taken by other sessions, a run cannot finish until
     one is given back (here after 5 s; a run alone takes a fraction of that)."""
     import threading
     import time
 
-    from explorer.gate import PLACES, server_gate
+    from server.gate import PLACES, server_gate
 
     gate = server_gate()
     taken, given_back = threading.Barrier(PLACES + 1), threading.Event()
@@ -112,7 +112,7 @@ def test_a_session_in_debt_at_the_gate_still_runs_under_apptest(ckpt):
     not raise, when a session in debt asks whether it must rest (every AppTest run is one session id)."""
     import time
 
-    from explorer.gate import MAX_REST, SHARE, _connected_sessions, server_gate
+    from server.gate import MAX_REST, SHARE, _connected_sessions, server_gate
 
     assert _connected_sessions() == []
     gate = server_gate()

@@ -12,8 +12,8 @@ import torch
 
 from explorer import live_runs
 from explorer.cache import BUNDLED_CHECKPOINT
-from explorer.gate import server_gate
-from explorer.heavy_lane import HeavyLane
+from server.gate import server_gate
+from server.heavy_lane import HeavyLane
 from explorer.own_models import OWN_MODEL_KEY
 from explorer.pages import PAGES
 from transformer import checkpoint
@@ -132,7 +132,7 @@ def test_one_job_per_learner_and_the_next_learner_waits_in_the_heavy_lane(monkey
 def test_a_run_stops_when_its_session_has_gone(monkeypatch):
     run = LiveTraining(LiveSettings(d_model=16, steps=3000))
     lane = HeavyLane()
-    monkeypatch.setattr(live_runs, "_session_alive", lambda session: False)
+    monkeypatch.setattr(live_runs, "session_alive", lambda session: False)
     live_runs._train(run, "gone", lane, lane.enter("gone", live_runs.TRAINING))
     assert run.progress.status == "stopped" and run.progress.step == 0
     assert len(lane) == 0
@@ -143,7 +143,7 @@ def test_a_run_waiting_in_line_leaves_it_when_its_tab_closes(monkeypatch):
     first = lane.enter("someone else", "another job")
     run = LiveTraining(LiveSettings(d_model=16, steps=3000))
     alive = [True]
-    monkeypatch.setattr(live_runs, "_session_alive", lambda session: alive[0])
+    monkeypatch.setattr(live_runs, "session_alive", lambda session: alive[0])
     waiting = threading.Thread(target=live_runs._train, args=(run, "tab", lane, lane.enter("tab", "training")))
     waiting.start()
     while run.progress.ahead != 1:

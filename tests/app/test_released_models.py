@@ -15,7 +15,7 @@ import torch
 from streamlit.runtime import caching
 
 from explorer.cache import SHARED_RUNS
-from explorer.run_cache import OWN_RUN_BYTES
+from server.run_cache import OWN_RUN_BYTES
 from transformer.checkpoint import Checkpoint
 from transformer.config import ModelConfig
 from transformer.model import Transformer

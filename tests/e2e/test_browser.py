@@ -45,10 +45,10 @@ def test_every_page_draws_for_a_typed_word(server, page, path):
 
 
 def test_st_codes_highlighter_is_loaded_once_the_first_run_is_drawn(server, page):
-    """app.py's CODE_WHEN_IDLE: on a page with no st.code (the Glossary), the browser asks for the syntax
+    """server.middleware's CODE_WHEN_IDLE: on a page with no st.code (the Glossary), the browser asks for the syntax
     highlighter's code once the page's first run is drawn, not before, so its long first run (0.3-0.46 s) waits
     for no learner: the lesson's "What the model writes" and a long text shown in full find it loaded."""
-    drawn = next(ast.literal_eval(node.value) for node in ast.parse((ROOT / "app.py").read_text()).body  # read, as
+    drawn = next(ast.literal_eval(node.value) for node in ast.parse((ROOT / "server" / "middleware.py").read_text()).body  # read, as
                  if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "FIRST_RUN_DRAWN")  # served
     asked = []
     page.on("request", lambda request: asked.append(request.url) if "SyntaxHighlighter" in request.url else None)

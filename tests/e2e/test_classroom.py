@@ -83,7 +83,7 @@ def test_eight_students_at_once_each_see_their_own_word_and_attention(server):
 
 
 RERUNS = 200   # one tab's reruns: 500 took 4.6 minutes while a tab alone still rested at the gate
-               # (explorer.gate), and 200 still show a leak of a quarter megabyte a run
+               # (server.gate), and 200 still show a leak of a quarter megabyte a run
 
 
 def test_two_hundred_reruns_keep_the_servers_memory_flat(running_server, page):

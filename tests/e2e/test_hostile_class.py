@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 
 from drivers import hostile_class as attacks
-from explorer.gate import ALLOWANCE, MAX_REST, RUN_OVERHEAD, SHARE
+from server.gate import ALLOWANCE, MAX_REST, RUN_OVERHEAD, SHARE
 from .conftest import attacked_server
 
 pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not load"` leaves it out
@@ -97,7 +97,7 @@ def test_downloads_wait_their_turn_with_the_script_runs(class_server):
 def test_a_flood_of_class_polls_rests_like_any_other_run(class_server):
     """Two seated students' tabs send their poll (a fragment's rerun) back to back for 15 s, while the other
     learner is connected (a session alone on the server never rests). Each run takes its session's place at the
-    gate (explorer.gate.fragment) and spends at least RUN_OVERHEAD of its allowance, so the polls answered are
+    gate (server.gate.fragment) and spends at least RUN_OVERHEAD of its allowance, so the polls answered are
     bounded by what the allowance gives in that time, the last poll's rest (at most MAX_REST) and run included
     (before, with plain st.fragment: 4,752 polls, 316.8 a second, against a bound of 627, and the other learner
     2.04x slower)."""

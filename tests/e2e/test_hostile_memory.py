@@ -3,7 +3,7 @@
 The attack as the review ran it, shared out over six tabs: clients speaking Streamlit's protocol type 180
 distinct 48-character words on Masks, each a batch of three runs (4.5 MB) plus the sidebar's run (1.5 MB). With 256 entries per run cache
 that took a server to 1,450 MB and kept it after the client left. The runs every session shares are now
-bounded in bytes (explorer.run_cache.SHARED_RUN_BYTES, 64 MB), so what stays is within the issue's 100 MB.
+bounded in bytes (server.run_cache.SHARED_RUN_BYTES, 64 MB), so what stays is within the issue's 100 MB.
 Run with -s to see the figures."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from explorer.run_cache import MB, SHARED_RUN_BYTES
+from server.run_cache import MB, SHARED_RUN_BYTES
 
 from drivers.harness import resident_mb
 from drivers.hostile import MemoryWatch
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.load   # the slowest tier: `python -m pytest -m "not lo
 
 WORDS = 180
 TABS = 6                # the words shared out over six tabs: the caches are the class's (each tab, with the
-                        # others on the server, rests at the gate once past its allowance: explorer.gate)
+                        # others on the server, rests at the gate once past its allowance: server.gate)
 WARM_UP = 5             # words typed first, so imports, models and the page's own caches are loaded
 PEAK_LIMIT_MB = 1536    # the issue's ceiling for the server's peak
 LEFT_OVER_MB = 100      # what may stay after the client leaves (the issue's bound; the cache's is below it)

@@ -63,10 +63,10 @@ def fetch(url: str) -> tuple[bytes, dict]:
 
 
 def test_every_page_asks_the_browser_for_its_elements_code_at_once_and_nothing_else_changes():
-    """app.py's ElementCodeFirst: the HTML of / and of any page's path imports the code of the elements the pages
-    draw (one file per name in app.ELEMENT_CODE, in this Streamlit's build), each served; a script file itself is
+    """server.middleware's ElementCodeFirst: the HTML of / and of any page's path imports the code of the elements the pages
+    draw (one file per name in server.middleware.ELEMENT_CODE, in this Streamlit's build), each served; a script file itself is
     served as it is on disk. A page's HTML compressed by Streamlit could not be read: it asks for none."""
-    names = next(ast.literal_eval(node.value) for node in ast.parse((ROOT / "app.py").read_text()).body
+    names = next(ast.literal_eval(node.value) for node in ast.parse((ROOT / "server" / "middleware.py").read_text()).body
                  if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "ELEMENT_CODE")
     static = Path(streamlit.__file__).parent / "static"
     process, url = start_server("e2e-element-code.log")
@@ -101,7 +101,7 @@ def test_every_page_asks_the_browser_for_its_elements_code_at_once_and_nothing_e
 
 
 def test_streamlits_own_files_are_answered_from_memory_as_streamlit_answers_them():
-    """app.py's HashedFilesFromMemory: the same bytes, content type and year-long caching as Streamlit's handler
+    """server.middleware's HashedFilesFromMemory: the same bytes, content type and year-long caching as Streamlit's handler
     (which still answers HEAD and range requests); a path that is not one of its files is left to Streamlit."""
     static = Path(streamlit.__file__).parent / "static" / "static"
     process, url = start_server("e2e-static-files.log")

@@ -1,4 +1,4 @@
-"""explorer.gate: two places on the server, one per learner, the heavy lane beside them, and a health check that
+"""server.gate: two places on the server, one per learner, the heavy lane beside them, and a readiness route that
 fails while stuck."""
 
 import ast
@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from streamlit.runtime import Runtime, RuntimeState
-
-from explorer.gate import MAX_REST, PLACES, STUCK_AFTER, Gate, GateBusy, _fail_health_while_stuck, _in_place, _Once
-from explorer.heavy_lane import AlreadyInLine, HeavyLane
+from server.gate import MAX_REST, PLACES, STUCK_AFTER, Gate, GateBusy, _in_place, _Once, readiness, watch
+from server.heavy_lane import AlreadyInLine, HeavyLane
 
 
 def test_one_session_never_holds_two_places_so_another_session_always_finds_one():
@@ -65,38 +63,23 @@ def test_stuck_only_while_every_place_is_held():
     assert gate.stuck_for() == 0.0
 
 
-def test_the_health_check_fails_while_the_places_are_stuck_and_recovers():
+def test_the_readiness_check_fails_while_the_places_are_stuck_and_recovers():
     now = [0.0]
     gate = Gate(clock=lambda: now[0])
-    original = Runtime.is_ready_for_browser_connection
-    try:
-        _fail_health_while_stuck(gate)
-
-        class Running:
-            _state = RuntimeState.ONE_OR_MORE_SESSIONS_CONNECTED
-
-        def health() -> tuple[bool, str]:   # in a thread: the suite's browser keeps a loop in the main thread
-            answer = []
-            checker = threading.Thread(target=lambda: answer.append(
-                asyncio.run(Runtime.is_ready_for_browser_connection.fget(Running()))))
-            checker.start()
-            checker.join()
-            return answer[0]
-
-        assert health() == (True, "ok")
-        holders = [gate.place(f"s{i}") for i in range(PLACES)]
-        for holder in holders:
-            holder.__enter__()
-        now[0] = STUCK_AFTER - 1
-        assert health() == (True, "ok")
-        now[0] = STUCK_AFTER + 1
-        ok, message = health()
-        assert not ok and "busy" in message
-        holders[0].__exit__(None, None, None)
-        assert health() == (True, "ok")
-        holders[1].__exit__(None, None, None)
-    finally:
-        Runtime.is_ready_for_browser_connection = original
+    watch(gate)
+    assert readiness((True, "ok")) == (True, "ok")
+    holders = [gate.place(f"s{i}") for i in range(PLACES)]
+    for holder in holders:
+        holder.__enter__()
+    now[0] = STUCK_AFTER - 1
+    assert readiness((True, "ok")) == (True, "ok")
+    now[0] = STUCK_AFTER + 1
+    ok, message = readiness((True, "ok"))
+    assert not ok and "busy" in message
+    assert readiness((False, "unavailable")) == (False, "unavailable")   # Streamlit's own answer comes first
+    holders[0].__exit__(None, None, None)
+    assert readiness((True, "ok")) == (True, "ok")
+    holders[1].__exit__(None, None, None)
 
 
 def test_heavy_work_leaves_its_place_and_runs_one_at_a_time_first_come_first_served():
@@ -167,7 +150,7 @@ def test_a_download_pressed_again_is_not_built_again():
 @pytest.fixture
 def fake_time(monkeypatch):
     """A gate's clock that moves only when told, and rests (time.sleep) that move it: (now, the rests taken)."""
-    import explorer.gate as module
+    import server.gate as module
     now, slept = [0.0], []
     monkeypatch.setattr(module.time, "sleep", lambda seconds: (slept.append(seconds),
                                                                now.__setitem__(0, now[0] + seconds)))
@@ -181,7 +164,7 @@ def held_for(gate: Gate, now: list[float], session: str, seconds: float) -> None
 
 
 def test_a_session_spends_an_allowance_of_place_time_and_rests_only_once_it_is_in_debt(fake_time):
-    import explorer.gate as module
+    import server.gate as module
     now, slept = fake_time
     connected = ["learner clicking about", "flooding tab", "another learner"]
     gate = Gate(clock=lambda: now[0], connected=lambda: connected)
@@ -206,7 +189,7 @@ def test_a_session_spends_an_allowance_of_place_time_and_rests_only_once_it_is_i
 
 
 def test_a_session_has_one_download_on_the_way_and_it_waits_for_its_turn_only_so_long(monkeypatch):
-    import explorer.gate as module
+    import server.gate as module
     monkeypatch.setattr(module, "DOWNLOAD_WAIT", 0.3)
     gate = Gate()
     with gate.place("tab"):                        # the tab's own run holds its turn
@@ -276,11 +259,11 @@ def test_a_session_waiting_for_or_holding_a_place_is_company_even_once_its_tab_h
 
 def test_every_fragment_of_the_app_takes_its_sessions_place():
     """A fragment's reruns come without the page's run, on a timer or as often as a client sends them: each must be
-    explorer.gate.fragment, which takes the session's place (a tab flooding a class's poll was not held back)."""
+    server.gate.fragment, which takes the session's place (a tab flooding a class's poll was not held back)."""
     root = Path(__file__).resolve().parents[2]
     plain = []
     for path in [root / "app.py", *sorted((root / "app_pages").glob("*.py")),
-                 *sorted((root / "explorer").glob("*.py"))]:
+                 *sorted((root / "explorer").glob("*.py")), *sorted((root / "server").glob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text())):
             attribute = (isinstance(node, ast.Attribute) and node.attr == "fragment"
                          and isinstance(node.value, ast.Name) and node.value.id in ("st", "streamlit"))

@@ -4,6 +4,7 @@ class mode's store knows only its database,
 the app never imports test code, and tests and benchmarks share drivers/ alone."""
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,74 @@ def test_a_package_imports_nothing_outside_its_room(package):
 def test_the_forbidden_names_are_really_caught():
     """The check itself: a line importing streamlit is seen."""
     assert "streamlit" in imported(ROOT / "app.py")
+
+
+PRODUCT = ("app.py", "app_pages", "explorer", "analysis", "teaching", "viz", "classroom", "transformer")
+STREAMLIT_INSIDES = ("streamlit.runtime", "streamlit.elements", "streamlit.proto", "streamlit.web",
+                     "streamlit.delta_generator")
+
+
+def product_files() -> list[Path]:
+    return sorted(f for part in PRODUCT for f in ([ROOT / part] if part.endswith(".py") else (ROOT / part).rglob("*.py")))
+
+
+def streamlit_insides(path: Path) -> list[str]:
+    """The modules of Streamlit's internals a file imports (its public `streamlit`, `streamlit.errors` and
+    `streamlit.components.v2` are the app's to use)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                 else [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+        found += [n for n in names if n.startswith(STREAMLIT_INSIDES)]
+    return found
+
+
+def test_only_the_server_imports_streamlits_internals():
+    found = {str(f.relative_to(ROOT)): streamlit_insides(f) for f in product_files()}
+    assert {name: mods for name, mods in found.items() if mods} == {}
+
+
+@functools.cache
+def streamlit_private_names() -> frozenset[str]:
+    """Every private name Streamlit's own code defines: its functions and methods, and the attributes it sets."""
+    import streamlit
+    names = set()
+    for source in Path(streamlit.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return frozenset(n for n in names if n.startswith("_") and not n.endswith("__"))
+
+
+def private_reads(path: Path, private: frozenset[str]) -> list[str]:
+    """Where a file reaches a private name of Streamlit's on an object not its own (self and cls are its own), as
+    an attribute or through getattr/setattr/hasattr."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (isinstance(node, ast.Attribute) and node.attr in private
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+            found.append(f"{node.lineno}: .{node.attr}")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in ("getattr", "setattr", "hasattr") and len(node.args) > 1
+              and isinstance(node.args[1], ast.Constant) and node.args[1].value in private):
+            found.append(f"{node.lineno}: {node.func.id} {node.args[1].value}")
+    return found
+
+
+def test_only_the_server_reads_streamlits_private_attributes():
+    private = streamlit_private_names()
+    found = {str(f.relative_to(ROOT)): private_reads(f, private) for f in product_files()}
+    assert {name: reads for name, reads in found.items() if reads} == {}
+
+
+def test_the_internals_checks_see_what_the_server_does():
+    """The checks themselves: the server's own files import Streamlit's internals and read its private names."""
+    private = streamlit_private_names()
+    assert {"_session_mgr", "_seed_widget_from_url", "_new_widget_state"} <= private
+    assert streamlit_insides(ROOT / "server" / "widget_guard.py")
+    assert private_reads(ROOT / "server" / "guards.py", private)
+    assert private_reads(ROOT / "server" / "gate.py", private)

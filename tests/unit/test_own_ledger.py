@@ -10,7 +10,7 @@ import numpy as np
 from explorer import own_ledger
 from explorer.own_ledger import MAX_OWN_MODELS, NO_ROOM, OWN_RUN_BYTES, TOO_MANY, model_bytes, settle, touch
 from explorer.own_models import Shelf
-from explorer.run_cache import MB, RunCache
+from server.run_cache import MB, RunCache
 from transformer.checkpoint import Checkpoint
 from transformer.config import ModelConfig
 from transformer.model import Transformer

@@ -12,8 +12,8 @@ import pytest
 
 from analysis.run import TEACHER, make_batch_runs, make_run
 from analysis.lesson import companions
-from explorer import run_cache
-from explorer.run_cache import MB, RunCache, result_bytes
+from server import run_cache
+from server.run_cache import MB, RunCache, result_bytes
 
 
 def word(rng: random.Random, length: int) -> str:
@@ -25,7 +25,7 @@ def arrays_of(run) -> int:
 
 
 def test_a_run_weighs_its_arrays_as_the_docstring_says(bundled):
-    """The figures explorer.run_cache states, which its budget was chosen from."""
+    """The figures server.run_cache states, which its budget was chosen from."""
     rng = random.Random(0)
     at_48 = make_run(bundled.model, bundled.vocab, word(rng, 48), TEACHER)
     at_96 = make_run(bundled.model, bundled.vocab, word(rng, 96), TEACHER, max_len=96)

@@ -1,10 +1,12 @@
-"""explorer.widget_guard on Streamlit's own SessionState: values for widgets the session never drew are not kept."""
+"""server.widget_guard on Streamlit's own SessionState: values for widgets the session never drew are not kept."""
 
 from streamlit.proto.WidgetStates_pb2 import WidgetStates
 from streamlit.runtime.state.session_state import SessionState
 
-import explorer  # noqa: F401  (installs the guard)
-from explorer.widget_guard import REFUSED_KEY
+import server
+from server.widget_guard import REFUSED_KEY
+
+server.install()
 
 
 def test_made_up_widget_ids_are_dropped_before_streamlit_stores_them():

@@ -2,10 +2,10 @@
 (integrated gradients, occlusion with every letter, the causal cone, the lab's whole-sample tables, live
 training), with SLOTS of it running at once on a replica, whoever asks and from however many tabs.
 
-Run in the places where pages run (explorer.gate), four tabs pressing integrated gradients at every step took a
+Run in the places where pages run (server.gate), four tabs pressing integrated gradients at every step took a
 server from 543 to 1,840 MB and made another learner wait up to 29 s for a word (issue 63). In one line, the
 memory of one job is the most the lane adds, and the work of the lane is one core's at most: the other core is
-left to everyone's pages. A browser (explorer's identity: all its tabs) holds at most one ticket, so ten tabs do
+left to everyone's pages. A browser (server.identity: all its tabs) holds at most one ticket, so ten tabs do
 not queue ten jobs ahead of another learner's one.
 """
 

@@ -10,7 +10,7 @@ kills a replica under a browser and checks that the page is drawn again from its
 
 from __future__ import annotations
 
-from .gate import fragment
+from server.gate import fragment
 
 
 @fragment(run_every="1h")

@@ -1,6 +1,6 @@
 """Who may compute on the server, and when: at most two places at once, one per learner, for script runs and
-for downloads alike; one heavy lane beside them (explorer.heavy_lane) for work that takes seconds or tens of MB;
-and a health check that fails while every place has been held too long.
+for downloads alike; one heavy lane beside them (server.heavy_lane) for work that takes seconds or tens of MB;
+and a readiness route that fails while every place has been held too long.
 
 A learner is a browser, all its tabs together, or, for a client that sends no browser cookie, its address
 (server.identity): counted per session, one person with ten tabs was ten learners (issue 63). Below, "session"
@@ -41,7 +41,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from server.identity import browser_of_session
 
-from .heavy_lane import HeavyLane
+from server.heavy_lane import HeavyLane
 from server.memory import return_freed_memory
 
 PLACES = 2
@@ -214,7 +214,7 @@ class Gate:
 @st.cache_resource(show_spinner=False)
 def server_gate() -> Gate:
     gate = Gate(connected=_connected_sessions)
-    _fail_health_while_stuck(gate)
+    watch(gate)
     return gate
 
 
@@ -282,25 +282,28 @@ def _in_place(gate: Gate, who: str, make: Callable[[], T]) -> T:
             return make()
 
 
-_WATCHED: list[Gate] = []   # the gate the health check reads (the server's; a test's own while it runs)
+_WATCHED: list[Gate] = []   # the gate the readiness route reads (the server's; a test's own while it runs)
 
 
-def _fail_health_while_stuck(gate: Gate) -> None:
-    """/_stcore/health answers 503 while every place has been held by the same runs for STUCK_AFTER seconds, so
-    that a load balancer sends new learners to another replica instead of one that cannot answer them. The
-    check stays cheap: it reads two numbers and runs no model."""
+def watch(gate: Gate) -> None:
     _WATCHED[:] = [gate]
-    original = Runtime.is_ready_for_browser_connection
-    if getattr(original.fget, "watches_gate", False):
-        return
 
-    async def ready(runtime: Runtime) -> tuple[bool, str]:
-        ok, message = await original.fget(runtime)
-        stuck = _WATCHED[0].stuck_for()
-        if ok and stuck > STUCK_AFTER:
-            return False, f"every place has been busy with the same runs for {stuck:.0f} s"
-        return ok, message
 
-    watched = property(ready)
-    watched.fget.watches_gate = True
-    Runtime.is_ready_for_browser_connection = watched
+def readiness(streamlit_ready: tuple[bool, str]) -> tuple[bool, str]:
+    """Ready unless Streamlit is not, or every place has been held by the same runs for STUCK_AFTER seconds, so
+    that a load balancer sends new learners to another replica instead of one that cannot answer them. Cheap: it
+    reads two numbers and runs no model."""
+    ok, message = streamlit_ready
+    stuck = _WATCHED[0].stuck_for() if _WATCHED else 0.0
+    if ok and stuck > STUCK_AFTER:
+        return False, f"every place has been busy with the same runs for {stuck:.0f} s"
+    return ok, message
+
+
+async def ready_route(_request):
+    """GET /api/ready, the route HAProxy checks (scripts/serve.sh): 200 "ok", or 503 and the reason."""
+    from starlette.responses import PlainTextResponse
+    streamlit_ready = (await Runtime.instance().is_ready_for_browser_connection if Runtime.exists()
+                       else (False, "no runtime"))
+    ok, message = readiness(streamlit_ready)
+    return PlainTextResponse(message, status_code=200 if ok else 503)

@@ -58,6 +58,6 @@ def refuse_malformed(rerun):
 
 
 def install() -> None:
-    """Once per process; the explorer package calls it on import."""
+    """Once per process (server.install)."""
     if not getattr(SessionState.on_script_will_rerun, "refuses_malformed", False):
         SessionState.on_script_will_rerun = refuse_malformed(SessionState.on_script_will_rerun)

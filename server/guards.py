@@ -4,12 +4,12 @@ only for an uploader that asked, within a bound.
 Streamlit obeys some messages from any client that the app never offers in its page: a `clear_cache` message
 (the hidden menu item) emptied every session's cached runs and released every learner's own models, and the
 upload endpoint stored any file a session sent (200 files of 5 MB took a server from 362 to 1,368 MB). Both
-are Streamlit's own handlers; here they are wrapped once per process, on import of the explorer package.
+are Streamlit's own handlers; here they are wrapped once per process, by server.install.
 
 A browser's message to this app is a few kB (every widget state of a page); Streamlit takes 25 MB, and the
 config file's smallest setting is 1 MB. A rerun of 36,000 made-up widget states under 1 MB, sent 40 times,
 made another learner 4x slower (each is parsed and sorted on the server's event loop before any script runs),
-so the limit is set below what the config can say, once the app is imported.
+so the limit is set below what the config can say, by server.install.
 """
 
 from __future__ import annotations
@@ -24,11 +24,10 @@ from streamlit.runtime import Runtime, runtime_util
 from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 
-from transformer.checkpoint import MAX_UPLOAD_BYTES
-
 MAX_MESSAGE_BYTES = 64 * 1024            # what one browser message may carry (Streamlit closes the connection)
 UPLOADS_PER_SESSION = 2                  # files a session may hold in Streamlit's upload store (the app takes one)
-UPLOAD_BYTES_ON_SERVER = 20 * MAX_UPLOAD_BYTES  # every session's uploads together: 100 MB
+UPLOAD_BYTES_ON_SERVER = 100 * 2 ** 20  # every session's uploads together: 20 of the largest checkpoint
+                                        # the library reads (transformer.checkpoint.MAX_UPLOAD_BYTES)
 UPLOADER_VALUE = "file_uploader_state_value"    # how a file uploader's widget registers its value
 UNUSED_AFTER = 60.0                      # seconds a stored file may wait for its session's run to read it
 
@@ -137,7 +136,7 @@ def _forget_issued_on_session_end(remove_session_files):
 
 
 def install() -> None:
-    """Once per process; the explorer package calls it on import."""
+    """Once per process (server.install)."""
     runtime_util._max_widget_state_size_bytes = MAX_MESSAGE_BYTES
     if not getattr(AppSession._handle_clear_cache_request, "refuses", False):
         AppSession._handle_clear_cache_request = _refuse_cache_clearing
