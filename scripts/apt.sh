@@ -1,4 +1,4 @@
-# Sourced by scripts/test.sh and scripts/serve.sh: apt_install PACKAGE... installs Debian's packages, quietly,
+# Sourced by scripts/test.sh, scripts/serve.sh and scripts/venv.sh: apt_install PACKAGE... installs Debian's packages, quietly,
 # with sudo when not root, and with no question asked (CI has no standard input).
 apt_install() {
   [ $# -gt 0 ] || return 0

@@ -7,9 +7,9 @@ venv="${VIRTUAL_ENV:-${EXPLORER_VENV:-.venv}}"
 if [ ! -x "$venv/bin/python" ]; then
   if ! python3 -m venv "$venv" 2>/dev/null; then   # Debian's python3 makes venvs only with python3-venv
     rm -rf "$venv"
-    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
+    # shellcheck disable=SC1091
+    . "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
+    apt_install python3-venv
     python3 -m venv "$venv"
   fi
 fi

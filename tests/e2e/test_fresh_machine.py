@@ -1,7 +1,7 @@
 """The README's two commands on a machine whose Python refuses `pip install` (PEP 668, as current Debian and
 Ubuntu do): both make and use the project's own virtual environment, and never install into the system Python.
 
-The scripts are the project's own (scripts/venv.sh, run.sh, test.sh), copied into a fresh folder beside a small
+The scripts are the project's own (scripts/venv.sh, apt.sh, run.sh, test.sh), copied into a fresh folder beside a small
 project of the same shape (a one-line app, one test per tier, a one-page site): the real requirements would
 take minutes to install again, and what is under test is the scripts' path, not the packages."""
 
@@ -46,7 +46,7 @@ def machine(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fresh")
     project, bin_ = folder / "project", folder / "bin"
     (project / "scripts").mkdir(parents=True)
-    for script in ("venv.sh", "run.sh", "test.sh"):
+    for script in ("venv.sh", "apt.sh", "run.sh", "test.sh"):
         shutil.copy(ROOT / "scripts" / script, project / "scripts" / script)
     (project / "requirements.txt").write_text(pinned("streamlit") + "\n")
     (project / "requirements-dev.txt").write_text("-r requirements.txt\n" + "\n".join(
