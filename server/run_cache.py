@@ -34,10 +34,11 @@ import sys
 import threading
 import time
 import types
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, ContextManager, TypeVar
 
+import cachetools
 import numpy as np
 
 from server.memory import return_freed_memory
@@ -84,10 +85,38 @@ class _Entry:
     used: float = 0.0        # time.monotonic() of its last use
 
 
+class _Entries(cachetools.LRUCache):
+    """cachetools' LRU, bounded by the entries' bytes, that counts each function's entries and the bytes it
+    evicts: the eviction happens inside cachetools (popitem, then __delitem__), where RunCache cannot see it."""
+
+    def __init__(self, budget: int) -> None:
+        super().__init__(maxsize=budget, getsizeof=lambda entry: entry.nbytes)
+        self.counts: Counter[str] = Counter()   # entries per group (function)
+        self.freed = 0                          # bytes evicted since the last trim
+
+    def __setitem__(self, key: Hashable, entry: _Entry) -> None:
+        if key in self:
+            del self[key]
+        super().__setitem__(key, entry)
+        self.counts[entry.group] += 1
+
+    def __delitem__(self, key: Hashable) -> None:
+        entry = cachetools.Cache.__getitem__(self, key)   # no use: the LRU order is left as it is
+        super().__delitem__(key)
+        self.counts[entry.group] -= 1
+        self.freed += entry.nbytes
+
+    def by_use(self) -> list[tuple[Hashable, _Entry]]:
+        """Every (key, entry), least recently used first (cachetools keeps that order to itself)."""
+        return sorted(((key, cachetools.Cache.__getitem__(self, key)) for key in list(self)),
+                      key=lambda item: item[1].used)
+
+
 class RunCache:
     """Results of functions of plain values, shared read-only, least recently used first out once their bytes
-    pass `budget`. Thread-safe; a key several threads ask for at once is computed once, the others waiting for
-    it (a lock per key being computed, as st.cache_resource has)."""
+    pass `budget` (a cachetools LRUCache sized by each result's bytes). Thread-safe; a key several threads ask
+    for at once is computed once, the others waiting for it (a lock per key being computed, as
+    st.cache_resource has)."""
 
     def __init__(self, budget: int, sizeof: Callable[[Any], int] = result_bytes,
                  on_store: Callable[[], None] = lambda: None) -> None:
@@ -96,12 +125,14 @@ class RunCache:
         self.budget = budget
         self.sizeof = sizeof
         self.on_store = on_store
-        self.total = 0                                               # bytes held
-        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()  # least recently used first
-        self._counts: Counter[str] = Counter()                        # entries per group (function)
+        self._entries = _Entries(budget)
         self._lock = threading.Lock()
         self._computing: dict[Hashable, tuple[threading.Lock, int]] = {}  # key -> (its lock, threads using it)
-        self._freed_since_trim = 0
+
+    @property
+    def total(self) -> int:
+        """Bytes held."""
+        return int(self._entries.currsize)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -112,12 +143,12 @@ class RunCache:
     def keys(self) -> list[Hashable]:
         """(group, args) of every entry, least recently used first."""
         with self._lock:
-            return list(self._entries)
+            return [key for key, _ in self._entries.by_use()]
 
     def items(self) -> list[tuple[Hashable, Any]]:
         """((group, args), result) of every entry, least recently used first (scripts.store_tables)."""
         with self._lock:
-            return [(key, entry.value) for key, entry in self._entries.items()]
+            return [(key, entry.value) for key, entry in self._entries.by_use()]
 
     def get(self, group: str, args: tuple, compute: Callable[[], T], max_entries: int | None = None,
             waiting: Callable[[], ContextManager] = contextlib.nullcontext) -> T:
@@ -138,64 +169,52 @@ class RunCache:
 
     def clear(self) -> None:
         with self._lock:
-            freed, self.total = self.total, 0
-            self._entries.clear()
-            self._counts.clear()
-            self._freed_since_trim = 0
+            freed = self.total
+            self._entries = _Entries(self.budget)
         if freed:
             return_freed_memory()
 
     def oldest_use(self) -> float | None:
         """When the least recently used result was last used (None when empty)."""
         with self._lock:
-            return next((e.used for e in self._entries.values()), None)
+            return min((entry.used for _, entry in self._entries.by_use()), default=None)
 
     def drop_oldest(self) -> int:
         """Forget the least recently used result; the bytes it held (0 when empty)."""
         with self._lock:
             if not self._entries:
                 return 0
-            return self._evict(next(iter(self._entries))).nbytes
+            return self._entries.popitem()[1].nbytes
 
     def drop_where(self, unwanted: Callable[[Hashable], bool]) -> int:
         """Forget every result whose (group, args) key is unwanted; the bytes they held."""
         with self._lock:
-            return sum(self._evict(key).nbytes for key in [k for k in self._entries if unwanted(k)])
+            dropped = [key for key, _ in self._entries.by_use() if unwanted(key)]
+            before = self.total
+            for key in dropped:
+                del self._entries[key]
+            return before - self.total
 
     def _lookup(self, key: Hashable) -> _Entry | None:
         with self._lock:
-            entry = self._entries.get(key)
+            entry = self._entries.get(key)      # a use: cachetools moves it to the recent end
             if entry is not None:
-                self._entries.move_to_end(key)
                 entry.used = time.monotonic()
             return entry
 
     def _store(self, key: Hashable, entry: _Entry, max_entries: int | None) -> None:
         if entry.nbytes > self.budget:
             return
-        evicted = []
         with self._lock:
-            self._entries[key] = entry
-            self._counts[entry.group] += 1
-            self.total += entry.nbytes
-            while max_entries is not None and self._counts[entry.group] > max_entries:
-                oldest = next(k for k, e in self._entries.items() if e.group == entry.group)
-                evicted.append(self._evict(oldest))
-            while self.total > self.budget:
-                evicted.append(self._evict(next(iter(self._entries))))
-            self._freed_since_trim += sum(e.nbytes for e in evicted)
-            trim = self._freed_since_trim >= TRIM_AFTER_BYTES
+            self._entries[key] = entry          # evicts the least recently used until the bytes fit
+            while max_entries is not None and self._entries.counts[entry.group] > max_entries:
+                oldest = next(k for k, e in self._entries.by_use() if e.group == entry.group)
+                del self._entries[oldest]
+            trim = self._entries.freed >= TRIM_AFTER_BYTES
             if trim:
-                self._freed_since_trim = 0
-        del evicted                              # the last references, unless a page still draws from one
-        if trim:
-            return_freed_memory()
-
-    def _evict(self, key: Hashable) -> _Entry:
-        entry = self._entries.pop(key)
-        self._counts[entry.group] -= 1
-        self.total -= entry.nbytes
-        return entry
+                self._entries.freed = 0
+        if trim:                                # the evicted results' last references are gone, unless a page
+            return_freed_memory()               # still draws from one
 
     @contextlib.contextmanager
     def _key_lock(self, key: Hashable):

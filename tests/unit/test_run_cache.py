@@ -68,6 +68,22 @@ def test_max_entries_bounds_one_function_without_touching_the_others():
     assert [args for group, args in cache.keys()] == [("reverse",), (2,), (3,), (4,)]
 
 
+
+def test_a_function_whose_results_the_byte_bound_pushed_out_may_again_keep_its_max_entries():
+    """Evictions for bytes happen inside cachetools; each must still lower its function's count, or the count
+    would cap the function's next results below max_entries."""
+    row = np.zeros(MB // 8)                               # 1 MB of float64, so four fit in the 4.5 MB below
+    cache = RunCache(int(4.5 * MB))
+    for i in range(3):
+        cache.get("text_run", (i,), lambda: row.copy(), max_entries=3)
+    for i in range(4):
+        cache.get("table", (i,), lambda: row.copy())      # pushes every text_run out
+    assert {group for group, _ in cache.keys()} == {"table"}
+    for i in range(3, 6):
+        cache.get("text_run", (i,), lambda: row.copy(), max_entries=3)
+    assert [args for group, args in cache.keys() if group == "text_run"] == [(3,), (4,), (5,)]
+    assert len(cache) == 4 and cache.total <= 4.5 * MB
+
 def test_one_key_asked_for_by_several_threads_at_once_is_computed_once():
     cache = RunCache(100 * MB)
     calls, results = [], []
