@@ -9,12 +9,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from transformer.layers import sinusoidal_encoding
-
-
-def frequencies(d_model: int) -> torch.Tensor:
-    """(d_model/2,) the angular frequency of each dimension pair, falling from 1 to about 1/10000."""
-    return 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+from transformer.layers import sinusoid_frequencies as frequencies, sinusoidal_encoding
 
 
 def rotation_blocks(delta: int, d_model: int) -> torch.Tensor:

@@ -30,6 +30,12 @@ class TokenEmbedding(nn.Module):
         return self.lookup(ids) * self.scale  # (B, L) -> (B, L, d_model)
 
 
+def sinusoid_frequencies(d_model: int) -> torch.Tensor:
+    """(d_model/2,) float64: the angular frequency w_i = 10000^(-2i/d) of each dimension pair, from 1 down to
+    about 1/10000; written once, for the encoding and for the rotations that explain it."""
+    return 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+
+
 def sinusoidal_encoding(n_positions: int, d_model: int) -> torch.Tensor:
     """(n_positions, d_model): PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(same).
 
@@ -39,8 +45,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int) -> torch.Tensor:
     if d_model % 2:
         raise ValueError(f"d_model must be even, got {d_model}")
     position = torch.arange(n_positions, dtype=torch.float64)[:, None]          # (P, 1)
-    frequency = 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # (d/2,)
-    angle = position * frequency                                                # (P, d/2)
+    angle = position * sinusoid_frequencies(d_model)                            # (P, d/2)
     pe = torch.empty(n_positions, d_model, dtype=torch.float64)
     pe[:, 0::2] = torch.sin(angle)
     pe[:, 1::2] = torch.cos(angle)
