@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from analysis.page_models.glossary import glossary_view
+from teaching.glossary_view import glossary_view
 from explorer.pages import PAGES
 
 st.title("📖 Glossary")

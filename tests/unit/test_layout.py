@@ -14,7 +14,7 @@ TEST_CODE = {"tests", "benchmarks", "drivers"}
 FORBIDDEN = {
     "transformer": {"streamlit", "plotly", "sklearn", "scipy", "pandas", "analysis", "explorer", "viz", "teaching",
                     *TEST_CODE},
-    "analysis": {"streamlit", "plotly", "explorer", "viz", *TEST_CODE},
+    "analysis": {"streamlit", "plotly", "explorer", "viz", "teaching", *TEST_CODE},
     "teaching": {"streamlit", "plotly", "explorer", "viz", *TEST_CODE},
     "classroom": {"streamlit", "plotly", "torch", "transformer", "analysis", "explorer", "viz", "teaching",
                   *TEST_CODE},
@@ -117,7 +117,66 @@ def test_only_the_server_reads_streamlits_private_attributes():
 def test_the_internals_checks_see_what_the_server_does():
     """The checks themselves: the server's own files import Streamlit's internals and read its private names."""
     private = streamlit_private_names()
-    assert {"_session_mgr", "_seed_widget_from_url", "_new_widget_state"} <= private
+    assert {"_session_mgr", "_button_group", "_new_widget_state"} <= private
     assert streamlit_insides(ROOT / "server" / "widget_guard.py")
     assert private_reads(ROOT / "server" / "guards.py", private)
     assert private_reads(ROOT / "server" / "gate.py", private)
+
+
+PRODUCT_ROOMS = ("transformer", "analysis", "teaching", "classroom", "viz", "explorer", "server")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports_of(path: Path, modules: set[str]) -> set[str]:
+    """The product modules `path` imports, at its top or inside a function, by `import`, `from` (a relative one
+    too) or `importlib.import_module("...")`: a circle closed through a late import is a circle all the same."""
+    here = _module_name(path)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    found = set()
+
+    def add(name: str) -> None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        if name and name != here:
+            found.add(name)
+
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
+              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            add(node.args[0].value)
+    return found
+
+
+def test_no_product_module_imports_itself_back_through_a_circle():
+    """The issue-67 frame <-> warmup circle, and any other: following imports from a module never comes back to it.
+    A package's __init__ importing its own submodules is not a circle unless a submodule imports the package back."""
+    files = [f for room in PRODUCT_ROOMS for f in sorted((ROOT / room).rglob("*.py"))]
+    modules = {_module_name(f) for f in files}
+    graph = {_module_name(f): _imports_of(f, modules) for f in files}
+    circles = []
+    for start in graph:
+        seen, stack = set(), [(start, (start,))]
+        while stack:
+            node, path = stack.pop()
+            for nxt in graph[node]:
+                if nxt == start:
+                    circles.append(" -> ".join((*path, start)))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, (*path, nxt)))
+    assert circles == []
+    assert "explorer.frame" in graph and graph["explorer.frame"], "the walk must see the frame's imports"

@@ -3,7 +3,7 @@ table given here (the app passes explorer.pages' titles and terms)."""
 
 from __future__ import annotations
 
-from analysis.page_models.glossary import glossary_view
+from teaching.glossary_view import glossary_view
 from explorer.pages import PAGES, pages_using
 from teaching.glossary import GLOSSARY
 

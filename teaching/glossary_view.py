@@ -25,7 +25,7 @@ class GlossaryView:
 
 def glossary_view(search: str, page_terms: Mapping[str, Sequence[str]]) -> GlossaryView:
     """`search` finds a term by its name or its definition, case aside; `page_terms` maps each page's title to
-    the terms it uses, in the app's page order (explorer.pages holds it: analysis does not import explorer)."""
+    the terms it uses, in the app's page order (explorer.pages holds it: teaching does not import explorer)."""
     wanted = search.strip().lower()
     rows = []
     for term in sorted(GLOSSARY, key=str.lower):
