@@ -10,6 +10,11 @@ A browser's message to this app is a few kB (every widget state of a page); Stre
 config file's smallest setting is 1 MB. A rerun of 36,000 made-up widget states under 1 MB, sent 40 times,
 made another learner 4x slower (each is parsed and sorted on the server's event loop before any script runs),
 so the limit is set below what the config can say, by server.install.
+
+Upstream: the message bound waits for a setting under 1 MB (server.maxWidgetStateSize, streamlit/streamlit#15804,
+counts whole megabytes); the uploads' bound for streamlit/streamlit#9218 (uploaded files kept in the server's
+memory). No upstream issue was found for a browser's clear_cache message reaching every session's caches: for an
+app whose caches are shared by a class, refusing it is this app's policy, and stays.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ A value for a widget the session's last run did not draw is dropped too, silentl
 until such a widget appears, and a crafted client sending a million made-up ids grew a server by 2.6 GB in 12
 messages. A browser sends only the widgets it was given; one that reconnects to another replica (whose
 session never drew them) gets its view back from the URL, as every view's widget is bound to it.
+
+Upstream: streamlit/streamlit#16203 (open: check a widget's declared constraints on the server); until a release
+refuses a value of the wrong kind for its widget, this patch stays.
 """
 
 from __future__ import annotations

@@ -20,7 +20,6 @@ CHECKED_AGAINST = "1.67.0"   # the Streamlit whose source these contracts were r
 PARAMETERS = {
     "SessionState.on_script_will_rerun": ["self", "fresh_widget_states", "replay_trigger_states",
                                           "replay_trigger_values", "is_history_navigation"],
-    "SessionState._seed_widget_from_url": ["self", "metadata", "user_key", "widget_id", "url_value"],
     "MemoryUploadedFileManager.get_upload_urls": ["self", "session_id", "file_names"],
     "MemoryUploadedFileManager.add_file": ["self", "session_id", "file"],
     "MemoryUploadedFileManager.remove_session_files": ["self", "session_id"],
@@ -33,7 +32,6 @@ PRIVATE_READS = [
     ("streamlit.runtime.runtime", "Runtime", "_session_mgr", "attribute"),
     ("streamlit.runtime.state.session_state", "SessionState", "_new_widget_state", "attribute"),
     ("streamlit.runtime.state.session_state", "SessionState", "_new_session_state", "attribute"),
-    ("streamlit.runtime.state.session_state", "SessionState", "_clear_url_param", "method"),
     ("streamlit.runtime.memory_uploaded_file_manager", "MemoryUploadedFileManager", "file_storage", "attribute"),
     ("streamlit.runtime.memory_uploaded_file_manager", "MemoryUploadedFileManager", "_total_bytes", "attribute"),
     ("streamlit.delta_generator", None, "_maybe_print_use_warning", "function"),
@@ -60,6 +58,14 @@ def test_every_patch_is_listed_with_its_contract():
                       "AppSession._handle_clear_cache_request"}
     for _, _, owner in server.PATCHES:
         assert (ROOT / Path(*owner.split("."))).with_suffix(".py").exists(), owner
+
+
+@pytest.mark.parametrize("owner", sorted({owner for _, _, owner in server.PATCHES}))
+def test_each_patching_module_names_the_upstream_issue_it_waits_for(owner):
+    """A patch is a debt to a Streamlit release: its docstring says which upstream issue (or that none was found,
+    and why the patch is this app's own policy), so an upgrade knows when to delete it."""
+    doc = importlib.import_module(owner).__doc__ or ""
+    assert "Upstream:" in doc, f"{owner}'s docstring names no upstream issue"
 
 
 @pytest.mark.parametrize("module, path, owner", [p for p in server.PATCHES if p[1] in PARAMETERS])
