@@ -54,6 +54,7 @@ def measured():
     return rows
 
 
+@pytest.mark.slow
 def test_the_docs_occlusion_figures_hold_in_float64_and_their_float32_ones_within_the_ties(measured):
     steps = strict = ties = unique = unique_most = 0
     parted = {(1, 12): [0, 0], (13, 24): [0, 0], (25, 48): [0, 0]}
