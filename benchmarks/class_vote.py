@@ -123,6 +123,20 @@ async def student(url: str, code: str, n: int, options: tuple[str, ...], window:
     return True, said
 
 
+async def wind_down(tasks: list, watching: asyncio.Task, teacher: ProtocolSession, stop: asyncio.Event,
+                    told: list[float], students: int, window_end: float) -> list:
+    """Once every student was told the vote is in (or two minutes past the window), let the last polls land,
+    stop everyone and close the teacher: the students' outcomes."""
+    while len(told) < students and time.perf_counter() < window_end + 120:
+        await asyncio.sleep(POLL_S)
+    await asyncio.sleep(2 * POLL_S)
+    stop.set()
+    outcomes = await asyncio.gather(*tasks)
+    watching.cancel()
+    await teacher.close()
+    return outcomes
+
+
 async def one_class(url: str, store: ClassStore, students: int, window: float) -> dict:
     new = store.create_class("hello")
     store.open_voting(new.code, new.secret)
@@ -136,13 +150,7 @@ async def one_class(url: str, store: ClassStore, students: int, window: float) -
     tasks = [asyncio.create_task(student(url, new.code, n, options, window, start, told, stop, rng))
              for n in range(students)]
     await asyncio.sleep(max(0.0, start + window - time.perf_counter()) + 4 * POLL_S)
-    while len(told) < students and time.perf_counter() < start + window + 120:
-        await asyncio.sleep(POLL_S)
-    await asyncio.sleep(2 * POLL_S)
-    stop.set()
-    outcomes = await asyncio.gather(*tasks)
-    watching.cancel()
-    await teacher.close()
+    outcomes = await wind_down(tasks, watching, teacher, stop, told, students, start + window)
     said = {f"s{n}": option for n, (_, option) in enumerate(outcomes) if option is not None}
     rows = [(v.nickname, v.option) for v in store.all_votes(new.code, new.secret) if (v.step, v.round) == (1, 1)]
     held = dict(rows)
@@ -241,13 +249,7 @@ async def killed_teacher_replica(served: Replicas, store: ClassStore, students: 
     os.kill(pids[victim], signal.SIGKILL)
     killed_at = time.perf_counter()
     await asyncio.sleep(window / 2 + 4 * POLL_S)
-    while len(told) < students and time.perf_counter() < start + window + 120:
-        await asyncio.sleep(POLL_S)
-    await asyncio.sleep(2 * POLL_S)
-    stop.set()
-    outcomes = await asyncio.gather(*tasks)
-    watching.cancel()
-    await teacher.close()
+    outcomes = await wind_down(tasks, watching, teacher, stop, told, students, start + window)
     said = {token: option for token, option in outcomes if option is not None}
     stored = {token: store.my_vote(code, token, 1, 1) for token, _ in outcomes if token is not None}
     counted = sum(store.counts(code, 1, 1).values())

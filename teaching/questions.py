@@ -423,6 +423,7 @@ def encoder_off_question(text: str, ablated: Run) -> Question:
 
 
 def head_name(head: Head) -> str:
+    """A head as the lesson and the quizzes name it: "Cross L1 H0"."""
     return f"{KIND_SHORT[head.kind]} L{head.layer} H{head.head}"
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.labels import EOS_LABEL, KIND_SHORT, SOS_LABEL, weight_text
+from analysis.labels import EOS_LABEL, SOS_LABEL, weight_text
 from analysis.lab import ablation_ranking, first_difference, lab_limit
 from analysis.run import TEACHER, Decoding, Run, make_run
 from analysis.table_store import lookup
@@ -38,7 +38,7 @@ from transformer.intervention import Head, Intervention
 from transformer.model import Transformer
 from transformer.vocab import Vocab
 
-from .questions import Question
+from .questions import Question, head_name
 
 FORMS = ("before", "after")
 FORM_SALT = b"quiz-form:"
@@ -464,12 +464,12 @@ def head_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
         return None
     return Question(
         "choice",
-        f"The model writes '{normal}' for '{text}'. Switch off {head_label(head)} (its output is set "
+        f"The model writes '{normal}' for '{text}'. Switch off {head_name(head)} (its output is set "
         "to zero; every other head works as before). Will the model write something else?",
         HEAD_OPTIONS, frozenset({HEAD_OPTIONS[not changes]}),
         "Switching a head off shows whether the model needs it; the lesson's table of what each cross head "
         "costs is the evidence.",
-        f"With {head_label(head)} off it writes '{written}'. On the lab's {LAB_WORDS} held-out words, "
+        f"With {head_name(head)} off it writes '{written}'. On the lab's {LAB_WORDS} held-out words, "
         f"switching it off alone costs {m.head_costs[head]:.1%} of exact match."), {"head": head}
 
 
@@ -502,10 +502,6 @@ def length_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
         LENGTH_OPTIONS, frozenset({LENGTH_OPTIONS[not exact]}),
         "Every position past the training length has a positional code the model never saw in training.",
         "It writes the exact " + _noun(m.task) + "." if exact else wrong), {"max_len": lab_limit(m.model)}
-
-
-def head_label(head: Head) -> str:
-    return f"{KIND_SHORT[head.kind]} L{head.layer} H{head.head}"
 
 
 @dataclass(frozen=True)
