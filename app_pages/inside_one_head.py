@@ -15,7 +15,7 @@ from explorer.cache import checkpoint_or_stop, intervention, model_key, position
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.link_guard import view_widget
 from explorer.state import keep_in_range, learner_text
-from viz.canvas_heatmap import heatmap_spec
+from viz.canvas_heatmap import Axes, Panel, heatmap_spec
 from viz.circuits import letter_map_spec, term_bars
 from viz.inside import logit_lens_spec
 from viz.strips import vector_rows
@@ -68,9 +68,10 @@ m3.metric(f"Score s[{i}, {j}]", view.score_metric)
 if view.ablated_note:
     st.info(view.ablated_note, icon="✂️")
 
-canvas_heatmap(heatmap_spec([(f"head {head}", view.overview)], rows, cols, f"Head {head}'s weights (the chosen cell "
-                            "outlined)", ax.row_title, ax.col_title, outlines={0: [(i, j, j + 1)]},
-                            projector=projector_on()), key="overview")
+canvas_heatmap(heatmap_spec([Panel(f"head {head}", view.overview, outlines=[(i, j, j + 1)])],
+                            Axes(rows, cols, ax.row_title, ax.col_title),
+                            f"Head {head}'s weights (the chosen cell outlined)", projector=projector_on()),
+               key="overview")
 
 # --- 1. The stream and its LayerNorm -----------------------------------------------------------------
 st.header("1 · The query's residual stream, and what the attention reads from it")

@@ -10,8 +10,7 @@ from explorer.cache import batch_runs, checkpoint_or_stop, model_key
 from explorer.pickers import pick_head
 from explorer.link_guard import view_widget
 from explorer.state import learner_text
-from viz import mask_spec, scores_spec, softmax_comparison
-from viz.canvas_heatmap import heatmap_spec, value_cells
+from viz import mask_spec, scores_spec, softmax_comparison, weights_spec
 
 st.title("🎭 Masks")
 st.markdown(
@@ -63,9 +62,8 @@ with head_part:
                "after softmax they receive weight 0.")
     canvas_heatmap(scores_spec(view.scores, view.queries, view.keys, f"1 · Masked scores QKᵀ/√d_k, row {row} "
                                "(grey: −∞)", projector=projector_on()), key="scores")
-    canvas_heatmap(heatmap_spec([(f"layer {layer}, head {head}", view.weights)], view.queries, view.keys,
-                                f"2 · After softmax, row {row}", "query position", "key position",
-                                projector=projector_on(), cells=[value_cells(view.weights)]), key="weights")
+    canvas_heatmap(weights_spec(view.weights, view.queries, view.keys, f"2 · After softmax, row {row}",
+                                panel=f"layer {layer}, head {head}", projector=projector_on()), key="weights")
     st.dataframe(view.row_facts, hide_index=True, width="content",
                  column_config={"row sum": st.column_config.NumberColumn(format="%.6f")})
     st.markdown(view.masked_sentence)

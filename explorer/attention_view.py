@@ -15,7 +15,7 @@ import streamlit as st
 from analysis.labels import KIND_SHORT
 from analysis.page_models.attention import layer_views
 from viz import attention_grid_spec, notes
-from viz.canvas_heatmap import ORANGES, heatmap_spec
+from viz.canvas_heatmap import ORANGES, Axes, Panel, Scale, heatmap_spec
 
 from server.gate import deferred, fragment
 
@@ -56,10 +56,11 @@ def attention_views(key: str, text: str) -> None:
                       "said": "the head drawn large below"}
     canvas_heatmap(grid, key="grid")
 
+    axes = Axes(rows, cols, view.row_title, view.col_title)
     switched_heatmaps(
-        [heatmap_spec([(f"head {h}", v.matrix), (f"average of {n_heads} heads (a summary)", v.mean)], rows, cols,
+        [heatmap_spec([Panel(f"head {h}", v.matrix), Panel(f"average of {n_heads} heads (a summary)", v.mean)], axes,
                       f"Layer {layer}, head {h} (left) and the average of its {n_heads} heads (right)",
-                      view.row_title, view.col_title, projector=projector_on()) for h, v in enumerate(views)],
+                      projector=projector_on()) for h, v in enumerate(views)],
         [notes.paragraph(v.row_sums)
          + notes.download_button(f"Download head {h}'s weights (CSV)", f"{kind}_layer{layer}_head{h}_weights.csv")
          for h, v in enumerate(views)], key="detail", group=GROUP, chosen=chosen, picker="Head",
@@ -75,9 +76,9 @@ def attention_views(key: str, text: str) -> None:
               for h in range(n_heads)}
     sent_most = max(float(v.influence.max()) for v in views)     # one scale for the layer: heads compared by colour
     switched_heatmaps(
-        [heatmap_spec([(f"head {h}", v.influence)], rows, cols,
+        [heatmap_spec([Panel(f"head {h}", v.influence)], axes,
                       f"Head {h} (picked above): what each key sends, ‖w_ij v_j W_O^h‖, on one scale for the "
-                      f"layer's {n_heads} heads", view.row_title, view.col_title, "‖w v W_O‖", sent_most, ORANGES,
+                      f"layer's {n_heads} heads", Scale(sent_most, stops=ORANGES, value_name="‖w v W_O‖"),
                       projector=projector_on()) for h, v in enumerate(views)],
         [notes.paragraph(v.influence_sentence)
          + notes.page_link(f"{page('inside_one_head').url_path}?{urlencode({'text': text, **inside[h]})}",

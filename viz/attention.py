@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .canvas_heatmap import heatmap_spec, value_cells
+from .canvas_heatmap import Axes, Grid, Panel, Scale, heatmap_spec, value_cells
 
 def side_by_side_spec(matrices: list[np.ndarray], panel_titles: list[str], query_labels: list[str],
                       key_labels: list[str], title: str, query_title: str = "query position",
                       key_title: str = "key position", value_name: str = "weight", projector: bool = False) -> dict:
     """Several (Tq, Tk) matrices side by side on one 0-1 scale, for the canvas: one to a row where the width does
     not hold each at GRID_MIN_PANEL px (a phone), so one panel's labels never sit on another's cells."""
-    return heatmap_spec(list(zip(panel_titles, matrices)), query_labels, key_labels, title, query_title, key_title,
-                        value_name, projector=projector, min_panel=GRID_MIN_PANEL)
+    return heatmap_spec([Panel(name, m) for name, m in zip(panel_titles, matrices)],
+                        Axes(query_labels, key_labels, query_title, key_title), title, Scale(value_name=value_name),
+                        Grid(min_panel=GRID_MIN_PANEL), projector=projector)
 
 
 def weights_spec(weights: np.ndarray, query_labels: list[str], key_labels: list[str], title: str,
@@ -27,9 +28,9 @@ def weights_spec(weights: np.ndarray, query_labels: list[str], key_labels: list[
     outlines = [] if highlight_row is None else [(highlight_row, 0, weights.shape[1])]
     if highlight_cell is not None:
         outlines.append((highlight_cell[0], highlight_cell[1], highlight_cell[1] + 1))
-    return heatmap_spec([(panel or title, weights)], query_labels, key_labels, title, query_title, key_title,
-                        outlines={0: outlines}, projector=projector, cells=[value_cells(weights)],
-                        strip_height=height)
+    return heatmap_spec([Panel(panel or title, weights, outlines=outlines, cells=value_cells(weights))],
+                        Axes(query_labels, key_labels, query_title, key_title), title, grid=Grid(height=height),
+                        projector=projector)
 
 
 GRID_STRIP = 300                     # px: one row of a grid's panels, their titles and labels
@@ -47,7 +48,7 @@ def attention_grid_spec(weights: np.ndarray, query_labels: list[str], key_labels
     rows, cols = weights.shape[:2]
     cells = [(r, c) for r in range(rows) for c in range(cols)]
     short = lambda name: SHORT.get(name, name + " ")   # noqa: E731
-    return heatmap_spec([(f"{short(row_name)}{r} {short(col_name)}{c}", weights[r, c]) for r, c in cells],
-                        list(query_labels), list(key_labels), title, query_title, key_title, projector=projector,
-                        panel_names=[f"{row_name} {r}, {col_name} {c}" for r, c in cells], columns=cols,
-                        min_panel=GRID_MIN_PANEL, strip_height=GRID_STRIP)
+    panels = [Panel(f"{short(row_name)}{r} {short(col_name)}{c}", weights[r, c], f"{row_name} {r}, {col_name} {c}")
+              for r, c in cells]
+    return heatmap_spec(panels, Axes(query_labels, key_labels, query_title, key_title), title,
+                        grid=Grid(cols, GRID_MIN_PANEL, GRID_STRIP), projector=projector)

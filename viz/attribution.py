@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from .canvas_heatmap import RD_BU, heatmap_spec
+from .canvas_heatmap import RD_BU, Axes, Grid, Panel, Scale, heatmap_spec
 
 SHOWN_VALUES = 16   # source characters up to which each cell also prints its number
 
@@ -23,11 +25,12 @@ def lens_rows_spec(names: list[str], values: np.ndarray, sources: list[str], tit
     said = [f"{name}: largest {row[int(np.abs(row).argmax())]:.2g} at {sources[int(np.abs(row).argmax())]}"
             if np.abs(row).max() > flat else f"{name}: within {flat:g} everywhere (left white)"
             for name, row in zip(names, values)]
-    return heatmap_spec([(title, shown)], names, sources, title, "lens", "source character", "value", 1.0, RD_BU,
-                        projector=projector, zmin=-1.0, row_names=list(names), col_names=list(sources),
-                        col_name="source", cells=[text if len(sources) <= SHOWN_VALUES else None],
-                        hover=[[[f"value {t}" for t in row] for row in text]], bar=False, gaps=True,
-                        strip_height=80 + 46 * len(names),
+    panel = Panel(title, shown, cells=text if len(sources) <= SHOWN_VALUES else None,
+                  hover=[[f"value {t}" for t in row] for row in text])
+    return heatmap_spec([panel], Axes(names, sources, "lens", "source character", row_names=names, col_names=sources,
+                                      col_name="source"), title,
+                        Scale(1.0, -1.0, RD_BU, "value", bar=False), Grid(height=80 + 46 * len(names), gaps=True),
+                        projector=projector,
                         summary=f"{title}, {len(names)} lenses by {len(sources)} source characters. "
                                 + "; ".join(said) + ".")
 
@@ -39,7 +42,7 @@ def causal_cone_specs(memory: np.ndarray, stream: np.ndarray, sources: list[str]
     and for the decoder stream after each layer at each position ((L, T) stream, layer 0 first)."""
     memory, stream = np.asarray(memory, dtype=float), np.asarray(stream, dtype=float)
     most = max(1.0, float(memory.max(initial=0)), float(stream.max(initial=0)))   # (of `steps`) so 1 is not near-white
-    common = dict(value_name="steps changed", zmax=most, projector=projector, gaps=True)
+    scale = Scale(most, value_name="steps changed")
     layers = [f"after layer {i}" for i in range(len(stream))]
 
     def said(m: np.ndarray, name_of) -> str:
@@ -49,17 +52,18 @@ def causal_cone_specs(memory: np.ndarray, stream: np.ndarray, sources: list[str]
         where = [name_of(tuple(int(k) for k in i)) for i in np.argwhere(m == m.max())[:4]]
         return f"at most {int(m.max())} output step{'s' if m.max() != 1 else ''} change, patching " + " or ".join(where)
 
-    return (heatmap_spec([("encoder output", memory[None, :])], ["encoder output"], sources,
-                         f"{title}: the encoder's output, by source position", "", "source position",
-                         row_names=["encoder output"], col_names=list(sources), col_name="source",
-                         strip_height=110, bar=False,
+    return (heatmap_spec([Panel("encoder output", memory[None, :])],
+                         Axes(["encoder output"], sources, "", "source position", row_names=["encoder output"],
+                              col_names=sources, col_name="source"),
+                         f"{title}: the encoder's output, by source position", replace(scale, bar=False),
+                         Grid(height=110, gaps=True), projector=projector,
                          summary=f"{title}, the encoder's output at {len(sources)} source positions: "
-                                 f"{said(memory, lambda i: f'source {sources[i[0]]}')}.", **common),
-            heatmap_spec([("decoder stream", stream)], layers, positions,
-                         f"{title}: the decoder stream, by layer and position", "layer", "decoder position",
-                         row_names=layers, col_names=[f"position {p}" for p in positions], col_name="decoder position",
-                         strip_height=80 + 40 * len(stream),
+                                 f"{said(memory, lambda i: f'source {sources[i[0]]}')}."),
+            heatmap_spec([Panel("decoder stream", stream)],
+                         Axes(layers, positions, "layer", "decoder position", row_names=layers,
+                              col_names=[f"position {p}" for p in positions], col_name="decoder position"),
+                         f"{title}: the decoder stream, by layer and position", scale,
+                         Grid(height=80 + 40 * len(stream), gaps=True), projector=projector,
                          summary=f"{title}, the decoder stream after each of {len(layers)} layers at "
                                  f"{len(positions)} positions: "
-                                 f"{said(stream, lambda i: f'{layers[i[0]]} at decoder position {positions[i[1]]}')}.",
-                         **common))
+                                 f"{said(stream, lambda i: f'{layers[i[0]]} at decoder position {positions[i[1]]}')}."))

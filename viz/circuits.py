@@ -8,7 +8,7 @@ import html
 import numpy as np
 
 from .attention import GRID_MIN_PANEL, GRID_STRIP
-from .canvas_heatmap import RD_BU, heatmap_spec
+from .canvas_heatmap import RD_BU, Axes, Grid, Panel, Scale, heatmap_spec
 
 POSITIVE, NEGATIVE, TOTAL = "#1d4ed8", "#b91c1c", "#d1d5db"
 
@@ -52,9 +52,11 @@ def terms_spec(terms: dict[str, np.ndarray], query_labels: list[str], key_labels
     values = [np.asarray(m, dtype=float) for m in terms.values()]
     finite = np.concatenate([m[np.isfinite(m)] for m in values])
     reach = float(np.abs(finite).max()) if finite.size else 1.0
-    return heatmap_spec(list(zip(terms, values)), query_labels, key_labels, title, query_title, key_title, "adds",
-                        reach or 1.0, RD_BU, projector=projector, zmin=-(reach or 1.0), null_text="masked",
-                        columns=columns, min_panel=GRID_MIN_PANEL, strip_height=GRID_STRIP)
+    reach = reach or 1.0
+    return heatmap_spec([Panel(name, m) for name, m in zip(terms, values)],
+                        Axes(query_labels, key_labels, query_title, key_title), title,
+                        Scale(reach, -reach, RD_BU, "adds", null_text="masked"),
+                        Grid(columns, GRID_MIN_PANEL, GRID_STRIP), projector=projector)
 
 
 def letter_map_spec(logits: np.ndarray, letters: list[str], title: str, projector: bool = False) -> dict:
@@ -62,8 +64,9 @@ def letter_map_spec(logits: np.ndarray, letters: list[str], title: str, projecto
     logits = np.asarray(logits, dtype=float)
     reach = float(np.abs(logits).max()) or 1.0
     top = logits.argmax(-1)
-    return heatmap_spec([(title, logits)], letters, letters, title, "letter in (on the source position attended to)",
-                        "logit out (the character written)", "logit", reach, RD_BU, {0: [(r, int(c), int(c) + 1)
-                                                                                         for r, c in enumerate(top)]},
-                        projector=projector, zmin=-reach, row_names=letters, col_names=letters, row_name="in", col_name="out",
-                        strip_height=560)
+    axes = Axes(letters, letters, "letter in (on the source position attended to)",
+                "logit out (the character written)", row_names=letters, col_names=letters, row_name="in",
+                col_name="out")
+    panel = Panel(title, logits, outlines=[(r, int(c), int(c) + 1) for r, c in enumerate(top)])
+    return heatmap_spec([panel], axes, title, Scale(reach, -reach, RD_BU, "logit"), Grid(height=560),
+                        projector=projector)

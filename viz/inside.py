@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .canvas_heatmap import heatmap_spec
+from .canvas_heatmap import Axes, Grid, Panel, Scale, heatmap_spec
 
 
 def logit_lens_spec(correct_p: np.ndarray, top_labels: list[list[str]], step_labels: list[str], title: str,
@@ -15,6 +15,7 @@ def logit_lens_spec(correct_p: np.ndarray, top_labels: list[list[str]], step_lab
     z = np.asarray(correct_p, dtype=float)
     layers = [f"after layer {i}" for i in range(len(z))]
     hover = [[f"top token {top}, p(correct) {p:.3f}" for top, p in zip(tops, row)] for tops, row in zip(top_labels, z)]
-    return heatmap_spec([(title, z)], layers, step_labels, title, "the stream", "step (what it should write)",
-                        "p(correct)", projector=projector, row_names=layers, col_name="step", gaps=True,
-                        cells=[[list(t) for t in top_labels]], hover=[hover], strip_height=120 + 60 * len(z))
+    return heatmap_spec([Panel(title, z, cells=[list(t) for t in top_labels], hover=hover)],
+                        Axes(layers, step_labels, "the stream", "step (what it should write)", row_names=layers,
+                             col_name="step"), title,
+                        Scale(value_name="p(correct)"), Grid(height=120 + 60 * len(z), gaps=True), projector=projector)

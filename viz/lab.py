@@ -6,7 +6,7 @@ import numpy as np
 from plotly.colors import sample_colorscale
 
 from .attention import GRID_MIN_PANEL, GRID_STRIP
-from .canvas_heatmap import heatmap_spec
+from .canvas_heatmap import Axes, Grid, Panel, heatmap_spec
 from .svg_charts import Points, Series, grouped_bars, line_chart, scatter_chart
 
 BEFORE, AFTER = "#1d4ed8", "#f59e0b"
@@ -99,10 +99,8 @@ def maps_with_and_without(intact: np.ndarray, without: np.ndarray, query_labels:
     row), on one colour scale, as a canvas grid: what that head passes on is what changes from the top row to the
     bottom one. Titles are short, as four panels share a phone's width: the bottom row's heads are starred."""
     n_heads = len(intact)
-    panels = [(f"H{h}", intact[h]) for h in range(n_heads)] + [(f"H{h}*", without[h]) for h in range(n_heads)]
-    names = ([f"last layer, head {h}, every head on" for h in range(n_heads)]
-             + [f"last layer, head {h}, {off} off" for h in range(n_heads)])
-    return heatmap_spec(panels, list(query_labels), list(key_labels), f"{title}; *: without {off}",
-                        "output step (query)", "source position (key)",
-                        projector=projector, panel_names=names, columns=n_heads, min_panel=GRID_MIN_PANEL,
-                        strip_height=GRID_STRIP)
+    panels = ([Panel(f"H{h}", intact[h], f"last layer, head {h}, every head on") for h in range(n_heads)]
+              + [Panel(f"H{h}*", without[h], f"last layer, head {h}, {off} off") for h in range(n_heads)])
+    return heatmap_spec(panels, Axes(query_labels, key_labels, "output step (query)", "source position (key)"),
+                        f"{title}; *: without {off}", grid=Grid(n_heads, GRID_MIN_PANEL, GRID_STRIP),
+                        projector=projector)

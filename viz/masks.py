@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .canvas_heatmap import RD_BU, WRITTEN_CELLS, heatmap_spec, shape
+from .canvas_heatmap import RD_BU, WRITTEN_CELLS, Axes, Grid, Panel, Scale, heatmap_spec, shape
 from .svg_charts import Series, grouped_bars
 
 MASKED, MAY_ATTEND = (229, 231, 235), (29, 78, 216)   # light grey, blue
@@ -18,12 +18,12 @@ def mask_spec(mask: np.ndarray, row_labels: list[str], col_labels: list[str], ti
     words = np.where(mask, "attend", "masked").tolist()
     hidden = int((~mask).sum())
     title = f"{title} (blue: may attend; grey: masked)"
+    panel = Panel(title, mask.astype(float), cells=words if mask.size <= WRITTEN_CELLS else None,
+                  hover=np.where(mask, "may attend", "masked").tolist())
     return heatmap_spec(
-        [(title, mask.astype(float))], row_labels, col_labels, title,
-        row_title, col_title, stops=(MASKED, MAY_ATTEND), projector=projector, bar=False, gaps=True,
-        hover=[np.where(mask, "may attend", "masked").tolist()],
-        cells=[words] if mask.size <= WRITTEN_CELLS else None,
-        strip_height=max(200, 30 * min(len(row_labels), 20) + 110),
+        [panel], Axes(row_labels, col_labels, row_title, col_title), title,
+        Scale(stops=(MASKED, MAY_ATTEND), bar=False),
+        Grid(height=max(200, 30 * min(len(row_labels), 20) + 110), gaps=True), projector=projector,
         summary=f"{title}, {shape(1, *mask.shape)}: {hidden} of {mask.size} cells masked, "
                 f"{mask.size - hidden} may be attended to.")
 
@@ -37,10 +37,10 @@ def scores_spec(scores: np.ndarray, row_labels: list[str], col_labels: list[str]
     finite = np.where(masked, np.nan, scores)
     bound = float(np.nanmax(np.abs(finite))) if np.isfinite(finite).any() else 1.0
     cells = np.where(masked, "−∞", np.char.mod("%.1f", np.nan_to_num(finite))).tolist()
-    return heatmap_spec([(title, finite)], row_labels, col_labels, title, row_title, col_title, "score", bound, RD_BU,
-                        projector=projector, zmin=-bound, null_text="−∞ (masked)",
-                        cells=[cells] if scores.size <= WRITTEN_CELLS else None,
-                        strip_height=max(220, 30 * min(len(row_labels), 20) + 120))
+    return heatmap_spec([Panel(title, finite, cells=cells if scores.size <= WRITTEN_CELLS else None)],
+                        Axes(row_labels, col_labels, row_title, col_title), title,
+                        Scale(bound, -bound, RD_BU, "score", null_text="−∞ (masked)"),
+                        Grid(height=max(220, 30 * min(len(row_labels), 20) + 120)), projector=projector)
 
 
 def softmax_comparison(scaled: np.ndarray, unscaled: np.ndarray, key_labels: list[str], d_k: int,

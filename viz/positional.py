@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .canvas_heatmap import RD_BU, heatmap_spec
+from .canvas_heatmap import RD_BU, Axes, Panel, Scale, heatmap_spec
 from .svg_charts import DISTINCT, Series, grouped_bars, line_chart
 
 
@@ -16,13 +16,11 @@ def encoding_spec(pe: np.ndarray, title: str, row_labels: list[str] | None = Non
     dimension, sin or cos."""
     pe = np.asarray(pe, dtype=float)
     positions = [str(i) for i in range(pe.shape[0])]
-    return heatmap_spec([("PE", pe)], row_labels if row_labels is not None else positions,
-                        [str(j) for j in range(pe.shape[1])], title, row_title,
-                        "dimension (even: sin, odd: cos)", value_name="value", zmin=-1.0, zmax=1.0, stops=RD_BU,
-                        row_names=None if row_labels is not None else positions,
-                        col_names=[f"{j} ({'cos' if j % 2 else 'sin'})" for j in range(pe.shape[1])],
-                        col_name="dimension",
-                        projector=projector)
+    axes = Axes(row_labels if row_labels is not None else positions, [str(j) for j in range(pe.shape[1])],
+                row_title, "dimension (even: sin, odd: cos)",
+                row_names=None if row_labels is not None else positions,
+                col_names=[f"{j} ({'cos' if j % 2 else 'sin'})" for j in range(pe.shape[1])], col_name="dimension")
+    return heatmap_spec([Panel("PE", pe)], axes, title, Scale(1.0, -1.0, RD_BU, "value"), projector=projector)
 
 
 def similarity_spec(similarity: np.ndarray, title: str = "", projector: bool = False) -> dict:
@@ -30,10 +28,10 @@ def similarity_spec(similarity: np.ndarray, title: str = "", projector: bool = F
     the smallest dot product to the largest (d_model / 2, on the diagonal)."""
     similarity = np.asarray(similarity, dtype=float)
     positions = [str(i) for i in range(similarity.shape[0])]
-    return heatmap_spec([("PE · PEᵀ", similarity)], positions, positions, title, "position i", "position j",
-                        value_name="dot product", zmin=min(0.0, float(similarity.min())),
-                        zmax=float(similarity.max()), row_names=[f"PE({i})" for i in positions],
-                        col_names=[f"PE({j})" for j in positions], projector=projector)
+    axes = Axes(positions, positions, "position i", "position j", row_names=[f"PE({i})" for i in positions],
+                col_names=[f"PE({j})" for j in positions])
+    scale = Scale(float(similarity.max()), min(0.0, float(similarity.min())), value_name="dot product")
+    return heatmap_spec([Panel("PE · PEᵀ", similarity)], axes, title, scale, projector=projector)
 
 
 def offset_distance_chart(distances: dict[int, np.ndarray], title: str = "") -> str:
