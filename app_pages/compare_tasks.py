@@ -7,7 +7,7 @@ from analysis.page_models.compare_tasks import (ALONE, COMPARED, ROLE_TERMS, SHA
 from explorer.canvas_charts import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.errors import CheckpointError, InputError
-from explorer.link_guard import stop_page, view_widget
+from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, chosen_task, task_checkpoint, task_position_means, task_run
 from explorer.state import learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
@@ -50,10 +50,10 @@ chosen = st.selectbox("Layer-0 cross head", [SHARPEST, *range(n_heads)], key="sp
                       format_func=lambda h: h if h == SHARPEST else f"head {h}",
                       help="The sharpest: the head whose rows put the most weight on a single source position, on "
                            "average over your text's output steps.")
-from_terms = view_widget(st.segmented_control, "Weights from", [WHOLE, *ALONE], default=WHOLE, key="split_alone",
-                         required=True,
-                         help="The chosen head's weights recomputed from these terms alone: softmax over "
-                              "each row of their sum. Which key still comes out on top?")
+from_terms = st.segmented_control("Weights from", [WHOLE, *ALONE], default=WHOLE, key="split_alone",
+                                  bind="query-params", required=True,
+                                  help="The chosen head's weights recomputed from these terms alone: softmax over "
+                                       "each row of their sum. Which key still comes out on top?")
 means = {task: task_position_means(task, runs[task]) for task in COMPARED}
 view = compare_tasks_view(models, runs, chosen, means, from_terms or WHOLE)
 
@@ -101,8 +101,8 @@ st.header("Every cross-attention head of each model")
 st.caption("One model at a time: switch the tab and watch the same grid of heads change with the task. Rows: what "
            "each decoder position reads → what it writes; columns: your source characters. These are the bundled "
            "models, whatever the sidebar's Model says.")
-tabs = view_widget(st.tabs, list(view.labels.values()), default=view.labels[chosen_task()], key="grid_task",
-                   on_change="rerun")   # lazy: only the open tab's grid is built and drawn
+tabs = st.tabs(list(view.labels.values()), default=view.labels[chosen_task()], key="grid_task",
+               on_change="rerun", bind="query-params")   # lazy: only the open tab's grid is built and drawn
 for tab, task_view in zip(tabs, view.columns):
     if tab.open:
         with tab:

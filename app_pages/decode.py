@@ -5,8 +5,7 @@ import streamlit as st
 
 from explorer.cache import checkpoint_or_stop, model_key
 from explorer.decode_view import decode_view
-from explorer.link_guard import view_widget
-from explorer.state import learner_text
+from explorer.state import VIEW, learner_text
 
 st.title("⏯️ Decode step by step")
 st.markdown(
@@ -24,15 +23,14 @@ config = ckpt.model.config
 
 with st.expander("How the next token is chosen", expanded=False):
     mode_col, temp_col, k_col, seed_col = st.columns(4)
-    mode = view_widget(mode_col.segmented_control, "Decoding", ["greedy", "sample"], default="greedy", key="mode",
-                       required=True)
-    temperature = view_widget(temp_col.slider, "Temperature T", 0.1, 10.0, 1.0, 0.1, disabled=mode == "greedy",
-                              key="temperature",
-                              help="Divides the scores before softmax: below 1 sharpens, above 1 flattens.")
-    top_k = view_widget(k_col.slider, "Top-k", 1, config.vocab_size, config.vocab_size, disabled=mode == "greedy",
-                        key="top_k",
-                        help="Sample only among the k most likely tokens.")
-    seed = view_widget(seed_col.number_input, "Seed", 0, 10_000, 0, disabled=mode == "greedy", key="seed")
+    mode = mode_col.segmented_control("Decoding", ["greedy", "sample"], default="greedy", key="mode",
+                                      required=True, **VIEW)
+    temperature = temp_col.slider("Temperature T", 0.1, 10.0, 1.0, 0.1, disabled=mode == "greedy", key="temperature",
+                                  help="Divides the scores before softmax: below 1 sharpens, above 1 flattens.",
+                                  **VIEW)
+    top_k = k_col.slider("Top-k", 1, config.vocab_size, config.vocab_size, disabled=mode == "greedy", key="top_k",
+                         help="Sample only among the k most likely tokens.", **VIEW)
+    seed = seed_col.number_input("Seed", 0, 10_000, 0, disabled=mode == "greedy", key="seed", **VIEW)
     st.caption("How this page's tokens were decided. Greedy: the task's answer read through the decoder as a draft "
                "in one pass and kept up to the first position where the model's own choice differs, then one step "
                "at a time: exactly the tokens greedy decoding writes. Sampled: one step at a time. A step taken on "

@@ -13,8 +13,7 @@ from explorer.canvas_charts import canvas_heatmap, cell_table
 from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, intervention, model_key, position_means_for, text_run
 from explorer.pickers import pick_head, pick_switched_off
-from explorer.link_guard import view_widget
-from explorer.state import keep_in_range, learner_text
+from explorer.state import VIEW, keep_in_range, learner_text
 from viz.canvas_heatmap import Axes, Panel, heatmap_spec
 from viz.circuits import letter_map_spec, term_bars
 from viz.inside import logit_lens_spec
@@ -44,12 +43,12 @@ keep_in_range("inside_query", 0, len(ax.rows) - 1)
 if not isinstance(st.session_state.get("inside_key", MOST), str) and st.session_state["inside_key"] >= len(ax.cols):
     st.session_state["inside_key"] = MOST       # a key kept from a longer text or another kind
 query_col, key_col = st.columns(2)
-i = view_widget(query_col.slider, f"Query: {ax.row_title.removesuffix(' (query)')} i", 0, len(ax.rows) - 1, 0,
-                key="inside_query") if len(ax.rows) > 1 else 0
-picked = view_widget(key_col.selectbox, f"Key: {ax.col_title.removesuffix(' (key)')} j", [MOST, *range(len(ax.cols))],
-                     key="inside_key", format_func=key_position,
-                     help="Positions, as on the axes of the chart below; the table in step 3 names each one's "
-                          "character.")
+i = query_col.slider(f"Query: {ax.row_title.removesuffix(' (query)')} i", 0, len(ax.rows) - 1, 0, key="inside_query",
+                     **VIEW) if len(ax.rows) > 1 else 0
+picked = key_col.selectbox(f"Key: {ax.col_title.removesuffix(' (key)')} j", [MOST, *range(len(ax.cols))],
+                           key="inside_key", format_func=key_position, **VIEW,
+                           help="Positions, as on the axes of the chart below; the table in step 3 names each one's "
+                                "character.")
 view = inside_view(model, vocab, run, kind, layer, head, i, picked, intervention(ablated), ablated)
 inside, j, rows, cols = view.inside, view.j, ax.rows, ax.cols
 at = inside.attention

@@ -13,8 +13,8 @@ from explorer.canvas_charts import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.errors import InputError
 from explorer.heavy import NOT_RUN, in_heavy_lane
-from explorer.link_guard import stop_page, view_widget
-from explorer.state import learner_text
+from explorer.link_guard import stop_page
+from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown
 from viz.attribution import causal_cone_specs
 
@@ -32,9 +32,9 @@ st.markdown(
 text = learner_text(ckpt)
 pairs = proposed_pairs(text, config.max_len, ckpt.task)
 left, right = st.columns(2)
-choice = view_widget(left.selectbox, "The other text", [*pairs, "type one"], key="patch_pair")
-typed = view_widget(right.text_input, "Your other text", value=next(iter(pairs.values())), key="patch_other",
-                    max_chars=config.max_len, disabled=choice != "type one")
+choice = left.selectbox("The other text", [*pairs, "type one"], key="patch_pair", **VIEW)
+typed = right.text_input("Your other text", value=next(iter(pairs.values())), key="patch_other",
+                         max_chars=config.max_len, disabled=choice != "type one", **VIEW)
 other_text = typed if choice == "type one" else pairs[choice]
 apart = sum(x != y for x, y in zip(text, other_text)) + abs(len(text) - len(other_text))
 if choice == "type one" and apart > 1:
@@ -48,16 +48,15 @@ except InputError as error:
     stop_page()
 
 a, b, c, d = st.columns([2, 1, 1, 1])
-site = view_widget(a.radio, "What to copy", list(SITE_NAMES), format_func=SITE_NAMES.get, key="patch_site")
+site = a.radio("What to copy", list(SITE_NAMES), format_func=SITE_NAMES.get, key="patch_site", **VIEW)
 positions = reach(clean, other, site)
 differs = next((i for i, (x, y) in enumerate(zip(text, other_text)) if x != y), 0)   # where the texts part
-position = view_widget(b.selectbox, "Position" + (" (source)" if site == "memory" else " (decoder)"),
-                       list(range(positions)),
+position = b.selectbox("Position" + (" (source)" if site == "memory" else " (decoder)"), list(range(positions)),
                        index=min(differs, positions - 1) if site == "memory" and positions else 0,
-                       key="patch_position")
-layer = view_widget(c.selectbox, "Layer", list(range(config.n_decoder_layers)), key="patch_layer",
-                    disabled=site == "memory")
-head = view_widget(d.selectbox, "Head", list(range(config.n_heads)), key="patch_head", disabled=site != "cross_head")
+                       key="patch_position", **VIEW)
+layer = c.selectbox("Layer", list(range(config.n_decoder_layers)), key="patch_layer", disabled=site == "memory",
+                    **VIEW)
+head = d.selectbox("Head", list(range(config.n_heads)), key="patch_head", disabled=site != "cross_head", **VIEW)
 if position is None:
     st.warning("The two texts have no position in common to patch.", icon="👆")
     stop_page()

@@ -10,8 +10,7 @@ from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.canvas_charts import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.heavy import NOT_RUN, in_heavy_lane
-from explorer.link_guard import view_widget
-from explorer.state import learner_text
+from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown
 from viz.attention import side_by_side_spec
 from viz.attribution import lens_rows_spec
@@ -31,17 +30,16 @@ steps = len(run.chosen_ids)
 
 left, middle, right = st.columns([2, 1, 1])
 if steps > 1:
-    step = view_widget(left.slider, "Output step", 0, steps - 1, 0, key="why_step",
+    step = left.slider("Output step", 0, steps - 1, 0, key="why_step", **VIEW,
                        help="Each step writes one character; step 0 writes the first.")
 else:                    # a model that writes the end symbol at once has one step to look at
     step = 0
     left.caption("The model writes its end symbol at once: one step to look at.")
 layers = layer_labels(config.n_decoder_layers)   # its .get names the choices: no page function in the widget
-layer = view_widget(middle.selectbox, "Cross-attention layer", list(layers), index=len(layers) - 1,
-                    format_func=layers.get,
-                    key="why_layer")
+layer = middle.selectbox("Cross-attention layer", list(layers), index=len(layers) - 1, format_func=layers.get,
+                         key="why_layer", **VIEW)
 heads = [HEADS_AVERAGED, *(f"head {h}" for h in range(config.n_heads))]
-picked = view_widget(right.selectbox, "Head", heads, key="why_head")
+picked = right.selectbox("Head", heads, key="why_head", **VIEW)
 head = None if picked == HEADS_AVERAGED else int(picked.split()[-1])
 
 found = why_runs.best_lenses(key, text)

@@ -7,8 +7,7 @@ from explorer.callbacks import forced_step
 from explorer.canvas_charts import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, model_key, text_run
-from explorer.link_guard import view_widget
-from explorer.state import learner_text
+from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown, visible
 from viz.attention import weights_spec
 
@@ -28,9 +27,9 @@ vocab = ckpt.vocab
 letters = writable_letters(vocab)
 
 a, b = st.columns(2)
-step = view_widget(a.selectbox, "Force a token at step", [None, *range(len(text) + 1)], key="force_step",
+step = a.selectbox("Force a token at step", [None, *range(len(text) + 1)], key="force_step", **VIEW,
                    format_func=forced_step)
-token = view_widget(b.selectbox, "Token fed in instead", letters, index=letters.index("z"), key="force_token",
+token = b.selectbox("Token fed in instead", letters, index=letters.index("z"), key="force_token", **VIEW,
                     format_func=visible, disabled=step is None)
 forced = forced_tokens(vocab, step, token)
 view = forcing_lab(vocab, text_run(key, text, teacher=True), text_run(key, text, forced=forced), text_run(key, text), forced,

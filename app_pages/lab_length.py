@@ -9,9 +9,9 @@ from explorer.canvas_charts import canvas_heatmap, svg_chart
 from explorer.charts import projector_on
 from explorer.errors import InputError
 from explorer.lab_runs import failure_table, length_curve
-from explorer.link_guard import stop_page, view_widget
+from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, model_key, text_run
-from explorer.state import learner_text
+from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from viz.attention import weights_spec
 from viz.lab import length_curve as length_chart
@@ -42,9 +42,9 @@ st.dataframe(failures.table, hide_index=True, width="content", column_config={
 if failures.caption:
     st.caption(failures.caption)
 
-typed = view_widget(st.text_input, f"A long text (up to {longest} characters)",
-                    value=default_long_text(text, config.max_len, longest), key="long_text",
-                    max_chars=longest * 2)
+typed = st.text_input(f"A long text (up to {longest} characters)",
+                      value=default_long_text(text, config.max_len, longest), key="long_text",
+                      max_chars=longest * 2, **VIEW)
 try:
     long = long_text(ckpt.vocab, typed, longest)
 except InputError as err:

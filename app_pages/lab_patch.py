@@ -9,9 +9,9 @@ from analysis.tasks import words
 from explorer.canvas_charts import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.lab_runs import NOISE_POINTS, SAMPLE_SIZE, patch_table, patched_run
-from explorer.link_guard import stop_page, view_widget
+from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, model_key, text_run
-from explorer.state import learner_text
+from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, in_full
 from viz.attention import weights_spec
 
@@ -30,14 +30,14 @@ text = learner_text(ckpt)
 
 labels = pattern_labels(ckpt.task)
 left, right = st.columns(2)
-pattern = view_widget(left.selectbox, "Your pattern", list(labels), format_func=labels.get,
-                      key="patch_pattern",
-                      help="Step i of the output reads one source position (uniform: all n equally). A "
-                           "position past either end of the text is moved to the nearest end, so the "
-                           "mirror's end step reads position 0.")
+pattern = left.selectbox("Your pattern", list(labels), format_func=labels.get,
+                         key="patch_pattern", **VIEW,
+                         help="Step i of the output reads one source position (uniform: all n equally). A "
+                              "position past either end of the text is moved to the nearest end, so the "
+                              "mirror's end step reads position 0.")
 PLACES = places(config)
-place = view_widget(right.selectbox, "Where it goes", list(PLACES), key="patch_where",
-                    help="The other heads and layers keep their own weights.")
+place = right.selectbox("Where it goes", list(PLACES), key="patch_where", **VIEW,
+                        help="The other heads and layers keep their own weights.")
 placement = PLACES[place]
 
 maps = patch_maps(config, ckpt.vocab, text_run(key, text, teacher=True), pattern, placement)

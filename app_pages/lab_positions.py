@@ -7,10 +7,10 @@ from analysis.tasks import words
 from explorer.canvas_charts import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.lab_runs import SAMPLE_SIZE, sample_exact_match
-from explorer.link_guard import stop_page, view_widget
+from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head
-from explorer.state import learner_text
+from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, in_full
 from viz.attention import side_by_side_spec
 
@@ -30,10 +30,10 @@ config = ckpt.model.config
 st.caption(target_codes_caption(sample_exact_match(key, "zero", ("target",), 0), SAMPLE_SIZE))
 
 a, b, c = st.columns([1, 2, 1])
-mode = view_widget(a.radio, "Positions", list(MODES), format_func=MODES.get, key="pe_mode")
-sides = view_widget(b.pills, "Where", list(SIDES), format_func=SIDES.get, selection_mode="multi", default=list(SIDES),
-                    key="pe_sides")
-seed = view_widget(c.number_input, "Shuffle seed", 0, 999, 0, key="pe_seed", disabled=mode != "shuffle")
+mode = a.radio("Positions", list(MODES), format_func=MODES.get, key="pe_mode", **VIEW)
+sides = b.pills("Where", list(SIDES), format_func=SIDES.get, selection_mode="multi", default=list(SIDES),
+                key="pe_sides", **VIEW)
+seed = c.number_input("Shuffle seed", 0, 999, 0, key="pe_seed", disabled=mode != "shuffle", **VIEW)
 if not sides:
     st.warning("Choose the source, the target or both.", icon="👆")
     stop_page()

@@ -8,8 +8,7 @@ from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, model_key, reversal_only
 from explorer.own_models import is_own
 from explorer.pages import TITLES
-from explorer.link_guard import view_widget
-from explorer.state import learner_text
+from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown
 from teaching.sheet import WHY_NO_QUESTION, sheet_html, sheet_markdown
 from teaching.steps import STEPS
@@ -40,8 +39,8 @@ held = classes.held_steps(text)   # a class voting on this text: its answers not
 
 
 back, middle, forward = st.columns([1, 2, 1], vertical_alignment="bottom")   # "Previous" whole at 1024 px
-number = view_widget(middle.slider, "Step", 1, last, 1, key=lesson.STEP_KEY,  # the heading below says "Step n of 13"
-                     label_visibility="collapsed" if projector else "visible")
+number = middle.slider("Step", 1, last, 1, key=lesson.STEP_KEY, **VIEW,  # the heading below says "Step n of 13"
+                       label_visibility="collapsed" if projector else "visible")
 back.button("Previous", shortcut="Left", key="lesson_previous",   # no icon: its name would be read aloud
             on_click=turn_lesson_step, args=(lesson.STEP_KEY, last, -1), width="stretch", help="Previous step (← key)")
 at_end = number == last   # the same button (its key), so the keyboard's focus stays on it

@@ -8,8 +8,7 @@ from explorer.canvas_charts import canvas_heatmap, svg_chart
 from explorer.charts import projector_on
 from explorer.cache import batch_runs, checkpoint_or_stop, model_key
 from explorer.pickers import pick_head
-from explorer.link_guard import view_widget
-from explorer.state import learner_text
+from explorer.state import VIEW, learner_text
 from viz import mask_spec, scores_spec, softmax_comparison, weights_spec
 
 st.title("🎭 Masks")
@@ -34,7 +33,7 @@ batch_part = st.container()                             # drawn once the control
 st.header("One attention, step by step")
 kind, layer, head = pick_head(config, "mask_", default_kind="decoder_self", last_layer=False)
 # Labels that do not depend on the text: a selectbox kept its first labels in the browser after a new word.
-row = view_widget(st.columns(2)[0].selectbox, "Batch row", range(len(batch)), key="mask_row", format_func=batch_row)
+row = st.columns(2)[0].selectbox("Batch row", range(len(batch)), key="mask_row", **VIEW, format_func=batch_row)
 head_part = st.container()
 
 st.header("Why divide by √d_k")
@@ -45,7 +44,7 @@ st.markdown(
     "vanishes. Here on random vectors, not on this model: dividing a trained head's scores by a number would "
     "only change its temperature."
 )
-d_k = view_widget(st.select_slider, "d_k", D_K_SIZES, value=64, key="mask_d_k")
+d_k = st.select_slider("d_k", D_K_SIZES, value=64, key="mask_d_k", **VIEW)
 view = masks_view(batch, kind, layer, head, row, d_k)
 
 with batch_part:

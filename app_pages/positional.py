@@ -6,8 +6,7 @@ from analysis.page_models.positional import D_MODEL_SIZES, positional_view
 from explorer.canvas_charts import canvas_heatmap, svg_chart
 from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, model_key, text_run
-from explorer.link_guard import view_widget
-from explorer.state import keep_in_range, learner_text
+from explorer.state import VIEW, keep_in_range, learner_text
 from viz import encoding_spec, norms_bars, offset_distance_chart, rotation_check_chart, similarity_spec
 
 st.title("🌊 Positional encoding")
@@ -31,8 +30,8 @@ model_part = st.container()                  # every part is drawn once the slid
 
 st.header("Any size you like")
 a, b = st.columns(2)
-custom_d = view_widget(a.select_slider, "d_model", D_MODEL_SIZES, value=128, key="pe_d_model")
-custom_len = view_widget(b.slider, "Positions", 8, 256, 100, 4, key="pe_positions")
+custom_d = a.select_slider("d_model", D_MODEL_SIZES, value=128, key="pe_d_model", **VIEW)
+custom_len = b.slider("Positions", 8, 256, 100, 4, key="pe_positions", **VIEW)
 custom_part = st.container()
 
 st.header("What is added to your input")
@@ -52,9 +51,9 @@ st.latex(r"\begin{gathered}\begin{pmatrix}\sin\omega_i(pos+\delta)\\ \cos\omega_
          r"\begin{pmatrix}\cos\omega_i\delta & \sin\omega_i\delta\\ -\sin\omega_i\delta & \cos\omega_i\delta"
          r"\end{pmatrix}\begin{pmatrix}\sin\omega_i pos\\ \cos\omega_i pos\end{pmatrix}\end{gathered}")
 a, b = st.columns(2)
-delta = view_widget(a.slider, "δ", 1, 20, 3, key="delta")
+delta = a.slider("δ", 1, 20, 3, key="delta", **VIEW)
 keep_in_range("pos", 0, positions - 1)
-pos = view_widget(b.slider, "pos", 0, positions - 1, 2, key="pos")
+pos = b.slider("pos", 0, positions - 1, 2, key="pos", **VIEW)
 run = text_run(key, text)
 view = positional_view(run, config, custom_d, custom_len, delta, pos)
 

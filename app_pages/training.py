@@ -17,8 +17,7 @@ from explorer.lab_runs import offset_table
 from explorer.live_training import LIMITS, LiveSettings, LiveSettingsError
 from explorer.cache import (checkpoint_or_stop, chosen_task, model_key, snapshot_run, snapshot_writes_answer,
                             snapshots)
-from explorer.link_guard import view_widget
-from explorer.state import learner_text
+from explorer.state import VIEW, learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from explorer.uploads import DONE_KEY, ERROR_KEY, MISMATCH_KEY, NOTE_KEY, take_upload, uploader_key
 from viz import attention_grid_spec
@@ -46,7 +45,7 @@ if saved == []:
 if saved:
     story_part = st.container()                  # the story of the whole run, drawn once the slider is read
     steps = snapshot_steps(saved)
-    step = view_widget(st.select_slider, "Training step", steps, value=steps[-1], key="snapshot")
+    step = st.select_slider("Training step", steps, value=steps[-1], key="snapshot", **VIEW)
     view = training_view(ckpt, text, saved, step, {s: snapshot_writes_answer(key, text, s) for s in steps},
                          functools.partial(snapshot_run, key, text), offset_table(key, (), "cross", None, ask=False))
     story_part.markdown(view.story)

@@ -19,13 +19,13 @@ from .cache import TASK_KEY, checkpoint_or_stop, model_key, pointed_checkpoint, 
 from .charts import PROJECTOR_CSS, PROJECTOR_KEY, projector_on
 from .frame_fixes import frame_fixes
 from .glossary import glossary_popover
-from .link_guard import notice_goes_in, show_dropped_link_values, view_widget
+from .link_guard import notice_goes_in, show_dropped_link_values
 from .links import show_link_for_students
 from .own_models import (
     CHOICE, GONE_KEY, LOST_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released, own_models,
 )
 from .pages import PAGES, SECTIONS, at_url_path
-from .state import checked_text, quick_text_box, text_box
+from .state import VIEW, checked_text, quick_text_box, text_box
 from .text import escape_markdown, visible
 
 
@@ -48,10 +48,10 @@ def task_selector() -> None:
     if pointed is not None:
         st.caption(escape_markdown(f"This server shows one checkpoint: {pointed.name}."))
         return
-    view_widget(st.segmented_control, "Task", list(TASKS), key=TASK_KEY, default="reverse", required=True,
-                on_change=back_to_bundled,  # no format_func: the URL keeps the label, ?task=sort
-                help="Three models with the same architecture, each trained for one task. Every page "
-                     "shows the chosen one.")
+    st.segmented_control("Task", list(TASKS), key=TASK_KEY, default="reverse", required=True, **VIEW,
+                         on_change=back_to_bundled,  # no format_func: the URL keeps the label, ?task=sort
+                         help="Three models with the same architecture, each trained for one task. Every page "
+                              "shows the chosen one.")
 
 
 def sidebar(url_path: str) -> None:
@@ -84,8 +84,8 @@ def sidebar(url_path: str) -> None:
             written = visible(text_run(model_key(), cleaned.text).output) or "(nothing)"   # the pages' own run
             st.markdown(f"{WRITES}**{written}**")      # not a heading: the sidebar comes before the page's h1
         glossary_popover(at_url_path(url_path))
-        view_widget(st.toggle, "Projector mode", key=PROJECTOR_KEY,
-                    help="Large type, thick lines and a colour scale safe for colour-blind viewers, on every chart.")
+        st.toggle("Projector mode", key=PROJECTOR_KEY, **VIEW,
+                  help="Large type, thick lines and a colour scale safe for colour-blind viewers, on every chart.")
         if projector_on():
             show_link_for_students(url_path)
         frame_fixes()

@@ -1,34 +1,23 @@
 """A link's values that a widget cannot use are named on the page, with the default the widget shows instead.
 
-Every widget whose value is part of the view is drawn by view_widget, bound to the URL: before Streamlit seeds
-it from the link (on its first draw in the session), a value it could not use is taken out of st.query_params,
-recorded, and the run started again without it, so Streamlit never parses it (`?seed=1e309` made an integer number input raise OverflowError, and
-`?kind=` gave a required segmented control None). The views the browser keeps in the URL (Attention's head,
-Decode's step) are read by index_in_url and flag_in_url, which record theirs the same way. app.py's frame names
-them all at the top of the page (show_dropped_link_values). A page that stops early calls stop_page(), which
-names the dropped values before st.stop(): once a stop is requested Streamlit draws nothing more in the run.
+Streamlit's seeding of URL-bound widgets records each value it could not use (server.url_seeding, installed by
+server.install); the views the browser keeps in the URL (Attention's head, Decode's step) are read here by
+index_in_url and flag_in_url, which record theirs the same way. app.py's frame names them all at the top of the
+page (show_dropped_link_values). A page that stops early calls stop_page(), which names the dropped values
+before st.stop(): once a stop is requested Streamlit draws nothing more in the run.
 """
 
 from __future__ import annotations
 
-import inspect
-import math
+import functools
 import re
-from typing import Any, Callable, TypeVar
 
 import streamlit as st
+from server.url_seeding import DROPPED_KEY
 
 from .text import escape_markdown
 
-T = TypeVar("T")
-VIEW = {"bind": "query-params", "persist_state": "session"}  # a widget whose value is part of the view
-DROPPED_KEY = "_dropped_link_values"   # {URL key: value as sent} this run could not use, in st.session_state
-CHOICES = {"selectbox", "radio", "segmented_control", "pills", "select_slider", "multiselect", "tabs"}
-NUMBERS = {"slider", "number_input"}
-FLAGS = {"toggle", "checkbox"}
-WHOLE_NUMBER = re.compile(r"-?[0-9]{1,18}")
 SLOT_KEY = "_link_notice_slot"         # this run's place for the notice (app.py's st.empty), in st.session_state
-RESTARTING_KEY = "_restarting_for_link"  # set when view_widget starts the run again, in st.session_state
 SHOWN_CHARACTERS = 40                  # of a dropped value, in the notice
 
 
@@ -39,66 +28,9 @@ def _shown(value: str | list[str]) -> str:
     return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + "…"
 
 
-def _writes(arguments: dict[str, Any]) -> set[str]:
-    """What a choice widget writes in the URL for each of its options: the label its format_func shows."""
-    options = arguments.get("options", arguments.get("tabs", ()))
-    shown = arguments.get("format_func", str)
-    return {str(shown(option)) for option in options}
-
-
-def _number_usable(arguments: dict[str, Any], text: str) -> bool:
-    """A number within the widget's bounds, whole when the widget counts in whole numbers (int(inf) raises)."""
-    bounds = [arguments.get(name) for name in ("min_value", "max_value", "value", "step")]
-    whole = not any(isinstance(b, float) for b in bounds)
-    if whole and not WHOLE_NUMBER.fullmatch(text):
-        return False
-    try:
-        number = int(text) if whole else float(text)
-    except ValueError:
-        return False
-    low, high = arguments.get("min_value"), arguments.get("max_value")
-    return (math.isfinite(number) and (low is None or number >= low) and (high is None or number <= high))
-
-
-def link_value_usable(kind: str, arguments: dict[str, Any], values: list[str]) -> bool:
-    """Whether a widget of `kind` (st.selectbox's name, "selectbox") drawn with `arguments` can take the URL's
-    `values` for its key (st.query_params.get_all): one of the labels it writes for a choice (any number of them,
-    none included, for a multiple choice), a number in its bounds, true or false for a toggle; any text."""
-    if kind in CHOICES:
-        if kind == "multiselect" or arguments.get("selection_mode") == "multi":
-            return all(value in _writes(arguments) for value in values if value != "")   # "?ablated=": none
-        return len(values) == 1 and values[0] in _writes(arguments)
-    if kind in NUMBERS:
-        return len(values) == 1 and _number_usable(arguments, values[0])
-    if kind in FLAGS:
-        return len(values) == 1 and values[0].lower() in ("true", "false")
-    return len(values) == 1
-
-
-def view_widget(draw: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """`draw(*args, **kwargs)` (st.selectbox, a column's slider...) as a widget whose value is part of the view:
-    bound to the URL and kept through page switches (VIEW), after the link's value for its key is taken out of
-    the URL and named on the page if the widget could not use it. Only a widget without a value yet in this
-    session is seeded from the link, so only then is the link's value checked: a later run's URL is the one the
-    widget wrote.
-
-    Streamlit seeds a widget from the query string the run began with, not from st.query_params, so a value
-    taken out is gone for the widget only from the next run: the run starts again (st.rerun), once for each such
-    value, before the widget is drawn."""
-    signature = inspect.signature(draw)
-    key = kwargs["key"]
-    if key in st.query_params and key not in st.session_state:
-        values = st.query_params.get_all(key)
-        if not link_value_usable(draw.__name__, signature.bind(*args, **kwargs).arguments, values):
-            drop_link_value(key, values[0] if len(values) == 1 else values)
-            st.session_state[RESTARTING_KEY] = True   # this run's notice waits for the next run
-            st.rerun()
-    return draw(*args, **kwargs, **{name: value for name, value in VIEW.items() if name in signature.parameters})
-
-
-def drop_link_value(key: str, value: str | list[str]) -> None:
-    """A URL value the page cannot use (a widget's, or a view's the browser keeps: explorer.attention_view's
-    head): out of the URL before anything reads it, and named in the notice."""
+def drop_link_value(key: str, value: str) -> None:
+    """A URL value that no widget reads (a view the browser keeps, explorer.attention_view's head) and the page
+    cannot use: out of the URL, and named in the notice as a widget's would be."""
     dropped = st.session_state.get(DROPPED_KEY) or {}
     st.session_state[DROPPED_KEY] = {**dropped, key: value}
     del st.query_params[key]
@@ -157,10 +89,7 @@ def stop_page() -> None:
 
 
 def show_dropped_link_values(slot) -> None:
-    """Name, in `slot`, the link's values this run could not use (each widget shows its default instead); not
-    in a run view_widget started again, whose drawing Streamlit throws away: the next run names them."""
-    if st.session_state.pop(RESTARTING_KEY, False):
-        return
+    """Name, in `slot`, the link's values this run could not use (each widget shows its default instead)."""
     dropped = st.session_state.pop(DROPPED_KEY, None)
     if not dropped:
         return

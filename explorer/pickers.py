@@ -11,8 +11,7 @@ from transformer.config import ModelConfig
 from transformer.intervention import every_head
 from transformer.trace import KINDS, Kind
 
-from .link_guard import view_widget
-
+from .state import VIEW
 
 
 class Picked(NamedTuple):
@@ -27,15 +26,15 @@ def pick_head(config: ModelConfig, prefix: str = "", kinds: Sequence[Kind] = KIN
     `prefix` keeps each page's choice apart in the URL and the session; the layer defaults to the last one
     (the first with last_layer=False). A value that is not among the options falls back to the default."""
     if len(kinds) > 1:   # a row of its own: beside the boxes, a 1024-px screen cut its last option off
-        kind = view_widget(st.segmented_control, "Attention kind", list(kinds), format_func=KIND_SHORT.get,
-                           default=default_kind, key=f"{prefix}kind", required=True)
+        kind = st.segmented_control("Attention kind", list(kinds), format_func=KIND_SHORT.get,
+                                    default=default_kind, key=f"{prefix}kind", required=True, **VIEW)
     else:
         kind = kinds[0]
     columns = st.columns(2)
     n_layers = config.layers_per_kind[kind]
-    layer = view_widget(columns[0].selectbox, layer_label, range(n_layers), index=n_layers - 1 if last_layer else 0,
-                        key=f"{prefix}layer")
-    head = view_widget(columns[1].selectbox, "Head", range(config.n_heads), key=f"{prefix}head") if heads else 0
+    layer = columns[0].selectbox(layer_label, range(n_layers), index=n_layers - 1 if last_layer else 0,
+                                 key=f"{prefix}layer", **VIEW)
+    head = columns[1].selectbox("Head", range(config.n_heads), key=f"{prefix}head", **VIEW) if heads else 0
     return Picked(kind, layer, head)
 
 
@@ -48,7 +47,6 @@ def pick_switched_off(config: ModelConfig, label: str = "Heads to switch off") -
     """The heads switched off, one choice for every page that offers it (kept in the URL as `ablated`), so
     the lab's experiment follows the learner to the pages that look inside it."""
     heads = head_names(config)
-    chosen = view_widget(st.multiselect, label, list(heads), key="ablated",
-                         placeholder="Choose heads, e.g. cross L1 H0",
-                         help="Named as attention kind, layer L, head H.")
+    chosen = st.multiselect(label, list(heads), key="ablated", placeholder="Choose heads, e.g. cross L1 H0",
+                            help="Named as attention kind, layer L, head H.", **VIEW)
     return tuple(heads[name] for name in chosen)

@@ -11,19 +11,20 @@ import streamlit as st
 from transformer.checkpoint import Checkpoint
 from transformer.vocab import CleanedText, InputError
 
-from .link_guard import stop_page, view_widget
+from .link_guard import stop_page
 from .text import escape_markdown
 
 TEXT_KEY = "text"
 DEFAULT_TEXT = "hello"
 MAX_TYPED = 200          # the text box accepts more than the model reads, so "too long" can be explained
+VIEW = {"bind": "query-params", "persist_state": "session"}  # a widget whose value is part of the view
 
 
 def text_box() -> None:
-    view_widget(st.text_input, 
-      "Your text", value=DEFAULT_TEXT, key=TEXT_KEY, max_chars=MAX_TYPED,
-      help="Letters a-z and single spaces, up to the model's limit. Every page shows what the model does with it.",
-  )
+    st.text_input(
+        "Your text", value=DEFAULT_TEXT, key=TEXT_KEY, max_chars=MAX_TYPED, **VIEW,
+        help="Letters a-z and single spaces, up to the model's limit. Every page shows what the model does with it.",
+    )
 
 
 QUICK_TEXT_KEY = "quick_text"

@@ -3,7 +3,7 @@ Streamlit's internals (its runtime, its elements' classes, its protocol, its pri
 
 - who a client is (identity: one browser across its tabs, or an address) and how often it may do a thing (limits);
 - who may compute, and when (gate, heavy_lane), and the readiness route a load balancer checks (gate.ready_route);
-- what one browser may not ask on behalf of everyone (guards, widget_guard, required_choice), installed by install();
+- what one browser may not ask on behalf of everyone (guards, widget_guard, url_seeding), installed by install();
 - the byte-bounded caches (run_cache) and returning freed memory (memory);
 - the HTTP side: slow headers closed (header_timeout), two middlewares around Streamlit's files (middleware);
 - a session's runtime facts for the page glue (session), the warm-up's thread (warm), a reconnect's rerun
@@ -24,7 +24,8 @@ from server.warm import collector_off
 # Each Streamlit symbol install() replaces or sets: (module, attribute path, the server module that patches it)
 PATCHES = (
     ("streamlit.runtime.state.session_state", "SessionState.on_script_will_rerun", "server.widget_guard"),
-    ("streamlit.elements.widgets.button_group", "ButtonGroupMixin._button_group", "server.required_choice"),
+    ("streamlit.runtime.state.session_state", "SessionState._seed_widget_from_url", "server.url_seeding"),
+    ("streamlit.elements.widgets.button_group", "ButtonGroupMixin._button_group", "server.url_seeding"),
     ("streamlit.runtime.app_session", "AppSession._handle_clear_cache_request", "server.guards"),
     ("streamlit.runtime.runtime_util", "_max_widget_state_size_bytes", "server.guards"),
     ("streamlit.runtime.memory_uploaded_file_manager", "MemoryUploadedFileManager.get_upload_urls", "server.guards"),
@@ -37,9 +38,9 @@ PATCHES = (
 def install() -> None:
     """The guards on Streamlit, once per process: app.py calls it as it is imported to serve and at the top of
     every session's run (each patch is put on once, so a later call changes nothing)."""
-    from server import guards, required_choice, widget_guard
+    from server import guards, url_seeding, widget_guard
     widget_guard.install()
-    required_choice.install()
+    url_seeding.install()
     guards.install()
 
 

@@ -121,3 +121,16 @@ def test_an_empty_attention_kind_sent_by_a_crafted_client_keeps_the_default(page
     no_exception(at)
     assert at.session_state[key] == default
     assert at.segmented_control(key=key).value == default
+
+
+@pytest.mark.parametrize(("page", "key"), [("decode", "seed"), ("lab_positions", "pe_seed")])
+def test_a_later_run_whose_url_brings_a_value_no_widget_can_use_gets_the_default_and_a_notice(page, key):
+    """Streamlit seeds a widget from the URL again after its first run too: a disabled one (Decode's seed while
+    greedy) on every run, any one on Back or Forward. A value brought by such a run is checked like a link's."""
+    at = open_link(page, {})
+    no_exception(at)
+    at.query_params[key] = "1e309"
+    at.run()
+    no_exception(at)
+    assert link_notices(at) == [f"The link's value for {key} (1e309) could not be used, so it shows the default."]
+    assert at.session_state[key] == defaults(page)[key] and key not in at.query_params

@@ -20,6 +20,7 @@ CHECKED_AGAINST = "1.67.0"   # the Streamlit whose source these contracts were r
 PARAMETERS = {
     "SessionState.on_script_will_rerun": ["self", "fresh_widget_states", "replay_trigger_states",
                                           "replay_trigger_values", "is_history_navigation"],
+    "SessionState._seed_widget_from_url": ["self", "metadata", "user_key", "widget_id", "url_value"],
     "MemoryUploadedFileManager.get_upload_urls": ["self", "session_id", "file_names"],
     "MemoryUploadedFileManager.add_file": ["self", "session_id", "file"],
     "MemoryUploadedFileManager.remove_session_files": ["self", "session_id"],
@@ -32,6 +33,7 @@ PRIVATE_READS = [
     ("streamlit.runtime.runtime", "Runtime", "_session_mgr", "attribute"),
     ("streamlit.runtime.state.session_state", "SessionState", "_new_widget_state", "attribute"),
     ("streamlit.runtime.state.session_state", "SessionState", "_new_session_state", "attribute"),
+    ("streamlit.runtime.state.session_state", "SessionState", "_clear_url_param", "method"),
     ("streamlit.runtime.memory_uploaded_file_manager", "MemoryUploadedFileManager", "file_storage", "attribute"),
     ("streamlit.runtime.memory_uploaded_file_manager", "MemoryUploadedFileManager", "_total_bytes", "attribute"),
     ("streamlit.delta_generator", None, "_maybe_print_use_warning", "function"),
