@@ -39,3 +39,18 @@ def test_a_hostile_link_draws_the_page_with_a_notice_and_no_traceback(server, pa
         f"The link's value for {key} ({value or 'empty'}) could not be used, so it shows the default.")
     assert urlparse(page.url).path.endswith(f"/{path}")
     assert key not in parse_qs(urlparse(page.url).query, keep_blank_values=True)   # the address bar is clean
+
+
+def test_back_to_a_hostile_link_draws_the_page_again_with_a_notice(server, page):
+    """Back (or Forward) to an address whose value no widget can use: Streamlit seeds the bound widget from it
+    again, though the session already holds its value, so the guard must hold on a history step too."""
+    load(page, f"{server}/decode?seed=1e309", timeout=FIRST_LOAD_MS)
+    page.wait_for_selector(DRAWN, timeout=FIRST_LOAD_MS)
+    page.wait_for_function("() => !location.search.includes('seed=')", timeout=FIRST_LOAD_MS)   # cleaned
+    page.go_back()
+    page.wait_for_function("() => location.search.includes('seed=1e309')", timeout=FIRST_LOAD_MS)
+    page.wait_for_selector("[data-testid='stAlert']:has-text('could not be used')", timeout=FIRST_LOAD_MS)
+    page.wait_for_selector(DRAWN, timeout=FIRST_LOAD_MS)
+    assert page.locator("[data-testid='stException']").count() == 0
+    shown = page.inner_text("body")
+    assert not [leak for leak in LEAKS if leak in shown], shown[:2000]
