@@ -106,10 +106,13 @@ class _Entries(cachetools.LRUCache):
         self.counts[entry.group] -= 1
         self.freed += entry.nbytes
 
+    def unused(self) -> list[tuple[Hashable, _Entry]]:
+        """Every (key, entry), in no particular order, read without counting as a use."""
+        return [(key, cachetools.Cache.__getitem__(self, key)) for key in list(self)]
+
     def by_use(self) -> list[tuple[Hashable, _Entry]]:
         """Every (key, entry), least recently used first (cachetools keeps that order to itself)."""
-        return sorted(((key, cachetools.Cache.__getitem__(self, key)) for key in list(self)),
-                      key=lambda item: item[1].used)
+        return sorted(self.unused(), key=lambda item: item[1].used)
 
 
 class RunCache:
@@ -177,7 +180,7 @@ class RunCache:
     def oldest_use(self) -> float | None:
         """When the least recently used result was last used (None when empty)."""
         with self._lock:
-            return min((entry.used for _, entry in self._entries.by_use()), default=None)
+            return min((entry.used for _, entry in self._entries.unused()), default=None)
 
     def drop_oldest(self) -> int:
         """Forget the least recently used result; the bytes it held (0 when empty)."""
@@ -189,7 +192,7 @@ class RunCache:
     def drop_where(self, unwanted: Callable[[Hashable], bool]) -> int:
         """Forget every result whose (group, args) key is unwanted; the bytes they held."""
         with self._lock:
-            dropped = [key for key, _ in self._entries.by_use() if unwanted(key)]
+            dropped = [key for key, _ in self._entries.unused() if unwanted(key)]
             before = self.total
             for key in dropped:
                 del self._entries[key]
@@ -208,7 +211,8 @@ class RunCache:
         with self._lock:
             self._entries[key] = entry          # evicts the least recently used until the bytes fit
             while max_entries is not None and self._entries.counts[entry.group] > max_entries:
-                oldest = next(k for k, e in self._entries.by_use() if e.group == entry.group)
+                oldest = min((item for item in self._entries.unused() if item[1].group == entry.group),
+                             key=lambda item: item[1].used)[0]
                 del self._entries[oldest]
             trim = self._entries.freed >= TRIM_AFTER_BYTES
             if trim:
