@@ -2,8 +2,8 @@
 
 Sessions keep to their replica (the proxy's cookie) across reruns and page switches, own models (uploaded or
 trained live) stay with their session, and uploads pass the proxy and Streamlit's XSRF check. A replica killed
-under its learners moves them to the live one, which draws their view again from the URL and says what they
-lost, while the live replica's own learners notice nothing."""
+under its learners moves them to a live process (the other replica, or its own restart), which draws their
+view again from the URL and says what they lost, while the live replica's own learners notice nothing."""
 
 from __future__ import annotations
 
@@ -127,7 +127,10 @@ def test_a_replica_killed_mid_class_moves_its_learners_and_says_what_they_lost(t
 
     expect(sidebar.get_by_text("model of your own", exact=False)).to_be_visible(timeout=90_000)
     settle(victim)
-    assert replica_of(victim.context) == kept_name
+    moved_to = replica_of(victim.context)
+    now = {f"replica{number}": pid for number, _, pid in two_replicas.table()}
+    # the live replica, or the dead one's new process when the script restarted it first (issue 65)
+    assert moved_to == kept_name or now[lost_name] != pids[lost_name], f"{moved_to} still names the dead process"
     expect(sidebar).to_contain_text("2 encoder + 2 decoder layers")   # the bundled reverser again
     expect(sidebar.get_by_text("level", exact=True)).to_be_visible()
     assert view_in_url(victim) == before                 # the same view, drawn from the URL
