@@ -4,7 +4,7 @@ import streamlit as st
 
 from analysis.page_models.compare_tasks import (ALONE, COMPARED, ROLE_TERMS, SHARPEST, TERMS, WHOLE,
                                              compare_tasks_view)
-from explorer.canvas_charts import canvas_heatmap
+from explorer.components import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.errors import CheckpointError, InputError
 from explorer.link_guard import stop_page

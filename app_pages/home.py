@@ -6,7 +6,7 @@ from analysis.page_models.home import home_view
 from analysis.tasks import words
 from explorer.callbacks import set_state
 from explorer.cache import checkpoint_or_stop, model_key, text_run
-from explorer.canvas_charts import svg_chart
+from explorer.components import svg_chart
 from explorer.charts import projector_on
 from explorer.links import page_link
 from explorer.state import TEXT_KEY, learner_text

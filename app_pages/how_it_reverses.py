@@ -6,7 +6,7 @@ from analysis.page_models.how_it_reverses import (beyond_training, even_heads, e
                                                   last_cross_heads, last_layer_mirror, length_reading_tested,
                                                   length_source, looking_and_needed, mirror_needs_length, read_first,
                                                   two_steps)
-from explorer.canvas_charts import canvas_heatmap
+from explorer.components import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.lab_runs import (NOISE_POINTS, SAMPLE_SIZE, ablation_table, failure_table, length_probe, offset_table,
                                patch_table, pattern_table)

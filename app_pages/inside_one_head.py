@@ -9,7 +9,7 @@ from analysis.functional_split import SAMPLES
 from analysis.page_models.inside_one_head import (MOST, ROLE_INTRO, ROLES_NEED_EVERY_HEAD, axes, inside_view,
                                                  role_terms)
 from explorer.callbacks import key_position
-from explorer.canvas_charts import canvas_heatmap, cell_table
+from explorer.components import canvas_heatmap, cell_table
 from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, intervention, model_key, position_means_for, text_run
 from explorer.pickers import pick_head, pick_switched_off

@@ -5,7 +5,7 @@ import streamlit as st
 from analysis.page_models.lab_ablation import presets, single_head_table, switched_off
 from analysis.tasks import words
 from explorer.callbacks import set_state
-from explorer.canvas_charts import canvas_heatmap, svg_chart
+from explorer.components import canvas_heatmap, svg_chart
 from explorer.charts import projector_on
 from explorer.lab_runs import NOISE_POINTS, RULE_OF_THREE_POINTS, SAMPLE_SIZE, ablation_table
 from explorer.cache import checkpoint_or_stop, model_key, text_run

@@ -9,7 +9,7 @@ from analysis.activation_patching import SITE_NAMES, proposed_pairs, reach
 from analysis.page_models.lab_activation_patching import cone_line, patch_view
 from explorer import why_runs
 from explorer.cache import checkpoint_or_stop, model_key, text_run
-from explorer.canvas_charts import canvas_heatmap
+from explorer.components import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.errors import InputError
 from explorer.heavy import NOT_RUN, in_heavy_lane

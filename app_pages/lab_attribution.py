@@ -7,7 +7,7 @@ from analysis.attribution import COMPLETENESS_TOLERANCE, QUICK_COUNT, VARIES
 from analysis.page_models.lab_attribution import HEADS_AVERAGED, layer_labels, why_view
 from explorer import why_runs
 from explorer.cache import checkpoint_or_stop, model_key, text_run
-from explorer.canvas_charts import canvas_heatmap
+from explorer.components import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.heavy import NOT_RUN, in_heavy_lane
 from explorer.state import VIEW, learner_text

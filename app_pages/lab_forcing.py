@@ -4,7 +4,7 @@ import streamlit as st
 
 from analysis.page_models.lab_forcing import forced_tokens, forcing_lab, writable_letters
 from explorer.callbacks import forced_step
-from explorer.canvas_charts import canvas_heatmap
+from explorer.components import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, learner_text

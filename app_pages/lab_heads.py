@@ -6,7 +6,7 @@ import streamlit as st
 from analysis.offsets import EXPLAINED_SHARE, OFFSETS
 from analysis.page_models.lab_heads import heads_lab, hypothesis_table
 from analysis.tasks import words
-from explorer.canvas_charts import svg_chart
+from explorer.components import svg_chart
 from explorer.lab_runs import NOISE_POINTS, SAMPLE_SIZE, ablation_table, offset_table, pattern_table
 from explorer.cache import checkpoint_or_stop, model_key
 from explorer.state import learner_text

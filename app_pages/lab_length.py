@@ -5,7 +5,7 @@ import streamlit as st
 from analysis.lab import lab_limit
 from analysis.page_models.lab_length import (default_long_text, exact_match_curve, first_wrong_table, long_text,
                                              two_texts)
-from explorer.canvas_charts import canvas_heatmap, svg_chart
+from explorer.components import canvas_heatmap, svg_chart
 from explorer.charts import projector_on
 from explorer.errors import InputError
 from explorer.lab_runs import failure_table, length_curve

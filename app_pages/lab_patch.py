@@ -6,7 +6,7 @@ import streamlit as st
 from analysis.page_models.lab_patch import (OUTCOMES, answer_caption, patch_findings, patch_maps, pattern_labels,
                                             places)
 from analysis.tasks import words
-from explorer.canvas_charts import canvas_heatmap
+from explorer.components import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.lab_runs import NOISE_POINTS, SAMPLE_SIZE, patch_table, patched_run
 from explorer.link_guard import stop_page

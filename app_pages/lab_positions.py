@@ -4,7 +4,7 @@ import streamlit as st
 
 from analysis.page_models.lab_positions import MODES, SIDES, no_positions, taken_away, target_codes_caption
 from analysis.tasks import words
-from explorer.canvas_charts import canvas_heatmap
+from explorer.components import canvas_heatmap
 from explorer.charts import projector_on
 from explorer.lab_runs import SAMPLE_SIZE, sample_exact_match
 from explorer.link_guard import stop_page

@@ -4,7 +4,7 @@ import streamlit as st
 
 from analysis.page_models.masks import D_K_SIZES, batch_texts, masks_view
 from explorer.callbacks import batch_row
-from explorer.canvas_charts import canvas_heatmap, svg_chart
+from explorer.components import canvas_heatmap, svg_chart
 from explorer.charts import projector_on
 from explorer.cache import batch_runs, checkpoint_or_stop, model_key
 from explorer.pickers import pick_head

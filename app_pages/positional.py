@@ -3,7 +3,7 @@
 import streamlit as st
 
 from analysis.page_models.positional import D_MODEL_SIZES, positional_view
-from explorer.canvas_charts import canvas_heatmap, svg_chart
+from explorer.components import canvas_heatmap, svg_chart
 from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, keep_in_range, learner_text

@@ -9,7 +9,7 @@ from analysis.page_models.training import MAX_UPLOAD_MB, TASKS, live_view, snaps
 from analysis.tasks import words
 from explorer import live_runs
 from explorer.callbacks import task_label
-from explorer.canvas_charts import canvas_heatmap, svg_chart
+from explorer.components import canvas_heatmap, svg_chart
 from explorer.charts import projector_on
 from explorer.errors import CheckpointError
 from server.gate import deferred, fragment

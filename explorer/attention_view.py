@@ -20,7 +20,7 @@ from viz.canvas_heatmap import ORANGES, Axes, Panel, Scale, heatmap_spec
 from server.gate import deferred, fragment
 
 from .cache import checkpoint_for, text_run
-from .canvas_charts import canvas_heatmap, switched_heatmaps
+from .components import canvas_heatmap, switched_heatmaps
 from .charts import projector_on
 from .exports import matrix_csv, trace_json
 from .link_guard import index_in_url

@@ -20,7 +20,7 @@ from viz.decode_steps import looked_spec, step_spec
 from server.gate import fragment
 
 from .cache import checkpoint_for, text_run
-from .canvas_charts import decode_part
+from .components import decode_part
 from .charts import projector_on
 from .link_guard import flag_in_url, index_in_url
 from .pickers import pick_head

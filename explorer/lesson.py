@@ -29,7 +29,7 @@ from viz.html_bars import probability_columns
 from viz.strips import vector_rows
 
 from . import why_runs
-from .canvas_charts import canvas_heatmap, cell_table, svg_chart
+from .components import canvas_heatmap, cell_table, svg_chart
 from .charts import projector_on
 from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table, patch_table, split_table
 from .links import page_link
@@ -41,7 +41,7 @@ STEP_KEY = "lesson_step"
 PERCENT = "%.1f%%"   # a data grid's percentage column, its values in percent
 HTML_CHARTS = {f.__name__: f for f in (probability_columns,)}                          # plain HTML (st.html)
 SVG_CHARTS = {f.__name__: f for f in (norms_bars, softmax_comparison)}                # drawn as SVG (viz.svg_charts)
-CANVASES = {f.__name__: f for f in (encoding_spec, mask_spec, lens_rows_spec, weights_spec)}      # drawn on the canvas (explorer.canvas_charts)
+CANVASES = {f.__name__: f for f in (encoding_spec, mask_spec, lens_rows_spec, weights_spec)}      # drawn on the canvas (explorer.components)
 
 
 @dataclass(frozen=True)

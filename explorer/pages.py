@@ -27,7 +27,7 @@ class Page:
     url_path: str            # "" for Home, the default page
     terms: tuple[str, ...]   # the glossary terms the page uses, in the order its popover lists them
     reads_text: bool = True  # it shows the sidebar's text (the Glossary does not)
-    canvases: int = 0        # the canvas heatmaps it draws for a typed word under the reversal (explorer.canvas_charts)
+    canvases: int = 0        # the canvas heatmaps it draws for a typed word under the reversal (explorer.components)
     svgs: int = 0            # and its small SVG charts (viz.svg_charts): the browser tests count both
     model_module: str = ""   # where its page model lives, if not analysis/page_models/<id>.py
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from .canvas_charts import mount_with_data
+from .components import mount_with_data
 
 # Once per mark in this tab (sessionStorage): the polls that rerun the page later leave the student where they
 # scrolled to. Streamlit's main area scrolls inside stMain, not the window.

@@ -21,7 +21,7 @@ def weights_spec(weights: np.ndarray, query_labels: list[str], key_labels: list[
                  query_title: str = "query position", key_title: str = "key position", panel: str = "",
                  highlight_row: int | None = None, highlight_cell: tuple[int, int] | None = None,
                  height: int | None = None, projector: bool = False) -> dict:
-    """(Tq, Tk) weights as one canvas heatmap (explorer.canvas_charts) on the 0-1 scale, each value written on its
+    """(Tq, Tk) weights as one canvas heatmap (explorer.components) on the 0-1 scale, each value written on its
     cell where the matrix is small enough to hold them; `highlight_row` outlines one query's row,
     `highlight_cell` one (query, key) cell; `panel` names the matrix above it (else only `title` does)."""
     weights = np.asarray(weights, dtype=float)
@@ -41,7 +41,7 @@ SHORT = {"layer": "L", "head": "H"}   # a panel's title, as the pages name heads
 def attention_grid_spec(weights: np.ndarray, query_labels: list[str], key_labels: list[str], title: str,
                    row_name: str = "layer", col_name: str = "head", query_title: str = "query",
                    key_title: str = "key", projector: bool = False) -> dict:
-    """(R, C, Tq, Tk) weights -> a canvas heatmap (explorer.canvas_charts) of R x C panels on one 0-1 scale, C to
+    """(R, C, Tq, Tk) weights -> a canvas heatmap (explorer.components) of R x C panels on one 0-1 scale, C to
     a row where the width holds them (fewer on a phone). A Plotly mosaic of them took 0.1-0.16 s to draw again
     for every new word; the canvas takes milliseconds. Panels are titled as the pages name heads (L0 H3)."""
     weights = np.asarray(weights, dtype=float)

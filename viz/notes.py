@@ -1,5 +1,5 @@
 """Sentences, a page link and a download button as HTML, for the charts that switch views in the browser
-(explorer.canvas_charts.switched_heatmaps): each view brings its own words, so they cannot be Streamlit elements.
+(explorer.components.switched_heatmaps): each view brings its own words, so they cannot be Streamlit elements.
 Every text is escaped here."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from .svg_charts import DISTINCT, Series, grouped_bars, line_chart
 
 def encoding_spec(pe: np.ndarray, title: str, row_labels: list[str] | None = None, row_title: str = "position",
                   projector: bool = False) -> dict:
-    """(P, d) encodings for the canvas heatmap (explorer.canvas_charts): a Plotly heatmap of them was drawn again
+    """(P, d) encodings for the canvas heatmap (explorer.components): a Plotly heatmap of them was drawn again
     for every new word (about 0.15 s). Each cell is named in the hover by its position (and character) and its
     dimension, sin or cos."""
     pe = np.asarray(pe, dtype=float)

@@ -1,4 +1,4 @@
-"""Short vectors as rows of coloured cells, in plain HTML for explorer.canvas_charts.cell_table, which writes it into
+"""Short vectors as rows of coloured cells, in plain HTML for explorer.components.cell_table, which writes it into
 the page as it is: every piece of text that goes in is escaped here.
 
 A page that walks through one attention weight shows many small vectors; as Plotly charts, each one more for

@@ -64,7 +64,7 @@ def _scale(low: float, high: float, y_range: tuple[float, float] | None):
 
 def numbers_table(headers: list[str], rows: list[list[str]]) -> str:
     """A chart's numbers as a table behind a disclosure (details: one click, or Enter from the keyboard, opens it);
-    each row's first cell is its header. Styled by the component's CSS (explorer.canvas_charts), not per cell."""
+    each row's first cell is its header. Styled by the component's CSS (explorer.components), not per cell."""
     head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in headers)
     body = "".join(f'<tr><th scope="row">{html.escape(row[0])}</th>'
                    + "".join(f"<td>{html.escape(cell)}</td>" for cell in row[1:]) + "</tr>" for row in rows)

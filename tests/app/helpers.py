@@ -96,7 +96,7 @@ def metric_values(at: AppTest) -> list[str]:
 
 
 def cell_tables(at: AppTest) -> list[str]:
-    """The markup of every viz.strips table (explorer.canvas_charts.cell_table) on the page, in page order."""
+    """The markup of every viz.strips table (explorer.components.cell_table) on the page, in page order."""
     return [json.loads(el.proto.bytes)["markup"] for el in at.get("bidi_component")
             if el.proto.component_name.endswith("cell_table")]
 
@@ -171,7 +171,7 @@ def row_bars(at: AppTest) -> list[list[tuple[str, str, float]]]:
 
 
 def svg_charts(at: AppTest) -> dict[str, str]:
-    """The markup of each viz.svg_charts chart (explorer.canvas_charts.svg_chart), by its key."""
+    """The markup of each viz.svg_charts chart (explorer.components.svg_chart), by its key."""
     return {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.bytes)["markup"] for el in at.get("bidi_component")
             if el.proto.component_name.endswith("svg_chart")}
 
@@ -199,7 +199,7 @@ def svg_marks(markup: str) -> list[float]:
 
 
 def canvas_charts(at: AppTest) -> dict[str, dict]:
-    """Canvas heatmaps (explorer.canvas_charts) by their key: the spec each was drawn from. A chart whose views the
+    """Canvas heatmaps (explorer.components) by their key: the spec each was drawn from. A chart whose views the
     browser switches (switched_heatmaps) gives the view it opens on, and its whole data as "switch"."""
     charts = {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.bytes) for el in at.get("bidi_component")
               if el.proto.component_name.endswith("canvas_heatmap")}

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from explorer.canvas_charts import json_bytes
+from explorer.components import json_bytes
 from explorer.pages import PAGES as REGISTRY
 from tests.links import LINKS
 
@@ -703,7 +703,7 @@ DRAWN = """els => els.map(e => ({title: e.title, row: e.dataset.row, token: e.da
 def draw_decode(page, data: list[dict], python_html: str = "") -> None:
     """explorer/components/decode_steps.js on its own, given each part's data (in #step and #looked), beside HTML
     viz draws from Python (in #python)."""
-    from explorer.canvas_charts import _DECODE_JS
+    from explorer.components import _DECODE_JS
     page.set_content('<div id="step"><div class="decode"></div></div><div id="looked"><div class="decode"></div></div>'
                      '<div id="python"></div>')
     page.add_script_tag(type="module",

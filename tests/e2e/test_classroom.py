@@ -52,7 +52,7 @@ async def type_and_read(page, word: str) -> dict:
         """w => document.querySelector("[data-testid='stSidebar']").innerText.includes(w)""",
         arg=word[::-1].replace(" ", "␣"), timeout=120_000)
     await page.wait_for_selector(SETTLED, timeout=120_000)
-    detail = page.locator(".heatmap", has_text="(left) and the average")   # the large view (explorer.canvas_charts)
+    detail = page.locator(".heatmap", has_text="(left) and the average")   # the large view (explorer.components)
     await detail.locator("canvas").wait_for(timeout=120_000)
     spec = await detail.evaluate("root => root.spec")
     return {"word": word, "sidebar": await page.get_by_test_id("stSidebar").inner_text(), "z": spec["panels"][0]["z"],

@@ -40,11 +40,11 @@ def test_names_given_replace_the_position_and_label_ones():
 
 
 def test_a_charts_data_goes_as_standard_json_with_the_numbers_json_dumps_writes():
-    """explorer.canvas_charts.json_bytes (orjson): the same values as json.dumps on a spec with rounded weights,
+    """explorer.components.json_bytes (orjson): the same values as json.dumps on a spec with rounded weights,
     None for NaN and labels in any script; NaN itself and numpy numbers become JSON a browser's parser takes."""
     import json
 
-    from explorer.canvas_charts import json_bytes
+    from explorer.components import json_bytes
     m = np.random.default_rng(0).normal(size=(7, 9))
     m[2, 3] = np.nan
     s = heatmap_spec([Panel("head 0", m), Panel("head 1", -m)], Axes(list("abcdéfg"), [f"→{i}" for i in range(9)], "q", "k"),

@@ -180,3 +180,17 @@ def test_no_product_module_imports_itself_back_through_a_circle():
                     stack.append((nxt, (*path, nxt)))
     assert circles == []
     assert "explorer.frame" in graph and graph["explorer.frame"], "the walk must see the frame's imports"
+
+
+def test_the_chart_components_are_one_unit_that_imports_nothing_else_of_the_project():
+    """explorer/components is the front end's one Python entry beside its JS and CSS: it takes specs (dicts) and
+    mounts them, so it may be moved or replaced without the page glue around it."""
+    unit = ROOT / "explorer" / "components"
+    files = sorted(unit.rglob("*.py"))
+    assert files == [unit / "__init__.py"]
+    project = {"transformer", "analysis", "teaching", "classroom", "viz", "explorer", "server", "app_pages"}
+    assert imported(files[0]) & project == set()
+    assert not any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(ast.parse(files[0].read_text())))
+    read = {p.name for p in unit.iterdir() if p.suffix in {".js", ".css"}}
+    source = files[0].read_text()
+    assert read and all(f'"{name}"' in source for name in read), "every JS and CSS file beside it is read by it"

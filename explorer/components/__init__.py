@@ -1,0 +1,106 @@
+"""The canvas heatmap, the small SVG charts and the tables of coloured cells as Streamlit components
+(st.components.v2: no iframe, each in its own shadow DOM)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import streamlit as st
+
+_HERE = Path(__file__).parent
+_VIEWS_JS = (_HERE / "views.js").read_text()     # what both switching components keep, before their own code
+_JS = _VIEWS_JS + (_HERE / "heatmap.js").read_text()
+# The page's own font: Streamlit 1.67 names it "Source Sans" (1.65 "Source Sans Pro", which no longer loads), and
+# a chart asking for the old name alone had its title, hint and tooltip drawn in the system's Liberation Sans.
+_CSS = (_HERE / "heatmap.css").read_text()
+_HTML = '<div class="picker"></div><div class="heatmap"></div><div class="notes"></div>'
+
+
+def canvas_heatmap(spec: dict, key: str, container=None) -> None:
+    """Draw a viz.canvas_heatmap spec (in `container`, else where the page is); `key` names it for the tests, as
+    a chart's key does. Registered at each call: the registry belongs to the runtime, which AppTest makes anew
+    (the same definition again is silent)."""
+    mount_with_data(st.components.v2.component("canvas_heatmap", js=_JS, css=_CSS, html=_HTML), spec, key, container)
+
+
+def switched_heatmaps(views: list[dict], notes: list[str], key: str, group: str, chosen: int,
+                      picker: str | None = None, view_names: list[str] | None = None, param: str | None = None,
+                      csv: list[str] | None = None, links: str | None = None) -> None:
+    """One canvas heatmap with several views (viz.canvas_heatmap specs), switched in the browser with no rerun:
+    every call with the same `group` follows the radio buttons that the call with `picker` (their legend,
+    `view_names` their labels) draws, which keep the choice in the URL as `param`. `notes`: each view's HTML
+    (viz.notes), `csv` what its download button saves; a plain click on its page link clicks the view's own
+    st.page_link in the container keyed `links` (one a view, in order). Starts at view `chosen`."""
+    data = {"views": views, "notes": notes, "group": group, "chosen": chosen, "picker": picker,
+            "view_names": view_names, "param": param, "csv": csv, "links": links}
+    mount_with_data(st.components.v2.component("canvas_heatmap", js=_JS, css=_CSS, html=_HTML), data, key, None)
+
+
+def mount_with_data(mount, data: dict, key: str, container) -> None:
+    """A component's mount with its data, in `container` (None or st: the page itself, as the lesson passes it).
+    The data goes as JSON bytes written once here, which the browser parses as it parsed Streamlit's JSON: given
+    a dict, Streamlit wrote it out twice a run (once to send, once with sorted keys to name the element) and
+    scanned it for dataframes, 4 % of a busy server's time (py-spy under benchmarks.classroom); bytes it sends
+    as they are and names by their hash. orjson writes them 5 times faster than json.dumps (1.29 → 0.25 ms for two
+    48 × 64 panels: a quarter of Positional encoding's rerun), the same numbers (shortest round-trip forms)."""
+    payload = json_bytes(data)
+    if container is None or container is st:
+        mount(data=payload, key=key)
+    else:
+        with container:
+            mount(data=payload, key=key)
+
+
+def json_bytes(data: dict) -> bytes:
+    """A chart's data as standard JSON (NaN as null, which the browser's parser takes; numpy numbers as numbers)."""
+    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
+
+
+# Markup built in viz (every label escaped there, html.escape) written into a component's one element as it is:
+# the small SVG charts and the tables of coloured cells.
+_MARKUP_JS = (_HERE / "markup.js").read_text()
+
+
+def _markup(name: str, css_class: str, css: str, markup: str, key: str | None, container) -> None:
+    """`markup` in the element of class `css_class` of the component `name`, styled by `css`."""
+    html = f'<div class="{css_class}" data-markup></div>'
+    mount_with_data(st.components.v2.component(name, js=_MARKUP_JS, css=css, html=html), {"markup": markup}, key,
+                    container)
+
+
+# Streamlit's st.html keeps HTML and drops SVG, so the small charts of viz.svg_charts come through a component of
+# their own.
+_SVG_CSS = (_HERE / "svg_chart.css").read_text()
+
+
+def svg_chart(markup: str, key: str, container=None) -> None:
+    """Draw a viz.svg_charts chart (in `container`, else where the page is); `key` names it for the tests."""
+    _markup("svg_chart", "svg-chart", _SVG_CSS, markup, key, container)
+
+
+# Tables of coloured cells (viz.strips) come through a component too: st.html passes its markup through
+# DOMPurify in the browser, 0.12 s of Inside one head's rerun at 48 characters (about 1,300 cells, each with its
+# tooltip and value) in a Chromium CPU profile.
+# As Streamlit's page sets them (its rules do not reach into a shadow DOM): box sizes, and the focus ring of a
+# table's box, which Tab reaches to scroll it sideways. On several lines: Streamlit reads a one-line string with a *
+# in it as a file's name.
+_CELLS_CSS = (_HERE / "cell_table.css").read_text()
+
+
+def cell_table(markup: str, key: str | None = None, container=None) -> None:
+    """Draw a viz.strips table (in `container`, else where the page is); the tests find it by its title."""
+    _markup("cell_table", "cells", _CELLS_CSS, markup, key, container)
+
+
+# Decode step by step's two parts (viz.decode_steps), stepped in the browser. As Streamlit's page draws its own:
+# metrics, captions, a table, buttons and headers (its rules do not reach into a shadow DOM).
+_DECODE_JS = _VIEWS_JS + (_HERE / "decode_steps.js").read_text()
+_DECODE_CSS = (_HERE / "decode_steps.css").read_text()
+
+
+def decode_part(spec: dict, key: str) -> None:
+    """Draw one part of Decode step by step (viz.decode_steps: "step" or "looked")."""
+    html = '<div class="decode"></div>'
+    mount_with_data(st.components.v2.component("decode_steps", js=_DECODE_JS, css=_DECODE_CSS, html=html), spec, key,
+                    None)
