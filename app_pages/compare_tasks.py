@@ -5,7 +5,6 @@ import streamlit as st
 from analysis.page_models.compare_tasks import (ALONE, COMPARED, ROLE_TERMS, SHARPEST, TERMS, WHOLE,
                                              compare_tasks_view)
 from explorer.components import canvas_heatmap
-from explorer.charts import projector_on
 from explorer.errors import CheckpointError, InputError
 from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, chosen_task, task_checkpoint, task_position_means, task_run
@@ -63,7 +62,7 @@ with columns_part:
         answer_metric(column, "writes", task_view.run, "exactly {output}", "not {output}")
         in_full(column, task_view.run.output)
         canvas_heatmap(weights_spec(task_view.best, task_view.rows, task_view.source, task_view.best_title,
-                                    "reads → writes", "source", height=420, projector=projector_on()),
+                                    "reads → writes", "source", height=420),
                        key=f"best_{task_view.task}", container=column)
         column.caption(task_view.best_caption)
         if task_view.wrong_note is not None:
@@ -79,8 +78,7 @@ for task_view in view.columns:
     st.markdown(task_view.role_sentence)
 for column, task_view in zip(st.columns(len(view.columns)), view.columns):
     canvas_heatmap(weights_spec(task_view.role_weights, task_view.rows, task_view.source,
-                                task_view.role_weights_title, "reads → writes", "source", height=420,
-                                projector=projector_on()), key=f"alone_{task_view.task}", container=column)
+                                task_view.role_weights_title, "reads → writes", "source", height=420), key=f"alone_{task_view.task}", container=column)
 
 st.subheader("The raw codes, before the encoder rewrote where each character stands")
 st.markdown(
@@ -107,7 +105,6 @@ for tab, task_view in zip(tabs, view.columns):
     if tab.open:
         with tab:
             canvas_heatmap(attention_grid_spec(task_view.grid, task_view.rows, task_view.source, task_view.grid_title,
-                                               query_title="decoder step", key_title="source position",
-                                               projector=projector_on()), key=f"grid_{task_view.task}")
+                                               query_title="decoder step", key_title="source position"), key=f"grid_{task_view.task}")
             canvas_heatmap(terms_spec(task_view.split_terms, task_view.rows, task_view.source, task_view.split_title,
-                                      "step", "source", projector=projector_on()), key=f"split_{task_view.task}")
+                                      "step", "source"), key=f"split_{task_view.task}")

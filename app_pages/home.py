@@ -7,7 +7,6 @@ from analysis.tasks import words
 from explorer.callbacks import set_state
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.components import svg_chart
-from explorer.charts import projector_on
 from explorer.links import page_link
 from explorer.state import TEXT_KEY, learner_text
 from explorer.text import in_full
@@ -48,7 +47,7 @@ st.caption(view.steps_caption)
 st.header("The architecture")
 c = view.config
 svg_chart(architecture_svg(c.d_model, c.n_heads, c.d_ff, c.n_encoder_layers, c.n_decoder_layers, c.vocab_size,
-                           c.norm, c.tie_embeddings, grow=projector_on()), key="architecture")
+                           c.norm, c.tie_embeddings), key="architecture")
 
 st.subheader("Residual connections and LayerNorm")
 st.markdown(view.norm_sentence)

@@ -7,7 +7,6 @@ from analysis.page_models.how_it_reverses import (beyond_training, even_heads, e
                                                   length_source, looking_and_needed, mirror_needs_length, read_first,
                                                   two_steps)
 from explorer.components import canvas_heatmap
-from explorer.charts import projector_on
 from explorer.lab_runs import (NOISE_POINTS, SAMPLE_SIZE, ablation_table, failure_table, length_probe, offset_table,
                                patch_table, pattern_table)
 from explorer.cache import checkpoint_or_stop, model_key, reversal_only, text_run
@@ -82,7 +81,7 @@ for sentence in steps.sentences:
     st.markdown(sentence)
 if steps.on is not None:
     canvas_heatmap(maps_with_and_without(steps.on, steps.off, steps.rows, steps.cols, steps.off_name,
-                                         title="Last layer", projector=projector_on()), key="composition")
+                                         title="Last layer"), key="composition")
     st.caption(steps.caption)
 
 st.header("5 · Looking right, looking shifted, being needed")

@@ -10,7 +10,6 @@ from analysis.page_models.inside_one_head import (MOST, ROLE_INTRO, ROLES_NEED_E
                                                  role_terms)
 from explorer.callbacks import key_position
 from explorer.components import canvas_heatmap, cell_table
-from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, intervention, model_key, position_means_for, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import VIEW, keep_in_range, learner_text
@@ -69,7 +68,7 @@ if view.ablated_note:
 
 canvas_heatmap(heatmap_spec([Panel(f"head {head}", view.overview, outlines=[(i, j, j + 1)])],
                             Axes(rows, cols, ax.row_title, ax.col_title),
-                            f"Head {head}'s weights (the chosen cell outlined)", projector=projector_on()),
+                            f"Head {head}'s weights (the chosen cell outlined)"),
                key="overview")
 
 # --- 1. The stream and its LayerNorm -----------------------------------------------------------------
@@ -78,7 +77,7 @@ if inside.pre_norm:
     st.latex(r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta")
 st.markdown(view.stream_sentence)
 cell_table(vector_rows([at.stream, at.normed.derived], view.stream_labels,
-                       title=f"Position {i}: {config.d_model} numbers each", projector=projector_on()), "cells_stream")
+                       title=f"Position {i}: {config.d_model} numbers each"), "cells_stream")
 if view.memory_note:
     st.info(view.memory_note, icon="↔️")
 
@@ -88,7 +87,7 @@ st.latex(view.qkv_latex)
 st.caption(view.qkv_caption)
 cell_table(vector_rows([at.queries.derived[h], at.keys.derived[h, j], at.values.derived[h, j], inside.products],
                        [f"q_{i}", f"k_{j}", f"v_{j}", f"q_{i}[d] × k_{j}[d]"], ruled=3,
-                       title=f"{d_k} numbers each; the last row is q·k term by term", projector=projector_on()),
+                       title=f"{d_k} numbers each; the last row is q·k term by term"),
            "cells_qkv")
 st.latex(view.score_latex)
 st.markdown(view.score_sentence)
@@ -134,7 +133,7 @@ st.latex(rf"\mathrm{{head}}_{h}(i) = \sum_j w_{{ij}}\, v_j")
 cell_table(vector_rows([*view.weighted, at.heads.derived[h]],
                        [*(f"{k}:{c}" for k, c in enumerate(cols)), "= head output"],
                        title=f"w[{i}, j] · v_j for every key j, and their sum (key {j} outlined)",
-                       show_values=len(cols) <= 12, outlined=j, ruled=len(cols), projector=projector_on()),
+                       show_values=len(cols) <= 12, outlined=j, ruled=len(cols)),
            "cells_weighted")
 st.markdown(view.weighted_sentence)
 if inside.switched_off:
@@ -148,8 +147,7 @@ if inside.switched_off:
 if view.letters is not None:
     st.header("What this head writes: letter in → logit out")
     canvas_heatmap(letter_map_spec(view.letters.logits, view.letters.letters, f"Cross L{layer} H{head}: the logits "
-                                   "its value path gives each character (outlined: each row's largest)",
-                                   projector_on()), key="letter_map")
+                                   "its value path gives each character (outlined: each row's largest)"), key="letter_map")
     st.markdown(view.letters_sentence)
     st.caption(view.letters_caption)
 
@@ -159,7 +157,7 @@ st.latex(view.residual_latex)
 cell_table(vector_rows([at.concat.derived, at.output.derived, at.stream, at.residual.derived],
                        ["c_i = Concat(heads)", "after W^O", f"x_{i}", f"x_{i}' (stream after)"],
                        title=f"{config.d_model} numbers each; head {head} fills dimensions {h * d_k}–"
-                             f"{(h + 1) * d_k - 1} of the concatenation", projector=projector_on()), "cells_concat")
+                             f"{(h + 1) * d_k - 1} of the concatenation"), "cells_concat")
 st.markdown(view.concat_sentence)
 
 # --- 7. The rest of the layer -----------------------------------------------------------------------------
@@ -192,6 +190,6 @@ st.caption(view.norms_caption)
 # --- Logit lens ---------------------------------------------------------------------------------------
 st.header("Logit lens: what the decoder would write if it stopped after each layer")
 canvas_heatmap(logit_lens_spec(view.lens_correct_p, view.lens_top, view.lens_steps,
-                               "p(correct next token); the token the lens would pick in each cell", projector_on()),
+                               "p(correct next token); the token the lens would pick in each cell"),
                key="lens")
 st.caption(view.lens_caption)

@@ -6,7 +6,6 @@ from analysis.page_models.lab_ablation import presets, single_head_table, switch
 from analysis.tasks import words
 from explorer.callbacks import set_state
 from explorer.components import canvas_heatmap, svg_chart
-from explorer.charts import projector_on
 from explorer.lab_runs import NOISE_POINTS, RULE_OF_THREE_POINTS, SAMPLE_SIZE, ablation_table
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head, pick_switched_off
@@ -52,7 +51,7 @@ with upper:
     st.caption(view.probability_caption)
 
 canvas_heatmap(side_by_side_spec([view.was, view.now], ["every head working", "with your heads off"], view.rows,
-                                 view.cols, view.changed_title, projector=projector_on()), key="changed")
+                                 view.cols, view.changed_title), key="changed")
 st.caption(view.change_caption)
 
 st.header("Every head switched off alone")

@@ -10,7 +10,6 @@ from analysis.page_models.lab_activation_patching import cone_line, patch_view
 from explorer import why_runs
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.components import canvas_heatmap
-from explorer.charts import projector_on
 from explorer.errors import InputError
 from explorer.heavy import NOT_RUN, in_heavy_lane
 from explorer.link_guard import stop_page
@@ -96,8 +95,7 @@ found = why_runs.causal_cone(key, text, other_text)
 sources = [f"{i}: {s}" for i, s in enumerate(clean.source[:len(found.memory)])]
 for spec, name in zip(causal_cone_specs(found.memory, found.stream, sources,
                                         [str(t) for t in range(found.stream.shape[1])],
-                                        "Output steps whose most likely character moves, one patch at a time",
-                                        projector=projector_on()), ("cone_memory", "cone_stream")):
+                                        "Output steps whose most likely character moves, one patch at a time"), ("cone_memory", "cone_stream")):
     canvas_heatmap(spec, key=name)
 st.caption("Each cell: one patch on its own, with the other text's own output read at every step (as in "
            "training), so a cell counts the steps whose most likely next character moves against that fixed prefix. "

@@ -8,7 +8,6 @@ from analysis.page_models.lab_attribution import HEADS_AVERAGED, layer_labels, w
 from explorer import why_runs
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.components import canvas_heatmap
-from explorer.charts import projector_on
 from explorer.heavy import NOT_RUN, in_heavy_lane
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown
@@ -51,7 +50,7 @@ view = why_view(run, found, layer, head, step, here, every)
 st.markdown(escape_markdown(view.step_line))
 canvas_heatmap(lens_rows_spec([c.name for c in view.columns], [c.values for c in view.columns], view.sources,
                               f"Step {step}: each lens over the source (each row on its own colour scale; a row "
-                              f"within {VARIES:g} left white)", flat=VARIES, projector=projector_on()),
+                              f"within {VARIES:g} left white)", flat=VARIES),
                key="lenses")
 st.dataframe({"source": view.sources, **{c.name: c.values for c in view.columns}}, hide_index=True,
              width="stretch", column_config={c.name: st.column_config.NumberColumn(format="%.3g")
@@ -100,7 +99,6 @@ st.markdown(escape_markdown(view.disagreements))
 st.header("Merging heads and layers: attention rollout beside occlusion")
 canvas_heatmap(side_by_side_spec([view.rollout, view.occlusion.clip(0, 1)], ["attention rollout", "occlusion"],
                                  view.rollout_rows, view.sources, "Attention rollout and occlusion, output step by "
-                                 "source character", "output step → writes", "source character", "value",
-                                 projector_on()), key="rollout")
+                                 "source character", "output step → writes", "source character", "value"), key="rollout")
 st.caption(escape_markdown(view.rollout_line + " Occlusion drawn from 0: a swap that raised the probability shows "
                            "as 0."))

@@ -5,7 +5,6 @@ import streamlit as st
 from analysis.page_models.lab_forcing import forced_tokens, forcing_lab, writable_letters
 from explorer.callbacks import forced_step
 from explorer.components import canvas_heatmap
-from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, learner_text
 from explorer.text import escape_markdown, visible
@@ -53,7 +52,7 @@ if not forced:
     right.info("Force a token above, and its map appears here beside this one.", icon="👈")
 for column, cross in zip((left, right), view.maps):
     canvas_heatmap(weights_spec(cross.weights, cross.rows, cross.cols, cross.title, "decoder position (reads)",
-                                "source position", height=cross.height, projector=projector_on()),
+                                "source position", height=cross.height),
                    key=cross.key, container=column)
 st.caption("Each row is one free-running step. After a forced token, look at the rows below it: does the model "
            "keep its place on the source, or lose it?")

@@ -6,7 +6,6 @@ from analysis.lab import lab_limit
 from analysis.page_models.lab_length import (default_long_text, exact_match_curve, first_wrong_table, long_text,
                                              two_texts)
 from explorer.components import canvas_heatmap, svg_chart
-from explorer.charts import projector_on
 from explorer.errors import InputError
 from explorer.lab_runs import failure_table, length_curve
 from explorer.link_guard import stop_page
@@ -67,6 +66,6 @@ for column, own, shown, name in ((left, good_own, view.maps[0], "good"), (right,
     in_full(column, own.output)
     canvas_heatmap(weights_spec(shown.weights, shown.rows, shown.cols,
                                 "Cross-attention, last layer, head average (a summary)", "decoder position",
-                                "source position", height=480, projector=projector_on()),
+                                "source position", height=480),
                    key=f"attention_{name}", container=column)
 st.caption(view.caption)

@@ -7,7 +7,6 @@ from analysis.page_models.lab_patch import (OUTCOMES, answer_caption, patch_find
                                             places)
 from analysis.tasks import words
 from explorer.components import canvas_heatmap
-from explorer.charts import projector_on
 from explorer.lab_runs import NOISE_POINTS, SAMPLE_SIZE, patch_table, patched_run
 from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, model_key, text_run
@@ -44,8 +43,7 @@ maps = patch_maps(config, ckpt.vocab, text_run(key, text, teacher=True), pattern
 charts = st.columns(2)
 for column, weights, name, title in ((charts[0], maps.own, "own", maps.own_title),
                                      (charts[1], maps.yours, "yours", "Your pattern")):
-    canvas_heatmap(weights_spec(weights, maps.rows, maps.cols, title, "decoder position (reads)", "source position",
-                                projector=projector_on()), key=f"patch_{name}", container=column)
+    canvas_heatmap(weights_spec(weights, maps.rows, maps.cols, title, "decoder position (reads)", "source position"), key=f"patch_{name}", container=column)
 st.caption(maps.caption)
 
 st.header("Predict first")

@@ -5,7 +5,6 @@ import streamlit as st
 from analysis.page_models.lab_positions import MODES, SIDES, no_positions, taken_away, target_codes_caption
 from analysis.tasks import words
 from explorer.components import canvas_heatmap
-from explorer.charts import projector_on
 from explorer.lab_runs import SAMPLE_SIZE, sample_exact_match
 from explorer.link_guard import stop_page
 from explorer.cache import checkpoint_or_stop, model_key, text_run
@@ -57,5 +56,5 @@ left.metric(f"Exact match on {SAMPLE_SIZE} held-out words", view.kept)
 right.metric(f"Exact match on {SAMPLE_SIZE} held-out words ", view.lost, delta=view.change, delta_color="normal")
 
 canvas_heatmap(side_by_side_spec(view.maps, view.map_names, view.rows, view.cols, view.title,
-                                 "decoder position (reads)", "source position", projector=projector_on()), key="cross")
+                                 "decoder position (reads)", "source position"), key="cross")
 st.caption(view.caption)

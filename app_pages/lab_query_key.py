@@ -4,7 +4,6 @@ import streamlit as st
 
 from analysis.page_models.lab_query_key import query_key_view
 from explorer.components import canvas_heatmap, svg_chart
-from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head
 from explorer.state import learner_text
@@ -32,6 +31,5 @@ qk = view.plane
 left, right = st.columns([3, 2])
 svg_chart(query_key_scatter(qk.query_xy, qk.key_xy, view.queries, view.keys, qk.explained, title=view.title),
           key="plane", container=left)
-canvas_heatmap(scores_spec(qk.scores, view.queries, view.keys, "Its scores q·k/√d_k (all dimensions)",
-                           projector=projector_on()), key="scores", container=right)
+canvas_heatmap(scores_spec(qk.scores, view.queries, view.keys, "Its scores q·k/√d_k (all dimensions)"), key="scores", container=right)
 st.caption(view.caption)

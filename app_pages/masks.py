@@ -5,7 +5,6 @@ import streamlit as st
 from analysis.page_models.masks import D_K_SIZES, batch_texts, masks_view
 from explorer.callbacks import batch_row
 from explorer.components import canvas_heatmap, svg_chart
-from explorer.charts import projector_on
 from explorer.cache import batch_runs, checkpoint_or_stop, model_key
 from explorer.pickers import pick_head
 from explorer.state import VIEW, learner_text
@@ -51,18 +50,16 @@ with batch_part:
     st.dataframe(view.batch_sources, width="content")
     positions = [str(i) for i in range(view.causal_mask.shape[0])]
     canvas_heatmap(mask_spec(view.padding_mask, view.row_names, [str(i) for i in range(view.padding_mask.shape[1])],
-                             "Padding mask of the source batch", "batch row", "source position",
-                             projector=projector_on()), key="padding_mask")
-    canvas_heatmap(mask_spec(view.causal_mask, positions, positions, "Causal mask (the same for every row)",
-                             projector=projector_on()), key="causal_mask")
+                             "Padding mask of the source batch", "batch row", "source position"), key="padding_mask")
+    canvas_heatmap(mask_spec(view.causal_mask, positions, positions, "Causal mask (the same for every row)"), key="causal_mask")
 
 with head_part:
     st.caption(f"Mask used here: **{view.mask_used}**. The grey cells of the scores are exactly the masked ones; "
                "after softmax they receive weight 0.")
     canvas_heatmap(scores_spec(view.scores, view.queries, view.keys, f"1 · Masked scores QKᵀ/√d_k, row {row} "
-                               "(grey: −∞)", projector=projector_on()), key="scores")
+                               "(grey: −∞)"), key="scores")
     canvas_heatmap(weights_spec(view.weights, view.queries, view.keys, f"2 · After softmax, row {row}",
-                                panel=f"layer {layer}, head {head}", projector=projector_on()), key="weights")
+                                panel=f"layer {layer}, head {head}"), key="weights")
     st.dataframe(view.row_facts, hide_index=True, width="content",
                  column_config={"row sum": st.column_config.NumberColumn(format="%.6f")})
     st.markdown(view.masked_sentence)

@@ -4,7 +4,6 @@ import streamlit as st
 
 from analysis.page_models.positional import D_MODEL_SIZES, positional_view
 from explorer.components import canvas_heatmap, svg_chart
-from explorer.charts import projector_on
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, keep_in_range, learner_text
 from viz import encoding_spec, norms_bars, offset_distance_chart, rotation_check_chart, similarity_spec
@@ -58,15 +57,14 @@ run = text_run(key, text)
 view = positional_view(run, config, custom_d, custom_len, delta, pos)
 
 with model_part:
-    canvas_heatmap(encoding_spec(view.table, f"PE for d_model = {d_model}", projector=projector_on()), key="pe_model")
+    canvas_heatmap(encoding_spec(view.table, f"PE for d_model = {d_model}"), key="pe_model")
 with custom_part:
-    canvas_heatmap(encoding_spec(view.custom, f"PE for d_model = {custom_d}, {custom_len} positions",
-                                 projector=projector_on()), key="pe_custom")
+    canvas_heatmap(encoding_spec(view.custom, f"PE for d_model = {custom_d}, {custom_len} positions"), key="pe_custom")
 with input_part:
     st.markdown(view.scaling_sentence)
     vectors = view.vectors
     canvas_heatmap(encoding_spec(vectors.positions, "The position codes added to your characters",
-                                 row_labels=view.source, row_title="source position", projector=projector_on()),
+                                 row_labels=view.source, row_title="source position"),
                    key="pe_input")
     svg_chart(norms_bars(view.source, vectors.embedding_norm, vectors.raw_embedding_norm, vectors.position_norm,
                          title="Embedding norm beside positional-encoding norm"), key="norms")
@@ -74,7 +72,7 @@ with input_part:
 with why_part:
     st.markdown(view.similarity_sentence)
     left, right = st.columns(2)
-    canvas_heatmap(similarity_spec(view.similarity, title="PE · PEᵀ", projector=projector_on()), key="similarity",
+    canvas_heatmap(similarity_spec(view.similarity, title="PE · PEᵀ"), key="similarity",
                    container=left)
     svg_chart(offset_distance_chart(view.distances, title="‖PE(pos+δ) − PE(pos)‖ for every pos"), key="distances",
               container=right)

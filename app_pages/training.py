@@ -10,7 +10,6 @@ from analysis.tasks import words
 from explorer import live_runs
 from explorer.callbacks import task_label
 from explorer.components import canvas_heatmap, svg_chart
-from explorer.charts import projector_on
 from explorer.errors import CheckpointError
 from server.gate import deferred, fragment
 from explorer.lab_runs import offset_table
@@ -61,7 +60,7 @@ if saved:
               key="curves")
     st.caption(view.loss_caption)
     canvas_heatmap(attention_grid_spec(view.cross, view.rows, view.source, view.grid_title, query_title="decoder step",
-                                       key_title="source position", projector=projector_on()), key="grid")
+                                       key_title="source position"), key="grid")
     st.caption(view.grid_caption)
     if view.every_head is not None:
         st.markdown(view.every_head)

@@ -21,7 +21,6 @@ from server.gate import deferred, fragment
 
 from .cache import checkpoint_for, text_run
 from .components import canvas_heatmap, switched_heatmaps
-from .charts import projector_on
 from .exports import matrix_csv, trace_json
 from .link_guard import index_in_url
 from .links import page_link
@@ -50,7 +49,7 @@ def attention_views(key: str, text: str) -> None:
     chosen = index_in_url(HEAD_PARAM, n_heads, model=key)
     grid = attention_grid_spec(view.weights, rows, cols, f"{n_layers} layers × {n_heads} heads, each row of "
                                "weights summing to 1 (framed: the head drawn large below)",
-                               query_title=view.row_title, key_title=view.col_title, projector=projector_on())
+                               query_title=view.row_title, key_title=view.col_title)
     # the grid frames this layer's panel of the head the radio buttons below pick, and follows them in the browser
     grid["follow"] = {"group": GROUP, "panels": [layer * n_heads + h for h in range(n_heads)], "chosen": chosen,
                       "said": "the head drawn large below"}
@@ -59,8 +58,7 @@ def attention_views(key: str, text: str) -> None:
     axes = Axes(rows, cols, view.row_title, view.col_title)
     switched_heatmaps(
         [heatmap_spec([Panel(f"head {h}", v.matrix), Panel(f"average of {n_heads} heads (a summary)", v.mean)], axes,
-                      f"Layer {layer}, head {h} (left) and the average of its {n_heads} heads (right)",
-                      projector=projector_on()) for h, v in enumerate(views)],
+                      f"Layer {layer}, head {h} (left) and the average of its {n_heads} heads (right)") for h, v in enumerate(views)],
         [notes.paragraph(v.row_sums)
          + notes.download_button(f"Download head {h}'s weights (CSV)", f"{kind}_layer{layer}_head{h}_weights.csv")
          for h, v in enumerate(views)], key="detail", group=GROUP, chosen=chosen, picker="Head",
@@ -78,8 +76,7 @@ def attention_views(key: str, text: str) -> None:
     switched_heatmaps(
         [heatmap_spec([Panel(f"head {h}", v.influence)], axes,
                       f"Head {h} (picked above): what each key sends, ‖w_ij v_j W_O^h‖, on one scale for the "
-                      f"layer's {n_heads} heads", Scale(sent_most, stops=ORANGES, value_name="‖w v W_O‖"),
-                      projector=projector_on()) for h, v in enumerate(views)],
+                      f"layer's {n_heads} heads", Scale(sent_most, stops=ORANGES, value_name="‖w v W_O‖")) for h, v in enumerate(views)],
         [notes.paragraph(v.influence_sentence)
          + notes.page_link(f"{page('inside_one_head').url_path}?{urlencode({'text': text, **inside[h]})}",
                            "Follow one weight of this head, number by number: Inside one head", "🔬")

@@ -21,7 +21,6 @@ from server.gate import fragment
 
 from .cache import checkpoint_for, text_run
 from .components import decode_part
-from .charts import projector_on
 from .link_guard import flag_in_url, index_in_url
 from .pickers import pick_head
 
@@ -40,7 +39,7 @@ def step_part(key: str, text: str, temperature: float | None, top_k: int | None,
     place when another layer or head reruns the fragment below."""
     run = text_run(key, text, temperature, top_k, seed)
     chosen = index_in_url(STEP_PARAM, len(run.chosen_ids), bring_in_range=True)   # as the browser does
-    decode_part(step_spec(decode_steps(run, checkpoint_for(key).vocab), chosen, projector_on(), STEP_PARAM), "steps")
+    decode_part(step_spec(decode_steps(run, checkpoint_for(key).vocab), chosen, STEP_PARAM), "steps")
 
 
 @fragment()
@@ -54,6 +53,6 @@ def looked_part(key: str, text: str, temperature: float | None, top_k: int | Non
     st.header("Where this step looked")
     _, layer, head = pick_head(config, "step_", kinds=("cross",), layer_label="Decoder layer")
     looked = looked_steps(run, text_run(key, text, teacher=True), layer, head)
-    decode_part(looked_spec(looked, cache_walk(ckpt.model, run, layer, head), config.n_heads, projector_on(),
+    decode_part(looked_spec(looked, cache_walk(ckpt.model, run, layer, head), config.n_heads,
                             chosen, show_cache, CACHE_PARAM),
                 "looked")

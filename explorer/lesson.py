@@ -162,7 +162,7 @@ def draw(displays: tuple[Display, ...], container=st, narrow: bool = False) -> N
             if display.caption:
                 container.caption(display.caption)
         elif isinstance(display, Chart) and display.figure in CANVASES:
-            canvas_heatmap(CANVASES[display.figure](**display.arguments, projector=projector_on()), display.key,
+            canvas_heatmap(CANVASES[display.figure](**display.arguments), display.key,
                            container)
         elif isinstance(display, Chart) and display.figure in SVG_CHARTS:
             svg_chart(SVG_CHARTS[display.figure](**display.arguments), display.key, container)
@@ -170,7 +170,7 @@ def draw(displays: tuple[Display, ...], container=st, narrow: bool = False) -> N
             container.html(HTML_CHARTS[display.figure](**display.arguments))
         elif isinstance(display, Strip):
             cell_table(vector_rows(list(display.rows), list(display.names), title=display.title,
-                                   column_name=display.column_name, projector=projector_on()), container=container)
+                                   column_name=display.column_name), container=container)
         elif isinstance(display, Metric):
             container.metric(display.label, display.value)
         elif isinstance(display, Written):

@@ -96,12 +96,16 @@ def _layout(boxes: dict[str, Box]) -> tuple[dict[str, tuple[float, float]], floa
     return centres, width, y - GAP_Y + MARGIN
 
 
+GROW_VARIABLE = "--architecture-max-width"   # projector mode sets it to none
+
+
 def architecture_svg(
     d_model: int, n_heads: int, d_ff: int, n_encoder_layers: int, n_decoder_layers: int,
-    vocab_size: int, norm: str, tie_embeddings: bool, grow: bool = False,
+    vocab_size: int, norm: str, tie_embeddings: bool,
 ) -> str:
     """The diagram as SVG markup: embeddings + positions -> N encoder layers -> memory -> M decoder layers ->
-    generator. It shrinks to its column's width (a phone's); with `grow` (projector mode) it also grows to it."""
+    generator. It shrinks to its column's width (a phone's); where the page sets GROW_VARIABLE to `none`
+    (projector mode's style) it also grows to it."""
     boxes = architecture_boxes(d_model, n_heads, d_ff, n_encoder_layers, n_decoder_layers, vocab_size, norm,
                                tie_embeddings)
     centres, width, height = _layout(boxes)
@@ -123,7 +127,7 @@ def architecture_svg(
     parts = ['<figure style="margin: 0">'
              f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
              f'aria-label="{TITLE}" aria-describedby="architecture-description" class="architecture" '
-             f'style="width: 100%; max-width: {"none" if grow else f"{width:.0f}px"}; height: auto; display: block; '
+             f'style="width: 100%; max-width: var({GROW_VARIABLE}, {width:.0f}px); height: auto; display: block; '
              'font-family: &quot;Source Sans&quot;, sans-serif">',
              f'<title>{TITLE}</title>',
              f'<desc id="architecture-description">{html.escape(_description(boxes))}</desc>',

@@ -11,8 +11,7 @@ from .canvas_heatmap import RD_BU, Axes, Grid, Panel, Scale, heatmap_spec
 SHOWN_VALUES = 16   # source characters up to which each cell also prints its number
 
 
-def lens_rows_spec(names: list[str], values: np.ndarray, sources: list[str], title: str, flat: float = 1e-3,
-                   projector: bool = False) -> dict:
+def lens_rows_spec(names: list[str], values: np.ndarray, sources: list[str], title: str, flat: float = 1e-3) -> dict:
     """(K, S) lenses as rows, for the canvas; each row coloured on its own scale (divided by its largest
     magnitude), since the lenses have different units, so a colour compares characters within a lens, not
     lenses. A row whose values stay within `flat` is left white (its noise is not coloured as if it were a
@@ -30,13 +29,12 @@ def lens_rows_spec(names: list[str], values: np.ndarray, sources: list[str], tit
     return heatmap_spec([panel], Axes(names, sources, "lens", "source character", row_names=names, col_names=sources,
                                       col_name="source"), title,
                         Scale(1.0, -1.0, RD_BU, "value", bar=False), Grid(height=80 + 46 * len(names), gaps=True),
-                        projector=projector,
                         summary=f"{title}, {len(names)} lenses by {len(sources)} source characters. "
                                 + "; ".join(said) + ".")
 
 
 def causal_cone_specs(memory: np.ndarray, stream: np.ndarray, sources: list[str], positions: list[str],
-                      title: str = "", projector: bool = False) -> tuple[dict, dict]:
+                      title: str = "") -> tuple[dict, dict]:
     """Every single patch's effect, as two canvas heatmaps on one colour scale from 0 to the largest cell: the
     output steps whose top token moves for the encoder's output at each source position ((S,) memory: one row),
     and for the decoder stream after each layer at each position ((L, T) stream, layer 0 first)."""
@@ -56,14 +54,14 @@ def causal_cone_specs(memory: np.ndarray, stream: np.ndarray, sources: list[str]
                          Axes(["encoder output"], sources, "", "source position", row_names=["encoder output"],
                               col_names=sources, col_name="source"),
                          f"{title}: the encoder's output, by source position", replace(scale, bar=False),
-                         Grid(height=110, gaps=True), projector=projector,
+                         Grid(height=110, gaps=True),
                          summary=f"{title}, the encoder's output at {len(sources)} source positions: "
                                  f"{said(memory, lambda i: f'source {sources[i[0]]}')}."),
             heatmap_spec([Panel("decoder stream", stream)],
                          Axes(layers, positions, "layer", "decoder position", row_names=layers,
                               col_names=[f"position {p}" for p in positions], col_name="decoder position"),
                          f"{title}: the decoder stream, by layer and position", scale,
-                         Grid(height=80 + 40 * len(stream), gaps=True), projector=projector,
+                         Grid(height=80 + 40 * len(stream), gaps=True),
                          summary=f"{title}, the decoder stream after each of {len(layers)} layers at "
                                  f"{len(positions)} positions: "
                                  f"{said(stream, lambda i: f'{layers[i[0]]} at decoder position {positions[i[1]]}')}."))

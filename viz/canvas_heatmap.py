@@ -32,6 +32,9 @@ RD_BU = ((103, 0, 31), (178, 24, 43), (214, 96, 77), (244, 165, 130), (253, 219,
          (209, 229, 240), (146, 197, 222), (67, 147, 195), (33, 102, 172), (5, 48, 97))
 WEIGHT_SCALES = (BLUES, ORANGES)   # projector mode draws these in Cividis; a signed or two-colour scale is kept
 FONT, PROJECTOR_FONT = 14, 22     # px
+# The values a spec takes in projector mode, kept in the spec under this key: the chart components apply them
+# when the learner's switch is on (explorer.components.PROJECTED), so no chart builder is told about the switch.
+ON_PROJECTOR = "on_projector"
 WRITTEN_CELLS = 150               # cells up to which each one's value is sent to be written on it
 
 
@@ -93,10 +96,11 @@ class Grid:
 
 
 def heatmap_spec(panels: Sequence[Panel], axes: Axes, title: str, scale: Scale = Scale(), grid: Grid = Grid(),
-                 summary: str | None = None, projector: bool = False) -> dict:
+                 summary: str | None = None) -> dict:
     """Panels of one shape side by side on one scale, as the canvas draws them. `summary` replaces the one
     computed from each panel's largest values (and smallest, on a signed scale), where a chart's point is
-    elsewhere (a mask's count of hidden cells)."""
+    elsewhere (a mask's count of hidden cells). Projector mode's larger type, taller box and Cividis (for a weight
+    scale; a signed or two-colour one is kept) ride along under ON_PROJECTOR."""
     col_name, row_name = axes.col_name or axes.col_title, axes.row_name or axes.row_title
     z = [np.asarray(p.values, dtype=float) for p in panels]
     row_names = list(axes.row_names or [f"{i} ({label})" for i, label in enumerate(axes.rows)])
@@ -115,6 +119,8 @@ def heatmap_spec(panels: Sequence[Panel], axes: Axes, title: str, scale: Scale =
             said.append(_extreme(m, float(finite.min()), "smallest", value_name, row_name, row_names, col_name,
                                  col_names))
         largest.append(f"{full}: " + "; ".join(said))
+    height = grid.height or matrix_height(len(axes.rows))
+    projected = dict(stops=[list(s) for s in CIVIDIS_REVERSED]) if scale.stops in WEIGHT_SCALES else {}
     return dict(
         title=title, summary=summary or f"{title}, {shape(len(panels), len(axes.rows), len(axes.cols))}. "
         + "; ".join(largest) + ".", rows=list(axes.rows), cols=list(axes.cols), row_names=row_names,
@@ -127,10 +133,10 @@ def heatmap_spec(panels: Sequence[Panel], axes: Axes, title: str, scale: Scale =
         null_text=scale.null_text, gaps=grid.gaps,
         columns=grid.columns or len(panels), min_panel=grid.min_panel,
         zmin=float(zmin), zmax=zmax,
-        stops=[list(s) for s in (CIVIDIS_REVERSED if projector and scale.stops in WEIGHT_SCALES else scale.stops)],
+        stops=[list(s) for s in scale.stops],
         bar=scale.bar, bar_ticks=[f"{zmin + (zmax - zmin) * k / 4:.3g}" for k in range(5)],
-        height=(grid.height or matrix_height(len(axes.rows))) + (60 if projector else 0),
-        font=PROJECTOR_FONT if projector else FONT,
+        height=height, font=FONT,
+        **{ON_PROJECTOR: {**projected, "height": height + 60, "font": PROJECTOR_FONT}},
     )
 
 

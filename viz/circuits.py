@@ -45,8 +45,7 @@ def term_bars(values: dict[str, float], score: float, title: str = "", total_nam
 
 
 def terms_spec(terms: dict[str, np.ndarray], query_labels: list[str], key_labels: list[str], title: str,
-               query_title: str = "query", key_title: str = "key", columns: int = 2,
-               projector: bool = False) -> dict:
+               query_title: str = "query", key_title: str = "key", columns: int = 2) -> dict:
     """(Tq, Tk) terms as canvas panels, `columns` to a row (one on a phone), on one scale symmetric about 0;
     NaN cells (masked ones) grey."""
     values = [np.asarray(m, dtype=float) for m in terms.values()]
@@ -56,10 +55,10 @@ def terms_spec(terms: dict[str, np.ndarray], query_labels: list[str], key_labels
     return heatmap_spec([Panel(name, m) for name, m in zip(terms, values)],
                         Axes(query_labels, key_labels, query_title, key_title), title,
                         Scale(reach, -reach, RD_BU, "adds", null_text="masked"),
-                        Grid(columns, GRID_MIN_PANEL, GRID_STRIP), projector=projector)
+                        Grid(columns, GRID_MIN_PANEL, GRID_STRIP))
 
 
-def letter_map_spec(logits: np.ndarray, letters: list[str], title: str, projector: bool = False) -> dict:
+def letter_map_spec(logits: np.ndarray, letters: list[str], title: str) -> dict:
     """(C in, C out) logits on a scale symmetric about 0, for the canvas, each row's largest outlined."""
     logits = np.asarray(logits, dtype=float)
     reach = float(np.abs(logits).max()) or 1.0
@@ -68,5 +67,4 @@ def letter_map_spec(logits: np.ndarray, letters: list[str], title: str, projecto
                 "logit out (the character written)", row_names=letters, col_names=letters, row_name="in",
                 col_name="out")
     panel = Panel(title, logits, outlines=[(r, int(c), int(c) + 1) for r, c in enumerate(top)])
-    return heatmap_spec([panel], axes, title, Scale(reach, -reach, RD_BU, "logit"), Grid(height=560),
-                        projector=projector)
+    return heatmap_spec([panel], axes, title, Scale(reach, -reach, RD_BU, "logit"), Grid(height=560))

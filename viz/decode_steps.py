@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .canvas_heatmap import BLUES, CIVIDIS_REVERSED
+from .canvas_heatmap import BLUES, CIVIDIS_REVERSED, ON_PROJECTOR
 from .html_bars import (BAR_HEIGHT, CHOSEN, OTHER, TEMPERATURE_COLOURS, distribution_summary, temperature_order,
                         temperature_summary, top_tokens)
 from .notes import paragraph
@@ -15,7 +15,7 @@ from .strips import NEGATIVE, POSITIVE, PROJECTOR_TICK, ROW_NAME, TICK, ZERO
 BAR_TOKENS, TEMPERATURE_TOKENS = 10, 8     # columns of the step's two bar charts
 
 
-def step_spec(steps: list, chosen: int, projector: bool, param: str) -> dict:
+def step_spec(steps: list, chosen: int, param: str) -> dict:
     """The step controls and what each step reads and chooses: its metrics, top tokens and both bar charts. `steps`:
     every step's numbers and sentences (the page model's DecodeStep: viz reads them, it does not import models).
     `chosen`: the step a link names (0: none); the browser keeps the step in the URL as `param`."""
@@ -35,14 +35,14 @@ def step_spec(steps: list, chosen: int, projector: bool, param: str) -> dict:
             "temperature_summary": temperature_summary(view.by_temperature, view.labels,
                                                        "The same step at different temperatures"),
             "temperature_caption": paragraph(view.temperature_caption)})
-    return {"part": "step", "chosen": chosen, "param": param, "projector": projector, "labels": first.labels, "views": views,
+    return {"part": "step", "chosen": chosen, "param": param, "projector": False, "labels": first.labels,
+            "views": views,
             "temperature_names": [f"T = {t:g}" for t in temperature_order(first.by_temperature)[0]],
             "colours": {"chosen": CHOSEN, "other": OTHER, "temperatures": list(TEMPERATURE_COLOURS)},
-            "bar_height": BAR_HEIGHT}
+            "bar_height": BAR_HEIGHT, ON_PROJECTOR: {"projector": True}}
 
 
-def looked_spec(looked: list, walk, n_heads: int, projector: bool, chosen: int, show_cache: bool,
-                cache_param: str) -> dict:
+def looked_spec(looked: list, walk, n_heads: int, chosen: int, show_cache: bool, cache_param: str) -> dict:
     """Where each step looked in one layer (`looked`: the page model's LookedStep of every step; `walk.layer`, its
     head `walk.head` outlined) and what the key/value cache held at it (`walk`, the page model's CacheWalk). Each
     step's attention rows, and the head's keys and values once: step t reads rows 0..t.
@@ -54,8 +54,9 @@ def looked_spec(looked: list, walk, n_heads: int, projector: bool, chosen: int, 
         "layer": walk.layer, "head": walk.head,
         "heads": [f"head {h}" for h in range(n_heads)],
         "source": first.source, "decoder_keys": first.decoder_keys, "row_labels": walk.row_labels,
-        "weight_stops": CIVIDIS_REVERSED if projector else BLUES, "projector": projector,
-        "tick": PROJECTOR_TICK if projector else TICK, "row_name_size": PROJECTOR_TICK if projector else ROW_NAME,
+        "weight_stops": BLUES, "projector": False, "tick": TICK, "row_name_size": ROW_NAME,
+        ON_PROJECTOR: {"weight_stops": CIVIDIS_REVERSED, "projector": True, "tick": PROJECTOR_TICK,
+                       "row_name_size": PROJECTOR_TICK},
         "signed": {"negative": NEGATIVE, "zero": ZERO, "positive": POSITIVE},
         "keys": walk.self_keys, "values": walk.self_values, "draft": paragraph(walk.draft_sentence),
         "views": [{"cross": np.ascontiguousarray(view.cross), "self": np.ascontiguousarray(view.decoder_self),

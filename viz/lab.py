@@ -94,7 +94,7 @@ def query_key_scatter(query_xy: np.ndarray, key_xy: np.ndarray, query_labels: li
 
 
 def maps_with_and_without(intact: np.ndarray, without: np.ndarray, query_labels: list[str], key_labels: list[str],
-                          off: str, title: str = "", projector: bool = False) -> dict:
+                          off: str, title: str = "") -> dict:
     """(H, Tq, Tk) one layer's weights with every head on (top row) and with the head `off` switched off (bottom
     row), on one colour scale, as a canvas grid: what that head passes on is what changes from the top row to the
     bottom one. Titles are short, as four panels share a phone's width: the bottom row's heads are starred."""
@@ -102,5 +102,4 @@ def maps_with_and_without(intact: np.ndarray, without: np.ndarray, query_labels:
     panels = ([Panel(f"H{h}", intact[h], f"last layer, head {h}, every head on") for h in range(n_heads)]
               + [Panel(f"H{h}*", without[h], f"last layer, head {h}, {off} off") for h in range(n_heads)])
     return heatmap_spec(panels, Axes(query_labels, key_labels, "output step (query)", "source position (key)"),
-                        f"{title}; *: without {off}", grid=Grid(n_heads, GRID_MIN_PANEL, GRID_STRIP),
-                        projector=projector)
+                        f"{title}; *: without {off}", grid=Grid(n_heads, GRID_MIN_PANEL, GRID_STRIP))

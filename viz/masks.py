@@ -11,7 +11,7 @@ MASKED, MAY_ATTEND = (229, 231, 235), (29, 78, 216)   # light grey, blue
 
 
 def mask_spec(mask: np.ndarray, row_labels: list[str], col_labels: list[str], title: str,
-              row_title: str = "query position", col_title: str = "key position", projector: bool = False) -> dict:
+              row_title: str = "query position", col_title: str = "key position") -> dict:
     """(R, C) boolean mask for the canvas: blue = may attend (True), light grey = masked (False); its accessible
     name counts both, and every cell is named by its word ("masked"), not a number."""
     mask = np.asarray(mask, dtype=bool)
@@ -23,13 +23,13 @@ def mask_spec(mask: np.ndarray, row_labels: list[str], col_labels: list[str], ti
     return heatmap_spec(
         [panel], Axes(row_labels, col_labels, row_title, col_title), title,
         Scale(stops=(MASKED, MAY_ATTEND), bar=False),
-        Grid(height=max(200, 30 * min(len(row_labels), 20) + 110), gaps=True), projector=projector,
+        Grid(height=max(200, 30 * min(len(row_labels), 20) + 110), gaps=True),
         summary=f"{title}, {shape(1, *mask.shape)}: {hidden} of {mask.size} cells masked, "
                 f"{mask.size - hidden} may be attended to.")
 
 
 def scores_spec(scores: np.ndarray, row_labels: list[str], col_labels: list[str], title: str,
-                row_title: str = "query position", col_title: str = "key position", projector: bool = False) -> dict:
+                row_title: str = "query position", col_title: str = "key position") -> dict:
     """(Tq, Tk) scores with -inf where masked, for the canvas: finite cells on a signed scale symmetric about 0,
     masked cells grey and named −∞."""
     scores = np.asarray(scores, dtype=float)
@@ -40,7 +40,7 @@ def scores_spec(scores: np.ndarray, row_labels: list[str], col_labels: list[str]
     return heatmap_spec([Panel(title, finite, cells=cells if scores.size <= WRITTEN_CELLS else None)],
                         Axes(row_labels, col_labels, row_title, col_title), title,
                         Scale(bound, -bound, RD_BU, "score", null_text="−∞ (masked)"),
-                        Grid(height=max(220, 30 * min(len(row_labels), 20) + 120)), projector=projector)
+                        Grid(height=max(220, 30 * min(len(row_labels), 20) + 120)))
 
 
 def softmax_comparison(scaled: np.ndarray, unscaled: np.ndarray, key_labels: list[str], d_k: int,

@@ -9,8 +9,7 @@ from .canvas_heatmap import RD_BU, Axes, Panel, Scale, heatmap_spec
 from .svg_charts import DISTINCT, Series, grouped_bars, line_chart
 
 
-def encoding_spec(pe: np.ndarray, title: str, row_labels: list[str] | None = None, row_title: str = "position",
-                  projector: bool = False) -> dict:
+def encoding_spec(pe: np.ndarray, title: str, row_labels: list[str] | None = None, row_title: str = "position") -> dict:
     """(P, d) encodings for the canvas heatmap (explorer.components): a Plotly heatmap of them was drawn again
     for every new word (about 0.15 s). Each cell is named in the hover by its position (and character) and its
     dimension, sin or cos."""
@@ -20,10 +19,10 @@ def encoding_spec(pe: np.ndarray, title: str, row_labels: list[str] | None = Non
                 row_title, "dimension (even: sin, odd: cos)",
                 row_names=None if row_labels is not None else positions,
                 col_names=[f"{j} ({'cos' if j % 2 else 'sin'})" for j in range(pe.shape[1])], col_name="dimension")
-    return heatmap_spec([Panel("PE", pe)], axes, title, Scale(1.0, -1.0, RD_BU, "value"), projector=projector)
+    return heatmap_spec([Panel("PE", pe)], axes, title, Scale(1.0, -1.0, RD_BU, "value"))
 
 
-def similarity_spec(similarity: np.ndarray, title: str = "", projector: bool = False) -> dict:
+def similarity_spec(similarity: np.ndarray, title: str = "") -> dict:
     """(P, P) PE·PEᵀ for the canvas heatmap: brightest on the diagonal, fading with distance. Its scale runs from
     the smallest dot product to the largest (d_model / 2, on the diagonal)."""
     similarity = np.asarray(similarity, dtype=float)
@@ -31,7 +30,7 @@ def similarity_spec(similarity: np.ndarray, title: str = "", projector: bool = F
     axes = Axes(positions, positions, "position i", "position j", row_names=[f"PE({i})" for i in positions],
                 col_names=[f"PE({j})" for j in positions])
     scale = Scale(float(similarity.max()), min(0.0, float(similarity.min())), value_name="dot product")
-    return heatmap_spec([Panel("PE · PEᵀ", similarity)], axes, title, scale, projector=projector)
+    return heatmap_spec([Panel("PE · PEᵀ", similarity)], axes, title, scale)
 
 
 def offset_distance_chart(distances: dict[int, np.ndarray], title: str = "") -> str:

@@ -50,6 +50,9 @@ def _two_places(value: float) -> str:
 
 TICK, PROJECTOR_TICK = "0.65rem", "0.8rem"     # column numbers: 22.4 px on a projector's 28-px root
 ROW_NAME = "0.75rem"                           # a row's name, off a projector
+# Projector mode's sizes come from its page style (explorer.charts.PROJECTOR_CSS sets these to PROJECTOR_TICK), so
+# a table is the same markup on and off: CSS variables reach into a component's shadow DOM.
+TICK_VARIABLE, ROW_NAME_VARIABLE = "--strip-tick", "--strip-row-name"
 
 # What every cell of a kind shares, said once per table rather than in each of its cells' style (at 48 characters
 # Inside one head's tables were 234 kB of HTML a rerun, 163 kB so); a cell keeps its own background inline, and a
@@ -64,8 +67,7 @@ ON_DARK = ' class="on-dark"'
 
 
 def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", show_values: bool | None = None,
-                outlined: int | None = None, ruled: int | None = None, column_name: str = "dimension",
-                projector: bool = False) -> str:
+                outlined: int | None = None, ruled: int | None = None, column_name: str = "dimension") -> str:
     """Vectors of one length as rows of cells on one colour scale (±the largest |value|). `outlined` draws a
     box around one row; `ruled` a line above one row (a sum under the terms it adds)."""
     z = np.asarray(np.stack(vectors), dtype=float)                      # (R, N)
@@ -73,7 +75,7 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
     if show_values is None:
         show_values = z.shape[1] <= 16
     size = "0.78rem" if show_values else "0.6rem"
-    tick = PROJECTOR_TICK if projector else TICK
+    tick = f"var({TICK_VARIABLE},{TICK})"
     head = "".join(f'<th style="font-weight:400;color:#6b7280;font-size:{tick};padding:0 1px">{d}</th>'
                    if d % (1 if show_values else max(1, z.shape[1] // 8)) == 0 else "<th></th>"
                    for d in range(z.shape[1]))
@@ -87,7 +89,7 @@ def vector_rows(vectors: list[np.ndarray], names: list[str], title: str = "", sh
             f'{_two_places(v) if show_values else ""}</td>'
             for d, v in enumerate(row))
         rows.append(f'<tr data-row="{html.escape(name)}" style="{box}"><th style="text-align:right;font-weight:400;'
-                    f'font-size:{PROJECTOR_TICK if projector else ROW_NAME};padding-right:6px;white-space:nowrap;{line}">{html.escape(name)}</th>'
+                    f'font-size:var({ROW_NAME_VARIABLE},{ROW_NAME});padding-right:6px;white-space:nowrap;{line}">{html.escape(name)}</th>'
                     f'{cells}</tr>')
     caption = (f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else "")
     stretch = "" if show_values else "width:100%;table-layout:fixed;"     # long strips fill the page's width

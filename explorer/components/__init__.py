@@ -1,5 +1,10 @@
 """The canvas heatmap, the small SVG charts and the tables of coloured cells as Streamlit components
-(st.components.v2: no iframe, each in its own shadow DOM)."""
+(st.components.v2: no iframe, each in its own shadow DOM).
+
+Projector mode is applied here, once for every chart: a spec (or one of its `views`) may carry, under PROJECTED,
+the values it takes in projector mode (viz.canvas_heatmap.ON_PROJECTOR), and they replace its own when the
+session's switch (PROJECTOR_KEY) is on. Markup charts follow the page's type, which the switch enlarges, and the
+CSS variables its style sets (explorer.charts.PROJECTOR_CSS)."""
 
 from __future__ import annotations
 
@@ -9,6 +14,8 @@ import orjson
 import streamlit as st
 
 _HERE = Path(__file__).parent
+PROJECTOR_KEY = "projector"          # the session's switch (explorer.charts draws it)
+PROJECTED = "on_projector"           # a spec's values in projector mode (viz.canvas_heatmap.ON_PROJECTOR)
 _VIEWS_JS = (_HERE / "views.js").read_text()     # what both switching components keep, before their own code
 _JS = _VIEWS_JS + (_HERE / "heatmap.js").read_text()
 # The page's own font: Streamlit 1.67 names it "Source Sans" (1.65 "Source Sans Pro", which no longer loads), and
@@ -44,12 +51,30 @@ def mount_with_data(mount, data: dict, key: str, container) -> None:
     scanned it for dataframes, 4 % of a busy server's time (py-spy under benchmarks.classroom); bytes it sends
     as they are and names by their hash. orjson writes them 5 times faster than json.dumps (1.29 → 0.25 ms for two
     48 × 64 panels: a quarter of Positional encoding's rerun), the same numbers (shortest round-trip forms)."""
-    payload = json_bytes(data)
+    payload = json_bytes(themed(data, bool(st.session_state.get(PROJECTOR_KEY, False))))
     if container is None or container is st:
         mount(data=payload, key=key)
     else:
         with container:
             mount(data=payload, key=key)
+
+
+def themed(data: dict, projector: bool) -> dict:
+    """`data` as drawn: each PROJECTED block taken out, and in projector mode put over the values it names (in
+    place, so the keys keep their order). Only the spec and its views are looked at: never the matrices."""
+    def one(spec):
+        if not isinstance(spec, dict) or PROJECTED not in spec:
+            return spec
+        drawn = {key: value for key, value in spec.items() if key != PROJECTED}
+        if projector:
+            drawn.update(spec[PROJECTED])
+        return drawn
+
+    data = one(data)
+    views = data.get("views")
+    if isinstance(views, list) and any(isinstance(v, dict) and PROJECTED in v for v in views):
+        data = {**data, "views": [one(v) for v in views]}
+    return data
 
 
 def json_bytes(data: dict) -> bytes:

@@ -1,7 +1,7 @@
 // Matrices as coloured cells on a <canvas>, side by side, each on the scale its spec gives: a chart that redraws in
 // a few milliseconds where a Plotly heatmap took about 0.15 s (python -m benchmarks.view_change). Hovering a cell,
 // or focusing the chart (Tab) and moving with the arrow keys, names it: its row, its column and its value, also
-// said to a screen reader. The spec comes from viz/canvas_heatmap.py, as JSON bytes (explorer/canvas_charts.py).
+// said to a screen reader. The spec comes from viz/canvas_heatmap.py, as JSON bytes (explorer/components/__init__.py).
 export default function (component) {
   const root = component.parentElement.querySelector(".heatmap");
   const data = JSON.parse(new TextDecoder().decode(component.data));

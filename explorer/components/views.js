@@ -1,5 +1,5 @@
 // What the browser keeps for the charts and views it switches with no round trip to the server (heatmap.js: Attention's
-// head; decode_steps.js: Decode's step), put before each component's own code (explorer/canvas_charts.py).
+// head; decode_steps.js: Decode's step), put before each component's own code (explorer/components/__init__.py).
 
 // The choices, kept in the window: they outlive a rerun of the page and a visit to another page.
 const KEPT = (window.attentionExplorerViews = window.attentionExplorerViews || {});

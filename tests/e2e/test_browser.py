@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from explorer.components import json_bytes
+from explorer.components import json_bytes, themed
 from explorer.pages import PAGES as REGISTRY
 from tests.links import LINKS
 
@@ -780,10 +780,10 @@ def test_decodes_drawing_in_the_browser_matches_what_python_draws_for_the_same_n
     steps = decode_steps(run, ckpt.vocab)
     walk = cache_walk(ckpt.model, run, 1, 2)
     looked = looked_steps(run, make_run(ckpt.model, ckpt.vocab, "attention", how=Decoding(teacher=True)), 1, 2)
-    data = [step_spec(steps, t, False, "step"), looked_spec(looked, walk, 4, False, t, True, "show_cache")]
+    data = [step_spec(steps, t, "step"), looked_spec(looked, walk, 4, t, True, "show_cache")]
     if width:
         data[1]["keys"] = np.random.default_rng(0).normal(size=(len(steps), width)).astype(np.float32)
-    data = [json.loads(json_bytes(part)) for part in data]   # as the page sends them
+    data = [json.loads(json_bytes(themed(part, False))) for part in data]   # as the page sends them
     step = steps[t]
     bars = probability_columns(step.probs, step.labels, BAR_TOKENS, step.chosen_id,
                                f"Next-token distribution at step {t}")

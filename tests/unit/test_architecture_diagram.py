@@ -79,5 +79,10 @@ def test_its_description_names_every_label_and_post_norm_has_no_final_norm():
 
 
 def test_it_grows_to_its_column_only_in_projector_mode():
-    assert "max-width: none" in architecture_svg(**CONFIGS[0], grow=True)
-    assert "max-width: none" not in architecture_svg(**CONFIGS[0])
+    """Off a projector its own width bounds it; projector mode's page style lifts the bound."""
+    from explorer.charts import PROJECTOR_CSS
+    from viz.architecture import GROW_VARIABLE
+
+    width = re.search(r'viewBox="0 0 (\d+) ', architecture_svg(**CONFIGS[0])).group(1)
+    assert f"max-width: var({GROW_VARIABLE}, {width}px)" in architecture_svg(**CONFIGS[0])
+    assert f"{GROW_VARIABLE}: none" in PROJECTOR_CSS

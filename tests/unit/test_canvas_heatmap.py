@@ -2,13 +2,14 @@
 
 import numpy as np
 
-from viz.canvas_heatmap import BLUES, CIVIDIS_REVERSED, RD_BU, Axes, Grid, Panel, Scale, heatmap_spec
+from explorer.components import PROJECTED, themed
+from viz.canvas_heatmap import BLUES, CIVIDIS_REVERSED, ON_PROJECTOR, RD_BU, Axes, Grid, Panel, Scale, heatmap_spec
 
 
 def spec(m, scale=Scale(), col_name=None, projector=False):
-    return heatmap_spec([Panel("head 0", np.array(m, dtype=float))], Axes(["a", "b"], ["x", "y"], "query", "key",
-                                                                          col_name=col_name), "T", scale,
-                        projector=projector)
+    """A spec as the component draws it, with projector mode's values applied where the switch is on."""
+    return themed(heatmap_spec([Panel("head 0", np.array(m, dtype=float))],
+                               Axes(["a", "b"], ["x", "y"], "query", "key", col_name=col_name), "T", scale), projector)
 
 
 def test_the_summary_names_the_largest_cell_its_ties_and_an_all_zero_matrix():
@@ -64,6 +65,14 @@ def test_a_grid_and_a_panels_own_parts_reach_the_spec_and_projector_mode_adds_ro
     assert s["panels"][0]["outlines"] == [[1, 0, 2]] and s["panels"][1]["outlines"] == []
     assert "cells" in s["panels"][0] and "cells" not in s["panels"][1]
     assert s["summary"].startswith("T, 2 panels, each 2 rows by 2 columns. layer 0, head 0: largest weight 1.000")
-    projected = heatmap_spec(panels, Axes(["a", "b"], ["x", "y"], "query", "key"), "T", grid=Grid(height=300),
-                             projector=True)
-    assert (projected["columns"], projected["height"]) == (2, 360)
+    built = heatmap_spec(panels, Axes(["a", "b"], ["x", "y"], "query", "key"), "T", grid=Grid(height=300))
+    projected, plain = themed(built, True), themed(built, False)
+    assert (projected["columns"], projected["height"], plain["height"]) == (2, 360, 300)
+    assert ON_PROJECTOR not in projected and ON_PROJECTOR not in plain and ON_PROJECTOR in built   # left as built
+    assert list(projected) == list(plain)                   # the same keys in the same order, on or off
+
+
+def test_the_spec_and_the_component_agree_on_where_projector_values_are_kept():
+    assert PROJECTED == ON_PROJECTOR
+    views = {"views": [heatmap_spec([Panel("H0", np.eye(2))], Axes(["a", "b"], ["x", "y"], "q", "k"), "T")]}
+    assert themed(views, True)["views"][0]["font"] > themed(views, False)["views"][0]["font"]

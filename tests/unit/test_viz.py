@@ -181,11 +181,15 @@ def test_a_scatters_labels_never_sit_on_one_another_and_every_point_keeps_its_to
 
 
 def test_the_strips_column_numbers_are_22_px_on_a_projector():
-    """0.8 rem of projector mode's 28-px root; a laptop keeps its smaller type."""
-    from viz.strips import PROJECTOR_TICK, TICK, vector_rows
+    """0.8 rem of projector mode's 28-px root, set by its page style; a laptop keeps the smaller type each
+    header names as its fallback."""
+    from explorer.charts import PROJECTOR_CSS
+    from viz.strips import PROJECTOR_TICK, ROW_NAME, TICK, vector_rows
 
-    for projector, tick in ((True, PROJECTOR_TICK), (False, TICK)):
-        markup = vector_rows([np.ones(24)], ["x"], projector=projector)
-        sizes = set(re.findall(r'<th style="[^"]*font-size:([\d.]+rem)', markup))
-        assert tick in sizes and (not projector or all(float(s[:-3]) >= 0.8 for s in sizes)), (projector, sizes)
+    markup = vector_rows([np.ones(24)], ["x"])
+    sizes = re.findall(r'<th style="[^"]*font-size:var\((--[a-z-]+),([\d.]+rem)\)', markup)
+    assert {fallback for _, fallback in sizes} == {TICK, ROW_NAME}
+    projected = dict(re.findall(r"(--[a-z-]+): ([\d.]+rem)", PROJECTOR_CSS))
+    assert {variable for variable, _ in sizes} <= set(projected)
+    assert all(float(projected[variable][:-3]) >= 0.8 for variable, _ in sizes)
     assert float(PROJECTOR_TICK[:-3]) * 28 >= 22
