@@ -25,11 +25,11 @@ from transformer.intervention import Head
 from viz import encoding_spec, mask_spec, norms_bars, softmax_comparison
 from viz.attention import weights_spec
 from viz.attribution import lens_rows_spec
-from viz.html_bars import probability_columns
+from viz.html_bars import bars_spec
 from viz.strips import vector_rows
 
 from . import why_runs
-from .components import canvas_heatmap, cell_table, svg_chart
+from .components import canvas_heatmap, cell_table, next_token_bars, svg_chart
 from .charts import projector_on
 from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table, patch_table, split_table
 from .links import page_link
@@ -39,7 +39,7 @@ from .text import escape_markdown, visible
 
 STEP_KEY = "lesson_step"
 PERCENT = "%.1f%%"   # a data grid's percentage column, its values in percent
-HTML_CHARTS = {f.__name__: f for f in (probability_columns,)}                          # plain HTML (st.html)
+BARS = {f.__name__: f for f in (bars_spec,)}                        # next-token bars (explorer/components/bars.js)
 SVG_CHARTS = {f.__name__: f for f in (norms_bars, softmax_comparison)}                # drawn as SVG (viz.svg_charts)
 CANVASES = {f.__name__: f for f in (encoding_spec, mask_spec, lens_rows_spec, weights_spec)}      # drawn on the canvas (explorer.components)
 
@@ -167,7 +167,7 @@ def draw(displays: tuple[Display, ...], container=st, narrow: bool = False) -> N
         elif isinstance(display, Chart) and display.figure in SVG_CHARTS:
             svg_chart(SVG_CHARTS[display.figure](**display.arguments), display.key, container)
         elif isinstance(display, Chart):
-            container.html(HTML_CHARTS[display.figure](**display.arguments))
+            next_token_bars(BARS[display.figure](**display.arguments), display.key, container)
         elif isinstance(display, Strip):
             cell_table(vector_rows(list(display.rows), list(display.names), title=display.title,
                                    column_name=display.column_name), container=container)

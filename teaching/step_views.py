@@ -184,9 +184,8 @@ def _decoder(source: LessonSource) -> StepView:
     run = source.run()
     t = _decode_step(run)
     labels = [token_label(source.vocab, i) for i in range(source.vocab.size)]
-    bars = Chart("probability_columns", {"probs": run.probs[t], "labels": labels, "top_k": 8,
-                                         "chosen": run.chosen_ids[t], "title": f"Next-token probabilities at step {t}"},
-                 "lesson_probs")
+    bars = Chart("bars_spec", {"probs": run.probs[t], "labels": labels, "top_k": 8, "chosen": run.chosen_ids[t],
+                               "title": f"Next-token probabilities at step {t}"}, "lesson_probs")
     return StepView(STEPS[4], q.decode_question(run, t),
                     (Metric(f"The decoder's input at step {t}", " ".join(run.decoder_in[:t + 1])),), (bars,))
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from .canvas_heatmap import BLUES, CIVIDIS_REVERSED, ON_PROJECTOR
-from .html_bars import (BAR_HEIGHT, CHOSEN, OTHER, TEMPERATURE_COLOURS, distribution_summary, temperature_order,
-                        temperature_summary, top_tokens)
+from .html_bars import (BAR_HEIGHT, CHOSEN, OTHER, TEMPERATURE_COLOURS, next_token_view, temperature_order,
+                        temperature_summary)
 from .notes import paragraph
 from .strips import NEGATIVE, POSITIVE, PROJECTOR_TICK, ROW_NAME, TICK, ZERO
 
@@ -28,9 +28,7 @@ def step_spec(steps: list, chosen: int, param: str) -> dict:
             "input": view.decoder_input, "chosen": view.chosen, "p": f"p = {view.chosen_p:.3f}",
             "written": view.written or "(nothing yet)", "caption": paragraph(view.caption),
             "top": [[token, f"{p:.4f}"] for token, p in zip(view.top_tokens, view.top_probs)],
-            "probs": view.probs, "chosen_id": view.chosen_id,
-            "bar_order": [int(i) for i in top_tokens(view.probs, BAR_TOKENS)],
-            "bar_summary": distribution_summary(view.probs, view.labels, view.chosen_id, title),
+            **next_token_view(view.probs, view.labels, view.chosen_id, title, BAR_TOKENS),
             "temperatures": [view.by_temperature[t] for t in temperatures], "temperature_order": order,
             "temperature_summary": temperature_summary(view.by_temperature, view.labels,
                                                        "The same step at different temperatures"),

@@ -1,9 +1,9 @@
-"""Next-token probabilities as bars in plain HTML, for st.html (the lesson), and the orders and summaries of the
-bars Decode step by step draws in the browser from every step at once (explorer/components/decode_steps.js draws
-the same markup as probability_columns).
+"""Bar charts in plain HTML. The next-token bars are drawn by the browser alone (explorer/components/bars.js, for
+Decode step by step's every step and the lesson's one): here are their numbers, orders and summaries. Horizontal
+row bars (class mode, the quiz) are drawn here, for st.html.
 
-As Plotly charts they took about 0.1 s each in the browser, whatever their size (`python -m
-benchmarks.view_change`). A bar here is a coloured block whose tooltip names its token and probability, also kept
+As Plotly charts the next-token bars took about 0.1 s each in the browser, whatever their size (`python -m
+benchmarks.view_change`). A bar is a coloured block whose tooltip names its token and probability, also kept
 in data-value for tests; sizes are in rem, so projector mode's larger type enlarges them too.
 """
 
@@ -22,12 +22,6 @@ def top_tokens(probs: np.ndarray, k: int) -> np.ndarray:
     return np.argsort(-np.asarray(probs), kind="stable")[:k]
 
 
-def _bar(p: float, colour: str, tip: str, width: str, token: str, series: str = "") -> str:
-    return (f'<div data-token="{html.escape(token)}" data-series="{html.escape(series)}" data-value="{p!r}" '
-            f'title="{html.escape(tip)}" style="width:{width};height:{BAR_HEIGHT * p:.3f}rem;min-height:1px;'
-            f'background:{colour}"></div>')
-
-
 def _legend(keys: list[tuple[str, str]]) -> str:
     """(name, colour) swatches in a line above the bars."""
     return '<div style="margin-bottom:4px">' + "".join(
@@ -36,40 +30,23 @@ def _legend(keys: list[tuple[str, str]]) -> str:
         for name, colour in keys) + "</div>"
 
 
-def _frame(title: str, columns: list[tuple[str, str]], min_width: str, summary: str, legend: str = "",
-           note: str = "") -> str:
-    """(bars, token label) per column: the bars standing on an axis line, the labels in a row under it; the
-    summary is the chart's accessible name."""
-    heading = f'<div style="font-weight:600;margin-bottom:6px">{html.escape(title)}</div>' if title else ""
-    cell = f"flex:1;min-width:{min_width};display:flex;flex-direction:column;align-items:center"
-    bars = "".join(f'<div style="{cell};justify-content:flex-end">{b}</div>' for b, _ in columns)
-    names = "".join(f'<div style="{cell};font-size:0.9rem">{html.escape(label)}</div>' for _, label in columns)
-    row = "display:flex;gap:0.4rem;padding:0 0.3rem"   # ten columns whole in a projector's two thirds
-    guides = ", ".join(f"linear-gradient(#d1d5db, #d1d5db) 0 {1.3 + BAR_HEIGHT * (1 - p):.2f}rem / 100% 1px no-repeat"
-                       for p in (1.0, 0.5))                  # grey lines at probability 1 and 0.5
-    return (f'<div role="img" tabindex="0" aria-label="{html.escape(summary)}" style="overflow-x:auto">{heading}{legend}'
-            f'<div style="{row};align-items:flex-end;border-bottom:1px solid #6b7280;height:{BAR_HEIGHT + 1.3}rem;'
-            f'background:{guides}">{bars}</div><div style="{row}">{names}</div>'
-            f'<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">next token; grey lines at probability 1 '
-            f'and 0.5; {note}hover a bar for its probability</div></div>')
+def next_token_view(probs: np.ndarray, labels: list[str], chosen: int | None, title: str, top_k: int) -> dict:
+    """What the browser's bars (explorer/components/bars.js) draw of one step: the probabilities, the chosen
+    token, the top k likeliest first, and the chart's accessible name."""
+    return {"probs": probs, "chosen_id": chosen, "bar_order": [int(i) for i in top_tokens(probs, top_k)],
+            "bar_summary": distribution_summary(probs, labels, chosen, title)}
 
 
-def probability_columns(probs: np.ndarray, labels: list[str], top_k: int = 10, chosen: int | None = None,
-                        title: str = "") -> str:
+def bars_spec(probs: np.ndarray, labels: list[str], top_k: int = 10, chosen: int | None = None,
+              title: str = "") -> dict:
     """(vocab,) probabilities -> the top k as bars, likeliest first, each with its value above, the chosen token
-    darker."""
-    columns = []
-    for i in top_tokens(probs, top_k):
-        p = float(probs[i])
-        bar = _bar(p, CHOSEN if i == chosen else OTHER, f"token {labels[i]}: probability {p:.4f}", "100%",
-                   labels[i], "chosen" if i == chosen else "")
-        columns.append((f'<div style="font-size:0.75rem">{p:.3f}</div>{bar}', labels[i]))
-    note = "dark: the chosen token (no dark bar when it is not among these); " if chosen is not None else ""
-    return _frame(title, columns, "2.4rem", distribution_summary(probs, labels, chosen, title), note=note)
+    darker: one step's chart, drawn by the same code as Decode's (explorer.components.next_token_bars)."""
+    return {"title": title, "labels": list(labels), "colours": {"chosen": CHOSEN, "other": OTHER},
+            "bar_height": BAR_HEIGHT, "view": next_token_view(np.asarray(probs), labels, chosen, title, top_k)}
 
 
 def distribution_summary(probs: np.ndarray, labels: list[str], chosen: int | None, title: str) -> str:
-    """What probability_columns shows, in a sentence: its accessible name."""
+    """What the next-token bars show, in a sentence: their accessible name."""
     first, second = top_tokens(probs, 2)[0], top_tokens(probs, 2)[-1]
     tied = second != first and np.isclose(probs[first], probs[second])
     return (f"{title}: the likeliest next token is {labels[first]}"

@@ -120,7 +120,8 @@ def cell_table(markup: str, key: str | None = None, container=None) -> None:
 
 # Decode step by step's two parts (viz.decode_steps), stepped in the browser. As Streamlit's page draws its own:
 # metrics, captions, a table, buttons and headers (its rules do not reach into a shadow DOM).
-_DECODE_JS = _VIEWS_JS + (_HERE / "decode_steps.js").read_text()
+_BARS_JS = (_HERE / "bars.js").read_text()     # the next-token bars, before the code of both components that draw them
+_DECODE_JS = _VIEWS_JS + _BARS_JS + (_HERE / "decode_steps.js").read_text()
 _DECODE_CSS = (_HERE / "decode_steps.css").read_text()
 
 
@@ -129,3 +130,14 @@ def decode_part(spec: dict, key: str) -> None:
     html = '<div class="decode"></div>'
     mount_with_data(st.components.v2.component("decode_steps", js=_DECODE_JS, css=_DECODE_CSS, html=html), spec, key,
                     None)
+
+
+_NEXT_TOKEN_JS = _BARS_JS + (_HERE / "next_token_bars.js").read_text()
+_NEXT_TOKEN_CSS = (_HERE / "next_token_bars.css").read_text()
+
+
+def next_token_bars(spec: dict, key: str | None = None, container=None) -> None:
+    """Draw one step's next-token bars (viz.html_bars.bars_spec) with the code that draws Decode's."""
+    html = '<div class="next-token-bars" data-markup></div>'
+    mount_with_data(st.components.v2.component("next_token_bars", js=_NEXT_TOKEN_JS, css=_NEXT_TOKEN_CSS, html=html),
+                    spec, key, container)

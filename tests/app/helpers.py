@@ -142,25 +142,13 @@ def decode_sentences(at: AppTest, t: int) -> str:
                      looked["reads"], looked["same"], looked["cost"], parts["looked"]["draft"]])
 
 
-def html_with(at: AppTest, text: str):
-    """The first block drawn with st.html whose HTML holds `text` (a title)."""
-    return next(e for e in at.get("html") if text in e.proto.body)
-
-
-def html_bars(element) -> list[tuple[str, str, float]]:
-    """The bars of a viz.html_bars chart drawn with st.html, in page order: (token, series, probability)."""
-    from html.parser import HTMLParser
-
-    bars: list[tuple[str, str, float]] = []
-
-    class Bars(HTMLParser):
-        def handle_starttag(self, tag, attrs):
-            attrs = dict(attrs)
-            if tag == "div" and "data-value" in attrs:
-                bars.append((attrs["data-token"], attrs["data-series"], float(attrs["data-value"])))
-
-    Bars().feed(element.proto.body)
-    return bars
+def next_token_bars(at: AppTest) -> dict[str, list[tuple[str, str, float]]]:
+    """Each next-token bar chart (explorer.components.next_token_bars) by its key: its bars in the order the browser
+    draws them, (token, series, probability), the series "chosen" for the chosen token's bar."""
+    charts = {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.bytes) for el in at.get("bidi_component")
+              if el.proto.component_name.endswith("next_token_bars")}
+    return {key: [(data["labels"][i], "chosen" if i == data["view"]["chosen_id"] else "", data["view"]["probs"][i])
+                  for i in data["view"]["bar_order"]] for key, data in charts.items()}
 
 
 def row_bars(at: AppTest) -> list[list[tuple[str, str, float]]]:

@@ -17,7 +17,7 @@ from explorer.cache import shared_checkpoint
 from teaching.questions import FORCED_OPTIONS
 from transformer.checkpoint import load_snapshot, snapshot_index
 
-from .helpers import html_bars, html_with, no_exception, open_page, sample_tables
+from .helpers import next_token_bars, no_exception, open_page, sample_tables
 from .test_lesson import answer_widget, expected_in_sheet, page_tables, prepared_sheets  # noqa: F401 (autouse)
 from ..conftest import BUNDLED
 
@@ -117,11 +117,11 @@ def test_step_5_shows_the_next_token_probabilities_of_its_step(ckpt, text):
     t = min(2, len(run.decoder_out) - 1)
     at = open_page("lesson", text, state={"lesson_step": 5})
     no_exception(at)
-    assert not at.get("html")                                      # predict first: the bars wait
+    assert not at.get("html") and not next_token_bars(at)          # predict first: the bars wait
     widget = answer_widget(at, 5)
     check(at, 5, next(o for o in widget.options if o != token_label(ckpt.vocab, run.chosen_ids[t])))
     at.button(key=f"{widget.key}_show").click().run()
-    bars = html_bars(html_with(at, f"Next-token probabilities at step {t}"))
+    bars = next_token_bars(at)["lesson_probs"]
     top = np.argsort(-run.probs[t], kind="stable")[:8]
     assert [token for token, _, _ in bars] == [token_label(ckpt.vocab, i) for i in top]
     assert np.allclose([p for _, _, p in bars], run.probs[t][top], atol=1e-6)

@@ -762,17 +762,19 @@ def test_decodes_drawing_escapes_its_labels_and_writes_no_values_in_a_long_vecto
 
 @pytest.mark.parametrize("t, width", [(0, None), (4, None), (4, 32)])
 def test_decodes_drawing_in_the_browser_matches_what_python_draws_for_the_same_numbers(page, t, width):
-    """The browser's renderers of Decode's bars and key/value tables (explorer/components/decode_steps.js) are
-    twins of viz.html_bars.probability_columns and viz.strips.vector_rows, which the lesson and Inside one head
-    still draw from Python: for one step of a real decoding, every bar and cell is drawn alike (they once drifted
-    on long vectors). `width`: keys of that many numbers in place of the model's 16 (an own model's d_k), drawn
-    without their values."""
+    """Decode's key/value tables (explorer/components/decode_steps.js) are twins of viz.strips.vector_rows, which
+    Inside one head still draws from Python: for one step of a real decoding, every cell is drawn alike (they once
+    drifted on long vectors). Its bars are the step's numbers, and the lesson's bars for the same step
+    (viz.html_bars.bars_spec, drawn by explorer/components/next_token_bars.js with the same bars.js) are drawn
+    alike. `width`: keys of that many numbers in place of the model's 16 (an own model's d_k), drawn without
+    their values."""
     from analysis.page_models.decode import decode_steps, looked_steps
     from analysis.page_models.decode_cache import cache_walk
     from analysis.run import Decoding, make_run
     from transformer.checkpoint import bundled_checkpoint, load as load_checkpoint
+    from explorer.components import _NEXT_TOKEN_JS
     from viz.decode_steps import BAR_TOKENS, looked_spec, step_spec
-    from viz.html_bars import probability_columns
+    from viz.html_bars import bars_spec
     from viz.strips import vector_rows
 
     ckpt = load_checkpoint(bundled_checkpoint("reverse"))
@@ -785,20 +787,29 @@ def test_decodes_drawing_in_the_browser_matches_what_python_draws_for_the_same_n
         data[1]["keys"] = np.random.default_rng(0).normal(size=(len(steps), width)).astype(np.float32)
     data = [json.loads(json_bytes(themed(part, False))) for part in data]   # as the page sends them
     step = steps[t]
-    bars = probability_columns(step.probs, step.labels, BAR_TOKENS, step.chosen_id,
-                               f"Next-token distribution at step {t}")
     keys = vector_rows(list(data[1]["keys"][: t + 1]),
                        [f"{r}: {walk.row_labels[r]} {'(new)' if r == t else '(kept)'}" for r in range(t + 1)],
                        "Keys, layer 1, head 2", outlined=t)
-    draw_decode(page, data, bars + keys)
-    same_drawing(page.eval_on_selector_all("#step .bars div[data-token]", DRAWN),
-                 page.eval_on_selector_all("#python div[data-token]", DRAWN))
+    draw_decode(page, data, keys)
+    drawn = page.eval_on_selector_all("#step .bars div[data-token]", DRAWN)
+    top = np.argsort(-np.asarray(step.probs), kind="stable")[:BAR_TOKENS]
+    assert [bar["token"] for bar in drawn] == [step.labels[i] for i in top]
+    assert [bar["value"] for bar in drawn] == pytest.approx([float(step.probs[i]) for i in top], rel=1e-6)
+    assert [bar["series"] for bar in drawn] == ["chosen" if i == step.chosen_id else "" for i in top]
+    lesson = json.loads(json_bytes(bars_spec(step.probs, step.labels, BAR_TOKENS, step.chosen_id,
+                                             f"Next-token distribution at step {t}")))
+    page.evaluate("() => document.body.insertAdjacentHTML('beforeend', '<div id=\"bars\"><div data-markup></div></div>')")
+    page.add_script_tag(type="module", content=_NEXT_TOKEN_JS.replace("export default function", "window.drawBars = function"))
+    page.wait_for_function("() => window.drawBars")
+    page.evaluate("""data => window.drawBars({parentElement: document.getElementById("bars"),
+                                             data: new TextEncoder().encode(JSON.stringify(data))})""", lesson)
+    same_drawing(drawn, page.eval_on_selector_all("#bars div[data-token]", DRAWN))
     table = ".strip-bare" if width else ".strip-values"           # the keys' table, the first of the cache's two
     for selector in ("td", "tr[data-row]"):
         same_drawing(*(page.eval_on_selector(f"{side} {table}", f"(box, s) => ({DRAWN})([...box.querySelectorAll(s)])",
                                              selector) for side in ("#looked", "#python")))
     assert (page.locator("#step .bars [role=img]").get_attribute("aria-label")
-            == page.locator("#python [role=img]").get_attribute("aria-label"))
+            == page.locator("#bars [role=img]").get_attribute("aria-label"))
     assert (page.locator(f"#looked {table}").first.locator("th").all_inner_texts()
             == page.locator(f"#python {table} th").all_inner_texts())
     assert page.locator(f"#looked {table}").first.inner_text() == page.locator(f"#python {table}").inner_text()
