@@ -9,14 +9,14 @@ from analysis.functional_split import SAMPLES
 from analysis.page_models.inside_one_head import (MOST, ROLE_INTRO, ROLES_NEED_EVERY_HEAD, axes, inside_view,
                                                  role_terms)
 from explorer.callbacks import key_position
-from explorer.components import canvas_heatmap, cell_table
+from explorer.components import canvas_heatmap, vector_rows
 from explorer.cache import checkpoint_or_stop, intervention, model_key, position_means_for, text_run
 from explorer.pickers import pick_head, pick_switched_off
 from explorer.state import VIEW, keep_in_range, learner_text
 from viz.canvas_heatmap import Axes, Panel, heatmap_spec
 from viz.circuits import letter_map_spec, term_bars
 from viz.inside import logit_lens_spec
-from viz.strips import vector_rows
+from viz.strips import vector_rows_spec
 
 st.title("🔬 Inside one head")
 st.markdown(
@@ -76,8 +76,8 @@ st.header("1 · The query's residual stream, and what the attention reads from i
 if inside.pre_norm:
     st.latex(r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta")
 st.markdown(view.stream_sentence)
-cell_table(vector_rows([at.stream, at.normed.derived], view.stream_labels,
-                       title=f"Position {i}: {config.d_model} numbers each"), "cells_stream")
+vector_rows(vector_rows_spec([at.stream, at.normed.derived], view.stream_labels,
+                             title=f"Position {i}: {config.d_model} numbers each"), "cells_stream")
 if view.memory_note:
     st.info(view.memory_note, icon="↔️")
 
@@ -85,10 +85,10 @@ if view.memory_note:
 st.header(f"2 · Query, key and value of head {head}, and the score")
 st.latex(view.qkv_latex)
 st.caption(view.qkv_caption)
-cell_table(vector_rows([at.queries.derived[h], at.keys.derived[h, j], at.values.derived[h, j], inside.products],
-                       [f"q_{i}", f"k_{j}", f"v_{j}", f"q_{i}[d] × k_{j}[d]"], ruled=3,
-                       title=f"{d_k} numbers each; the last row is q·k term by term"),
-           "cells_qkv")
+vector_rows(vector_rows_spec([at.queries.derived[h], at.keys.derived[h, j], at.values.derived[h, j],
+                              inside.products], [f"q_{i}", f"k_{j}", f"v_{j}", f"q_{i}[d] × k_{j}[d]"], ruled=3,
+                             title=f"{d_k} numbers each; the last row is q·k term by term"),
+            "cells_qkv")
 st.latex(view.score_latex)
 st.markdown(view.score_sentence)
 
@@ -130,11 +130,11 @@ st.caption(view.softmax_caption)
 # --- 5. The head's output ------------------------------------------------------------------------------------
 st.header("4 · The head's output: the weighted values")
 st.latex(rf"\mathrm{{head}}_{h}(i) = \sum_j w_{{ij}}\, v_j")
-cell_table(vector_rows([*view.weighted, at.heads.derived[h]],
-                       [*(f"{k}:{c}" for k, c in enumerate(cols)), "= head output"],
-                       title=f"w[{i}, j] · v_j for every key j, and their sum (key {j} outlined)",
-                       show_values=len(cols) <= 12, outlined=j, ruled=len(cols)),
-           "cells_weighted")
+vector_rows(vector_rows_spec([*view.weighted, at.heads.derived[h]],
+                             [*(f"{k}:{c}" for k, c in enumerate(cols)), "= head output"],
+                             title=f"w[{i}, j] · v_j for every key j, and their sum (key {j} outlined)",
+                             show_values=len(cols) <= 12, outlined=j, ruled=len(cols)),
+            "cells_weighted")
 st.markdown(view.weighted_sentence)
 if inside.switched_off:
     st.warning(f"Head {head} is **switched off** in this run: within the run it computes its weights and output as "
@@ -154,10 +154,10 @@ if view.letters is not None:
 # --- 6. Concat, W^O, residual ------------------------------------------------------------------------------
 st.header("5 · Every head side by side, W^O, and the residual add")
 st.latex(view.residual_latex)
-cell_table(vector_rows([at.concat.derived, at.output.derived, at.stream, at.residual.derived],
-                       ["c_i = Concat(heads)", "after W^O", f"x_{i}", f"x_{i}' (stream after)"],
-                       title=f"{config.d_model} numbers each; head {head} fills dimensions {h * d_k}–"
-                             f"{(h + 1) * d_k - 1} of the concatenation"), "cells_concat")
+vector_rows(vector_rows_spec([at.concat.derived, at.output.derived, at.stream, at.residual.derived],
+                             ["c_i = Concat(heads)", "after W^O", f"x_{i}", f"x_{i}' (stream after)"],
+                             title=f"{config.d_model} numbers each; head {head} fills dimensions {h * d_k}–"
+                                   f"{(h + 1) * d_k - 1} of the concatenation"), "cells_concat")
 st.markdown(view.concat_sentence)
 
 # --- 7. The rest of the layer -----------------------------------------------------------------------------

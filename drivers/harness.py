@@ -62,8 +62,9 @@ RUN_MARK = """() => {
 }"""
 RUN_ENDED_SINCE = f"([mark, kind]) => ({RUN_MARK})()[kind] > mark[kind]"   # given a RUN_MARK before the action
 # every Plotly chart drawn: the app draws none since issue 30, but the benchmarks compare with commits that do
-# and every markup component (explorer.components._markup) filled: its module loads after the run has ended, so
-# a table of cells could still be empty when the run's end was read. Components sit in shadow roots.
+# and every component that writes markup (data-markup: SVG charts, tables of cells, next-token bars) filled: its
+# module loads after the run has ended, so a table of cells could still be empty when the run's end was read.
+# Components sit in shadow roots.
 ALL_CHARTS_DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
                  .every(c => c.querySelector('.main-svg'))
   && [...document.querySelectorAll('*')].filter(e => e.shadowRoot).map(e => e.shadowRoot)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import streamlit as st
 
 from viz.architecture import GROW_VARIABLE
-from viz.strips import PROJECTOR_TICK, ROW_NAME_VARIABLE, TICK_VARIABLE
 
 from .components import PROJECTOR_KEY
 
@@ -21,7 +20,7 @@ from .components import PROJECTOR_KEY
 # of no box.
 PROJECTOR_CSS = f"""<style>
 html {{ font-size: 175%; }}
-:root {{ {TICK_VARIABLE}: {PROJECTOR_TICK}; {ROW_NAME_VARIABLE}: {PROJECTOR_TICK}; {GROW_VARIABLE}: none; }}
+:root {{ {GROW_VARIABLE}: none; }}
 [data-testid="stHeader"] {{ height: 2rem; min-height: 2rem; }}
 [data-testid="stMainBlockContainer"] {{ padding: 2rem 0.75rem 3rem; }}
 [data-testid="stMain"] h1 {{ font-size: 1.45rem; padding: 0.25rem 0; }}

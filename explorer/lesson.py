@@ -26,10 +26,10 @@ from viz import encoding_spec, mask_spec, norms_bars, softmax_comparison
 from viz.attention import weights_spec
 from viz.attribution import lens_rows_spec
 from viz.html_bars import bars_spec
-from viz.strips import vector_rows
+from viz.strips import vector_rows_spec
 
 from . import why_runs
-from .components import canvas_heatmap, cell_table, next_token_bars, svg_chart
+from .components import canvas_heatmap, next_token_bars, svg_chart, vector_rows
 from .charts import projector_on
 from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table, patch_table, split_table
 from .links import page_link
@@ -169,8 +169,8 @@ def draw(displays: tuple[Display, ...], container=st, narrow: bool = False) -> N
         elif isinstance(display, Chart):
             next_token_bars(BARS[display.figure](**display.arguments), display.key, container)
         elif isinstance(display, Strip):
-            cell_table(vector_rows(list(display.rows), list(display.names), title=display.title,
-                                   column_name=display.column_name), container=container)
+            vector_rows(vector_rows_spec(list(display.rows), list(display.names), title=display.title,
+                                         column_name=display.column_name), container=container)
         elif isinstance(display, Metric):
             container.metric(display.label, display.value)
         elif isinstance(display, Written):

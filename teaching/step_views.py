@@ -75,7 +75,7 @@ class Chart:
 
 @dataclass(frozen=True)
 class Strip:
-    """Short vectors as rows of coloured cells (viz.strips.vector_rows)."""
+    """Short vectors as rows of coloured cells (viz.strips.vector_rows_spec)."""
     rows: tuple[np.ndarray, ...]
     names: tuple[str, ...]
     title: str

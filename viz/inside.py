@@ -1,5 +1,5 @@
 """Inside one head's logit lens (the head's weights and its letter map are canvas specs too; its short vectors
-are drawn as HTML by viz/strips.py)."""
+are tables of cells, viz/strips.py)."""
 
 from __future__ import annotations
 

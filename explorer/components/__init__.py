@@ -17,7 +17,12 @@ _HERE = Path(__file__).parent
 PROJECTOR_KEY = "projector"          # the session's switch (explorer.charts draws it)
 PROJECTED = "on_projector"           # a spec's values in projector mode (viz.canvas_heatmap.ON_PROJECTOR)
 _VIEWS_JS = (_HERE / "views.js").read_text()     # what both switching components keep, before their own code
-_JS = _VIEWS_JS + (_HERE / "heatmap.js").read_text()
+# What several components share, put before their own code (each component is one module): text into markup, the
+# colour scale and the ink on it, the next-token bars and the rows of coloured cells.
+_TEXT_JS, _COLOUR_JS = (_HERE / "text.js").read_text(), (_HERE / "colour.js").read_text()
+_BARS_JS = _TEXT_JS + (_HERE / "bars.js").read_text()
+_CELLS_JS = _TEXT_JS + _COLOUR_JS + (_HERE / "cells.js").read_text()
+_JS = _VIEWS_JS + _COLOUR_JS + (_HERE / "heatmap.js").read_text()
 # The page's own font: Streamlit 1.67 names it "Source Sans" (1.65 "Source Sans Pro", which no longer loads), and
 # a chart asking for the old name alone had its title, hint and tooltip drawn in the system's Liberation Sans.
 _CSS = (_HERE / "heatmap.css").read_text()
@@ -83,7 +88,7 @@ def json_bytes(data: dict) -> bytes:
 
 
 # Markup built in viz (every label escaped there, html.escape) written into a component's one element as it is:
-# the small SVG charts and the tables of coloured cells.
+# the small SVG charts.
 _MARKUP_JS = (_HERE / "markup.js").read_text()
 
 
@@ -104,24 +109,32 @@ def svg_chart(markup: str, key: str, container=None) -> None:
     _markup("svg_chart", "svg-chart", _SVG_CSS, markup, key, container)
 
 
-# Tables of coloured cells (viz.strips) come through a component too: st.html passes its markup through
-# DOMPurify in the browser, 0.12 s of Inside one head's rerun at 48 characters (about 1,300 cells, each with its
-# tooltip and value) in a Chromium CPU profile.
+# Tables of coloured cells (viz.strips.vector_rows_spec), drawn in the browser by cells.js as Decode's keys and
+# values are: st.html would pass markup through DOMPurify, 0.12 s of Inside one head's rerun at 48 characters (about
+# 1,300 cells) in a Chromium CPU profile, and the numbers alone are a fraction of the markup's bytes.
 # As Streamlit's page sets them (its rules do not reach into a shadow DOM): box sizes, and the focus ring of a
 # table's box, which Tab reaches to scroll it sideways. On several lines: Streamlit reads a one-line string with a *
 # in it as a file's name.
-_CELLS_CSS = (_HERE / "cell_table.css").read_text()
+_VECTOR_ROWS_JS = _CELLS_JS + (_HERE / "vector_rows.js").read_text()
+_VECTOR_ROWS_CSS = (_HERE / "vector_rows.css").read_text()
 
 
-def cell_table(markup: str, key: str | None = None, container=None) -> None:
-    """Draw a viz.strips table (in `container`, else where the page is); the tests find it by its title."""
-    _markup("cell_table", "cells", _CELLS_CSS, markup, key, container)
+def _drawn(name: str, css_class: str, js: str, css: str, spec: dict, key: str | None, container) -> None:
+    """A component that writes its drawing into its one element (class `css_class`, marked data-markup, which it
+    marks data-drawn once filled: the browser tests wait for it)."""
+    html = f'<div class="{css_class}" data-markup></div>'
+    mount_with_data(st.components.v2.component(name, js=js, css=css, html=html), spec, key, container)
+
+
+def vector_rows(spec: dict, key: str | None = None, container=None) -> None:
+    """Draw a viz.strips.vector_rows_spec table (in `container`, else where the page is)."""
+    _drawn("vector_rows", "cells", _VECTOR_ROWS_JS, _VECTOR_ROWS_CSS, spec, key, container)
 
 
 # Decode step by step's two parts (viz.decode_steps), stepped in the browser. As Streamlit's page draws its own:
 # metrics, captions, a table, buttons and headers (its rules do not reach into a shadow DOM).
-_BARS_JS = (_HERE / "bars.js").read_text()     # the next-token bars, before the code of both components that draw them
-_DECODE_JS = _VIEWS_JS + _BARS_JS + (_HERE / "decode_steps.js").read_text()
+_DECODE_JS = (_VIEWS_JS + _TEXT_JS + _COLOUR_JS + (_HERE / "bars.js").read_text() + (_HERE / "cells.js").read_text()
+              + (_HERE / "decode_steps.js").read_text())
 _DECODE_CSS = (_HERE / "decode_steps.css").read_text()
 
 
@@ -138,6 +151,4 @@ _NEXT_TOKEN_CSS = (_HERE / "next_token_bars.css").read_text()
 
 def next_token_bars(spec: dict, key: str | None = None, container=None) -> None:
     """Draw one step's next-token bars (viz.html_bars.bars_spec) with the code that draws Decode's."""
-    html = '<div class="next-token-bars" data-markup></div>'
-    mount_with_data(st.components.v2.component("next_token_bars", js=_NEXT_TOKEN_JS, css=_NEXT_TOKEN_CSS, html=html),
-                    spec, key, container)
+    _drawn("next_token_bars", "next-token-bars", _NEXT_TOKEN_JS, _NEXT_TOKEN_CSS, spec, key, container)

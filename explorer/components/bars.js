@@ -1,9 +1,6 @@
 // The next-token bars, drawn here and only here: for Decode step by step (decode_steps.js, every step at once)
 // and for the lesson's one step (next_token_bars.js), from the numbers and orders viz/html_bars.py decides. Every
-// label is escaped here.
-
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-const fixed = (v, places) => Number(v).toFixed(places);
+// label is escaped here (esc, fixed: text.js).
 
 // A coloured block a token, its tooltip naming the token and probability, also kept in data-value; heights in rem
 // (`full`, a probability of 1: html_bars.BAR_HEIGHT), so projector mode's larger type enlarges them too.

@@ -152,8 +152,9 @@ function lookedPart(root, data) {
   let step = 0;
   function cacheTables() {                            // built only when opened: 2 tables of d_k numbers a row
     if (!details.open) { tables.innerHTML = ""; return; }
-    tables.innerHTML = ["keys", "values"].map((name) => vectorRows(data, data[name].slice(0, step + 1), step,
-      `${name[0].toUpperCase()}${name.slice(1)}, layer ${layer}, head ${head}`)).join("");
+    const names = data.keys.slice(0, step + 1).map((_, r) => `${r}: ${data.row_labels[r]} ${r === step ? "(new)" : "(kept)"}`);
+    tables.innerHTML = ["keys", "values"].map((name) => vectorRows(data, data[name].slice(0, step + 1), names,
+      { title: `${name[0].toUpperCase()}${name.slice(1)}, layer ${layer}, head ${head}`, outlined: step })).join("");
   }
   // open or not outlives a rerun too (another head redraws this part), and a link's "true" wins once
   let open = KEPT["decode-cache"];
@@ -183,34 +184,8 @@ function lookedPart(root, data) {
   };
 }
 
-// Rows of coloured cells, as viz/strips.py draws them: every cell names its row, column and value in its tooltip and
-// keeps the value in data-value; the chosen head's row (or the step's own) is outlined.
-const rgb = (c) => `rgb(${c.map(Math.round).join(",")})`;
-
-function mixed(stops, t) {                           // [r, g, b] between evenly spaced RGB stops, t in [0, 1]
-  t = Math.max(0, Math.min(1, t)) * (stops.length - 1);
-  const i = Math.min(Math.floor(t), stops.length - 2);
-  return [0, 1, 2].map((k) => stops[i][k] + (t - i) * (stops[i + 1][k] - stops[i][k]));
-}
-const mix = (stops, t) => rgb(mixed(stops, t));
-
-// Whether white type contrasts more with a cell than black (WCAG relative luminance, as viz.strips.on_dark):
-// either reaches 4.58 : 1 on any colour, where a rule on the value wrote white on mid-tone cells at 3-4.4 : 1.
-function onDark(c) {
-  const [r, g, b] = c.map((x) => {
-    x = Math.round(x) / 255;
-    return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-  });
-  const light = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  return 1.05 / (light + 0.05) >= (light + 0.05) / 0.05;
-}
-const inkClass = (c) => (onDark(c) ? ' class="on-dark"' : "");
-
-function scroller(kind, title, inner) {               // a box that scrolls sideways, reached by Tab, named by its title
-  return `<div class="${kind}" role="region" tabindex="0" aria-label="${esc(title)}" style="overflow-x:auto">` +
-    `<div style="font-weight:600;margin-bottom:4px">${esc(title)}</div>${inner}</div>`;
-}
-
+// A step's attention weights, a row a head, on the weight scale (rgb, mix, inkClass, scroller: cells.js); the chosen
+// head's row is outlined.
 function weightRows(data, z, columnNames, title, columnTitle) {
   const stops = data.weight_stops, tick = data.tick, cols = columnNames.length;
   const written = cols <= 12, every = written ? 1 : 5;
@@ -232,35 +207,4 @@ function weightRows(data, z, columnNames, title, columnTitle) {
     `</colgroup><tr><th></th>${top}</tr>${rows}<tr><th style="font-weight:400;font-size:${tick};text-align:right;` +
     `padding-right:6px">${esc(columnTitle)}</th>${bottom}</tr></table>` +
     `<div style="font-size:0.75rem;color:#4b5563;margin-top:2px">weight 0 ${legend} 1; hover a cell for its value</div>`);
-}
-
-function signedRgb(data, v, bound) {                 // red below 0, white at 0, blue above, full at ±bound
-  const t = bound === 0 ? 0 : Math.max(-1, Math.min(1, v / bound));
-  const { zero } = data.signed, end = t > 0 ? data.signed.positive : data.signed.negative;
-  return zero.map((z, k) => Math.round(z + Math.abs(t) * (end[k] - z)));
-}
-
-function vectorRows(data, vectors, outlined, title) {
-  const bound = Math.max(...vectors.flat().map(Math.abs));
-  const tick = data.tick, width = vectors[0].length;
-  const values = width <= 16;                          // written in the cells; a longer vector's in its tooltips
-  const numbered = values ? 1 : Math.max(1, Math.floor(width / 8));
-  const head = Array.from({ length: width }, (_, d) => d % numbered === 0 ?
-    `<th style="font-weight:400;color:#6b7280;font-size:${tick};padding:0 1px">${d}</th>` : "<th></th>").join("");
-  const rows = vectors.map((row, r) => {
-    const name = `${r}: ${data.row_labels[r]} ${r === outlined ? "(new)" : "(kept)"}`;
-    const box = r === outlined ? "outline:3px solid #f59e0b;outline-offset:-2px;" : "";
-    const cells = row.map((v, d) => `<td data-value="${v}" title="${esc(name)}, dimension ${d}: ${fixed(v, 4)}"` +
-      `${inkClass(signedRgb(data, v, bound))} style="background:${rgb(signedRgb(data, v, bound))}">` +
-      `${!values ? "" : fixed(v, 2) === "-0.00" ? "0.00" : fixed(v, 2)}</td>`).join("");
-    return `<tr data-row="${esc(name)}" style="${box}"><th style="text-align:right;font-weight:400;font-size:` +
-      `${data.row_name_size};padding-right:6px;white-space:nowrap">${esc(name)}</th>${cells}</tr>`;
-  }).join("");
-  const stretch = values ? "" : "width:100%;table-layout:fixed;";   // a long strip fills the page's width
-  return scroller(values ? "strip-values" : "strip-bare", title,
-    `<table style="border-collapse:collapse;font-size:${values ? "0.78rem" : "0.6rem"};` +
-    `font-variant-numeric:tabular-nums;border:none;${stretch}"><colgroup><col style="width:8.5rem"></colgroup>` +
-    `<tr><th></th>${head}</tr>${rows}</table>` +
-    `<div style="font-size:0.7rem;color:#6b7280">colour: red below 0, blue above, full at ±${fixed(bound, 2)}; ` +
-    `hover a cell for its value</div>`);
 }

@@ -58,25 +58,13 @@ function drawHeatmap(root, spec) {
   const zmin = spec.zmin || 0;                       // 0 on a weight's scale, -1 on a signed one
   const columns = spec.columns || n;                 // panels in a row of the grid (a layer's heads)
 
-  function rgb(t) {                                   // [r, g, b] at t from 0 to 1 along the spec's stops
-    const stops = spec.stops;
-    t = Math.max(0, Math.min(1, t)) * (stops.length - 1);
-    const i = Math.min(Math.floor(t), stops.length - 2), f = t - i, a = stops[i], b = stops[i + 1];
-    return [0, 1, 2].map((k) => a[k] + f * (b[k] - a[k]));
-  }
+  const rgb = (t) => mixed(spec.stops, t);           // [r, g, b] at t from 0 to 1 on the spec's stops (colour.js)
   const css = (c) => `rgb(${c[0]},${c[1]},${c[2]})`;
   const colour = (t) => css(rgb(t));
   const NULL = [209, 213, 219];                       // a cell with no value (a masked score, −∞): grey
   function cellRgb(v) { return v === null ? NULL : rgb((v - zmin) / (spec.zmax - zmin)); }
-  function luminance(c) {                             // WCAG relative luminance
-    const [r, g, b] = c.map((x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  }
   // A cell's text in black or white, whichever contrasts more with the cell: at least 4.58:1 on any colour.
-  function ink(c) {
-    const l = luminance(c);
-    return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? "#000000" : "#ffffff";
-  }
+  const ink = (c) => (onDark(c) ? "#ffffff" : "#000000");
 
   function cellImage(panel) {                        // (rows, cols) cells as a canvas of one pixel each
     const pixels = new ImageData(cols, rows);

@@ -95,36 +95,21 @@ def metric_values(at: AppTest) -> list[str]:
     return [m.value for m in at.metric]
 
 
-def cell_tables(at: AppTest) -> list[str]:
-    """The markup of every viz.strips table (explorer.components.cell_table) on the page, in page order."""
-    return [json.loads(el.proto.bytes)["markup"] for el in at.get("bidi_component")
-            if el.proto.component_name.endswith("cell_table")]
+def cell_tables(at: AppTest) -> list[dict]:
+    """The spec of every table of coloured cells (explorer.components.vector_rows) on the page, in page order, as
+    the browser gets it."""
+    return [json.loads(el.proto.bytes) for el in at.get("bidi_component")
+            if el.proto.component_name.endswith("vector_rows")]
 
 
-def cell_table_with(at: AppTest, text: str) -> str:
-    """The markup of the first viz.strips table whose markup holds `text` (its title)."""
-    return next(markup for markup in cell_tables(at) if text in markup)
+def cell_table_with(at: AppTest, text: str) -> dict:
+    """The first table of coloured cells whose title holds `text`."""
+    return next(spec for spec in cell_tables(at) if text in spec["title"])
 
 
-def cell_rows(markup: str) -> dict[str, np.ndarray]:
-    """The rows of a viz.strips table, by name, read back from each cell's data-value."""
-    from html.parser import HTMLParser
-
-    rows: dict[str, list[float]] = {}
-
-    class Cells(HTMLParser):
-        row: str | None = None
-
-        def handle_starttag(self, tag, attrs):
-            attrs = dict(attrs)
-            if tag == "tr" and "data-row" in attrs:
-                self.row = attrs["data-row"]
-                rows[self.row] = []
-            elif tag == "td" and "data-value" in attrs:
-                rows[self.row].append(float(attrs["data-value"]))
-
-    Cells().feed(markup)
-    return {name: np.array(values) for name, values in rows.items()}
+def cell_rows(spec: dict) -> dict[str, np.ndarray]:
+    """The rows of a table of coloured cells, by name: the numbers each row's cells are drawn from."""
+    return {name: np.array(row, dtype=float) for name, row in zip(spec["names"], spec["vectors"], strict=True)}
 
 
 def decode_parts(at: AppTest) -> dict[str, dict]:

@@ -700,26 +700,23 @@ DRAWN = """els => els.map(e => ({title: e.title, row: e.dataset.row, token: e.da
     outline: e.style.outline}))"""
 
 
-def draw_decode(page, data: list[dict], python_html: str = "") -> None:
-    """explorer/components/decode_steps.js on its own, given each part's data (in #step and #looked), beside HTML
-    viz draws from Python (in #python)."""
+def draw_decode(page, data: list[dict]) -> None:
+    """explorer/components/decode_steps.js on its own, given each part's data (in #step and #looked)."""
     from explorer.components import _DECODE_JS
-    page.set_content('<div id="step"><div class="decode"></div></div><div id="looked"><div class="decode"></div></div>'
-                     '<div id="python"></div>')
+    page.set_content('<div id="step"><div class="decode"></div></div><div id="looked"><div class="decode"></div></div>')
     page.add_script_tag(type="module",
                         content=_DECODE_JS.replace("export default function", "window.drawDecode = function"))
     page.wait_for_function("() => window.drawDecode")
     for part in data:
         page.evaluate("""data => window.drawDecode({parentElement: document.getElementById(data.part),
                                                   data: new TextEncoder().encode(JSON.stringify(data))})""", part)
-    page.evaluate("markup => { document.getElementById('python').innerHTML = markup; }", python_html)
 
 
-def same_drawing(js: list[dict], python: list[dict]) -> None:
+def same_drawing(one: list[dict], other: list[dict]) -> None:
     """Two lists of drawn elements alike: the same names, tooltips and text; values and colours up to a float32's
     last digit and a colour channel's rounding."""
-    assert len(js) == len(python) > 0
-    for a, b in zip(js, python):
+    assert len(one) == len(other) > 0
+    for a, b in zip(one, other):
         assert {k: a[k] for k in ("title", "row", "token", "series", "dark", "text", "outline")} == {
             k: b[k] for k in ("title", "row", "token", "series", "dark", "text", "outline")}
         assert (a["value"] is None) == (b["value"] is None)
@@ -731,6 +728,59 @@ def same_drawing(js: list[dict], python: list[dict]) -> None:
         if a["height"]:
             assert float(a["height"].removesuffix("rem")) == pytest.approx(float(b["height"].removesuffix("rem")),
                                                                            abs=0.0011)
+
+
+HOSTILE = '<img src=x onerror=alert(1)>"\'&'
+
+
+def test_a_table_of_cells_colours_by_sign_keeps_every_value_and_escapes_every_word(page):
+    """explorer/components/vector_rows.js on its own: white at 0, full red and blue at ±the largest |value|, each
+    value in data-value and written to two places, the outlined and the ruled rows, and names, titles and column
+    words that are markup written as text."""
+    from explorer.components import _VECTOR_ROWS_JS
+    from viz.strips import NEGATIVE, POSITIVE, vector_rows_spec
+
+    page.set_content("<div></div>")
+    draw_alone(page, _VECTOR_ROWS_JS, "cells", vector_rows_spec(
+        [np.array([-2.0, 0.0]), np.array([2.0, 0.25])], [HOSTILE, "k"], title=HOSTILE, outlined=1, ruled=1,
+        column_name=HOSTILE))
+    assert page.locator("img").count() == 0                                  # the markup is text, run nowhere
+    cells = page.eval_on_selector_all("#cells td", DRAWN)
+    assert [c["value"] for c in cells] == [-2.0, 0.0, 2.0, 0.25]
+    assert [c["text"] for c in cells] == ["-2.00", "0.00", "2.00", "0.25"]
+    assert [c["colour"] for c in cells[:3]] == [f"rgb({r}, {g}, {b})" for r, g, b in (NEGATIVE, (247, 247, 247),
+                                                                                      POSITIVE)]
+    assert cells[0]["title"] == f"{HOSTILE}, {HOSTILE} 0: -2.0000"
+    assert page.locator("#cells [role=region]").get_attribute("aria-label") == HOSTILE
+    rows = page.locator("#cells tr[data-row]")
+    assert [rows.nth(r).get_attribute("data-row") for r in range(2)] == [HOSTILE, "k"]
+    assert "outline" in rows.nth(1).get_attribute("style") and "outline" not in rows.nth(0).get_attribute("style")
+    assert page.locator("#cells [style*='border-top:2px']").count() == 3    # the ruled row: its name and two cells
+
+
+def test_every_cells_type_reaches_4_5_to_1_on_its_colour(page):
+    """axe found white on mid-tone cells of Inside one head's strips at 3.0-4.4 : 1 (white was given past 0.6 of
+    the scale, whatever the colour). Over the whole scale, each cell's type as the browser draws it reaches WCAG
+    AA's 4.5 : 1 on the cell's background."""
+    from explorer.components import _VECTOR_ROWS_CSS, _VECTOR_ROWS_JS
+    from viz.strips import vector_rows_spec
+
+    page.set_content(f"<style>{_VECTOR_ROWS_CSS}</style><div class='cells'></div>")
+    values = np.linspace(-1.0, 1.0, 401)
+    draw_alone(page, _VECTOR_ROWS_JS, "cells", vector_rows_spec([values[:200], values[200:400]], ["a", "b"],
+                                                                show_values=True))
+    page.evaluate("() => document.querySelector('.cells').append(document.getElementById('cells'))")
+    pairs = page.eval_on_selector_all("#cells td", "els => els.map(e => [getComputedStyle(e).color, "
+                                                   "getComputedStyle(e).backgroundColor])")
+    assert len(pairs) == 400
+
+    def lum(css):
+        r, g, b = (int(x) / 255 for x in re.findall(r"\d+", css)[:3])
+        r, g, b = (x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in (r, g, b))
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    worst = min((max(lum(a), lum(b)) + 0.05) / (min(lum(a), lum(b)) + 0.05) for a, b in pairs)
+    assert worst >= 4.5, worst
 
 
 def test_decodes_drawing_escapes_its_labels_and_writes_no_values_in_a_long_vector(page):
@@ -760,22 +810,35 @@ def test_decodes_drawing_escapes_its_labels_and_writes_no_values_in_a_long_vecto
         f"0: {markup} (kept)", "1: a (new)"]
 
 
+def draw_alone(page, js: str, box: str, data: dict) -> None:
+    """A component's code on its own, mounted in a new element `box` (given its data as the page sends it)."""
+    name = f"draw_{box}"
+    page.evaluate("box => document.body.insertAdjacentHTML('beforeend', `<div id=${box}><div data-markup></div></div>`)",
+                  box)
+    page.add_script_tag(type="module", content=js.replace("export default function", f"window.{name} = function"))
+    page.wait_for_function(f"() => window.{name}")
+    page.evaluate(f"""data => window.{name}({{parentElement: document.getElementById("{box}"),
+                                             data: new TextEncoder().encode(JSON.stringify(data))}})""",
+                  json.loads(json_bytes(themed(data, False))))
+
+
 @pytest.mark.parametrize("t, width", [(0, None), (4, None), (4, 32)])
-def test_decodes_drawing_in_the_browser_matches_what_python_draws_for_the_same_numbers(page, t, width):
-    """Decode's key/value tables (explorer/components/decode_steps.js) are twins of viz.strips.vector_rows, which
-    Inside one head still draws from Python: for one step of a real decoding, every cell is drawn alike (they once
-    drifted on long vectors). Its bars are the step's numbers, and the lesson's bars for the same step
-    (viz.html_bars.bars_spec, drawn by explorer/components/next_token_bars.js with the same bars.js) are drawn
-    alike. `width`: keys of that many numbers in place of the model's 16 (an own model's d_k), drawn without
-    their values."""
+def test_decodes_drawing_in_the_browser_is_its_numbers_and_draws_them_as_the_lesson_and_inside_one_head_do(
+        page, t, width):
+    """For one step of a real decoding, Decode's bars and key/value tables (explorer/components/decode_steps.js)
+    are the step's numbers, and they are drawn alike by the components the lesson's bars and Inside one head's
+    tables come through (next_token_bars.js and vector_rows.js, from viz.html_bars.bars_spec and
+    viz.strips.vector_rows_spec): the same bars.js and cells.js, given the same things (they once drifted on long
+    vectors as twins). `width`: keys of that many numbers in place of the model's 16 (an own model's d_k), drawn
+    without their values."""
     from analysis.page_models.decode import decode_steps, looked_steps
     from analysis.page_models.decode_cache import cache_walk
     from analysis.run import Decoding, make_run
+    from explorer.components import _NEXT_TOKEN_JS, _VECTOR_ROWS_JS
     from transformer.checkpoint import bundled_checkpoint, load as load_checkpoint
-    from explorer.components import _NEXT_TOKEN_JS
     from viz.decode_steps import BAR_TOKENS, looked_spec, step_spec
     from viz.html_bars import bars_spec
-    from viz.strips import vector_rows
+    from viz.strips import vector_rows_spec
 
     ckpt = load_checkpoint(bundled_checkpoint("reverse"))
     run = make_run(ckpt.model, ckpt.vocab, "attention")
@@ -786,33 +849,30 @@ def test_decodes_drawing_in_the_browser_matches_what_python_draws_for_the_same_n
     if width:
         data[1]["keys"] = np.random.default_rng(0).normal(size=(len(steps), width)).astype(np.float32)
     data = [json.loads(json_bytes(themed(part, False))) for part in data]   # as the page sends them
-    step = steps[t]
-    keys = vector_rows(list(data[1]["keys"][: t + 1]),
-                       [f"{r}: {walk.row_labels[r]} {'(new)' if r == t else '(kept)'}" for r in range(t + 1)],
-                       "Keys, layer 1, head 2", outlined=t)
-    draw_decode(page, data, keys)
+    step, keys = steps[t], np.array(data[1]["keys"][: t + 1], dtype=float)
+    draw_decode(page, data)
     drawn = page.eval_on_selector_all("#step .bars div[data-token]", DRAWN)
     top = np.argsort(-np.asarray(step.probs), kind="stable")[:BAR_TOKENS]
     assert [bar["token"] for bar in drawn] == [step.labels[i] for i in top]
     assert [bar["value"] for bar in drawn] == pytest.approx([float(step.probs[i]) for i in top], rel=1e-6)
     assert [bar["series"] for bar in drawn] == ["chosen" if i == step.chosen_id else "" for i in top]
-    lesson = json.loads(json_bytes(bars_spec(step.probs, step.labels, BAR_TOKENS, step.chosen_id,
-                                             f"Next-token distribution at step {t}")))
-    page.evaluate("() => document.body.insertAdjacentHTML('beforeend', '<div id=\"bars\"><div data-markup></div></div>')")
-    page.add_script_tag(type="module", content=_NEXT_TOKEN_JS.replace("export default function", "window.drawBars = function"))
-    page.wait_for_function("() => window.drawBars")
-    page.evaluate("""data => window.drawBars({parentElement: document.getElementById("bars"),
-                                             data: new TextEncoder().encode(JSON.stringify(data))})""", lesson)
+    draw_alone(page, _NEXT_TOKEN_JS, "bars", bars_spec(step.probs, step.labels, BAR_TOKENS, step.chosen_id,
+                                                       f"Next-token distribution at step {t}"))
     same_drawing(drawn, page.eval_on_selector_all("#bars div[data-token]", DRAWN))
-    table = ".strip-bare" if width else ".strip-values"           # the keys' table, the first of the cache's two
-    for selector in ("td", "tr[data-row]"):
-        same_drawing(*(page.eval_on_selector(f"{side} {table}", f"(box, s) => ({DRAWN})([...box.querySelectorAll(s)])",
-                                             selector) for side in ("#looked", "#python")))
     assert (page.locator("#step .bars [role=img]").get_attribute("aria-label")
             == page.locator("#bars [role=img]").get_attribute("aria-label"))
+
+    table = ".strip-bare" if width else ".strip-values"           # the keys' table, the first of the cache's two
+    cells = page.eval_on_selector(f"#looked {table}", f"box => ({DRAWN})([...box.querySelectorAll('td')])")
+    assert [c["value"] for c in cells] == pytest.approx(keys.ravel().tolist(), rel=1e-6)
+    names = [f"{r}: {walk.row_labels[r]} {'(new)' if r == t else '(kept)'}" for r in range(t + 1)]
+    draw_alone(page, _VECTOR_ROWS_JS, "cells", vector_rows_spec(list(keys), names, "Keys, layer 1, head 2", outlined=t))
+    for selector in ("td", "tr[data-row]"):
+        same_drawing(*(page.eval_on_selector(f"{side} {table}", f"(box, s) => ({DRAWN})([...box.querySelectorAll(s)])",
+                                             selector) for side in ("#looked", "#cells")))
     assert (page.locator(f"#looked {table}").first.locator("th").all_inner_texts()
-            == page.locator(f"#python {table} th").all_inner_texts())
-    assert page.locator(f"#looked {table}").first.inner_text() == page.locator(f"#python {table}").inner_text()
+            == page.locator(f"#cells {table} th").all_inner_texts())
+    assert page.locator(f"#looked {table}").first.inner_text() == page.locator(f"#cells {table}").inner_text()
 
 
 def test_on_a_phone_the_arrow_keys_scroll_a_wide_table_of_decode_not_the_step(server, browser):

@@ -139,9 +139,11 @@ def test_every_step_has_its_question_and_every_chart_builds_its_figure(number):
     assert record.before or record.after
     for chart in charts(record.before + record.after):
         figure = getattr(viz, chart.figure)(**chart.arguments)
-        if isinstance(figure, dict):                         # a canvas heatmap's spec: its cells, and their name
+        if isinstance(figure, dict) and "view" in figure:    # next-token bars' spec: their values, and their name
+            assert len(figure["view"]["bar_order"]) and figure["view"]["bar_summary"], chart.key
+        elif isinstance(figure, dict):                       # a canvas heatmap's spec: its cells, and their name
             assert figure["panels"][0]["z"] and figure["summary"], chart.key
-        else:                                                # SVG or HTML bars: their values, and their name
+        else:                                                # SVG: its values, and its name
             assert 'data-value="' in figure and 'aria-label="' in figure, chart.key
 
 

@@ -41,57 +41,13 @@ def test_mask_and_score_cells_carry_their_words_only_while_the_matrix_is_small()
     assert "smallest score -3.000" in scores["summary"]
 
 
-def test_vector_rows_colour_by_sign_keep_every_value_and_escape_names():
-    from viz.strips import colour, vector_rows
-    assert colour(0.0, 2.0) == "rgb(247,247,247)"                     # white at zero
-    assert colour(-2.0, 2.0) == "rgb(178,24,43)" and colour(5.0, 2.0) == "rgb(33,102,172)"  # full red, full blue
-    table = vector_rows([np.array([-1.5, 0.25]), np.array([2.0, 0.0])], ["<q>", "k"], outlined=1, ruled=1)
-    assert table.count("<td ") == 4
-    assert 'data-value="-1.5"' in table and 'data-value="0.25"' in table and ">-1.50<" in table
-    assert "<q>" not in table and "&lt;q&gt;" in table
-    assert "outline:3px" in table and table.count("border-top:2px") == 3   # the ruled row: its name and two cells
-    # what the cells share is said once, in the table's own style rules; a cell on which white contrasts more than
-    # black is marked for white type (full blue, 2.0), the others take the rule's black (-1.5 is 4.6 : 1 in black)
-    from viz.strips import ON_DARK, STRIP_CSS
-    assert table.startswith(STRIP_CSS) and 'class="strip-values"' in table and "td.on-dark{color:white}" in STRIP_CSS
-    assert [ON_DARK in cell for cell in re.findall(r"<td [^>]*>", table)] == [False, False, True, False]
-
-
-def _contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    """WCAG 2.1 contrast ratio of two sRGB colours, written here from the definition."""
-    def lum(c):
-        r, g, b = [(x / 255) / 12.92 if x / 255 <= 0.04045 else ((x / 255 + 0.055) / 1.055) ** 2.4 for x in c]
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-    hi, lo = sorted((lum(a), lum(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
-def test_every_strip_cells_type_reaches_4_5_to_1_on_its_colour():
-    """axe found white on mid-tone cells of Inside one head's strips at 3.0-4.4 : 1 (white was given past 0.6 of
-    the scale, whatever the colour). Over the whole scale, each cell's type, read from the markup and the
-    table's own style rule, reaches WCAG AA's 4.5 : 1 on the cell's background."""
-    from viz.strips import STRIP_CSS, vector_rows
-    values = np.linspace(-1.0, 1.0, 401)
-    table = vector_rows([values[:200], values[200:400]], ["a", "b"], show_values=True)
-    dark_type = re.search(r"\.strip-values td\{color:#([0-9a-f]{6})", STRIP_CSS).group(1)
-    dark = tuple(int(dark_type[i:i + 2], 16) for i in (0, 2, 4))
-    cells = re.findall(r'<td [^>]*?(class="on-dark")? style="background:rgb\((\d+),(\d+),(\d+)\)', table)
-    assert len(cells) == 400
-    worst = min(_contrast((255, 255, 255) if marked else dark, tuple(map(int, rgb))) for marked, *rgb in cells)
-    assert worst >= 4.5, worst
-
-
-HOSTILE = '<img src=x onerror=alert(1)>"\'&'
-
-
-def test_strips_escape_every_piece_of_text_that_goes_into_their_markup():
-    """cell_table writes the markup into the page as it is (no DOMPurify): names, titles and column words are
-    escaped, wherever they come from."""
-    from viz.strips import vector_rows
-    tables = [vector_rows([np.array([1.0, -2.0])], [HOSTILE], title=HOSTILE, column_name=HOSTILE)]
-    for table in tables:
-        assert "<img" not in table and "onerror=alert(1)>" not in table
-        assert "&lt;img src=x onerror=alert(1)&gt;&quot;&#x27;&amp;" in table
+def test_a_table_of_cells_is_sent_as_its_numbers_names_and_marks():
+    """viz.strips.vector_rows_spec: what the browser draws a table of cells from (explorer/components/cells.js,
+    tested in tests/e2e/test_browser.py): every value, each row's name, the outlined and ruled rows."""
+    from viz.strips import vector_rows_spec
+    spec = vector_rows_spec([np.array([-1.5, 0.25]), np.array([2.0, 0.0])], ["q", "k"], "T", outlined=1, ruled=1)
+    assert spec["vectors"].tolist() == [[-1.5, 0.25], [2.0, 0.0]] and spec["names"] == ["q", "k"]
+    assert (spec["title"], spec["outlined"], spec["ruled"], spec["show_values"]) == ("T", 1, 1, None)
 
 
 def test_the_vote_spread_marks_no_answer_and_labels_each_bar_with_its_count_and_share():
@@ -181,15 +137,11 @@ def test_a_scatters_labels_never_sit_on_one_another_and_every_point_keeps_its_to
 
 
 def test_the_strips_column_numbers_are_22_px_on_a_projector():
-    """0.8 rem of projector mode's 28-px root, set by its page style; a laptop keeps the smaller type each
-    header names as its fallback."""
-    from explorer.charts import PROJECTOR_CSS
-    from viz.strips import PROJECTOR_TICK, ROW_NAME, TICK, vector_rows
+    """0.8 rem of projector mode's 28-px root; a laptop keeps its smaller type."""
+    from explorer.components import themed
+    from viz.strips import PROJECTOR_TICK, ROW_NAME, TICK, vector_rows_spec
 
-    markup = vector_rows([np.ones(24)], ["x"])
-    sizes = re.findall(r'<th style="[^"]*font-size:var\((--[a-z-]+),([\d.]+rem)\)', markup)
-    assert {fallback for _, fallback in sizes} == {TICK, ROW_NAME}
-    projected = dict(re.findall(r"(--[a-z-]+): ([\d.]+rem)", PROJECTOR_CSS))
-    assert {variable for variable, _ in sizes} <= set(projected)
-    assert all(float(projected[variable][:-3]) >= 0.8 for variable, _ in sizes)
+    spec = vector_rows_spec([np.ones(24)], ["x"])
+    assert (themed(spec, False)["tick"], themed(spec, False)["row_name_size"]) == (TICK, ROW_NAME)
+    assert (themed(spec, True)["tick"], themed(spec, True)["row_name_size"]) == (PROJECTOR_TICK, PROJECTOR_TICK)
     assert float(PROJECTOR_TICK[:-3]) * 28 >= 22
