@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from drivers.harness import load
+from drivers.harness import load, run_mark, wait_for_run
 
 LINKS = {  # the review's links: page path, URL key, value
     "decode?seed=1e309": ("decode", "seed", "1e309"),
@@ -23,6 +23,8 @@ LINKS = {  # the review's links: page path, URL key, value
 LEAKS = ("Traceback", '.py"', "/site-packages/")
 DRAWN = ".svg-chart figure, .decode .metric, .heatmap canvas"   # an SVG chart, Decode's step drawn in the
                                                                  # browser (decode_steps.js) or a canvas heatmap
+RECORD_HISTORY_STEPS = """window.historySteps = [];
+window.addEventListener('popstate', () => window.historySteps.push(location.href));"""   # each Back or Forward's address
 FIRST_LOAD_MS = 180_000   # a lab page's first load reads its stored tables (computes them if tables.json is stale)
 
 
@@ -44,12 +46,19 @@ def test_a_hostile_link_draws_the_page_with_a_notice_and_no_traceback(server, pa
 def test_back_to_a_hostile_link_draws_the_page_again_with_a_notice(server, page):
     """Back (or Forward) to an address whose value no widget can use: Streamlit seeds the bound widget from it
     again, though the session already holds its value, so the guard must hold on a history step too."""
+    page.add_init_script(RECORD_HISTORY_STEPS)
     load(page, f"{server}/decode?seed=1e309", timeout=FIRST_LOAD_MS)
     page.wait_for_selector(DRAWN, timeout=FIRST_LOAD_MS)
     page.wait_for_function("() => !location.search.includes('seed=')", timeout=FIRST_LOAD_MS)   # cleaned
+    mark = run_mark(page)
     page.go_back()
-    page.wait_for_function("() => location.search.includes('seed=1e309')", timeout=FIRST_LOAD_MS)
+    # Back lands on the link (read at the step: the rerun it starts cleans the address again, soon enough on a
+    # quick machine that a wait for it in the address bar can miss it), and the page names the value again.
+    page.wait_for_function("() => window.historySteps.some(href => href.includes('seed=1e309'))",
+                           timeout=FIRST_LOAD_MS)
+    wait_for_run(page, mark, timeout=FIRST_LOAD_MS)   # the notice of the step's own run, not the first load's
     page.wait_for_selector("[data-testid='stAlert']:has-text('could not be used')", timeout=FIRST_LOAD_MS)
+    page.wait_for_function("() => !location.search.includes('seed=')", timeout=FIRST_LOAD_MS)   # cleaned again
     page.wait_for_selector(DRAWN, timeout=FIRST_LOAD_MS)
     assert page.locator("[data-testid='stException']").count() == 0
     shown = page.inner_text("body")
