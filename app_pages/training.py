@@ -9,7 +9,8 @@ from analysis.page_models.training import MAX_UPLOAD_MB, TASKS, live_view, snaps
 from analysis.tasks import words
 from explorer import live_runs
 from explorer.callbacks import task_label
-from explorer.components import canvas_heatmap, svg_chart
+from explorer.charts import plotly_chart
+from explorer.components import canvas_heatmap
 from explorer.errors import CheckpointError
 from server.gate import deferred, fragment
 from explorer.lab_runs import offset_table
@@ -55,9 +56,11 @@ if saved:
     b.metric("Held-out loss", f"{view.loss:.3g}", help=view.loss_help)
     c.metric("Held-out exact match", f"{view.exact_match:.1%}")
     d.metric(view.pattern_label, f"{view.alignment:.1%}", help=view.pattern_help)
-    svg_chart(learning_curves(view.curve, step, title="The whole run, this snapshot marked", pattern=view.pattern,
-                              rule=view.rule, vocab_size=view.vocab_size, marked=(view.loss, view.exact_match)),
-              key="curves")
+    loss_chart, shares_chart = learning_curves(view.curve, step, title="The whole run, this snapshot marked",
+                                               pattern=view.pattern, rule=view.rule, vocab_size=view.vocab_size,
+                                               marked=(view.loss, view.exact_match))
+    plotly_chart(loss_chart, key="curves")
+    plotly_chart(shares_chart, key="shares")
     st.caption(view.loss_caption)
     canvas_heatmap(attention_grid_spec(view.cross, view.rows, view.source, view.grid_title, query_title="decoder step",
                                        key_title="source position"), key="grid")
@@ -100,7 +103,13 @@ if live is not None:
         m1.metric("Training loss", p.loss_text)
         m2.metric("Held-out exact match", f"{p.exact_match:.0%}")
         m3.metric("Steps per second", p.per_second)
-        svg_chart(live_curves(p.loss, p.matches, p.steps, vocab_size=p.vocab_size), key="live_curves")
+        charts = live_curves(p.loss, p.matches, p.steps, vocab_size=p.vocab_size)
+        if not charts:
+            st.caption("No training step has finished yet.")
+        for place, chart, key in zip(st.columns(2), charts, ("live_curves", "live_matches")):
+            plotly_chart(chart, key=key, container=place)   # side by side, one under the other on a phone
+        if len(charts) == 1:
+            st.caption("Held-out exact match: not measured yet.")
         if not p.done:
             st.button("Stop training", on_click=live_runs.stop, key="live_stop")
         elif p.failed:

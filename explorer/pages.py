@@ -28,7 +28,8 @@ class Page:
     terms: tuple[str, ...]   # the glossary terms the page uses, in the order its popover lists them
     reads_text: bool = True  # it shows the sidebar's text (the Glossary does not)
     canvases: int = 0        # the canvas heatmaps it draws for a typed word under the reversal (explorer.components)
-    svgs: int = 0            # and its small SVG charts (viz.svg_charts): the browser tests count both
+    svgs: int = 0            # its small SVG charts (viz.svg_charts)
+    plotlys: int = 0         # and its Plotly charts (viz.plotly_charts): the browser tests count all three
     model_module: str = ""   # where its page model lives, if not analysis/page_models/<id>.py
 
     @property
@@ -76,7 +77,7 @@ PAGES: tuple[Page, ...] = (
          ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"), canvases=4, svgs=1),
     Page("training", "Training", "📈", EXPLORE, "training",
          ("loss", "exact match", "teacher forcing", "cross-attention", "snapshot", "anti-diagonal"),
-         canvases=1, svgs=1),
+         canvases=1, plotlys=2),
     Page("compare_tasks", "Compare tasks", "⚖️", EXPLORE, "compare-tasks",
          ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"), canvases=8),
     Page("lab_ablation", "Switch heads off", "✂️", LAB, "lab-ablation",

@@ -34,8 +34,8 @@ class Series:
     width: float = 2.0
     opacity: float = 1.0
     markers_only: bool = False
-    x: np.ndarray | None = None          # xy_chart's positions on a numeric x axis (line_chart's are 0…n−1)
-    dashed: bool = False                 # xy_chart draws it dashed
+    x: np.ndarray | None = None          # positions on a numeric x axis (viz.plotly_charts.xy_chart; line_chart: 0…n−1)
+    dashed: bool = False                 # viz.plotly_charts.xy_chart draws it dashed
 
 
 def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
@@ -168,86 +168,12 @@ def grouped_bars(series: list[Series], x_labels: list[str], title: str, x_title:
     return _chart("bars", title, summary, "".join(plot), _tick_marks(ticks, y), x_title, y_title, series, table)
 
 
-def _finite(s: Series) -> Series:
-    """The series without its points whose value or position is not finite (a diverged run's loss)."""
-    values, xs = np.asarray(s.values, dtype=float), np.asarray(s.x, dtype=float)
-    keep = np.isfinite(values) & np.isfinite(xs)
-    return s if keep.all() else Series(s.name, values[keep], s.colour, s.width, s.opacity, s.markers_only, xs[keep],
-                                       s.dashed)
-
-
 def _thin(n: int, most: int) -> list[int]:
     """At most `most` of the indices 0…n−1, evenly spread, the last always kept."""
     if n <= most:
         return list(range(n))
     step = math.ceil(n / most)
     return sorted(set(range(0, n, step)) | {n - 1})
-
-
-def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summary: str, log_y: bool = False,
-             y_range: tuple[float, float] | None = None, percent: bool = False, x_range: tuple[float, float] | None = None,
-             marks: tuple[tuple[float, str], ...] = (), references: tuple[tuple[float, str], ...] = (),
-             point_name: str = "step", most_markers: int = 100) -> str:
-    """Lines over a numeric x axis (each Series' `x`), on a log y axis with `log_y` (one tick per power of ten,
-    written as a decimal). A line is one polyline however long; at most `most_markers` points of each carry a
-    marker and a tooltip. `marks`: (x, label) vertical dashed lines; `references`: (y, label) horizontal dashed
-    lines, such as a baseline. On a log axis a value of 0 or below (a loss rounded to 0) is drawn on the axis's
-    floor, the power of ten under the smallest positive value; points that are not finite are left out."""
-    series = [_finite(s) for s in series]
-    values = np.concatenate([np.asarray(s.values, dtype=float) for s in series]
-                            + [np.array([v for v, _ in references], dtype=float)])
-    positive = values[values > 0]
-    floor = 10.0 ** math.floor(math.log10(float(positive.min()))) if log_y and positive.size else 1e-12
-
-    def f(v):
-        return np.log10(np.maximum(v, floor)) if log_y else np.asarray(v, dtype=float)
-
-    ys = [f(np.asarray(s.values, dtype=float)) for s in series]
-    levels = f(values) if values.size else np.zeros(1)
-    if log_y:
-        low, high = math.floor(float(levels.min())), math.ceil(float(levels.max()))
-        high = max(high, low + 1)
-        y = (lambda v: TOP + (high - v) / (high - low) * (HEIGHT - TOP - BOTTOM))
-        ticks = [(y(p), f"{10.0 ** p:.{max(-p, 0)}f}") for p in range(low, high + 1)]
-    else:
-        tick_values, y = _scale(float(levels.min()), float(levels.max()), y_range)
-        ticks = _tick_marks(tick_values, y, percent)
-    xs = [np.asarray(s.x, dtype=float) for s in series]
-    x_low, x_high = x_range or (min(float(x.min()) for x in xs), max(float(x.max()) for x in xs))
-    x_high = x_high if x_high > x_low else x_low + 1
-    x = (lambda v: 2 + 96 * (v - x_low) / (x_high - x_low))             # percent of the plot's width
-    plot = ["".join(f'<text x="{x(t):.2f}%" y="{HEIGHT - 6}" text-anchor="middle" fill="{TEXT}">{t:g}</text>'
-                    for t in nice_ticks(x_low, x_high, 6) if x_low <= t <= x_high)]
-    for value, label in references:
-        at = y(float(f(np.array([value]))[0]))
-        plot.append(f'<line x1="0" x2="100%" y1="{at:.1f}" y2="{at:.1f}" stroke="#4b5563" stroke-width="1.5" '
-                    f'stroke-dasharray="6 4"><title>{html.escape(label)}</title></line>'
-                    f'<text x="99%" y="{at - 5:.1f}" text-anchor="end" fill="{TEXT}">{html.escape(label)}</text>')
-    for where, label in marks:
-        plot.append(f'<line x1="{x(where):.2f}%" x2="{x(where):.2f}%" y1="{TOP}" y2="{HEIGHT - BOTTOM}" '
-                    f'stroke="#b91c1c" stroke-width="2" stroke-dasharray="5 4" data-mark="{where!r}">'
-                    f'<title>{html.escape(label)}</title></line>')
-    # the lines in a box whose x runs 0–100 and whose y is in px, stretched to the plot's width; the stroke keeps
-    # its width however far the box is stretched
-    lines = "".join(
-        f'<polyline fill="none" stroke="{s.colour}" stroke-width="{s.width}" vector-effect="non-scaling-stroke" '
-        f'stroke-dasharray="{"4 3" if s.dashed else "none"}" points="'
-        + " ".join(f"{x(a):.2f},{y(b):.1f}" for a, b in zip(xv, yv)) + '"/>'
-        for s, xv, yv in zip(series, xs, ys))
-    plot.append(f'<svg viewBox="0 0 100 {HEIGHT}" preserveAspectRatio="none" width="100%" height="{HEIGHT}" '
-                f'overflow="visible">{lines}</svg>')
-    for s, xv, yv in zip(series, xs, ys):
-        raw = np.asarray(s.values, dtype=float)
-        shown = _thin(len(xv), most_markers)
-        radius = 3 if len(shown) <= 40 else 2
-        plot.append("".join(f'<circle cx="{x(xv[i]):.2f}%" cy="{y(yv[i]):.1f}" r="{radius}" fill="{s.colour}" '
-                            f'data-x="{float(xv[i])!r}" '
-                            f'{_tip(s, point_name, f"{xv[i]:g}", raw[i], 4, percent)}</circle>'
-                            for i in shown))
-    table = numbers_table(["series", x_title, y_title],
-                          [[s.name, f"{a:g}", _said(b, percent)] for s in series
-                           for a, b in zip(np.asarray(s.x, dtype=float), np.asarray(s.values, dtype=float))])
-    return _chart("xy", title, summary, "".join(plot), ticks, x_title, y_title, series, table)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """How training went: held-out loss, exact match and the cross-attention pattern of the task, step by step, as
-small SVG charts (viz.svg_charts): drawn in milliseconds, so the live run's chart can be redrawn twice a second."""
+Plotly line charts (viz.plotly_charts): a learner can hover any step and zoom into the end of a run."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-from .svg_charts import Series, xy_chart
+from .plotly_charts import Chart, xy_chart
+from .svg_charts import Series
 
 LOSS, MATCH, PATTERN = "#1d4ed8", "#047857", "#b45309"       # each at least 4.5:1 on white
 
@@ -32,19 +33,14 @@ def share_text(value: float) -> str:
     return f"{value:.0%}" if value in (0.0, 1.0) else f"{value:.1%}"
 
 
-def _side_by_side(*charts: str) -> str:
-    """Charts in a row that wraps: side by side on a laptop, one under the other on a phone."""
-    return ('<div style="display:flex;flex-wrap:wrap;gap:0.5rem 1.5rem">'
-            + "".join(f'<div style="flex:1 1 18rem;min-width:0">{c}</div>' for c in charts) + "</div>")
-
-
 def learning_curves(curve: list[dict], marked_step: int | None = None, title: str = "",
                     pattern: str = "the anti-diagonal", rule: str = "n−1−i", vocab_size: int | None = None,
-                    marked: tuple[float, float] | None = None) -> str:
+                    marked: tuple[float, float] | None = None) -> tuple[Chart, Chart]:
     """curve: dicts with step, loss, exact_match, alignment (the share of steps on the task's pattern, named by
     `pattern` and `rule`). Loss on top (log scale, with the uniform guess ln(vocab_size) when given), the two
     shares below, one dashed line at the marked step through both; `marked`: the snapshot's own held-out loss and
-    exact match, said in the summary (a snapshot's step need not be one of the curve's)."""
+    exact match, said in the summary (a snapshot's step need not be one of the curve's). Two charts: the loss,
+    then the shares."""
     steps = np.array([c["step"] for c in curve], dtype=float)
     loss = np.array([c["loss"] for c in curve], dtype=float)
     match = np.array([c["exact_match"] for c in curve], dtype=float)
@@ -65,15 +61,15 @@ def learning_curves(curve: list[dict], marked_step: int | None = None, title: st
         f"Held-out exact match from {share_text(match[0])} to {share_text(match[-1])}; the share of steps whose "
         f"largest cross weight is on {pattern} from {share_text(aligned[0])} to {share_text(aligned[-1])}.",
         y_range=(0.0, 1.0), percent=True, marks=marks)
-    return loss_chart + shares_chart
+    return loss_chart, shares_chart
 
 
 def live_curves(loss: tuple[tuple[int, float], ...], exact_match: tuple[tuple[int, float], ...], steps: int,
-                title: str = "", vocab_size: int | None = None) -> str:
+                title: str = "", vocab_size: int | None = None) -> tuple[Chart, ...]:
     """A run in progress: training loss after every step (log scale, with the uniform guess ln(vocab_size) when
-    given) and held-out exact match, side by side (one under the other on a phone)."""
+    given) and held-out exact match once it is measured; no chart before the first step."""
     if not loss:
-        return "<p>No training step has finished yet.</p>"
+        return ()
     loss_x = np.array([s for s, _ in loss], dtype=float)
     loss_y = np.array([v for _, v in loss], dtype=float)
     loss_chart = xy_chart(
@@ -81,7 +77,7 @@ def live_curves(loss: tuple[tuple[int, float], ...], exact_match: tuple[tuple[in
         f"Training loss {loss_text(loss_y[0])} after step {loss_x[0]:g}, {loss_text(loss_y[-1])} after step "
         f"{loss_x[-1]:g} of {steps}.", log_y=True, x_range=(0, steps), references=_uniform_guess(vocab_size))
     if not exact_match:
-        return _side_by_side(loss_chart, "<p>Held-out exact match: not measured yet.</p>")
+        return (loss_chart,)
     match_x = np.array([s for s, _ in exact_match], dtype=float)
     match_y = np.array([v for _, v in exact_match], dtype=float)
     match_chart = xy_chart(
@@ -89,4 +85,4 @@ def live_curves(loss: tuple[tuple[int, float], ...], exact_match: tuple[tuple[in
         f"Held-out exact match {share_text(match_y[-1])} at step {match_x[-1]:g}; its highest so far "
         f"{share_text(match_y.max())}.",
         y_range=(0.0, 1.0), percent=True, x_range=(0, steps))
-    return _side_by_side(loss_chart, match_chart)
+    return loss_chart, match_chart

@@ -109,6 +109,11 @@ def svg_chart(markup: str, key: str, container=None) -> None:
     _markup("svg_chart", "svg-chart", _SVG_CSS, markup, key, container)
 
 
+def chart_numbers(markup: str, key: str, container=None) -> None:
+    """A Plotly chart's summary and numbers table (viz.plotly_charts.Chart.numbers_html), under it."""
+    _markup("chart_numbers", "svg-chart", _SVG_CSS, markup, key, container)
+
+
 # Tables of coloured cells (viz.strips.vector_rows_spec), drawn in the browser by cells.js as Decode's keys and
 # values are: st.html would pass markup through DOMPurify, 0.12 s of Inside one head's rerun at 48 characters (about
 # 1,300 cells) in a Chromium CPU profile, and the numbers alone are a fraction of the markup's bytes.

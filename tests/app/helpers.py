@@ -171,6 +171,24 @@ def svg_marks(markup: str) -> list[float]:
     return [float(m) for m in re.findall(r'data-mark="([^"]+)"', markup)]
 
 
+def plotly_series(figure: dict, axis: str = "y") -> dict[str, np.ndarray]:
+    """The named traces of a Plotly figure (figures(at)), by name: each one's `axis` (y, x, or customdata: the
+    values a log axis's hover says, before their floor), in order."""
+    return {trace["name"]: array(trace[axis]) for trace in figure["data"] if trace.get("name")}
+
+
+def plotly_marks(figure: dict) -> list[float]:
+    """Where a figure's vertical marks stand (its shapes from top to bottom of the plot), in order."""
+    return [shape["x0"] for shape in figure["layout"].get("shapes", []) if shape["x0"] == shape["x1"]
+            and shape.get("yref") == "y domain"]
+
+
+def chart_numbers(at: AppTest) -> dict[str, str]:
+    """The summary and numbers table under each Plotly chart (explorer.charts.plotly_chart), by the chart's key."""
+    return {el.proto.id.rsplit("-", 1)[-1].removesuffix("_numbers"): json.loads(el.proto.bytes)["markup"]
+            for el in at.get("bidi_component") if el.proto.component_name.endswith("chart_numbers")}
+
+
 def canvas_charts(at: AppTest) -> dict[str, dict]:
     """Canvas heatmaps (explorer.components) by their key: the spec each was drawn from. A chart whose views the
     browser switches (switched_heatmaps) gives the view it opens on, and its whole data as "switch"."""

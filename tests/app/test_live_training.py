@@ -21,7 +21,7 @@ from explorer.live_training import LiveSettings, LiveTraining
 
 from ..conftest import zip_of
 from .helpers import (canvas_charts, compute_every_table, no_exception, open_page, own_model_state, own_shelf,
-                      svg_charts, svg_series)
+                      figures, plotly_series)
 
 
 def wait_until_done(run, seconds=120):
@@ -67,10 +67,11 @@ def test_a_short_run_from_the_page_finishes_and_draws_its_curves():
     no_exception(at)
     p = run.progress
     assert p.status == "finished" and p.step == 40
-    curves = svg_charts(at)["live_curves"]
-    assert list(svg_series(curves, "data-x")["training loss"]) == list(range(1, 41))   # a loss point after every step
-    assert [s for s, _ in p.exact_match] == list(svg_series(curves, "data-x")["held-out exact match"]) == [25, 40]
-    assert np.allclose(svg_series(curves)["training loss"], [v for _, v in p.loss])
+    drawn = figures(at)
+    loss, matches = plotly_series(drawn["live_curves"], "x"), plotly_series(drawn["live_matches"], "x")
+    assert list(loss["training loss"]) == list(range(1, 41))                      # a loss point after every step
+    assert [s for s, _ in p.exact_match] == list(matches["held-out exact match"]) == [25, 40]
+    assert np.allclose(plotly_series(drawn["live_curves"], "customdata")["training loss"], [v for _, v in p.loss])
     assert "Training finished after 40 steps" in at.success[0].value
     assert [d.label for d in at.get("download_button")] == ["Download it (zip)"]
     assert run.result.model.config.d_model == 16 and run.result.metrics["steps_done"] == 40
@@ -223,7 +224,7 @@ def small_model():
 
 
 BUNDLED_ONLY = {"lesson", "how_it_reverses", "compare_tasks"}   # the bundled reverser, or all three bundled models
-TRAINED_PAGES = [p.id for p in PAGES if (p.svgs or p.canvases) and p.id not in BUNDLED_ONLY]
+TRAINED_PAGES = [p.id for p in PAGES if (p.svgs or p.plotlys or p.canvases) and p.id not in BUNDLED_ONLY]
 
 
 @pytest.mark.parametrize("page", ["home", *TRAINED_PAGES])

@@ -2,11 +2,12 @@
 
 import pytest
 
+from explorer.charts import PROJECTED_TYPE
 from explorer.pages import BY_ID, PAGES
 from teaching.glossary import GLOSSARY
 from viz.canvas_heatmap import CIVIDIS_REVERSED, FONT as CANVAS_FONT, PROJECTOR_FONT, WEIGHT_SCALES
 
-from .helpers import canvas_charts, no_exception, open_page, svg_charts
+from .helpers import canvas_charts, figures, no_exception, open_page, svg_charts
 from .test_entrypoint import open_app
 
 CHART_PAGES = [p.id for p in PAGES if p.canvases]
@@ -15,7 +16,8 @@ CHART_PAGES = [p.id for p in PAGES if p.canvases]
 @pytest.mark.parametrize("page", CHART_PAGES)
 def test_projector_mode_restyles_every_chart_of_the_page(page):
     plain_at, projected_at = (open_page(page, "level", state={"projector": on}) for on in (False, True))
-    assert not plain_at.get("plotly_chart") and not projected_at.get("plotly_chart")   # every chart is ours
+    plain_plotly, projected_plotly = figures(plain_at), figures(projected_at)
+    assert set(plain_plotly) == set(projected_plotly) and len(plain_plotly) == BY_ID[page].plotlys
     plain_canvas, projected_canvas = canvas_charts(plain_at), canvas_charts(projected_at)
     assert set(plain_canvas) == set(projected_canvas) and len(plain_canvas) == BY_ID[page].canvases
     for key, spec in projected_canvas.items():
@@ -24,6 +26,10 @@ def test_projector_mode_restyles_every_chart_of_the_page(page):
         assert (spec["stops"] == [list(c) for c in CIVIDIS_REVERSED]) == weights, key   # signed and mask scales kept
     for key, markup in svg_charts(projected_at).items():     # in the page's type, which projector mode enlarges
         assert "font-size:0.85em" in markup and "font-size:" not in markup.replace("font-size:0.85em", ""), key
+    for key, figure in projected_plotly.items():             # in px, so scaled as the page's type is
+        plain = plain_plotly[key]["layout"]
+        assert figure["layout"]["font"]["size"] == pytest.approx(plain["font"]["size"] * PROJECTED_TYPE), key
+        assert figure["layout"]["height"] > plain["height"], key
 
 
 def test_the_sidebar_switch_turns_projector_mode_on_for_the_session_and_the_link():

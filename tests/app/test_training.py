@@ -10,7 +10,8 @@ from transformer.checkpoint import load_snapshot, snapshot_index
 from analysis.run import make_run
 from viz.training import loss_text, share_text
 
-from .helpers import canvas_charts, metric_values, no_exception, open_page, svg_charts, svg_marks, svg_series
+from .helpers import (canvas_charts, chart_numbers, figures, metric_values, no_exception, open_page, plotly_marks,
+                      plotly_series)
 
 
 def test_every_snapshot_shows_its_own_output_scores_and_cross_attention(ckpt):
@@ -26,10 +27,10 @@ def test_every_snapshot_shows_its_own_output_scores_and_cross_attention(ckpt):
         expected = make_run(model, ckpt.vocab, "banana")
         assert metric_values(at) == [expected.output or "(nothing)", f"{shot['loss']:.3g}", f"{shot['exact_match']:.1%}",
                                f"{shot['alignment']:.1%}"]
-        curves = svg_charts(at)["curves"]
-        assert svg_marks(curves) == [shot["step"]] * 2                        # the mark follows the slider
-        assert (f"at step {shot['step']}, the marked snapshot, loss {loss_text(shot['loss'])} and exact match "
-                f"{share_text(shot['exact_match'])}") in curves
+        drawn = figures(at)
+        assert plotly_marks(drawn["curves"]) == plotly_marks(drawn["shares"]) == [shot["step"]]   # the mark follows
+        assert (f"at step {shot['step']}, the marked snapshot, loss {loss_text(shot['loss'])} and exact match "   # the slider
+                f"{share_text(shot['exact_match'])}") in chart_numbers(at)["curves"]
         grid = canvas_charts(at)["grid"]["panels"]
         cross = expected.trace.stack_attention("cross")                        # (L, H, T, S)
         assert len(grid) == cross.shape[0] * cross.shape[1]
@@ -40,10 +41,10 @@ def test_every_snapshot_shows_its_own_output_scores_and_cross_attention(ckpt):
 def test_the_curves_are_the_whole_run_and_the_caption_names_when_the_mirror_appears(ckpt):
     at = open_page("training", "hello")
     curve = ckpt.metrics["curve"]
-    curves = svg_charts(at)["curves"]
-    assert list(svg_series(curves, "data-x")["held-out loss"].astype(int)) == [c["step"] for c in curve]
-    assert np.allclose(svg_series(curves)["held-out loss"], [c["loss"] for c in curve])
-    assert np.allclose(svg_series(curves)["exact match"], [c["exact_match"] for c in curve])
+    drawn = figures(at)
+    assert list(plotly_series(drawn["curves"], "x")["held-out loss"].astype(int)) == [c["step"] for c in curve]
+    assert np.allclose(plotly_series(drawn["curves"], "customdata")["held-out loss"], [c["loss"] for c in curve])
+    assert np.allclose(plotly_series(drawn["shares"])["exact match"], [c["exact_match"] for c in curve])
     first = next((s for s in snapshot_index(BUNDLED_CHECKPOINT) if s["alignment"] >= 0.9), None)
     if first is not None:
         assert f"by step {first['step']:,}" in at.caption[-1].value
@@ -65,14 +66,14 @@ def test_a_checkpoint_without_snapshots_says_so_and_a_corrupt_index_is_named(tmp
     monkeypatch.setenv(CHECKPOINT_ENV, str(plain))
     at = open_page("training", "hello")
     no_exception(at)
-    assert "no snapshots" in at.info[0].value and "curves" not in svg_charts(at)
+    assert "no snapshots" in at.info[0].value and "curves" not in figures(at)
     broken = tmp_path / "broken"
     shutil.copytree(BUNDLED_CHECKPOINT, broken)
     (broken / "snapshots" / "index.json").write_text(json.dumps({"snapshots": "soon"}))
     monkeypatch.setenv(CHECKPOINT_ENV, str(broken))
     at = open_page("training", "hello")
     no_exception(at)
-    assert "index.json" in at.error[0].value.replace("\\", "") and "curves" not in svg_charts(at)
+    assert "index.json" in at.error[0].value.replace("\\", "") and "curves" not in figures(at)
 
 
 def test_each_snapshots_word_is_what_plain_greedy_decoding_writes():

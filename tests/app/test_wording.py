@@ -2,7 +2,6 @@
 checkpoints and snapshots (Training, No positions, Longer than trained, Masks, Decode, Attention, Home)."""
 
 import math
-import re
 
 import numpy as np
 import pytest
@@ -15,7 +14,7 @@ from transformer import train
 from transformer.checkpoint import bundled_checkpoint, load, load_snapshot, snapshot_index
 from transformer.data import TASKS, expected_keys, sample_strings, target
 
-from .helpers import canvas_charts, decode_sentences, no_exception, open_page, svg_charts
+from .helpers import canvas_charts, decode_sentences, figures, no_exception, open_page
 
 TEXT = "hello"
 
@@ -64,16 +63,18 @@ def test_the_loss_chart_draws_the_uniform_guess_and_says_where_step_0_starts(tas
     ckpt = load(bundled_checkpoint(task))
     vocab_size = ckpt.model.config.vocab_size
     uniform = math.log(vocab_size)
-    loss_chart = svg_charts(at)["curves"].split("</figure>")[0]         # the loss, above the two shares
-    assert f"<title>uniform guess: ln {vocab_size} = {uniform:.2f}</title>" in loss_chart
-    ticks = re.findall(r'<text x="96%" y="[\d.]+"[^>]*>([^<]+)</text>', loss_chart)
-    heights = list(map(float, re.findall(r'y1="([\d.]+)" y2="[\d.]+" stroke="#e5e7eb"', loss_chart)))
+    loss_chart = figures(at)["curves"]                                    # the loss, above the two shares
+    assert [a["text"] for a in loss_chart["layout"]["annotations"]
+            if a["text"].startswith("uniform")] == [f"uniform guess: ln {vocab_size} = {uniform:.2f}"]
+    (guess,) = [s for s in loss_chart["layout"]["shapes"] if s.get("xref") == "x domain"]
+    assert guess["y0"] == guess["y1"] == pytest.approx(uniform)                   # the dashed line at ln |V|
+    axis = loss_chart["layout"]["yaxis"]
+    ticks = axis["ticktext"]
+    assert axis["type"] == "log"
     assert not any("µ" in t or "m" in t or "e" in t for t in ticks)              # plain decimals: 0.0001, not 1e-04
     powers = [math.log10(float(t)) for t in ticks]                              # bottom to top
     assert powers == pytest.approx(list(range(round(powers[0]), round(powers[-1]) + 1)))   # one per power of ten
-    guess = float(re.search(r'<line x1="0" x2="100%" y1="([\d.]+)"[^>]*stroke-dasharray', loss_chart).group(1))
-    up = (heights[0] - guess) / (heights[0] - heights[-1])                      # of the axis, from the bottom
-    assert powers[0] + up * (powers[-1] - powers[0]) == pytest.approx(math.log10(uniform), abs=0.01)   # at ln |V|
+    assert axis["range"] == [round(powers[0]), round(powers[-1])]               # the axis spans its ticks
     losses = [c["loss"] for c in ckpt.metrics["curve"]]
     assert float(ticks[0]) <= min(x for x in losses if x > 0) and float(ticks[-1]) >= max(losses)
     start = ckpt.metrics["curve"][0]

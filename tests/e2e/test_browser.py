@@ -21,7 +21,8 @@ from .conftest import screenshot
 from drivers.axe import CELL_CONTRASTS
 from drivers.harness import PAINTED, ROOT, load, run_ends, run_mark, settle, type_text, wait_for_charts
 
-PAGES = {p.url_path: (p.title, p.svgs, p.canvases) for p in REGISTRY}  # url path -> (label, SVG charts, canvases)
+PAGES = {p.url_path: (p.title, p.svgs, p.canvases, p.plotlys)   # url path -> (label, SVG charts, canvases,
+         for p in REGISTRY}                                         # Plotly charts)
 
 
 @pytest.mark.parametrize("path", list(PAGES))
@@ -32,7 +33,11 @@ def test_every_page_draws_for_a_typed_word(server, page, path):
     expect(page.get_by_test_id("stSidebar").get_by_text("ananab", exact=True)).to_be_visible()
     assert page.locator("[data-testid='stException']").count() == 0
     assert "text=banana" in page.url
-    assert page.locator("[data-testid='stPlotlyChart']").count() == 0            # every chart is drawn by the app
+    plotly = page.locator("[data-testid='stPlotlyChart']")                       # viz.plotly_charts, each drawn
+    expect(plotly).to_have_count(PAGES[path][3])                                 # and summarised under it
+    for i in range(PAGES[path][3]):
+        assert plotly.nth(i).locator(".main-svg").first.bounding_box()["width"] > 100
+    expect(page.locator(".svg-chart .summary")).to_have_count(PAGES[path][3])
     canvases = page.locator(".heatmap canvas")                   # the canvas heatmaps, each named by its summary
     expect(canvases).to_have_count(PAGES[path][2])
     for i in range(PAGES[path][2]):
@@ -675,7 +680,7 @@ def test_switching_the_task_switches_every_page(server, page):
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar.get_by_text("aaabnn", exact=True)).to_be_visible()
     expect(sidebar.get_by_text("task: sort the characters", exact=False)).to_be_visible()
-    for path, (label, charts, _) in PAGES.items():
+    for path, (label, charts, _, _) in PAGES.items():
         # the sorter's tables are read from tables.json (computed, up to 90 s, if stale)
         with run_ends(page, "whole", timeout=180_000):
             sidebar.get_by_role("link", name=label, exact=True).click()

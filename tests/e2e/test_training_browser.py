@@ -5,7 +5,7 @@ import re
 from playwright.sync_api import expect
 
 from .conftest import screenshot
-from drivers.harness import load, settle, wait_for_charts
+from drivers.harness import load, settle
 
 
 def test_snapshots_then_a_live_run_started_watched_stopped_and_used(server, browser):
@@ -19,7 +19,8 @@ def test_snapshots_then_a_live_run_started_watched_stopped_and_used(server, brow
     page.get_by_role("button", name="Start training").click()
     expect(page.get_by_text(re.compile(r"running: step \d+ of 3,000"))).to_be_visible(timeout=60_000)
     expect(page.get_by_role("button", name="Stop training")).to_be_visible()
-    wait_for_charts(page, 2)                                                         # curves, live curves
+    page.wait_for_function("() => document.querySelectorAll(\"[data-testid='stPlotlyChart']:has(.main-svg)\").length"
+                           " >= 3", timeout=60_000)                   # the run's two curves, the live loss at least
     expect(page.locator(".heatmap canvas")).to_have_count(1)                        # and the grid
     screenshot(page, "training-live-run")
     page.get_by_role("button", name="Stop training").click()

@@ -10,7 +10,8 @@ import pytest
 from analysis.labels import ffn_formula, weight_text
 from analysis.repeats import copies_gap
 from analysis.training import chance_share, head_shares, training_story
-from viz.svg_charts import Series, xy_chart
+from viz.plotly_charts import xy_chart
+from viz.svg_charts import Series
 from viz.training import learning_curves
 
 
@@ -64,18 +65,25 @@ def test_the_ffn_formula_has_the_row_vector_shapes():
 def test_the_log_axis_ticks_are_plain_decimals_spanning_the_values():
     chart = xy_chart([Series("loss", np.array([1e-5, 0.3, 4.5]), "#000000", x=np.arange(3.0))], "", "step", "loss",
                      "", log_y=True)
-    labels = re.findall(r'text-anchor="end" fill="#111827">([^<]+)</text>', chart)
-    assert labels == ["0.00001", "0.0001", "0.001", "0.01", "0.1", "1", "10"]
-    heights = [float(y) for y in re.findall(r'<text x="96%" y="([\d.]+)"', chart)]
-    assert np.allclose(np.diff(heights), heights[1] - heights[0], atol=0.2)   # one power of ten as far as the next
+    axis = chart.figure.layout.yaxis
+    assert axis.type == "log" and list(axis.range) == [-5, 1]        # a log axis: each power of ten as far apart
+    assert list(axis.ticktext) == ["0.00001", "0.0001", "0.001", "0.01", "0.1", "1", "10"]
+    assert np.allclose(axis.tickvals, [10.0 ** p for p in range(-5, 2)])
+
+
+def test_a_loss_of_zero_sits_on_the_log_axiss_floor_and_is_said_as_itself():
+    chart = xy_chart([Series("loss", np.array([0.0, 0.02, 3.0]), "#000000", x=np.arange(3.0))], "", "step", "loss",
+                     "", log_y=True)
+    (line,) = chart.figure.data
+    assert list(line.y) == [0.01, 0.02, 3.0] and list(line.customdata) == [0.0, 0.02, 3.0]   # the hover's values
+    assert "%{customdata:.4f}" in line.hovertemplate
 
 
 def test_the_learning_curves_draw_the_uniform_guess_as_a_labelled_line():
     curve = [{"step": 0, "loss": 4.5, "exact_match": 0.0, "alignment": 0.04},
              {"step": 100, "loss": 0.01, "exact_match": 1.0, "alignment": 0.7}]
-    with_guess, without = learning_curves(curve, vocab_size=30), learning_curves(curve)
-    assert "<title>uniform guess: ln 30 = 3.40</title>" in with_guess and "uniform guess" not in without
-    labels = re.findall(r'<text x="96%" y="[\d.]+"[^>]*>([^<]+)</text>', with_guess)
-    ticks = dict(zip(labels, map(float, re.findall(r'y1="([\d.]+)" y2="[\d.]+" stroke="#e5e7eb"', with_guess))))
-    line = float(re.search(r'<line x1="0" x2="100%" y1="([\d.]+)"[^>]*stroke-dasharray', with_guess).group(1))
-    assert (ticks["1"] - line) / (ticks["1"] - ticks["10"]) == pytest.approx(math.log10(math.log(30)), abs=0.01)
+    (with_guess, _), (without, _) = learning_curves(curve, vocab_size=30), learning_curves(curve)
+    assert [a.text for a in with_guess.figure.layout.annotations] == ["uniform guess: ln 30 = 3.40"]
+    (guess,) = with_guess.figure.layout.shapes
+    assert guess.y0 == guess.y1 == pytest.approx(math.log(30)) and guess.line.dash == "dash"
+    assert not without.figure.layout.annotations and not without.figure.layout.shapes
