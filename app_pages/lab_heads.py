@@ -6,7 +6,7 @@ import streamlit as st
 from analysis.offsets import EXPLAINED_SHARE, OFFSETS
 from analysis.page_models.lab_heads import heads_lab, hypothesis_table
 from analysis.tasks import words
-from explorer.components import svg_chart
+from explorer.charts import plotly_chart
 from explorer.lab_runs import NOISE_POINTS, SAMPLE_SIZE, ablation_table, offset_table, pattern_table
 from explorer.cache import checkpoint_or_stop, model_key
 from explorer.state import learner_text
@@ -48,11 +48,11 @@ st.dataframe(view.table, hide_index=True, width="content", column_config={
 st.caption(view.caption)
 
 left, right = st.columns(2)
-svg_chart(harm_against_pattern(view.heads, view.kinds, view.scores, view.drops,
-                               title="Does looking right mean being needed?"), key="agreement", container=left)
-svg_chart(harm_against_pattern(view.heads, view.kinds, view.best_shares, view.drops,
-                               title="Does landing on one offset mean being needed?",
-                               x_title="share of steps on its best offset"), key="offset_agreement", container=right)
+plotly_chart(harm_against_pattern(view.heads, view.kinds, view.scores, view.drops,
+                                  title="Does looking right mean being needed?"), key="agreement", container=left)
+plotly_chart(harm_against_pattern(view.heads, view.kinds, view.best_shares, view.drops,
+                                  title="Does landing on one offset mean being needed?",
+                                  x_title="share of steps on its best offset"), key="offset_agreement", container=right)
 
 st.header("Do the two rankings agree?")
 st.markdown(view.agreement)

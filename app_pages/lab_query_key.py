@@ -3,7 +3,8 @@
 import streamlit as st
 
 from analysis.page_models.lab_query_key import query_key_view
-from explorer.components import canvas_heatmap, svg_chart
+from explorer.charts import plotly_chart
+from explorer.components import canvas_heatmap
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head
 from explorer.state import learner_text
@@ -29,7 +30,7 @@ kind, layer, head = pick_head(config, "qk_")
 view = query_key_view(run, kind, layer, head)
 qk = view.plane
 left, right = st.columns([3, 2])
-svg_chart(query_key_scatter(qk.query_xy, qk.key_xy, view.queries, view.keys, qk.explained, title=view.title),
-          key="plane", container=left)
+plotly_chart(query_key_scatter(qk.query_xy, qk.key_xy, view.queries, view.keys, qk.explained, title=view.title),
+             key="plane", container=left)
 canvas_heatmap(scores_spec(qk.scores, view.queries, view.keys, "Its scores q·k/√d_k (all dimensions)"), key="scores", container=right)
 st.caption(view.caption)

@@ -13,6 +13,7 @@ from viz.architecture import GROW_VARIABLE
 from viz.plotly_charts import HEIGHT, Chart
 
 from .components import PROJECTOR_KEY, chart_numbers
+from .text import escape_markdown
 
 # Type for the back of a hall: a root of 28 px makes the body text (1 rem) 28 px and captions 24.5 px at any
 # window size. Headings, which Streamlit sizes up to 2.75 rem, and the frame's margins (a 6 rem top, 5 rem sides)
@@ -43,16 +44,20 @@ CONFIG = {"displaylogo": False, "toImageButtonOptions": {"scale": 2}}   # the ca
 
 
 def plotly_chart(chart: Chart, key: str, container=None) -> None:
-    """Draw a viz.plotly_charts chart (in `container`, else where the page is), with its summary and numbers
-    under it; in projector mode its type and height grow as the page's type does. Streamlit's chart theme is
-    off: with it, Positional's three figures took 0.61 s against 0.52 s without (benchmarks.browser_ab)."""
+    """Draw a viz.plotly_charts chart (in `container`, else where the page is): its title above it, its summary
+    and numbers under it; in projector mode its type, its height and the room for its legend grow as the page's
+    type does. Streamlit's chart theme is off: with it, Positional's three figures took 0.61 s against 0.52 s
+    without (benchmarks.browser_ab)."""
     figure = chart.figure
     if projector_on():
         figure = go.Figure(figure)
-        figure.update_layout(font_size=figure.layout.font.size * PROJECTED_TYPE,
-                             height=(figure.layout.height or HEIGHT) * 1.4,
-                             title_font_size=(figure.layout.title.font.size or 15) * PROJECTED_TYPE)
+        layout = figure.layout
+        height, top = layout.height or HEIGHT, layout.margin.t or 0
+        figure.update_layout(font_size=layout.font.size * PROJECTED_TYPE, margin_t=top * PROJECTED_TYPE,
+                             height=(height - top) * 1.4 + top * PROJECTED_TYPE)
     place = container if container is not None else st
+    if chart.title:
+        place.markdown(f"**{escape_markdown(chart.title)}**")
     place.plotly_chart(figure, key=key, theme=None, config={**CONFIG, "toImageButtonOptions": {
         **CONFIG["toImageButtonOptions"], "filename": key}})
     chart_numbers(chart.numbers_html(), f"{key}_numbers", container)

@@ -7,7 +7,8 @@ from plotly.colors import sample_colorscale
 
 from .attention import GRID_MIN_PANEL, GRID_STRIP
 from .canvas_heatmap import Axes, Grid, Panel, heatmap_spec
-from .svg_charts import Points, Series, grouped_bars, line_chart, scatter_chart
+from .plotly_charts import Chart, Points, scatter_chart
+from .svg_charts import Series, grouped_bars, line_chart
 
 BEFORE, AFTER = "#1d4ed8", "#f59e0b"
 
@@ -32,9 +33,9 @@ KINDS = (("encoder_self", "circle", "#0072b2"), ("decoder_self", "square", "#b45
 
 def harm_against_pattern(names: list[str], kinds: list[str], scores: list[float], drops: list[float],
                          title: str = "",
-                         x_title: str = "match with its hypothesis (mean weight on the key it names)") -> str:
-    """One point per head: how well it matches a pattern (x) against how much removing it hurts (y), as an SVG
-    scatter (viz.svg_charts), one shape and colour per kind of attention."""
+                         x_title: str = "match with its hypothesis (mean weight on the key it names)") -> Chart:
+    """One point per head: how well it matches a pattern (x) against how much removing it hurts (y), as a Plotly
+    scatter (viz.plotly_charts), one shape and colour per kind of attention."""
     groups = []
     for kind, shape, colour in KINDS:
         idx = [i for i, k in enumerate(kinds) if k == kind]
@@ -72,7 +73,7 @@ def length_curve(by_length: dict[int, float], trained_up_to: int, title: str = "
 
 
 def query_key_scatter(query_xy: np.ndarray, key_xy: np.ndarray, query_labels: list[str], key_labels: list[str],
-                      explained: np.ndarray, title: str = "") -> str:
+                      explained: np.ndarray, title: str = "") -> Chart:
     """Queries as arrows from the origin (circles at their tips) and centred keys (squares) in one plane on one
     scale for both axes, coloured by position (Viridis): a score is the dot product of an arrow with a key, not
     their distance."""

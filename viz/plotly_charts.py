@@ -1,5 +1,6 @@
 """Line charts over a numeric axis and scatters as Plotly figures: hover on every point, zoom, and a picture of
-the chart (the camera in its toolbar, at twice the screen's size for a slide) come with Plotly.
+the chart (the camera in its toolbar, at twice the screen's size for a slide) come with Plotly. Lines over
+positions and bars are still viz.svg_charts (Positional draws three of them for every word: see there).
 
 Measured before they came back (benchmarks.browser_ab, 48 characters, medians of 8, Streamlit's theme off: with
 it on, Positional's three Plotly charts took 0.61 s): Training 0.30 → 0.34 s with its curves as Plotly figures,
@@ -12,12 +13,13 @@ from __future__ import annotations
 
 import html as _html
 import math
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 
-from .svg_charts import GRID, TEXT, Points, Series, _thin
+from .svg_charts import GRID, TEXT, Series, _thin
 
 def _escape(text: str) -> str:
     """Text Plotly would read as markup (a learner's "<b>" in a label) written as itself."""
@@ -25,6 +27,7 @@ def _escape(text: str) -> str:
 
 
 FONT = "Source Sans, Source Sans Pro, sans-serif"   # the page's own type (Plotly's default is Open Sans)
+WRAP = 26                                             # characters an axis title's line holds in half a 1024-px page
 LABEL_GROUND = "rgba(255, 255, 255, 0.85)"           # behind a line's label, over the lines it crosses
 HEIGHT = 300                                          # px, at the page's type; explorer.charts scales it up for
                                                       # projector mode
@@ -32,9 +35,10 @@ HEIGHT = 300                                          # px, at the page's type; 
 
 @dataclass(frozen=True)
 class Chart:
-    """A figure and what is said beside it: `summary`, one sentence from its numbers (its text alternative), and
-    its numbers as a table (`headers`, `rows`, each row's first cell its header)."""
+    """A figure and what is said beside it: its `title` (above it), `summary`, one sentence from its numbers (its
+    text alternative), and its numbers as a table (`headers`, `rows`, each row's first cell its header)."""
     figure: go.Figure
+    title: str
     summary: str
     headers: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
@@ -50,18 +54,30 @@ class Chart:
                 f'<table><tr>{head}</tr>{body}</table></div></details>')
 
 
-def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, legend: bool, height: int = HEIGHT) -> go.Figure:
-    """The page's type and colours; the legend above the plot (under it, it ran into the x axis's title), under
-    the title."""
-    top = (34 if title else 10) + (26 if legend else 0)
+def _wrapped(text: str, width: int = WRAP) -> str:
+    """Escaped text in lines of at most `width` characters: Plotly never wraps an axis title, and in half a
+    laptop's width a long one ran out of the figure at both ends."""
+    return "<br>".join(_escape(line) for line in textwrap.wrap(text, width)) if text else ""
+
+
+def _legend_rows(fig: go.Figure) -> int:
+    """The rows the legend above the plot takes: one, or one a name when they would not fit one line of half a
+    1024-px page (Plotly then stacks them)."""
+    names = [t.name for t in fig.data if t.name and t.showlegend is not False]
+    return 1 if sum(len(n) + 6 for n in names) <= 34 else len(names)
+
+
+def _layout(fig: go.Figure, x_title: str, y_title: str, legend: bool, height: int = HEIGHT) -> go.Figure:
+    """The page's type and colours, the legend above the plot (under it, it ran into the x axis's title). The
+    chart's title is the page's (explorer.charts.plotly_chart writes it above): Plotly never wraps a title, and
+    placed a wrapped one on the plot."""
+    top = 10 + (22 * _legend_rows(fig) if legend else 0)
     fig.update_layout(
-        title=dict(text=_escape(title), x=0, xanchor="left", y=1, yref="container", yanchor="top",
-                   pad=dict(t=6), font=dict(size=15)) if title else None,
         height=height + top, margin=dict(l=64, r=12, t=top, b=48), font=dict(family=FONT, color=TEXT, size=13),
         plot_bgcolor="white", paper_bgcolor="white", showlegend=legend, hoverlabel=dict(font_family=FONT),
-        legend=dict(orientation="h", x=0, xanchor="left", y=1.02, yanchor="bottom"))
+        legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom"))
     for axis, name in ((fig.update_xaxes, x_title), (fig.update_yaxes, y_title)):   # margins grow to their labels
-        axis(title=_escape(name), gridcolor=GRID, zeroline=False, linecolor="#6b7280", automargin=True)
+        axis(title=_wrapped(name), gridcolor=GRID, zeroline=False, linecolor="#6b7280", automargin=True)
     return fig
 
 
@@ -125,7 +141,58 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
         fig.update_xaxes(range=list(x_range))
     rows = tuple((s.name, f"{a:g}", _said(b, percent)) for s in series
                  for a, b in zip(np.asarray(s.x, dtype=float), np.asarray(s.values, dtype=float)))
-    return Chart(_layout(fig, title, x_title, y_title, len(series) > 1), summary, ("series", x_title, y_title), rows)
+    return Chart(_layout(fig, x_title, y_title, len(series) > 1), title, summary, ("series", x_title, y_title), rows)
+
+
+def _bounds(groups: list[Points], x_range, y_range, equal: bool) -> tuple[float, float, float, float]:
+    """The plane's x and y spans: given, else the points' (and the origin's, for arrows); with `equal`, the larger
+    span for both, each centred, so one unit is as long on both axes."""
+    origin = [np.zeros(1)] if any(g.arrows for g in groups) else []
+    xs = np.concatenate([np.asarray(g.x, dtype=float) for g in groups] + origin)
+    ys = np.concatenate([np.asarray(g.y, dtype=float) for g in groups] + origin)
+    x_low, x_high = x_range or (float(xs.min()), float(xs.max()))
+    y_low, y_high = y_range or (float(ys.min()), float(ys.max()))
+    if equal:
+        half = max(x_high - x_low, y_high - y_low, 1e-9) / 2 * 1.08
+        x_mid, y_mid = (x_low + x_high) / 2, (y_low + y_high) / 2
+        return x_mid - half, x_mid + half, y_mid - half, y_mid + half
+    return x_low, x_high, y_low, y_high
+
+
+def _placed_labels(groups: list[Points], bounds, most: int) -> list[list[str]]:
+    """Per group, the text drawn beside each point ("" where none): at most `most` of a group, and never one on
+    a label already drawn (a character taken as 2.6 % of the width and a line as 10 % of the height, a
+    projector's at 1024 px). A label left out keeps the point's hover."""
+    x_low, x_high, y_low, y_high = bounds
+    placed: list[tuple[float, float, int]] = []                  # (x %, y %, characters) of each label drawn
+    drawn = []
+    for g in groups:
+        shown, texts = set(_thin(len(g.x), most)), []
+        for i, (px, py, label) in enumerate(zip(g.x, g.y, g.labels)):
+            x = (px - x_low) / ((x_high - x_low) or 1) * 100
+            y = (py - y_low) / ((y_high - y_low) or 1) * 100 + 6  # its label's middle, above the point
+            clear = all(abs(x - qx) > 1.3 * (len(label) + n) + 1 or abs(y - qy) > 10 for qx, qy, n in placed)
+            if i in shown and clear:
+                placed.append((x, y, len(label)))
+                texts.append(_escape(label))
+            else:
+                texts.append("")
+        drawn.append(texts)
+    return drawn
+
+
+@dataclass(frozen=True)
+class Points:
+    """One kind of point in a scatter: its name in the legend, positions, a label each (drawn beside the point
+    where there is room, always in its tooltip), one colour or a colour each, a shape; with `arrows`, each point
+    is the tip of an arrow from the origin."""
+    name: str
+    x: np.ndarray
+    y: np.ndarray
+    labels: list[str]
+    colours: str | list[str]
+    shape: str = "circle"          # circle, square or diamond
+    arrows: bool = False
 
 
 SYMBOLS = {"circle": "circle", "square": "square", "diamond": "diamond"}
@@ -138,29 +205,28 @@ def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, 
     says each point's group, label and both values; at most `most_labels` labels of a group are drawn beside
     their points. A group with `arrows` is drawn as arrows from the origin: one trace of segments (as one
     annotation each, 48 arrows took Queries and keys from 0.21 to 0.86 s)."""
+    bounds = _bounds(groups, x_range, y_range, equal)
     fig = go.Figure()
     said = "%{y:.1%}" if y_percent else "%{y:.3g}"
-    for g in groups:
+    for g, texts in zip(groups, _placed_labels(groups, bounds, most_labels)):
         if g.arrows:
             xs = np.column_stack([np.zeros(len(g.x)), g.x, np.full(len(g.x), np.nan)]).ravel()
             ys = np.column_stack([np.zeros(len(g.y)), g.y, np.full(len(g.y), np.nan)]).ravel()
             fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#6b7280", width=1.2),
                                      hoverinfo="skip", showlegend=False, connectgaps=False))
-        shown = set(_thin(len(g.x), most_labels))
         fig.add_trace(go.Scatter(
             x=np.asarray(g.x, dtype=float), y=np.asarray(g.y, dtype=float), name=g.name, mode="markers+text",
-            text=[_escape(label) if i in shown else "" for i, label in enumerate(g.labels)],
-            customdata=[_escape(label) for label in g.labels], textposition="top center",
+            text=texts, customdata=[_escape(label) for label in g.labels], textposition="top center",
+            cliponaxis=False,                                     # a label at the plane's edge drawn whole
             marker=dict(color=g.colours, symbol=SYMBOLS[g.shape], size=11, line=dict(color=TEXT, width=1)),
             hovertemplate=(f"{_escape(g.name)} %{{customdata}}: {_escape(x_title)} %{{x:.3g}}, "
                            f"{_escape(y_title)} {said}<extra></extra>")))
-    if x_range:
-        fig.update_xaxes(range=list(x_range))
-    if y_range:
-        fig.update_yaxes(range=list(y_range))
-    if y_percent:
-        fig.update_yaxes(tickformat=".0%")
-    _layout(fig, title, x_title, y_title, len(groups) > 1, height=420 if equal else HEIGHT + 60)
+    x_low, x_high, y_low, y_high = bounds
+    pad_x = (x_high - x_low) * 0.04 or 0.05                  # room for the markers at the edges
+    pad_y = pad_x if equal else (y_high - y_low) * 0.08 or 0.05
+    _layout(fig, x_title, y_title, len(groups) > 1, height=420 if equal else HEIGHT + 60)
+    fig.update_xaxes(range=[x_low - pad_x, x_high + pad_x])
+    fig.update_yaxes(range=[y_low - pad_y, y_high + pad_y], tickformat=".0%" if y_percent else None)
     if equal or any(g.arrows for g in groups):          # the axes through the origin
         fig.update_xaxes(zeroline=True, zerolinecolor="#9ca3af")
         fig.update_yaxes(zeroline=True, zerolinecolor="#9ca3af")
@@ -168,4 +234,4 @@ def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, 
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
     rows = tuple((f"{g.name} {label}", f"{float(a):.4g}", f"{float(b):.1%}" if y_percent else f"{float(b):.3g}")
                  for g in groups for a, b, label in zip(g.x, g.y, g.labels))
-    return Chart(fig, summary, ("point", x_title, y_title), rows)
+    return Chart(fig, title, summary, ("point", x_title, y_title), rows)

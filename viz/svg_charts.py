@@ -1,7 +1,10 @@
 """Small line and bar charts as inline SVG, for st.html.
 
 A Plotly chart costs the browser a fixed time to draw again whatever its size (benchmarks.browser_latency), and
-Positional encoding drew four of them on every visit. These draw in a few milliseconds. Every point and bar
+Positional encoding draws three for every word. These draw in a few milliseconds. Measured as Plotly figures
+(benchmarks.browser_ab, 48 characters, medians of 8): Positional 0.35 -> 0.52 s (1.49, quartiles 1.29-1.61,
+Streamlit's theme off) and Switch heads off's bars 0.29 -> 0.49 s (1.69, theme on): under 0.6 s, so both may
+follow the scatters and the training curves into viz.plotly_charts at that cost. Every point and bar
 keeps its name and value: in its tooltip (an SVG title, which the browser shows on hover), in a data-value
 attribute for tests; the chart's one-line summary, computed from its numbers, is its accessible name.
 
@@ -174,105 +177,3 @@ def _thin(n: int, most: int) -> list[int]:
         return list(range(n))
     step = math.ceil(n / most)
     return sorted(set(range(0, n, step)) | {n - 1})
-
-
-@dataclass(frozen=True)
-class Points:
-    """One kind of point in a scatter: its name in the legend, positions, a label each (drawn beside the point
-    where there is room, always in its tooltip), one colour or a colour each, a shape; with `arrows`, each point
-    is the tip of an arrow from the origin."""
-    name: str
-    x: np.ndarray
-    y: np.ndarray
-    labels: list[str]
-    colours: str | list[str]
-    shape: str = "circle"          # circle, square or diamond
-    arrows: bool = False
-
-
-def _marker(shape: str, cx: str, cy: str, colour: str, rest: str) -> str:
-    """A point's mark centred on (cx, cy), percentages of the plot; a square or diamond is drawn in a small svg
-    whose origin is the point, so it stays square however the plot is stretched."""
-    if shape == "circle":
-        return f'<circle cx="{cx}" cy="{cy}" r="6" fill="{colour}" stroke="{TEXT}" stroke-width="1" {rest}</circle>'
-    turn = ' transform="rotate(45)"' if shape == "diamond" else ""
-    return (f'<svg x="{cx}" y="{cy}" width="1" height="1" overflow="visible">'
-            f'<rect width="10" height="10" x="-5" y="-5" fill="{colour}" stroke="{TEXT}"{turn} {rest}</rect></svg>')
-
-
-def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, summary: str,
-                  x_range: tuple[float, float] | None = None, y_range: tuple[float, float] | None = None,
-                  y_percent: bool = False, equal: bool = False, most_labels: int = 16) -> str:
-    """Points in a plane whose height follows its width (square with `equal`, the two axes then on one scale, so
-    angles and lengths are true; else 4:3). Each point's tooltip says its group, its label and both values; at
-    most `most_labels` labels of a group are drawn beside their points."""
-    xs = np.concatenate([g.x for g in groups] + ([np.zeros(1)] if any(g.arrows for g in groups) else []))
-    ys = np.concatenate([g.y for g in groups] + ([np.zeros(1)] if any(g.arrows for g in groups) else []))
-    x_low, x_high = x_range or (float(xs.min()), float(xs.max()))
-    y_low, y_high = y_range or (float(ys.min()), float(ys.max()))
-    if equal:                                           # one scale for both: the larger span, each centred
-        half = max(x_high - x_low, y_high - y_low, 1e-9) / 2 * 1.08
-        (x_mid, y_mid) = ((x_low + x_high) / 2, (y_low + y_high) / 2)
-        x_low, x_high, y_low, y_high = x_mid - half, x_mid + half, y_mid - half, y_mid + half
-    x_ticks = [t for t in nice_ticks(x_low, x_high, 6) if x_low <= t <= x_high]
-    y_ticks = [t for t in nice_ticks(y_low, y_high, 6) if y_low <= t <= y_high]
-    left, right, top, bottom = 14.0, 97.0, 7.0, 90.0   # the plot's box, in percent of the figure's svg: as wide as
-                                                       # tall, so an `equal` plane keeps one scale
-    x = (lambda v: left + (v - x_low) / ((x_high - x_low) or 1) * (right - left))
-    y = (lambda v: bottom - (v - y_low) / ((y_high - y_low) or 1) * (bottom - top))
-    said = (lambda v: f"{v:.1%}") if y_percent else (lambda v: f"{v:.3g}")
-    places = max(0, -math.floor(math.log10(y_ticks[1] - y_ticks[0])) - 2) if len(y_ticks) > 1 else 0
-    tick = (lambda v: f"{v:.{places}%}") if y_percent else (lambda v: f"{v:.3g}")   # as many places as tell them apart
-    plot = [f'<line x1="{left}%" x2="{right}%" y1="{y(t):.2f}%" y2="{y(t):.2f}%" stroke="{GRID}"/>'
-            f'<text x="{left - 1.5}%" y="{y(t):.2f}%" dy="0.35em" text-anchor="end" fill="{TEXT}">{tick(t)}</text>'
-            for t in y_ticks]
-    plot += [f'<line y1="{top}%" y2="{bottom}%" x1="{x(t):.2f}%" x2="{x(t):.2f}%" stroke="{GRID}"/>'
-             f'<text x="{x(t):.2f}%" y="{bottom + 2}%" dy="0.9em" text-anchor="middle" fill="{TEXT}">{t:g}</text>'
-             for t in x_ticks]
-    if any(g.arrows for g in groups) or equal:          # the axes through the origin, where it is in view
-        if x_low <= 0 <= x_high:
-            plot.append(f'<line y1="{top}%" y2="{bottom}%" x1="{x(0):.2f}%" x2="{x(0):.2f}%" stroke="#9ca3af"/>')
-        if y_low <= 0 <= y_high:
-            plot.append(f'<line x1="{left}%" x2="{right}%" y1="{y(0):.2f}%" y2="{y(0):.2f}%" stroke="#9ca3af"/>')
-    placed: list[tuple[float, float, int]] = []          # labels drawn so far: (x %, y %, characters)
-
-    def clear(px: float, py: float, label: str) -> bool:
-        """Whether a label centred at (px, py) stays off every label already drawn (a character taken as
-        2.6 % of the width and a line as 10 % of the height, a projector's at 1024 px). A label left out keeps
-        its tooltip."""
-        return all(abs(px - qx) > 1.3 * (len(label) + n) + 1 or abs(py - qy) > 10 for qx, qy, n in placed)
-
-    for g in groups:
-        colours = [g.colours] * len(g.x) if isinstance(g.colours, str) else list(g.colours)
-        shown = set(_thin(len(g.x), most_labels))
-        for i, (px, py, label, colour) in enumerate(zip(g.x, g.y, g.labels, colours)):
-            cx, cy = f"{x(px):.2f}%", f"{y(py):.2f}%"
-            if g.arrows:
-                plot.append(f'<line x1="{x(0):.2f}%" y1="{y(0):.2f}%" x2="{cx}" y2="{cy}" stroke="#6b7280" '
-                            f'stroke-width="1.2"/>')
-            tip = (f'data-series="{html.escape(g.name)}" data-value="{float(py)!r}" data-x="{float(px)!r}">'
-                   f'<title>{html.escape(g.name)} {html.escape(label)}: {html.escape(x_title)} {float(px):.3g}, '
-                   f'{html.escape(y_title)} {said(float(py))}</title>')
-            plot.append(_marker(g.shape, cx, cy, colour, tip))
-            above = y(py) > top + 6                          # else under its point, off the title above
-            at = y(py) - 5 if above else y(py) + 8           # where the label's middle sits, in % of the height
-            if i in shown and clear(x(px), at, label):
-                placed.append((x(px), at, len(label)))
-                above = "-0.8em" if above else "1.6em"
-                plot.append(f'<text x="{cx}" y="{cy}" dy="{above}" text-anchor="middle" fill="{TEXT}" '
-                            f'aria-hidden="true">{html.escape(label)}</text>')
-    keys = "".join(
-        f'<span style="display:inline-flex;align-items:center;gap:4px;margin-right:14px">'
-        f'<svg width="14" height="14" aria-hidden="true">'
-        f'{_marker(g.shape, "50%", "50%", g.colours if isinstance(g.colours, str) else "#9ca3af", ">")}</svg>'
-        f'{html.escape(g.name)}</span>' for g in groups) if len(groups) > 1 else ""
-    heading = f'<div style="font-weight:600;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
-    return (f'<figure data-chart="scatter" style="margin:0;color:{TEXT};font-size:0.85em">{heading}'
-            f'<div style="text-align:left">↑ {html.escape(y_title)}</div>'
-            f'<svg role="img" aria-label="{html.escape(summary)}" width="100%" overflow="visible" '
-            f'style="display:block;aspect-ratio:{"1;max-width:36rem" if equal else "4 / 3"}">{"".join(plot)}</svg>'
-            f'<div style="text-align:right">{html.escape(x_title)} →</div>'
-            f'<figcaption>{keys}</figcaption>'
-            + numbers_table(["point", x_title, y_title],
-                            [[f"{g.name} {label}", f"{float(a):.4g}", said(float(b))]
-                             for g in groups for a, b, label in zip(g.x, g.y, g.labels)]) + '</figure>')

@@ -13,7 +13,8 @@ from transformer.metrics import exact_match
 
 from explorer.text import SHORT
 
-from .helpers import canvas_charts, metric_values, no_exception, open_page, svg_charts, svg_series
+from .helpers import (array, canvas_charts, figures, metric_values, no_exception, open_page, plotly_series, svg_charts,
+                      svg_series)
 
 LAST_CROSS = [f"cross L1 H{h}" for h in range(4)]
 
@@ -124,12 +125,12 @@ def test_which_head_reverses_ranks_scores_and_says_where_the_rankings_differ(ckp
     assert f"(Spearman ρ): **{rho:.2f}** over 24 heads: the two rankings **{lab.correlation_words(rho)}**" in text
     rho_offset = spearmanr(table["steps there"], table["exact match lost when off"]).statistic
     assert f"ρ = **{rho_offset:.2f}**: that ranking and harm **{lab.correlation_words(rho_offset)}**" in text
-    charts = svg_charts(at)
-    points = svg_series(charts["agreement"], "data-x")
+    charts = figures(at)
+    points = plotly_series(charts["agreement"], "x")
     assert sorted(np.concatenate(list(points.values()))) == pytest.approx(sorted(table["pattern score"]))
-    assert sorted(np.concatenate(list(svg_series(charts["agreement"]).values()))) == pytest.approx(
+    assert sorted(np.concatenate(list(plotly_series(charts["agreement"]).values()))) == pytest.approx(
         sorted(table["exact match lost when off"]))
-    offset_points = svg_series(charts["offset_agreement"], "data-x")
+    offset_points = plotly_series(charts["offset_agreement"], "x")
     assert sorted(np.concatenate(list(offset_points.values()))) == pytest.approx(sorted(table["steps there"]))
     # the head the model needs most is named with the offset that explains it, never as unexplained
     costliest = table.loc[table["exact match lost when off"].idxmax()]
@@ -261,9 +262,12 @@ def test_queries_and_keys_plane_matches_the_lab_projection(ckpt, kind, layer, he
     at.selectbox(key="qk_head").set_value(head).run()
     no_exception(at)
     expected = lab.query_key_map(make_run(ckpt.model, ckpt.vocab, "level"), kind, layer, head)
-    plane = svg_charts(at)["plane"]
-    assert np.allclose(svg_series(plane, "data-x")["queries"], expected.query_xy[:, 0], atol=1e-6)
-    assert np.allclose(svg_series(plane)["keys"], expected.key_xy[:, 1], atol=1e-6)
+    plane = figures(at)["plane"]
+    assert np.allclose(plotly_series(plane, "x")["queries"], expected.query_xy[:, 0], atol=1e-6)
+    assert np.allclose(plotly_series(plane)["keys"], expected.key_xy[:, 1], atol=1e-6)
+    (arrows,) = [t for t in plane["data"] if not t.get("name")]                  # each query an arrow from 0
+    tips = array(arrows["x"]).astype(float).reshape(-1, 3)
+    assert np.allclose(tips[:, 0], 0) and np.allclose(tips[:, 1], expected.query_xy[:, 0], atol=1e-6)
     finite = np.isfinite(expected.scores)
     drawn = canvas_charts(at)["scores"]["panels"][0]["z"]
     assert all((v is None) == (not f) for row, frow in zip(drawn, finite) for v, f in zip(row, frow))  # −∞ as null

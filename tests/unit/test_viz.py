@@ -1,6 +1,7 @@
 import re
 
 import numpy as np
+import pytest
 
 from viz import weights_spec
 
@@ -118,22 +119,33 @@ def test_every_chart_carries_its_numbers_as_a_table_behind_one_click():
     curve = [{"step": s, "loss": 1 / (1 + s), "exact_match": s / 200, "alignment": 0.5} for s in (0, 100, 200)]
     rows = table(learning_curves(curve, 100)[0].numbers_html())   # a Plotly chart's (viz.plotly_charts)
     assert rows[1:] == [["held-out loss", "0", "1"], ["held-out loss", "100", "0.009901"], ["held-out loss", "200", "0.004975"]]
-    scatter = table(harm_against_pattern(["cross L0 H0", "cross L0 H1"], ["cross", "cross"], [0.25, 0.5], [0.1, 0.0]))
+    scatter = table(harm_against_pattern(["cross L0 H0", "cross L0 H1"], ["cross", "cross"], [0.25, 0.5],
+                                         [0.1, 0.0]).numbers_html())
     assert scatter[1:] == [["cross L0 H0", "0.25", "10.0%"], ["cross L0 H1", "0.5", "0.0%"]]
 
 
-def test_a_scatters_labels_never_sit_on_one_another_and_every_point_keeps_its_tooltip():
-    from viz.svg_charts import Points, scatter_chart
+def test_a_scatters_labels_never_sit_on_one_another_and_every_point_keeps_its_hover():
+    from viz.plotly_charts import Points, scatter_chart
 
     crowd = Points("heads", np.array([0.10, 0.101, 0.102, 0.9]), np.array([0.5, 0.5, 0.501, 0.1]),
                    ["L0 H0", "L0 H1", "L0 H2", "L1 H3"], "#1d4ed8")
-    markup = scatter_chart([crowd], "t", "x", "y", "s")
-    drawn = re.findall(r'aria-hidden="true">([^<]+)</text>', markup)       # the labels beside the points
-    assert drawn == ["L0 H0", "L1 H3"]                                     # the two piled on L0 H0 left out
-    assert markup.count("<title>") == 4                                    # each point still says what it is
+    (points,) = scatter_chart([crowd], "t", "x", "y", "s").figure.data
+    assert list(points.text) == ["L0 H0", "", "", "L1 H3"]                 # the two piled on L0 H0 left out
+    assert list(points.customdata) == ["L0 H0", "L0 H1", "L0 H2", "L1 H3"]   # each point still says what it is
+    assert "%{customdata}" in points.hovertemplate
     apart = Points("heads", np.array([0.1, 0.9]), np.array([0.5, 0.5]), ["L0 H0", "L0 H1"], "#1d4ed8")
-    assert re.findall(r'aria-hidden="true">(L0 H\d)</text>', scatter_chart([apart], "t", "x", "y", "s")) == [
-        "L0 H0", "L0 H1"]
+    assert list(scatter_chart([apart], "t", "x", "y", "s").figure.data[0].text) == ["L0 H0", "L0 H1"]
+
+
+def test_an_equal_scatter_keeps_one_scale_and_writes_a_learners_markup_as_text():
+    from viz.plotly_charts import Points, scatter_chart
+
+    arrows = Points("queries", np.array([2.0, -1.0]), np.array([0.5, 0.2]), ["0:<b>", "1:&"], "#1d4ed8",
+                    arrows=True)
+    figure = scatter_chart([arrows], "t", "x", "y", "s", equal=True).figure
+    x, y = figure.layout.xaxis.range, figure.layout.yaxis.range
+    assert x[1] - x[0] == pytest.approx(y[1] - y[0]) and figure.layout.yaxis.scaleanchor == "x"
+    assert list(figure.data[1].customdata) == ["0:&lt;b&gt;", "1:&amp;"]   # shown as typed, never as bold
 
 
 def test_the_strips_column_numbers_are_22_px_on_a_projector():
