@@ -11,7 +11,7 @@ settled with every chart drawn and the frame after it painted; before 2026-11-27
 too) and of Chromium's main-thread busy time (the Performance domain's TaskDuration, the typing included), and
 their ratios.
 
-Writes docs/records/browser_ab.json.
+Writes docs/records/browser_ab.json (or --record NAME: docs/records/NAME.json).
 """
 
 from __future__ import annotations
@@ -133,6 +133,8 @@ def main() -> None:
                         help="url path of the page, '' for home, several separated by commas, 'all' for every page")
     parser.add_argument("--length", type=int, default=24)
     parser.add_argument("--repeats", type=int, default=12)
+    parser.add_argument("--record", default="browser_ab",
+                        help="the record's name in docs/records/ (another keeps the last run of every page)")
     args = parser.parse_args()
     paths = list(PAGES.values()) if args.page == "all" else args.page.split(",")
     results = {}
@@ -156,8 +158,8 @@ def main() -> None:
                      "new/old": round(w_new / w_old, 2), "quartiles": [round(low, 2), round(high, 2)],
                      "main old s": round(b_old, 3), "main new s": round(b_new, 3),
                      "main new/old": round(b_new / b_old, 2)})
-    write_record("browser_ab", {"characters": args.length, "interleaved interactions a median": args.repeats,
-                                "rows": rows})
+    write_record(args.record, {"characters": args.length, "interleaved interactions a median": args.repeats,
+                                "rows": rows}, module="browser_ab")
 
 
 if __name__ == "__main__":
