@@ -27,6 +27,8 @@ def _escape(text: str) -> str:
 
 
 FONT = "Source Sans, Source Sans Pro, sans-serif"   # the page's own type (Plotly's default is Open Sans)
+LOG_FLOOR = 1e-5                                      # a log axis's floor when no value is above 0: the curves'
+                                                      # stored precision
 WRAP = 26                                             # characters an axis title's line holds in half a 1024-px page
 LABEL_GROUND = "rgba(255, 255, 255, 0.85)"           # behind a line's label, over the lines it crosses
 HEIGHT = 300                                          # px, at the page's type; explorer.charts scales it up for
@@ -101,13 +103,13 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
     written as a decimal). At most `most_markers` points of each line carry a marker; hover names any point.
     `marks`: (x, label) vertical dashed lines; `references`: (y, label) horizontal dashed lines, such as a
     baseline. On a log axis a value of 0 or below (a loss rounded to 0) is drawn on the axis's floor, the power of
-    ten under the smallest positive value, and said as itself in the hover; points that are not finite are left
+    ten under the smallest positive value (LOG_FLOOR if none is), and said as itself in the hover; points that are not finite are left
     out."""
     series = [_finite(s) for s in series]
     values = np.concatenate([np.asarray(s.values, dtype=float) for s in series]
                             + [np.array([v for v, _ in references], dtype=float)])
     positive = values[values > 0]
-    floor = 10.0 ** math.floor(math.log10(float(positive.min()))) if log_y and positive.size else 0.0
+    floor = 10.0 ** math.floor(math.log10(float(positive.min()))) if positive.size else LOG_FLOOR
     value_format = ":.1%" if percent else ":.4f"
     fig = go.Figure()
     for s in series:
@@ -129,7 +131,7 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
                       annotation_position="top left", annotation_font_color="#b91c1c",
                       annotation_bgcolor=LABEL_GROUND)
     if log_y:
-        low = math.floor(math.log10(float(max(values.min(), floor)))) if values.size else 0
+        low = round(math.log10(floor))
         high = max(math.ceil(math.log10(float(values.max()))) if positive.size else 0, low + 1)
         fig.update_yaxes(type="log", range=[low, high], tickvals=[10.0 ** p for p in range(low, high + 1)],
                          ticktext=[f"{10.0 ** p:.{max(-p, 0)}f}" for p in range(low, high + 1)])

@@ -87,3 +87,8 @@ def test_the_learning_curves_draw_the_uniform_guess_as_a_labelled_line():
     (guess,) = with_guess.figure.layout.shapes
     assert guess.y0 == guess.y1 == pytest.approx(math.log(30)) and guess.line.dash == "dash"
     assert not without.figure.layout.annotations and not without.figure.layout.shapes
+
+
+def test_a_log_axis_with_no_value_above_zero_stands_on_its_floor():
+    chart = xy_chart([Series("loss", np.zeros(3), "#000000", x=np.arange(3.0))], "", "step", "loss", "", log_y=True)
+    assert list(chart.figure.layout.yaxis.range) == [-5, 0] and list(chart.figure.data[0].y) == [1e-5] * 3
