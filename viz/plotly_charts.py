@@ -108,7 +108,8 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
     series = [_finite(s) for s in series]
     values = np.concatenate([np.asarray(s.values, dtype=float) for s in series]
                             + [np.array([v for v, _ in references], dtype=float)])
-    positive = values[values > 0]
+    drawn = np.concatenate([np.asarray(s.values, dtype=float) for s in series])
+    positive = drawn[drawn > 0]            # the floor from the lines, never from a reference line above them
     floor = 10.0 ** math.floor(math.log10(float(positive.min()))) if positive.size else LOG_FLOOR
     value_format = ":.1%" if percent else ":.4f"
     fig = go.Figure()
@@ -132,7 +133,7 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
                       annotation_bgcolor=LABEL_GROUND)
     if log_y:
         low = round(math.log10(floor))
-        high = max(math.ceil(math.log10(float(values.max()))) if positive.size else 0, low + 1)
+        high = max(math.ceil(math.log10(float(values.max()))) if values.size and values.max() > 0 else 0, low + 1)
         fig.update_yaxes(type="log", range=[low, high], tickvals=[10.0 ** p for p in range(low, high + 1)],
                          ticktext=[f"{10.0 ** p:.{max(-p, 0)}f}" for p in range(low, high + 1)])
     elif y_range:
@@ -228,7 +229,8 @@ def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, 
     pad_y = pad_x if equal else (y_high - y_low) * 0.08 or 0.05
     _layout(fig, x_title, y_title, len(groups) > 1, height=420 if equal else HEIGHT + 60)
     fig.update_xaxes(range=[x_low - pad_x, x_high + pad_x])
-    fig.update_yaxes(range=[y_low - pad_y, y_high + pad_y], tickformat=".0%" if y_percent else None)
+    fig.update_yaxes(range=[y_low - pad_y, y_high + pad_y],   # places enough to tell a few percent apart
+                     tickformat=(".0%" if y_high - y_low >= 0.1 else ".1%") if y_percent else None)
     if equal or any(g.arrows for g in groups):          # the axes through the origin
         fig.update_xaxes(zeroline=True, zerolinecolor="#9ca3af")
         fig.update_yaxes(zeroline=True, zerolinecolor="#9ca3af")

@@ -157,3 +157,11 @@ def test_the_strips_column_numbers_are_22_px_on_a_projector():
     assert (themed(spec, False)["tick"], themed(spec, False)["row_name_size"]) == (TICK, ROW_NAME)
     assert (themed(spec, True)["tick"], themed(spec, True)["row_name_size"]) == (PROJECTOR_TICK, PROJECTOR_TICK)
     assert float(PROJECTOR_TICK[:-3]) * 28 >= 22
+
+
+def test_a_scatter_of_small_percentages_writes_ticks_that_differ():
+    from viz.lab import harm_against_pattern
+
+    small = harm_against_pattern(["cross L0 H0", "cross L0 H1"], ["cross", "cross"], [0.2, 0.5], [0.0, 0.004])
+    wide = harm_against_pattern(["cross L0 H0", "cross L0 H1"], ["cross", "cross"], [0.2, 0.5], [0.0, 0.6])
+    assert (small.figure.layout.yaxis.tickformat, wide.figure.layout.yaxis.tickformat) == (".1%", ".0%")

@@ -12,7 +12,7 @@ from analysis.repeats import copies_gap
 from analysis.training import chance_share, head_shares, training_story
 from viz.plotly_charts import xy_chart
 from viz.svg_charts import Series
-from viz.training import learning_curves
+from viz.training import learning_curves, live_curves
 
 
 def shot(step, alignment, exact=0.0):
@@ -92,3 +92,9 @@ def test_the_learning_curves_draw_the_uniform_guess_as_a_labelled_line():
 def test_a_log_axis_with_no_value_above_zero_stands_on_its_floor():
     chart = xy_chart([Series("loss", np.zeros(3), "#000000", x=np.arange(3.0))], "", "step", "loss", "", log_y=True)
     assert list(chart.figure.layout.yaxis.range) == [-5, 0] and list(chart.figure.data[0].y) == [1e-5] * 3
+
+
+def test_losses_of_zero_under_a_reference_line_stay_on_the_floor_and_the_line_in_view():
+    (loss,) = live_curves(((1, 0.0), (2, 0.0)), (), 10, vocab_size=30)
+    assert list(loss.figure.data[0].y) == [1e-5, 1e-5]                   # not at 1, where the guess's decade starts
+    assert list(loss.figure.layout.yaxis.range) == [-5, 1]               # ln 30 = 3.40 drawn too
