@@ -40,7 +40,6 @@ def projector_on() -> bool:
 
 PROJECTED_TYPE = 1.75   # projector mode's type against the page's, as PROJECTOR_CSS's root size: a Plotly figure
                         # writes its text in px, so it is scaled here
-CONFIG = {"displaylogo": False, "toImageButtonOptions": {"scale": 2}}   # the camera's picture at 2x, for a slide
 
 
 def plotly_chart(chart: Chart, key: str, container=None) -> None:
@@ -58,6 +57,6 @@ def plotly_chart(chart: Chart, key: str, container=None) -> None:
     place = container if container is not None else st
     if chart.title:
         place.markdown(f"**{escape_markdown(chart.title)}**")
-    place.plotly_chart(figure, key=key, theme=None, config={**CONFIG, "toImageButtonOptions": {
-        **CONFIG["toImageButtonOptions"], "filename": key}})
+    place.plotly_chart(figure, key=key, theme=None,   # the camera's picture at 2x, for a slide, named by the key
+                       config={"displaylogo": False, "toImageButtonOptions": {"scale": 2, "filename": key}})
     chart_numbers(chart.numbers_html(), f"{key}_numbers", container)

@@ -2,11 +2,11 @@
 the chart (the camera in its toolbar, at twice the screen's size for a slide) come with Plotly. Lines over
 positions and bars are still viz.svg_charts (Positional draws three of them for every word: see there).
 
-Measured before they came back (benchmarks.browser_ab, 48 characters, medians of 8, Streamlit's theme off: with
-it on, Positional's three Plotly charts took 0.61 s): Training 0.30 → 0.34 s with its curves as Plotly figures,
-Lab: which head reverses 0.18 → 0.20 s, Queries and keys 0.21 → 0.31 s (its arrows one trace: as 48 annotations,
-0.86 s). Each figure is drawn by explorer.charts.plotly_chart, which also writes its summary (what a screen
-reader reads for it) and its numbers as a table the keyboard reaches.
+Measured on the pages they moved to (docs/records/browser_ab_plotly.json: 48 characters, medians of 10, against
+the SVG charts): Training 0.35 → 0.42 s, Which head does the work? 0.17 → 0.21 s, Queries and keys 0.19 →
+0.34 s (its arrows one trace: as 48 annotations, 0.86 s in a trial), each under 0.6 s. Each figure is drawn
+by explorer.charts.plotly_chart, which also writes its summary (what a screen reader reads for it) and its
+numbers as a table the keyboard reaches.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from .svg_charts import GRID, TEXT, Series, _thin
+from .svg_charts import GRID, TEXT, Series, number_text, numbers_table
+
 
 def _escape(text: str) -> str:
     """Text Plotly would read as markup (a learner's "<b>" in a label) written as itself."""
@@ -47,13 +48,8 @@ class Chart:
 
     def numbers_html(self) -> str:
         """The summary (for a screen reader: the figure says it) and the numbers behind a disclosure."""
-        head = "".join(f'<th scope="col">{_escape(h)}</th>' for h in self.headers)
-        body = "".join(f'<tr><th scope="row">{_escape(row[0])}</th>'
-                       + "".join(f"<td>{_escape(cell)}</td>" for cell in row[1:]) + "</tr>" for row in self.rows)
         return (f'<p class="summary">{_escape(self.summary)}</p>'
-                f'<details class="numbers"><summary>The numbers as a table</summary>'
-                f'<div role="region" tabindex="0" aria-label="the numbers" class="table-box">'
-                f'<table><tr>{head}</tr>{body}</table></div></details>')
+                + numbers_table(list(self.headers), [list(row) for row in self.rows]))
 
 
 def _wrapped(text: str, width: int = WRAP) -> str:
@@ -83,8 +79,12 @@ def _layout(fig: go.Figure, x_title: str, y_title: str, legend: bool, height: in
     return fig
 
 
-def _said(value: float, percent: bool) -> str:
-    return f"{value:.1%}" if percent else f"{value:.4g}"
+def _thin(n: int, most: int) -> list[int]:
+    """At most `most` of the indices 0…n−1, evenly spread, the last always kept."""
+    if n <= most:
+        return list(range(n))
+    step = math.ceil(n / most)
+    return sorted(set(range(0, n, step)) | {n - 1})
 
 
 def _finite(s: Series) -> Series:
@@ -96,19 +96,19 @@ def _finite(s: Series) -> Series:
 
 
 def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summary: str, log_y: bool = False,
-             y_range: tuple[float, float] | None = None, percent: bool = False, x_range: tuple[float, float] | None = None,
+             y_range: tuple[float, float] | None = None, percent: bool = False,
+             x_range: tuple[float, float] | None = None,
              marks: tuple[tuple[float, str], ...] = (), references: tuple[tuple[float, str], ...] = (),
              point_name: str = "step", most_markers: int = 100) -> Chart:
     """Lines over a numeric x axis (each Series' `x`), on a log y axis with `log_y` (one tick per power of ten,
     written as a decimal). At most `most_markers` points of each line carry a marker; hover names any point.
     `marks`: (x, label) vertical dashed lines; `references`: (y, label) horizontal dashed lines, such as a
     baseline. On a log axis a value of 0 or below (a loss rounded to 0) is drawn on the axis's floor, the power of
-    ten under the smallest positive value (LOG_FLOOR if none is), and said as itself in the hover; points that are not finite are left
-    out."""
+    ten under the smallest positive value (LOG_FLOOR if none is), and said as itself in the hover; points that are
+    not finite are left out."""
     series = [_finite(s) for s in series]
-    values = np.concatenate([np.asarray(s.values, dtype=float) for s in series]
-                            + [np.array([v for v, _ in references], dtype=float)])
     drawn = np.concatenate([np.asarray(s.values, dtype=float) for s in series])
+    values = np.concatenate([drawn, np.array([v for v, _ in references], dtype=float)])
     positive = drawn[drawn > 0]            # the floor from the lines, never from a reference line above them
     floor = 10.0 ** math.floor(math.log10(float(positive.min()))) if positive.size else LOG_FLOOR
     value_format = ":.1%" if percent else ":.4f"
@@ -142,7 +142,7 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
         fig.update_yaxes(tickformat=".0%")
     if x_range:
         fig.update_xaxes(range=list(x_range))
-    rows = tuple((s.name, f"{a:g}", _said(b, percent)) for s in series
+    rows = tuple((s.name, f"{a:g}", number_text(b, percent)) for s in series
                  for a, b in zip(np.asarray(s.x, dtype=float), np.asarray(s.values, dtype=float)))
     return Chart(_layout(fig, x_title, y_title, len(series) > 1), title, summary, ("series", x_title, y_title), rows)
 
@@ -198,9 +198,6 @@ class Points:
     arrows: bool = False
 
 
-SYMBOLS = {"circle": "circle", "square": "square", "diamond": "diamond"}
-
-
 def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, summary: str,
                   x_range: tuple[float, float] | None = None, y_range: tuple[float, float] | None = None,
                   y_percent: bool = False, equal: bool = False, most_labels: int = 16) -> Chart:
@@ -221,7 +218,7 @@ def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, 
             x=np.asarray(g.x, dtype=float), y=np.asarray(g.y, dtype=float), name=g.name, mode="markers+text",
             text=texts, customdata=[_escape(label) for label in g.labels], textposition="top center",
             cliponaxis=False,                                     # a label at the plane's edge drawn whole
-            marker=dict(color=g.colours, symbol=SYMBOLS[g.shape], size=11, line=dict(color=TEXT, width=1)),
+            marker=dict(color=g.colours, symbol=g.shape, size=11, line=dict(color=TEXT, width=1)),
             hovertemplate=(f"{_escape(g.name)} %{{customdata}}: {_escape(x_title)} %{{x:.3g}}, "
                            f"{_escape(y_title)} {said}<extra></extra>")))
     x_low, x_high, y_low, y_high = bounds

@@ -37,7 +37,8 @@ class Series:
     width: float = 2.0
     opacity: float = 1.0
     markers_only: bool = False
-    x: np.ndarray | None = None          # positions on a numeric x axis (viz.plotly_charts.xy_chart; line_chart: 0…n−1)
+    x: np.ndarray | None = None          # positions on a numeric x axis (viz.plotly_charts.xy_chart);
+                                         # line_chart's are 0…n−1
     dashed: bool = False                 # viz.plotly_charts.xy_chart draws it dashed
 
 
@@ -76,7 +77,8 @@ def numbers_table(headers: list[str], rows: list[list[str]]) -> str:
             f'<table><tr>{head}</tr>{body}</table></div></details>')
 
 
-def _said(value: float, percent: bool) -> str:
+def number_text(value: float, percent: bool) -> str:
+    """A chart's number in its table: a percentage to a tenth, else four significant figures."""
     return f"{value:.1%}" if percent else f"{value:.4g}"
 
 
@@ -144,7 +146,7 @@ def line_chart(series: list[Series], x_labels: list[str], title: str, x_title: s
         plot.append("".join(f'<circle cx="{x(i):.2f}%" cy="{y(value):.1f}" r="{radius}" fill="{s.colour}" '
                             f'{_tip(s, point_name, x_labels[i], value, 6, percent)}</circle>' for i, value in enumerate(v)))
     table = numbers_table([point_name or x_title, *(s.name for s in series)],
-                          [[label, *(_said(v[i], percent) if i < len(v) else "" for v in values)]
+                          [[label, *(number_text(v[i], percent) if i < len(v) else "" for v in values)]
                            for i, label in enumerate(x_labels)])
     return _chart("line", title, summary, "".join(plot), _tick_marks(ticks, y, percent), x_title, y_title, series,
                   table)
@@ -167,13 +169,5 @@ def grouped_bars(series: list[Series], x_labels: list[str], title: str, x_title:
             f'height="{max(y(0) - y(value), 0):.1f}" fill="{s.colour}" {_tip(s, point_name, names[i], value, 3)}'
             f'</rect>' for i, value in enumerate(v)))
     table = numbers_table([point_name or x_title, *(s.name for s in series)],
-                          [[names[i], *(_said(v[i], False) for v in values)] for i in range(n)])
+                          [[names[i], *(number_text(v[i], False) for v in values)] for i in range(n)])
     return _chart("bars", title, summary, "".join(plot), _tick_marks(ticks, y), x_title, y_title, series, table)
-
-
-def _thin(n: int, most: int) -> list[int]:
-    """At most `most` of the indices 0…n−1, evenly spread, the last always kept."""
-    if n <= most:
-        return list(range(n))
-    step = math.ceil(n / most)
-    return sorted(set(range(0, n, step)) | {n - 1})
