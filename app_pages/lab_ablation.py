@@ -5,7 +5,8 @@ import streamlit as st
 from analysis.page_models.lab_ablation import presets, single_head_table, switched_off
 from analysis.tasks import words
 from explorer.callbacks import set_state
-from explorer.components import canvas_heatmap, svg_chart
+from explorer.charts import plotly_chart
+from explorer.components import canvas_heatmap
 from explorer.lab_runs import NOISE_POINTS, RULE_OF_THREE_POINTS, SAMPLE_SIZE, ablation_table
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.pickers import pick_head, pick_switched_off
@@ -45,7 +46,7 @@ with upper:
     answer_metric(right, view.off_label, after)
     in_full(left, before.output)      # a metric cuts a long text off with "…"
     in_full(right, after.output)
-    svg_chart(correct_probability_bars(view.p_before, view.p_after, view.steps,
+    plotly_chart(correct_probability_bars(view.p_before, view.p_after, view.steps,
                                        title="Probability of the correct next character at each step"),
               key="probabilities")
     st.caption(view.probability_caption)

@@ -5,7 +5,8 @@ import streamlit as st
 from analysis.lab import lab_limit
 from analysis.page_models.lab_length import (default_long_text, exact_match_curve, first_wrong_table, long_text,
                                              two_texts)
-from explorer.components import canvas_heatmap, svg_chart
+from explorer.charts import plotly_chart
+from explorer.components import canvas_heatmap
 from explorer.errors import InputError
 from explorer.lab_runs import failure_table, length_curve
 from explorer.link_guard import stop_page
@@ -28,7 +29,7 @@ st.markdown(
 )
 
 curve = exact_match_curve(length_curve(key), config.max_len)
-svg_chart(length_chart(curve.curve, config.max_len, title="Exact match by input length (20 random strings each)"),
+plotly_chart(length_chart(curve.curve, config.max_len, title="Exact match by input length (20 random strings each)"),
           key="curve")
 st.caption(curve.caption)
 

@@ -4,7 +4,8 @@ import streamlit as st
 
 from analysis.page_models.masks import D_K_SIZES, batch_texts, masks_view
 from explorer.callbacks import batch_row
-from explorer.components import canvas_heatmap, svg_chart
+from explorer.charts import plotly_chart
+from explorer.components import canvas_heatmap
 from explorer.cache import batch_runs, checkpoint_or_stop, model_key
 from explorer.pickers import pick_head
 from explorer.state import VIEW, learner_text
@@ -64,7 +65,7 @@ with head_part:
                  column_config={"row sum": st.column_config.NumberColumn(format="%.6f")})
     st.markdown(view.masked_sentence)
 
-svg_chart(softmax_comparison(view.scaling.scaled_example, view.scaling.example, [f"k{i}" for i in range(10)], d_k,
+plotly_chart(softmax_comparison(view.scaling.scaled_example, view.scaling.example, [f"k{i}" for i in range(10)], d_k,
                              title=f"One random query against 10 random keys, d_k = {d_k}"), key="scaling")
 st.dataframe(view.scaling_table, hide_index=True, width="content")
 st.caption(view.scaling_caption)

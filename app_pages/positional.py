@@ -3,7 +3,8 @@
 import streamlit as st
 
 from analysis.page_models.positional import D_MODEL_SIZES, positional_view
-from explorer.components import canvas_heatmap, svg_chart
+from explorer.charts import plotly_chart
+from explorer.components import canvas_heatmap
 from explorer.cache import checkpoint_or_stop, model_key, text_run
 from explorer.state import VIEW, keep_in_range, learner_text
 from viz import encoding_spec, norms_bars, offset_distance_chart, rotation_check_chart, similarity_spec
@@ -66,7 +67,7 @@ with input_part:
     canvas_heatmap(encoding_spec(vectors.positions, "The position codes added to your characters",
                                  row_labels=view.source, row_title="source position"),
                    key="pe_input")
-    svg_chart(norms_bars(view.source, vectors.embedding_norm, vectors.raw_embedding_norm, vectors.position_norm,
+    plotly_chart(norms_bars(view.source, vectors.embedding_norm, vectors.raw_embedding_norm, vectors.position_norm,
                          title="Embedding norm beside positional-encoding norm"), key="norms")
     st.dataframe(view.norms, width="content")
 with why_part:
@@ -74,13 +75,13 @@ with why_part:
     left, right = st.columns(2)
     canvas_heatmap(similarity_spec(view.similarity, title="PE · PEᵀ"), key="similarity",
                    container=left)
-    svg_chart(offset_distance_chart(view.distances, title="‖PE(pos+δ) − PE(pos)‖ for every pos"), key="distances",
+    plotly_chart(offset_distance_chart(view.distances, title="‖PE(pos+δ) − PE(pos)‖ for every pos"), key="distances",
               container=right)
     right.caption(view.distances_caption)
 
 st.dataframe(view.rotation_table, hide_index=True, width="content",   # one precision down each column
              column_config={c: st.column_config.NumberColumn(format="%.5f") for c in ("cos ωδ", "sin ωδ", "−sin ωδ")})
-svg_chart(rotation_check_chart(view.shifted, view.rotated, pos, delta,
+plotly_chart(rotation_check_chart(view.shifted, view.rotated, pos, delta,
                                title=f"Rotating PE({pos}) by δ = {delta} lands on PE({pos + delta})"), key="rotation")
 st.metric("Largest error of the rotation over every position and dimension", f"{view.rotation_error:.1e}",
           help="Float32 rounding; the identity is exact in real numbers.")

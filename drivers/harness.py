@@ -62,7 +62,7 @@ RUN_MARK = """() => {
 }"""
 RUN_ENDED_SINCE = f"([mark, kind]) => ({RUN_MARK})()[kind] > mark[kind]"   # given a RUN_MARK before the action
 # every Plotly chart drawn: the app draws none since issue 30, but the benchmarks compare with commits that do
-# and every component that writes markup (data-markup: SVG charts, tables of cells, next-token bars) filled: its
+# and every component that writes markup (data-markup: SVG diagrams, tables of cells, next-token bars) filled: its
 # module loads after the run has ended, so a table of cells could still be empty when the run's end was read.
 # Components sit in shadow roots.
 ALL_CHARTS_DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
@@ -201,5 +201,5 @@ def type_text(page, text: str, timeout: float = 60_000) -> float | None:
 
 
 def wait_for_charts(page, count: int, timeout: float = 60_000) -> None:
-    """Wait until exactly `count` SVG charts (explorer.components.svg_chart) hold their drawing."""
+    """Wait until exactly `count` SVG diagrams (explorer.components.svg_chart) hold their drawing."""
     expect(page.locator(".svg-chart:has(figure)")).to_have_count(count, timeout=timeout)

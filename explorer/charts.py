@@ -1,7 +1,7 @@
 """Projector mode: the learner's switch and the page style it brings, the one place the mode is themed. No chart
 builder is told about it: explorer.components puts each spec's projector values (the canvas's larger type and
-colour-blind-safe scale) over its own, and the SVG and HTML charts follow the page's type and the CSS variables
-set here. A page asks `projector_on()` only where projector mode lays the page out otherwise (the lesson's
+colour-blind-safe scale) over its own, the HTML drawn in components follows the page's type set here, and
+plotly_chart scales a figure's px type. A page asks `projector_on()` only where projector mode lays the page out otherwise (the lesson's
 slides, the class's projector view)."""
 
 from __future__ import annotations

@@ -29,8 +29,8 @@ from viz.html_bars import bars_spec
 from viz.strips import vector_rows_spec
 
 from . import why_runs
-from .components import canvas_heatmap, next_token_bars, svg_chart, vector_rows
-from .charts import projector_on
+from .components import canvas_heatmap, next_token_bars, vector_rows
+from .charts import plotly_chart, projector_on
 from .lab_runs import SAMPLE_SIZE, ablation_table, forced_table, offset_table, patch_table, split_table
 from .links import page_link
 from .cache import checkpoint_for, snapshot_output, snapshots, text_run
@@ -40,7 +40,7 @@ from .text import escape_markdown, visible
 STEP_KEY = "lesson_step"
 PERCENT = "%.1f%%"   # a data grid's percentage column, its values in percent
 BARS = {f.__name__: f for f in (bars_spec,)}                        # next-token bars (explorer/components/bars.js)
-SVG_CHARTS = {f.__name__: f for f in (norms_bars, softmax_comparison)}                # drawn as SVG (viz.svg_charts)
+PLOTLY_CHARTS = {f.__name__: f for f in (norms_bars, softmax_comparison)}             # Plotly (viz.plotly_charts)
 CANVASES = {f.__name__: f for f in (encoding_spec, mask_spec, lens_rows_spec, weights_spec)}      # drawn on the canvas (explorer.components)
 
 
@@ -164,8 +164,8 @@ def draw(displays: tuple[Display, ...], container=st, narrow: bool = False) -> N
         elif isinstance(display, Chart) and display.figure in CANVASES:
             canvas_heatmap(CANVASES[display.figure](**display.arguments), display.key,
                            container)
-        elif isinstance(display, Chart) and display.figure in SVG_CHARTS:
-            svg_chart(SVG_CHARTS[display.figure](**display.arguments), display.key, container)
+        elif isinstance(display, Chart) and display.figure in PLOTLY_CHARTS:
+            plotly_chart(PLOTLY_CHARTS[display.figure](**display.arguments), display.key, container)
         elif isinstance(display, Chart):
             next_token_bars(BARS[display.figure](**display.arguments), display.key, container)
         elif isinstance(display, Strip):

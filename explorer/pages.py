@@ -28,7 +28,7 @@ class Page:
     terms: tuple[str, ...]   # the glossary terms the page uses, in the order its popover lists them
     reads_text: bool = True  # it shows the sidebar's text (the Glossary does not)
     canvases: int = 0        # the canvas heatmaps it draws for a typed word under the reversal (explorer.components)
-    svgs: int = 0            # its small SVG charts (viz.svg_charts)
+    svgs: int = 0            # its SVG diagrams (viz.architecture)
     plotlys: int = 0         # and its Plotly charts (viz.plotly_charts): the browser tests count all three
     model_module: str = ""   # where its page model lives, if not analysis/page_models/<id>.py
 
@@ -72,9 +72,9 @@ PAGES: tuple[Page, ...] = (
          ("residual stream", "LayerNorm", "query", "key", "value", "score", "d_k", "softmax", "attention weight",
           "W^O", "feed-forward network", "logit", "logit lens", "QK circuit", "OV circuit"), canvases=3),
     Page("positional", "Positional encoding", "🌊", EXPLORE, "positional",
-         ("embedding", "d_model", "positional encoding"), canvases=4, svgs=3),
+         ("embedding", "d_model", "positional encoding"), canvases=4, plotlys=3),
     Page("masks", "Masks", "🎭", EXPLORE, "masks",
-         ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"), canvases=4, svgs=1),
+         ("mask", "padding mask", "causal mask", "score", "softmax", "d_k"), canvases=4, plotlys=1),
     Page("training", "Training", "📈", EXPLORE, "training",
          ("loss", "exact match", "teacher forcing", "cross-attention", "snapshot", "anti-diagonal"),
          canvases=1, plotlys=2),
@@ -82,7 +82,7 @@ PAGES: tuple[Page, ...] = (
          ("cross-attention", "attention head", "exact match", "anti-diagonal", "QK circuit"), canvases=8),
     Page("lab_ablation", "Switch heads off", "✂️", LAB, "lab-ablation",
          ("ablation", "attention head", "exact match", "teacher forcing", "rule of three", "standard error"),
-         canvases=1, svgs=1),
+         canvases=1, plotlys=1),
     Page("lab_heads", "Which head does the work?", "🏅", LAB, "lab-heads",
          ("attention head", "ablation", "cross-attention", "self-attention", "entropy", "nats", "uniformity",
           "Spearman ρ", "offset"), plotlys=2),
@@ -91,7 +91,7 @@ PAGES: tuple[Page, ...] = (
     Page("lab_forcing", "Teacher forcing", "🧑‍🏫", LAB, "lab-forcing",
          ("teacher forcing", "greedy decoding", "cross-attention", "free running", "exposure bias"), canvases=1),
     Page("lab_length", "Longer than trained", "📏", LAB, "lab-length", ("exact match", "positional encoding"),
-         canvases=2, svgs=1),
+         canvases=2, plotlys=1),
     Page("lab_query_key", "Queries and keys", "🧭", LAB, "lab-query-key", ("query", "key", "score", "softmax", "PCA"),
          canvases=1, plotlys=1),
     Page("lab_patch", "Build a head", "🛠️", LAB, "lab-patch",

@@ -7,25 +7,24 @@ from plotly.colors import sample_colorscale
 
 from .attention import GRID_MIN_PANEL, GRID_STRIP
 from .canvas_heatmap import Axes, Grid, Panel, heatmap_spec
-from .plotly_charts import Chart, Points, scatter_chart
-from .svg_charts import Series, grouped_bars, line_chart
+from .plotly_charts import Chart, Points, Series, bar_chart, scatter_chart, xy_chart
 
 BEFORE, AFTER = "#1d4ed8", "#f59e0b"
 
 
 def correct_probability_bars(before: np.ndarray, after: np.ndarray, step_labels: list[str],
-                             title: str = "") -> str:
+                             title: str = "") -> Chart:
     """(n,) probability of the correct character at each step, the unchanged model beside the changed one, as
-    grouped SVG bars (viz.svg_charts) on a fixed 0-1 scale."""
+    grouped bars on a fixed 0-1 scale."""
     before, after = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
     series = [Series("unchanged", before, BEFORE), Series("changed", after, "#b45309")]
     fell = int(np.sum(after < before - 0.001))
     summary = (f"{title}: over {len(step_labels)} steps, p(correct) {float(before.min()):.3f} to "
                f"{float(before.max()):.3f} unchanged and {float(after.min()):.3f} to {float(after.max()):.3f} "
                f"changed; lower at {fell} step{'s' if fell != 1 else ''}.")
-    return grouped_bars(series, list(step_labels), title, "step: the correct next character", "p(correct)", summary,
-                        point_name="step", x_names=[f"{i} ({label})" for i, label in enumerate(step_labels)],
-                        y_range=(0.0, 1.0))
+    return bar_chart(series, list(step_labels), title, "step: the correct next character", "p(correct)", summary,
+                     point_name="step", x_names=[f"{i} ({label})" for i, label in enumerate(step_labels)],
+                     y_range=(0.0, 1.0))
 
 
 KINDS = (("encoder_self", "circle", "#0072b2"), ("decoder_self", "square", "#b45309"), ("cross", "diamond", "#047857"))
@@ -57,8 +56,8 @@ def harm_against_pattern(names: list[str], kinds: list[str], scores: list[float]
                          x_range=(0.0, 1.0), y_range=(min(0.0, min(drops)), max(worst, 0.01)), y_percent=True)
 
 
-def length_curve(by_length: dict[int, float], trained_up_to: int, title: str = "") -> str:
-    """Exact match per input length as an SVG line (viz.svg_charts), the lengths seen in training shaded."""
+def length_curve(by_length: dict[int, float], trained_up_to: int, title: str = "") -> Chart:
+    """Exact match per input length as a line, the lengths seen in training shaded."""
     lengths = sorted(by_length)
     matches = np.array([by_length[n] for n in lengths], dtype=float)
     past = [n for n in lengths if n > trained_up_to]
@@ -66,10 +65,10 @@ def length_curve(by_length: dict[int, float], trained_up_to: int, title: str = "
                f"lengths 1–{trained_up_to}, the trained ones" + (f", and {max(by_length[n] for n in past):.0%} at "
                                                                    f"the most on {past[0]}–{past[-1]}" if past else "")
                + ".")
-    return line_chart([Series("exact match", matches, BEFORE)], [str(n) for n in lengths], title,
-                      "input length (characters)", "exact match", summary, y_range=(0.0, 1.0), point_name="length",
-                      percent=True, band=(0, lengths.index(trained_up_to) if trained_up_to in lengths else len(lengths) - 1,
-                                          f"trained on lengths 1–{trained_up_to}"))
+    return xy_chart([Series("exact match", matches, BEFORE, x=np.array(lengths, dtype=float))], title,
+                    "input length (characters)", "exact match", summary, y_range=(0.0, 1.0), point_name="length",
+                    percent=True, x_range=(lengths[0] - 0.5, lengths[-1] + 0.5), band=(lengths[0], min(trained_up_to, lengths[-1]),
+                                        f"trained on lengths 1–{trained_up_to}"))
 
 
 def query_key_scatter(query_xy: np.ndarray, key_xy: np.ndarray, query_labels: list[str], key_labels: list[str],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .canvas_heatmap import RD_BU, WRITTEN_CELLS, Axes, Grid, Panel, Scale, heatmap_spec, shape
-from .svg_charts import Series, grouped_bars
+from .plotly_charts import Chart, Series, bar_chart
 
 MASKED, MAY_ATTEND = (229, 231, 235), (29, 78, 216)   # light grey, blue
 
@@ -44,12 +44,12 @@ def scores_spec(scores: np.ndarray, row_labels: list[str], col_labels: list[str]
 
 
 def softmax_comparison(scaled: np.ndarray, unscaled: np.ndarray, key_labels: list[str], d_k: int,
-                       title: str = "") -> str:
-    """One query's weights with and without dividing the scores by sqrt(d_k), as grouped SVG bars
-    (viz.svg_charts): the unscaled softmax puts nearly all its weight on one key."""
+                       title: str = "") -> Chart:
+    """One query's weights with and without dividing the scores by sqrt(d_k), as grouped bars: the unscaled
+    softmax puts nearly all its weight on one key."""
     series = [Series(f"softmax(QKᵀ/√{d_k})", np.asarray(scaled, dtype=float), "#1d4ed8"),
               Series("softmax(QKᵀ), no scaling", np.asarray(unscaled, dtype=float), "#b45309")]
     said = "; ".join(f"{s.name}: largest weight {float(s.values.max()):.3f} on key "
                      f"{key_labels[int(s.values.argmax())]}" for s in series)
-    return grouped_bars(series, list(key_labels), title, "key position", "weight", f"{title}: {said}.",
-                        point_name="key", y_range=(0.0, 1.0))
+    return bar_chart(series, list(key_labels), title, "key position", "weight", f"{title}: {said}.",
+                     point_name="key", y_range=(0.0, 1.0))

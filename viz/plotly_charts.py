@@ -1,12 +1,13 @@
-"""Line charts over a numeric axis and scatters as Plotly figures: hover on every point, zoom, and a picture of
-the chart (the camera in its toolbar, at twice the screen's size for a slide) come with Plotly. Lines over
-positions and bars are still viz.svg_charts (Positional draws three of them for every word: see there).
+"""The line, bar and scatter charts as Plotly figures: hover on every point, zoom, and a picture of the chart
+(the camera in its toolbar, at twice the screen's size for a slide) come with Plotly. Each figure is drawn by
+explorer.charts.plotly_chart, which also writes its summary (what a screen reader reads for it) and its numbers
+as a table the keyboard reaches.
 
-Measured on the pages they moved to (docs/records/browser_ab_plotly.json: 48 characters, medians of 10, against
-the SVG charts): Training 0.35 → 0.42 s, Which head does the work? 0.17 → 0.21 s, Queries and keys 0.19 →
-0.34 s (its arrows one trace: as 48 annotations, 0.86 s in a trial), each under 0.6 s. Each figure is drawn
-by explorer.charts.plotly_chart, which also writes its summary (what a screen reader reads for it) and its
-numbers as a table the keyboard reaches.
+Measured on the pages they moved to from hand-written SVG (benchmarks.browser_ab, 48 characters, medians of 10;
+docs/records/): Training 0.35 → 0.42 s, Which head does the work? 0.17 → 0.21 s, Queries and keys 0.19 → 0.34 s
+(its arrows one trace: as 48 annotations, 0.86 s in a trial), Positional encoding's three 0.35 → 0.52 s in a
+trial: each page under 0.6 s, the bound these charts were allowed. The heatmaps stay on a canvas
+(viz.canvas_heatmap): a head switched there is drawn in milliseconds, with no round trip.
 """
 
 from __future__ import annotations
@@ -19,7 +20,41 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from .svg_charts import GRID, TEXT, Series, number_text, numbers_table
+
+TEXT = "#111827"                         # 17:1 on white
+GRID = "#e5e7eb"
+DISTINCT = ("#0072b2", "#b45309", "#047857", "#7c3aed", "#be123c")   # each at least 4.5:1 on white
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line or one colour of bars: its name in the legend and the hover, its values, its colour; a line may be
+    drawn thick and pale (`width`, `opacity`), dashed, or as markers only (`markers_only`). `x`: its positions on
+    xy_chart's axis (0…n−1 when None)."""
+    name: str
+    values: np.ndarray
+    colour: str
+    width: float = 2.0
+    opacity: float = 1.0
+    markers_only: bool = False
+    x: np.ndarray | None = None
+    dashed: bool = False
+
+
+def numbers_table(headers: list[str], rows: list[list[str]]) -> str:
+    """A chart's numbers as a table behind a disclosure (details: one click, or Enter from the keyboard, opens it);
+    each row's first cell is its header. Styled by the component's CSS (explorer.components), not per cell."""
+    head = "".join(f'<th scope="col">{_html.escape(h)}</th>' for h in headers)
+    body = "".join(f'<tr><th scope="row">{_html.escape(row[0])}</th>'
+                   + "".join(f"<td>{_html.escape(cell)}</td>" for cell in row[1:]) + "</tr>" for row in rows)
+    return (f'<details class="numbers"><summary>The numbers as a table</summary>'
+            f'<div role="region" tabindex="0" aria-label="the numbers" class="table-box">'
+            f'<table><tr>{head}</tr>{body}</table></div></details>')
+
+
+def number_text(value: float, percent: bool) -> str:
+    """A chart's number in its table: a percentage to a tenth, else four significant figures."""
+    return f"{value:.1%}" if percent else f"{value:.4g}"
 
 
 def _escape(text: str) -> str:
@@ -89,21 +124,22 @@ def _thin(n: int, most: int) -> list[int]:
 
 def _finite(s: Series) -> Series:
     """The series without its points whose value or position is not finite (a diverged run's loss)."""
-    values, xs = np.asarray(s.values, dtype=float), np.asarray(s.x, dtype=float)
+    values = np.asarray(s.values, dtype=float)
+    xs = np.arange(len(values), dtype=float) if s.x is None else np.asarray(s.x, dtype=float)
     keep = np.isfinite(values) & np.isfinite(xs)
-    return s if keep.all() else Series(s.name, values[keep], s.colour, s.width, s.opacity, s.markers_only, xs[keep],
-                                       s.dashed)
+    return Series(s.name, values[keep], s.colour, s.width, s.opacity, s.markers_only, xs[keep], s.dashed)
 
 
 def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summary: str, log_y: bool = False,
              y_range: tuple[float, float] | None = None, percent: bool = False,
              x_range: tuple[float, float] | None = None,
              marks: tuple[tuple[float, str], ...] = (), references: tuple[tuple[float, str], ...] = (),
-             point_name: str = "step", most_markers: int = 100) -> Chart:
+             point_name: str = "step", most_markers: int = 100, from_zero: bool = False,
+             band: tuple[float, float, str] | None = None) -> Chart:
     """Lines over a numeric x axis (each Series' `x`), on a log y axis with `log_y` (one tick per power of ten,
-    written as a decimal). At most `most_markers` points of each line carry a marker; hover names any point.
-    `marks`: (x, label) vertical dashed lines; `references`: (y, label) horizontal dashed lines, such as a
-    baseline. On a log axis a value of 0 or below (a loss rounded to 0) is drawn on the axis's floor, the power of
+    written as a decimal), from 0 with `from_zero`. At most `most_markers` points of each line carry a marker;
+    hover names any point. `marks`: (x, label) vertical dashed lines; `references`: (y, label) horizontal dashed
+    lines, such as a baseline; `band`: (first x, last x, label) shaded behind the lines. On a log axis a value of 0 or below (a loss rounded to 0) is drawn on the axis's floor, the power of
     ten under the smallest positive value (LOG_FLOOR if none is), and said as itself in the hover; points that are
     not finite are left out."""
     series = [_finite(s) for s in series]
@@ -117,12 +153,17 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
         raw = np.asarray(s.values, dtype=float)
         marked = np.zeros(len(raw), dtype=bool)
         marked[_thin(len(raw), most_markers)] = True
+        size = 9 if s.markers_only else 6 if marked.sum() <= 40 else 4
         fig.add_trace(go.Scatter(
             x=np.asarray(s.x, dtype=float), y=np.maximum(raw, floor) if log_y else raw, customdata=raw,
-            name=s.name, mode="lines+markers",
+            name=s.name, mode="markers" if s.markers_only else "lines+markers", opacity=s.opacity,
             line=dict(color=s.colour, width=s.width, dash="dash" if s.dashed else "solid"),
-            marker=dict(size=np.where(marked, 6 if marked.sum() <= 40 else 4, 0), color=s.colour),
+            marker=dict(size=np.where(marked, size, 0), color=s.colour),
             hovertemplate=f"{_escape(s.name)}, {point_name} %{{x:g}}: %{{customdata{value_format}}}<extra></extra>"))
+    if band is not None:
+        first, last, label = band
+        fig.add_vrect(x0=first - 0.5, x1=last + 0.5, fillcolor="#dcfce7", line_width=0, layer="below",
+                      annotation_text=_escape(label), annotation_position="top", annotation_font_color=TEXT)
     for value, label in references:   # its label under it at the right: the marks' labels are on top
         fig.add_hline(y=value, line=dict(color="#4b5563", width=1.5, dash="dash"))
         fig.add_annotation(x=1, xref="x domain", y=math.log10(value) if log_y else value, yref="y", xanchor="right",
@@ -136,8 +177,10 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
         high = max(math.ceil(math.log10(float(values.max()))) if values.size and values.max() > 0 else 0, low + 1)
         fig.update_yaxes(type="log", range=[low, high], tickvals=[10.0 ** p for p in range(low, high + 1)],
                          ticktext=[f"{10.0 ** p:.{max(-p, 0)}f}" for p in range(low, high + 1)])
-    elif y_range:
-        fig.update_yaxes(range=list(y_range), tickformat=".0%" if percent else None)
+    elif y_range or from_zero:
+        low, high = y_range or (0.0, max(float(values.max()) if values.size else 1.0, 1e-12) * 1.05)
+        pad = (high - low) * 0.03 if y_range else 0.0   # a line on the bound (100 %) drawn whole, not halved
+        fig.update_yaxes(range=[low - pad, high + pad], tickformat=".0%" if percent else None)
     elif percent:
         fig.update_yaxes(tickformat=".0%")
     if x_range:
@@ -236,3 +279,28 @@ def scatter_chart(groups: list[Points], title: str, x_title: str, y_title: str, 
     rows = tuple((f"{g.name} {label}", f"{float(a):.4g}", f"{float(b):.1%}" if y_percent else f"{float(b):.3g}")
                  for g in groups for a, b, label in zip(g.x, g.y, g.labels))
     return Chart(fig, title, summary, ("point", x_title, y_title), rows)
+
+
+def bar_chart(series: list[Series], x_labels: list[str], title: str, x_title: str, y_title: str, summary: str,
+              point_name: str = "", x_names: list[str] | None = None,
+              y_range: tuple[float, float] | None = None) -> Chart:
+    """Bars grouped by position, one colour a series, from 0 (or over `y_range`). The positions are numbers on
+    the axis, labelled by `x_labels` (at most 16 of them written): a repeated letter stays a bar of its own. Hover
+    and the table name each position by `x_names` (else its label)."""
+    names = x_names or x_labels
+    positions = np.arange(len(x_labels), dtype=float)
+    fig = go.Figure()
+    for s in series:
+        fig.add_trace(go.Bar(x=positions, y=np.asarray(s.values, dtype=float), name=s.name, marker_color=s.colour,
+                             customdata=[_escape(n) for n in names],
+                             hovertemplate=(f"{_escape(s.name)}, {_escape(point_name)} %{{customdata}}: "
+                                            "%{y:.3f}<extra></extra>")))
+    _layout(fig, x_title, y_title, len(series) > 1)
+    shown = _thin(len(x_labels), 16)
+    fig.update_layout(barmode="group", bargap=0.2)
+    fig.update_xaxes(tickvals=[positions[i] for i in shown], ticktext=[_escape(x_labels[i]) for i in shown],
+                     range=[-0.5, len(x_labels) - 0.5])
+    top = max(float(np.max(s.values)) for s in series) if series else 1.0
+    fig.update_yaxes(range=list(y_range or (0.0, max(top, 1e-12) * 1.05)))
+    rows = tuple((names[i], *(number_text(float(s.values[i]), False) for s in series)) for i in range(len(names)))
+    return Chart(fig, title, summary, (point_name or x_title, *(s.name for s in series)), rows)

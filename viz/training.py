@@ -7,8 +7,7 @@ import math
 
 import numpy as np
 
-from .plotly_charts import Chart, xy_chart
-from .svg_charts import Series
+from .plotly_charts import Chart, Series, xy_chart
 
 LOSS, MATCH, PATTERN = "#1d4ed8", "#047857", "#b45309"       # each at least 4.5:1 on white
 

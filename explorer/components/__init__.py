@@ -1,5 +1,5 @@
-"""The canvas heatmap, the small SVG charts and the tables of coloured cells as Streamlit components
-(st.components.v2: no iframe, each in its own shadow DOM).
+"""The canvas heatmap, SVG diagrams, the numbers under a Plotly chart and the tables of coloured cells as
+Streamlit components (st.components.v2: no iframe, each in its own shadow DOM).
 
 Projector mode is applied here, once for every chart: a spec (or one of its `views`) may carry, under PROJECTED,
 the values it takes in projector mode (viz.canvas_heatmap.ON_PROJECTOR), and they replace its own when the
@@ -88,7 +88,7 @@ def json_bytes(data: dict) -> bytes:
 
 
 # Markup built in viz (every label escaped there, html.escape) written into a component's one element as it is:
-# the small SVG charts.
+# SVG diagrams and the numbers under a Plotly chart.
 _MARKUP_JS = (_HERE / "markup.js").read_text()
 
 
@@ -99,13 +99,13 @@ def _markup(name: str, css_class: str, css: str, markup: str, key: str | None, c
                     container)
 
 
-# Streamlit's st.html keeps HTML and drops SVG, so the small charts of viz.svg_charts come through a component of
-# their own.
+# Streamlit's st.html keeps HTML and drops SVG, so a diagram (viz.architecture) comes through a component of its
+# own.
 _SVG_CSS = (_HERE / "svg_chart.css").read_text()
 
 
 def svg_chart(markup: str, key: str, container=None) -> None:
-    """Draw a viz.svg_charts chart (in `container`, else where the page is); `key` names it for the tests."""
+    """Draw an SVG diagram's markup (in `container`, else where the page is); `key` names it for the tests."""
     _markup("svg_chart", "svg-chart", _SVG_CSS, markup, key, container)
 
 

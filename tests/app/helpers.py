@@ -144,31 +144,9 @@ def row_bars(at: AppTest) -> list[list[tuple[str, str, float]]]:
 
 
 def svg_charts(at: AppTest) -> dict[str, str]:
-    """The markup of each viz.svg_charts chart (explorer.components.svg_chart), by its key."""
+    """The markup of each SVG drawing (explorer.components.svg_chart: Home's architecture), by its key."""
     return {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.bytes)["markup"] for el in at.get("bidi_component")
             if el.proto.component_name.endswith("svg_chart")}
-
-
-def svg_series(markup: str, attribute: str = "data-value") -> dict[str, np.ndarray]:
-    """The series of a viz.svg_charts chart, by name, read back from each point's or bar's data-value (or
-    data-x, an xy_chart's positions), in order."""
-    from html.parser import HTMLParser
-
-    series: dict[str, list[float]] = {}
-
-    class Marks(HTMLParser):
-        def handle_starttag(self, tag, attrs):
-            attrs = dict(attrs)
-            if tag in ("circle", "rect") and "data-value" in attrs:
-                series.setdefault(attrs["data-series"], []).append(float(attrs[attribute]))
-
-    Marks().feed(markup)
-    return {name: np.array(values) for name, values in series.items()}
-
-
-def svg_marks(markup: str) -> list[float]:
-    """Where an xy_chart's vertical marks stand (their data-mark), in order."""
-    return [float(m) for m in re.findall(r'data-mark="([^"]+)"', markup)]
 
 
 def plotly_series(figure: dict, axis: str = "y") -> dict[str, np.ndarray]:

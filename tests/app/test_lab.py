@@ -13,8 +13,8 @@ from transformer.metrics import exact_match
 
 from explorer.text import SHORT
 
-from .helpers import (array, canvas_charts, figures, metric_values, no_exception, open_page, plotly_series, svg_charts,
-                      svg_series)
+from .helpers import (array, canvas_charts, chart_numbers, figures, metric_values, no_exception, open_page,
+                      plotly_series)
 
 LAST_CROSS = [f"cross L1 H{h}" for h in range(4)]
 
@@ -37,7 +37,7 @@ def test_switching_heads_off_changes_the_output_probabilities_and_attention(ckpt
     output, p_after, after = word(ckpt, "banana", edit)
     _, p_before, before = word(ckpt, "banana")
     assert metric_values(at)[:2] == ["ananab", output] and output != "ananab"
-    bars = svg_series(svg_charts(at)["probabilities"])
+    bars = plotly_series(figures(at)["probabilities"])
     assert np.allclose(bars["unchanged"], p_before, atol=1e-6)
     assert np.allclose(bars["changed"], p_after, atol=1e-6)
     changed = canvas_charts(at)["changed"]["panels"]   # default view: cross-attention, last layer, head 0
@@ -231,11 +231,13 @@ def test_a_long_prefix_shows_its_latest_tokens_in_the_forcing_table():
 def test_longer_than_trained_plots_every_length_and_compares_two_words(ckpt):
     at = open_page("lab_length", "hello")
     no_exception(at)
-    chart = svg_charts(at)["curve"]
-    (matches,) = svg_series(chart).values()
+    chart = figures(at)["curve"]
+    (matches,) = plotly_series(chart).values()
     trained = ckpt.model.config.max_len
     assert len(matches) == 2 * trained                                     # every length up to twice the trained
-    assert f"trained on lengths 1–{trained}" in chart and "exact match, length 96: " in chart
+    assert [a["text"] for a in chart["layout"]["annotations"]] == [f"trained on lengths 1–{trained}"]
+    assert list(array(chart["data"][0]["x"])) == list(range(1, 2 * trained + 1))
+    assert "<td>96</td>" in chart_numbers(at)["curve"]
     assert matches[:trained].min() >= 0.9 and matches[trained * 5 // 4:].max() <= 0.1
     long = ("abcdefghijklmnopqrstuvwxyz" * 3)[:trained + 6]
     at.text_input(key="long_text").set_value(long).run()

@@ -6,7 +6,7 @@ from transformer.data import pad
 from transformer.decoding import greedy_batch
 from transformer.vocab import SOS
 
-from .helpers import array, canvas_charts, figures, no_exception, open_page, svg_charts, svg_series
+from .helpers import array, canvas_charts, chart_numbers, figures, no_exception, open_page, plotly_series, svg_charts
 
 
 def batch_trace(ckpt, texts):
@@ -20,7 +20,7 @@ def batch_trace(ckpt, texts):
 def test_masks_page_pads_the_batch_and_zeroes_every_masked_weight(ckpt):
     at = open_page("masks", "hello")
     no_exception(at)
-    assert figures(at) == {} and set(svg_charts(at)) == {"scaling"}    # no Plotly chart: canvases and one SVG
+    assert set(figures(at)) == {"scaling"} and svg_charts(at) == {}    # canvases and one Plotly chart
     canvases = canvas_charts(at)
     assert set(canvases) == {"padding_mask", "causal_mask", "scores", "weights"}
     texts = ["hello", *companions("hello", 24)]
@@ -59,10 +59,9 @@ def test_the_scaling_argument_runs_on_random_vectors_for_the_chosen_d_k():
     at.select_slider(key="mask_d_k").set_value(256).run()
     no_exception(at)
     expected = scaling_experiment(256)
-    chart = svg_charts(at)["scaling"]
-    scaled, raw = svg_series(chart).values()
+    scaled, raw = plotly_series(figures(at)["scaling"]).values()
     assert np.allclose(scaled, expected.scaled_example) and np.allclose(raw, expected.example)
-    assert f"no scaling: largest weight {expected.example.max():.3f}" in chart      # its accessible name
+    assert f"no scaling: largest weight {expected.example.max():.3f}" in chart_numbers(at)["scaling"]   # its summary
     table = at.dataframe[-1].value
     assert list(table["d_k"]) == [4, 16, 64, 256, 1024]
     assert np.allclose(table["std of q·k"], table["√d_k"], rtol=0.05)

@@ -3,7 +3,7 @@ import numpy as np
 from transformer.layers import sinusoidal_encoding
 
 from viz.canvas_heatmap import CIVIDIS_REVERSED, PROJECTOR_FONT, RD_BU
-from .helpers import canvas_charts, figures, no_exception, open_page, svg_charts, svg_series
+from .helpers import canvas_charts, chart_numbers, figures, no_exception, open_page, plotly_series
 
 
 def test_positional_page_draws_the_tables_and_the_proofs(ckpt):
@@ -11,7 +11,7 @@ def test_positional_page_draws_the_tables_and_the_proofs(ckpt):
     at = open_page("positional", "hello")
     no_exception(at)
     charts, canvases = figures(at), canvas_charts(at)
-    assert charts == {}                       # no Plotly chart left: canvases and SVG (viz.svg_charts)
+    assert set(charts) == {"norms", "distances", "rotation"}    # the heatmaps on canvases, these Plotly
     assert set(canvases) == {"pe_model", "pe_custom", "pe_input", "similarity"}
     similar = canvases["similarity"]
     dots = np.array(similar["panels"][0]["z"])
@@ -31,15 +31,14 @@ def test_positional_page_draws_the_tables_and_the_proofs(ckpt):
     top = model_pe.max()
     assert f"largest value {top:.3f}" in canvases["pe_model"]["summary"]
     assert f"smallest value {model_pe.min():.3f}" in canvases["pe_model"]["summary"]
-    drawn = svg_charts(at)
-    assert set(drawn) == {"norms", "distances", "rotation"}
-    norms = svg_series(drawn["norms"])
+    norms = plotly_series(charts["norms"])
     src = __import__("torch").tensor([ckpt.vocab.encode("hello", 24)])
     scaled = ckpt.model.src_embed(src)[0].norm(dim=1).detach().numpy()
     assert np.allclose(norms["embedding × √d_model"], scaled, atol=1e-5)
     assert np.allclose(norms["positional encoding"], np.sqrt(c.d_model / 2), atol=1e-5)
-    assert "over 5 source positions: embedding (unscaled)" in drawn["norms"]   # its accessible name
-    assert "position 1 (e): " in drawn["norms"]                                # a bar's tooltip
+    assert "over 5 source positions: embedding (unscaled)" in chart_numbers(at)["norms"]   # its summary
+    bar = charts["norms"]["data"][0]                                                     # a bar's hover
+    assert bar["customdata"][1] == "1 (e)" and bar["hovertemplate"].startswith("embedding (unscaled), position ")
     error = next(m.value for m in at.metric if m.label.startswith("Largest error"))
     assert float(error) < 1e-5
 
@@ -66,14 +65,14 @@ def test_rotation_lands_on_the_shifted_encoding():
     at = open_page("positional", "hello")
     at.slider[1].set_value(7).run()   # delta
     at.slider[2].set_value(4).run()   # pos
-    actual, rotated = svg_series(svg_charts(at)["rotation"]).values()
+    actual, rotated = plotly_series(figures(at)["rotation"]).values()
     assert np.allclose(actual, sinusoidal_encoding(30, 64).numpy()[11][: len(actual)], atol=1e-6)
     assert np.allclose(actual, rotated, atol=1e-5)
 
 
 def test_distance_lines_are_flat():
     at = open_page("positional", "hello")
-    lines = svg_series(svg_charts(at)["distances"])
+    lines = plotly_series(figures(at)["distances"])
     assert len(lines) >= 2
     for y in lines.values():
         assert y.max() - y.min() < 1e-5

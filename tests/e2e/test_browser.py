@@ -21,7 +21,7 @@ from .conftest import screenshot
 from drivers.axe import CELL_CONTRASTS
 from drivers.harness import PAINTED, ROOT, load, run_ends, run_mark, settle, type_text, wait_for_charts
 
-PAGES = {p.url_path: (p.title, p.svgs, p.canvases, p.plotlys)   # url path -> (label, SVG charts, canvases,
+PAGES = {p.url_path: (p.title, p.svgs, p.canvases, p.plotlys)   # url path -> (label, SVG diagrams, canvases,
          for p in REGISTRY}                                         # Plotly charts)
 
 
@@ -43,7 +43,7 @@ def test_every_page_draws_for_a_typed_word(server, page, path):
     for i in range(PAGES[path][2]):
         assert canvases.nth(i).get_attribute("aria-label")
         assert canvases.nth(i).evaluate("c => c.width * c.height") > 0
-    for svg in page.locator(".svg-chart svg[role='img']").all():   # SVG charts (viz.svg_charts): named, drawn
+    for svg in page.locator(".svg-chart svg[role='img']").all():   # SVG diagrams (viz.architecture): named, drawn
         assert svg.get_attribute("aria-label")
         assert svg.locator("circle, rect").count() > 0 and svg.bounding_box()["width"] > 100
     screenshot(page, path or "home")
@@ -65,16 +65,19 @@ def test_st_codes_highlighter_is_loaded_once_the_first_run_is_drawn(server, page
     assert len(asked) == 1 and page.get_by_test_id("stCode").count() == 0
 
 
-def test_positional_encodings_svg_charts_name_every_bar_and_point(server, page):
-    """Its norm bars, distance lines and rotation check are SVG (viz.svg_charts): each mark says its value."""
+def test_positional_encodings_charts_name_every_bar_and_point(server, page):
+    """Its norm bars, distance lines and rotation check are Plotly charts: hovering a bar says its series, its
+    position and its value, and the summary under the chart is computed from its numbers."""
     load(page, f"{server}/positional?text=banana")
-    charts = page.locator(".svg-chart svg[role='img']")
+    charts = page.locator("[data-testid='stPlotlyChart']")
     expect(charts).to_have_count(3)
-    bars = charts.nth(0).locator("rect")
-    assert bars.count() == 3 * len("banana")
-    assert re.fullmatch(r"embedding \(unscaled\), position 0 \(b\): \d+\.\d{3}",
-                        bars.first.locator("title").text_content())
-    assert "over 6 source positions" in charts.nth(0).get_attribute("aria-label")
+    bars = charts.nth(0).locator(".barlayer .point path")
+    expect(bars).to_have_count(3 * len("banana"))
+    bars.first.hover()
+    hover = charts.nth(0).locator(".hoverlayer .hovertext")
+    expect(hover).to_have_count(1)
+    assert re.fullmatch(r"embedding \(unscaled\), position 0 \(b\): \d+\.\d{3}", hover.text_content().strip())
+    expect(page.locator(".svg-chart .summary").first).to_contain_text("over 6 source positions")
 
 
 def test_home_shows_the_reversal_and_navigation_keeps_the_text(server, page):
@@ -170,15 +173,15 @@ def drawn_in(page, selector: str) -> set[tuple[str, bool]]:
 
 
 def test_a_charts_words_are_drawn_in_the_pages_own_font(server, page):
-    """A heatmap's title and an SVG chart's labels in the page's Source Sans, as its paragraphs are: asking for
+    """A heatmap's title and a Plotly chart's labels in the page's Source Sans, as its paragraphs are: asking for
     1.65's "Source Sans Pro" alone drew them in Liberation Sans."""
     load(page, f"{server}/positional?text=banana")
-    wait_for_charts(page, PAGES["positional"][1])
+    expect(page.locator(".js-plotly-plot .xtick text").first).to_be_visible()
     page.wait_for_function("() => document.fonts.check('16px \"Source Sans\"')")
     body = {font for font in drawn_in(page, "[data-testid='stMain'] [data-testid='stMarkdownContainer'] p")
             if font[1]}                                                # its emoji aside, in the system's font
     assert len(body) == 1 and "Source" in next(iter(body))[0]         # Streamlit's Source Sans (SourceSans3VF)
-    for chart_text in (".heatmap .title", ".svg-chart figure > div", ".svg-chart svg text"):   # a title, a label
+    for chart_text in (".heatmap .title", ".svg-chart summary", ".js-plotly-plot .xtick text"):   # title, labels
         drawn = drawn_in(page, chart_text)
         assert drawn == body, (chart_text, drawn)          # a system font beside it (Liberation Sans) fails too
 

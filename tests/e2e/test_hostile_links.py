@@ -21,8 +21,8 @@ LINKS = {  # the review's links: page path, URL key, value
     "lab-query-key?qk_kind=": ("lab-query-key", "qk_kind", ""),
 }
 LEAKS = ("Traceback", '.py"', "/site-packages/")
-DRAWN = ".svg-chart figure, .decode .metric, .heatmap canvas"   # an SVG chart, Decode's step drawn in the
-                                                                 # browser (decode_steps.js) or a canvas heatmap
+DRAWN = ".js-plotly-plot .main-svg, .decode .metric, .heatmap canvas"   # a Plotly chart, Decode's step drawn in
+                                                                          # the browser (decode_steps.js) or a canvas
 RECORD_HISTORY_STEPS = """window.historySteps = [];
 window.addEventListener('popstate', () => window.historySteps.push(location.href));"""   # each Back or Forward's address
 FIRST_LOAD_MS = 180_000   # a lab page's first load reads its stored tables (computes them if tables.json is stale)

@@ -21,12 +21,12 @@ def test_switching_off_the_mirror_heads_breaks_the_reversal_for_this_session_onl
     load(page, f"{server}/lab-ablation?text=banana", timeout=120_000)
     page.get_by_role("button", name="the 4 cross heads of the last layer").click()
     settle(page, timeout=120_000)
-    changed = page.locator(".svg-chart rect[data-series='changed']")   # p(correct) with the heads off, SVG bars
-    expect(changed).to_have_count(len("banana") + 1)
+    bars = page.locator("[data-testid='stPlotlyChart']").first      # p(correct), every head and with the heads off
+    expect(bars.locator(".barlayer .trace").nth(1).locator(".point")).to_have_count(len("banana") + 1)
     values = page.get_by_test_id("stMetricValue")
     expect(values.nth(0)).to_have_text("ananab")
     expect(values.nth(1)).to_have_text(output)
-    drawn = [float(v) for v in changed.evaluate_all("bars => bars.map(b => b.dataset.value)")]
+    drawn = bars.locator(".js-plotly-plot").evaluate("plot => Array.from(plot._fullData.find(t => t.name === 'changed').y)")
     assert np.allclose(drawn, p_correct, atol=1e-6)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "lab-ablation-cross-heads-off")

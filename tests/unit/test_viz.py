@@ -62,26 +62,31 @@ def test_the_vote_spread_marks_no_answer_and_labels_each_bar_with_its_count_and_
     assert re.findall(r"tabular-nums\">([^<]+)<", vote_spread(("a",), (0,))) == ["0"]
 
 
-def test_svg_ticks_cover_the_range_with_round_steps():
-    from viz.svg_charts import nice_ticks
-    assert nice_ticks(0, 32) == [0, 10, 20, 30, 40]
-    assert nice_ticks(-1.1, 1.1)[0] <= -1.1 and nice_ticks(-1.1, 1.1)[-1] >= 1.1
-    assert nice_ticks(0.0, 0.0031) == [0.0, 0.001, 0.002, 0.003, 0.004]
+def test_a_line_over_positions_keeps_every_value_its_order_and_its_summary():
+    from viz.plotly_charts import Series, xy_chart
+    chart = xy_chart([Series("up", np.array([0.0, 1.0, 2.0]), "#0072b2"),
+                      Series("flat", np.array([1.0, 1.0, 1.0]), "#b45309", markers_only=True)],
+                     "T", "x", "y", "T: a summary.", point_name="pos", from_zero=True, band=(0, 1, "seen"))
+    up, flat = chart.figure.data
+    assert list(up.x) == [0, 1, 2] and list(up.y) == [0.0, 1.0, 2.0] and up.mode == "lines+markers"
+    assert flat.mode == "markers"                                  # markers only: no line between them
+    assert up.hovertemplate.startswith("up, pos %{x:g}: ") and chart.summary == "T: a summary."
+    assert chart.figure.layout.yaxis.range[0] == 0 and chart.figure.layout.yaxis.range[1] >= 2
+    (band,) = chart.figure.layout.shapes
+    assert (band.x0, band.x1) == (-0.5, 1.5) and chart.figure.layout.annotations[0].text == "seen"
 
 
-def test_an_svg_line_chart_keeps_every_value_its_order_and_its_summary():
-    import re
-
-    from viz.svg_charts import Series, line_chart
-    chart = line_chart([Series("up", np.array([0.0, 1.0, 2.0]), "#0072b2"),
-                        Series("flat", np.array([1.0, 1.0, 1.0]), "#b45309", markers_only=True)],
-                       ["0", "1", "2"], "T", "x", "y", "T: a summary.", point_name="pos")
-    values = [float(v) for v in re.findall(r'data-value="([^"]+)"', chart)]
-    assert values == [0.0, 1.0, 2.0, 1.0, 1.0, 1.0]
-    assert 'aria-label="T: a summary."' in chart and "<title>up, pos 2: 2.000000</title>" in chart
-    heights = [float(y) for y in re.findall(r'<circle cx="[^"]+" cy="([^"]+)"', chart)]
-    assert heights[0] > heights[1] > heights[2]          # larger values higher up (smaller y)
-    assert chart.count("<line x1=") - chart.count('x2="100%"') == 2   # two segments: the markers-only series has none
+def test_grouped_bars_keep_a_repeated_label_apart_and_name_each_bar():
+    from viz.plotly_charts import Series, bar_chart
+    chart = bar_chart([Series("a", np.array([1.0, 2.0, 3.0]), "#0072b2"), Series("b", np.array([3.0, 2.0, 1.0]),
+                                                                                 "#b45309")],
+                      ["x", "y", "x"], "T", "position", "value", "T: three of each.", point_name="pos",
+                      x_names=["0 (x)", "1 (y)", "2 (x)"])
+    first, second = chart.figure.data
+    assert list(first.x) == [0, 1, 2] and list(second.y) == [3.0, 2.0, 1.0]       # the two x's stay two bars
+    assert list(chart.figure.layout.xaxis.ticktext) == ["x", "y", "x"] and first.customdata[2] == "2 (x)"
+    assert chart.figure.layout.barmode == "group" and chart.figure.layout.yaxis.range[0] == 0
+    assert chart.rows == (("0 (x)", "1", "3"), ("1 (y)", "2", "2"), ("2 (x)", "3", "1"))
 
 
 def test_every_chart_carries_its_numbers_as_a_table_behind_one_click():
@@ -113,9 +118,10 @@ def test_every_chart_carries_its_numbers_as_a_table_behind_one_click():
         Cells().feed(markup)
         return rows
 
-    line = length_curve({1: 1.0, 2: 0.75, 3: 0.5}, 2, "By length")
+    line = length_curve({1: 1.0, 2: 0.75, 3: 0.5}, 2, "By length").numbers_html()
     assert "<summary>The numbers as a table</summary>" in line
-    assert table(line) == [["length", "exact match"], ["1", "100.0%"], ["2", "75.0%"], ["3", "50.0%"]]
+    assert table(line) == [["series", "input length (characters)", "exact match"], ["exact match", "1", "100.0%"],
+                           ["exact match", "2", "75.0%"], ["exact match", "3", "50.0%"]]
     curve = [{"step": s, "loss": 1 / (1 + s), "exact_match": s / 200, "alignment": 0.5} for s in (0, 100, 200)]
     rows = table(learning_curves(curve, 100)[0].numbers_html())   # a Plotly chart's (viz.plotly_charts)
     assert rows[1:] == [["held-out loss", "0", "1"], ["held-out loss", "100", "0.009901"], ["held-out loss", "200", "0.004975"]]

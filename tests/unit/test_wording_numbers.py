@@ -11,7 +11,7 @@ from analysis.labels import ffn_formula, weight_text
 from analysis.repeats import copies_gap
 from analysis.training import chance_share, head_shares, training_story
 from viz.plotly_charts import xy_chart
-from viz.svg_charts import Series
+from viz.plotly_charts import Series
 from viz.training import learning_curves, live_curves
 
 
