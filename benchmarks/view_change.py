@@ -104,7 +104,7 @@ def first_step_again(page, _: None, repeat: int) -> None:
 
 def steps_on_server(page) -> bool:
     """Decode's steps drawn by a rerun of its fragment, as before 2026-11-28; since then the browser draws every step
-    from one payload (explorer/components/decode_steps.js, its root of class "decode")."""
+    from one payload (explorer/components/front_end.js, its root of class "decode")."""
     return page.locator(".decode").count() == 0
 
 

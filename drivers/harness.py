@@ -69,7 +69,7 @@ ALL_CHARTS_DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotl
                  .every(c => c.querySelector('.main-svg'))
   && [...document.querySelectorAll('*')].filter(e => e.shadowRoot).map(e => e.shadowRoot)
        .every(r => [...r.querySelectorAll('[data-markup]')].every(m => m.hasAttribute('data-drawn')))"""
-# the next frame painted: a canvas heatmap (explorer/components/heatmap.js) draws when its data arrives
+# the next frame painted: a canvas heatmap (explorer/components/front_end.js) draws when its data arrives
 PAINTED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
 
 

@@ -1,7 +1,7 @@
 """Attention below its introduction: the kind and layer picker and every chart that follows it.
 
 A fragment, so another kind or layer reruns only this part of the page. Another head reruns nothing: the page
-sends every head of the layer, and the browser switches between them (explorer/components/heatmap.js), so a new
+sends every head of the layer, and the browser switches between them (explorer/components/front_end.js), so a new
 head is drawn in milliseconds, not a round trip. It takes plain values and finds the model and the run by them,
 as explorer.decode_view explains.
 """

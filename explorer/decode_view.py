@@ -1,6 +1,6 @@
 """Decode step by step below its decoding controls: every step of the decoding, and the layer and head it is read in.
 
-The page sends every step at once, and the browser steps through them (explorer/components/decode_steps.js): a new
+The page sends every step at once, and the browser steps through them (explorer/components/front_end.js): a new
 step (a button, ←/→, the slider) is drawn with no round trip to the server, where a rerun of this part of the page
 was a wait a learner felt at 48 characters (benchmarks.view_change). Another layer or head reruns only where the steps looked, a fragment,
 and leaves what they read and chose (the same in every layer and head) in place, not sent again. It takes plain

@@ -25,7 +25,7 @@ from transformer.intervention import Head
 from viz import encoding_spec, mask_spec, norms_bars, softmax_comparison
 from viz.attention import weights_spec
 from viz.attribution import lens_rows_spec
-from viz.html_bars import bars_spec
+from viz.decode_steps import bars_spec
 from viz.strips import vector_rows_spec
 
 from . import why_runs
@@ -39,7 +39,7 @@ from .text import escape_markdown, visible
 
 STEP_KEY = "lesson_step"
 PERCENT = "%.1f%%"   # a data grid's percentage column, its values in percent
-BARS = {f.__name__: f for f in (bars_spec,)}                        # next-token bars (explorer/components/bars.js)
+BARS = {f.__name__: f for f in (bars_spec,)}                        # next-token bars (explorer/components/front_end.js)
 PLOTLY_CHARTS = {f.__name__: f for f in (norms_bars, softmax_comparison)}             # Plotly (viz.plotly_charts)
 CANVASES = {f.__name__: f for f in (encoding_spec, mask_spec, lens_rows_spec, weights_spec)}      # drawn on the canvas (explorer.components)
 

@@ -57,5 +57,5 @@ LINKS: dict[str, tuple[dict[str, str | list[str]], dict[str, object]]] = {
 }
 
 # Parameters a page keeps in its link itself, not through a widget: the quiz's seed (its answers, once handed in), and
-# Attention's head, which the browser switches and writes (explorer/components/heatmap.js).
+# Attention's head, which the browser switches and writes (explorer/components/front_end.js).
 NOT_WIDGETS: dict[str, set[str]] = {"quiz": {"quiz"}, "attention": {"head"}, "decode": {"step", "show_cache"}}

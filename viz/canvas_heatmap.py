@@ -1,4 +1,4 @@
-"""Matrices for the canvas heatmap (explorer/components/heatmap.js): plain numbers and labels, no figure.
+"""Matrices for the canvas heatmap (explorer/components/front_end.js): plain numbers and labels, no figure.
 
 A heatmap drawn again by a chart library cost the browser a fixed 0.1-0.2 s whatever its size, so a choice that
 changes a large matrix (a head on Attention) waited for it; a canvas draws 48 × 48 cells in a few milliseconds.

@@ -17,7 +17,7 @@ def paragraph(text: str) -> str:
 
 def page_link(href: str, label: str, icon: str) -> str:
     """A link to another page of the app (a relative href, so a base path is kept); a plain click stays in the
-    session (explorer/components/heatmap.js), a middle click opens the page afresh."""
+    session (explorer/components/front_end.js), a middle click opens the page afresh."""
     return (f'<p><a class="page-link" href="{html.escape(href)}"><span aria-hidden="true">{html.escape(icon)}</span> '
             f"{html.escape(label)}</a></p>")
 

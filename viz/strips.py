@@ -1,4 +1,4 @@
-"""Short vectors as rows of coloured cells: the numbers and names explorer/components/cells.js draws them from
+"""Short vectors as rows of coloured cells: the numbers and names explorer/components/front_end.js draws them from
 (as it draws Decode's keys and values), with the type sizes and the signed scale's three colours.
 
 A page that walks through one attention weight shows many small vectors; as Plotly charts, each one more for

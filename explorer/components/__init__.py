@@ -16,13 +16,15 @@ import streamlit as st
 _HERE = Path(__file__).parent
 PROJECTOR_KEY = "projector"          # the session's switch (explorer.charts draws it)
 PROJECTED = "on_projector"           # a spec's values in projector mode (viz.canvas_heatmap.ON_PROJECTOR)
-_VIEWS_JS = (_HERE / "views.js").read_text()     # what both switching components keep, before their own code
-# What several components share, put before their own code (each component is one module): text into markup, the
-# colour scale and the ink on it, the next-token bars and the rows of coloured cells.
-_TEXT_JS, _COLOUR_JS = (_HERE / "text.js").read_text(), (_HERE / "colour.js").read_text()
-_BARS_JS = _TEXT_JS + (_HERE / "bars.js").read_text()
-_CELLS_JS = _TEXT_JS + _COLOUR_JS + (_HERE / "cells.js").read_text()
-_JS = _VIEWS_JS + _COLOUR_JS + (_HERE / "heatmap.js").read_text()
+_FRONT_END = (_HERE / "front_end.js").read_text()    # every component's drawing code, in one module
+
+
+def _entry(name: str) -> str:
+    """The module a component loads: the whole front end, its default export the function `name` of it."""
+    return f"{_FRONT_END}\nexport default {name};\n"
+
+
+_JS = _entry("heatmapComponent")
 # The page's own font: Streamlit 1.67 names it "Source Sans" (1.65 "Source Sans Pro", which no longer loads), and
 # a chart asking for the old name alone had its title, hint and tooltip drawn in the system's Liberation Sans.
 _CSS = (_HERE / "heatmap.css").read_text()
@@ -89,7 +91,7 @@ def json_bytes(data: dict) -> bytes:
 
 # Markup built in viz (every label escaped there, html.escape) written into a component's one element as it is:
 # SVG diagrams and the numbers under a Plotly chart.
-_MARKUP_JS = (_HERE / "markup.js").read_text()
+_MARKUP_JS = _entry("markupComponent")
 
 
 def _markup(name: str, css_class: str, css: str, markup: str, key: str | None, container) -> None:
@@ -120,7 +122,7 @@ def chart_numbers(markup: str, key: str, container=None) -> None:
 # As Streamlit's page sets them (its rules do not reach into a shadow DOM): box sizes, and the focus ring of a
 # table's box, which Tab reaches to scroll it sideways. On several lines: Streamlit reads a one-line string with a *
 # in it as a file's name.
-_VECTOR_ROWS_JS = _CELLS_JS + (_HERE / "vector_rows.js").read_text()
+_VECTOR_ROWS_JS = _entry("vectorRowsComponent")
 _VECTOR_ROWS_CSS = (_HERE / "vector_rows.css").read_text()
 
 
@@ -138,8 +140,7 @@ def vector_rows(spec: dict, key: str | None = None, container=None) -> None:
 
 # Decode step by step's two parts (viz.decode_steps), stepped in the browser. As Streamlit's page draws its own:
 # metrics, captions, a table, buttons and headers (its rules do not reach into a shadow DOM).
-_DECODE_JS = (_VIEWS_JS + _TEXT_JS + _COLOUR_JS + (_HERE / "bars.js").read_text() + (_HERE / "cells.js").read_text()
-              + (_HERE / "decode_steps.js").read_text())
+_DECODE_JS = _entry("decodeStepsComponent")
 _DECODE_CSS = (_HERE / "decode_steps.css").read_text()
 
 
@@ -150,10 +151,10 @@ def decode_part(spec: dict, key: str) -> None:
                     None)
 
 
-_NEXT_TOKEN_JS = _BARS_JS + (_HERE / "next_token_bars.js").read_text()
+_NEXT_TOKEN_JS = _entry("nextTokenBarsComponent")
 _NEXT_TOKEN_CSS = (_HERE / "next_token_bars.css").read_text()
 
 
 def next_token_bars(spec: dict, key: str | None = None, container=None) -> None:
-    """Draw one step's next-token bars (viz.html_bars.bars_spec) with the code that draws Decode's."""
+    """Draw one step's next-token bars (viz.decode_steps.bars_spec) with the code that draws Decode's."""
     _drawn("next_token_bars", "next-token-bars", _NEXT_TOKEN_JS, _NEXT_TOKEN_CSS, spec, key, container)

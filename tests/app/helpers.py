@@ -114,7 +114,7 @@ def cell_rows(spec: dict) -> dict[str, np.ndarray]:
 
 def decode_parts(at: AppTest) -> dict[str, dict]:
     """Decode step by step's two parts (viz.decode_steps), "step" and "looked", each with every step's data, which
-    the browser steps through (explorer/components/decode_steps.js)."""
+    the browser steps through (explorer/components/front_end.js)."""
     return {data["part"]: data for data in (json.loads(el.proto.bytes) for el in at.get("bidi_component")
                                             if el.proto.component_name.endswith("decode_steps"))}
 

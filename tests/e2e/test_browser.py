@@ -73,7 +73,9 @@ def test_positional_encodings_charts_name_every_bar_and_point(server, page):
     expect(charts).to_have_count(3)
     bars = charts.nth(0).locator(".barlayer .point path")
     expect(bars).to_have_count(3 * len("banana"))
-    bars.first.hover()
+    charts.nth(0).scroll_into_view_if_needed()
+    box = bars.first.bounding_box()                  # the mouse over it: Plotly's drag layer takes the events
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     hover = charts.nth(0).locator(".hoverlayer .hovertext")
     expect(hover).to_have_count(1)
     assert re.fullmatch(r"embedding \(unscaled\), position 0 \(b\): \d+\.\d{3}", hover.text_content().strip())
@@ -343,7 +345,8 @@ def test_metrics_side_by_side_keep_their_values_in_line_when_a_label_wraps(serve
     context.close()
 
 
-# The colour the spec gives a value (explorer/components/heatmap.js's rgb; grey where it has none, a masked score)
+# The colour the spec gives a value (the heatmap's rgb, explorer/components/front_end.js; grey where it has
+# none, a masked score)
 # and the colour drawn near the top left of a few cells of the first panel (clear of any text written in the cell
 # and of the gaps), read from the canvas: the cells' image is not transposed or shifted; and, on a chart with
 # white lines between its cells, the pixel where the first cell meets the second.
@@ -399,7 +402,7 @@ def test_the_position_codes_are_drawn_on_a_signed_scale_and_name_each_cell(serve
                         r"value -?\d\.\d{3}", tip.inner_text()), tip.inner_text()
 
 
-# Counts the draws of each canvas: a chart's draw opens with ctx.scale (explorer/components/heatmap.js).
+# Counts the draws of each canvas: a chart's draw opens with ctx.scale (explorer/components/front_end.js).
 COUNT_DRAWS = """() => { window.drawsOf = new Map(); const scale = CanvasRenderingContext2D.prototype.scale;
     CanvasRenderingContext2D.prototype.scale = function (...a) {
         window.drawsOf.set(this.canvas, (window.drawsOf.get(this.canvas) || 0) + 1); return scale.apply(this, a); }; }"""
@@ -709,11 +712,11 @@ DRAWN = """els => els.map(e => ({title: e.title, row: e.dataset.row, token: e.da
 
 
 def draw_decode(page, data: list[dict]) -> None:
-    """explorer/components/decode_steps.js on its own, given each part's data (in #step and #looked)."""
+    """Decode's steps (explorer/components/front_end.js) on their own, given each part's data (in #step and #looked)."""
     from explorer.components import _DECODE_JS
     page.set_content('<div id="step"><div class="decode"></div></div><div id="looked"><div class="decode"></div></div>')
     page.add_script_tag(type="module",
-                        content=_DECODE_JS.replace("export default function", "window.drawDecode = function"))
+                        content=re.sub(r"export default (\w+);", r"window.drawDecode = \1;", _DECODE_JS))
     page.wait_for_function("() => window.drawDecode")
     for part in data:
         page.evaluate("""data => window.drawDecode({parentElement: document.getElementById(data.part),
@@ -742,9 +745,9 @@ HOSTILE = '<img src=x onerror=alert(1)>"\'&'
 
 
 def test_a_table_of_cells_colours_by_sign_keeps_every_value_and_escapes_every_word(page):
-    """explorer/components/vector_rows.js on its own: white at 0, full red and blue at ±the largest |value|, each
-    value in data-value and written to two places, the outlined and the ruled rows, and names, titles and column
-    words that are markup written as text."""
+    """The vector tables of explorer/components/front_end.js on their own: white at 0, full red and blue at ±the
+    largest |value|, each value in data-value and written to two places, the outlined and the ruled rows, and
+    names, titles and column words that are markup written as text."""
     from explorer.components import _VECTOR_ROWS_JS
     from viz.strips import NEGATIVE, POSITIVE, vector_rows_spec
 
@@ -792,8 +795,9 @@ def test_every_cells_type_reaches_4_5_to_1_on_its_colour(page):
 
 
 def test_decodes_drawing_escapes_its_labels_and_writes_no_values_in_a_long_vector(page):
-    """explorer/components/decode_steps.js on its own, with data no bundled model makes: labels that are markup (an
-    uploaded model's vocabulary is not ours to trust) and 32 numbers a key (d_k of an own model with one head)."""
+    """Decode's steps (explorer/components/front_end.js) on their own, with data no bundled model makes: labels
+    that are markup (an uploaded model's vocabulary is not ours to trust) and 32 numbers a key (d_k of an own model
+    with one head)."""
     markup = "<img src=x onerror=alert(1)>"
     steps, width = 2, 32
     data = {"part": "looked", "chosen": 1, "show_cache": True, "cache_param": "show_cache", "layer": 0, "head": 0,
@@ -823,7 +827,7 @@ def draw_alone(page, js: str, box: str, data: dict) -> None:
     name = f"draw_{box}"
     page.evaluate("box => document.body.insertAdjacentHTML('beforeend', `<div id=${box}><div data-markup></div></div>`)",
                   box)
-    page.add_script_tag(type="module", content=js.replace("export default function", f"window.{name} = function"))
+    page.add_script_tag(type="module", content=re.sub(r"export default (\w+);", rf"window.{name} = \1;", js))
     page.wait_for_function(f"() => window.{name}")
     page.evaluate(f"""data => window.{name}({{parentElement: document.getElementById("{box}"),
                                              data: new TextEncoder().encode(JSON.stringify(data))}})""",
@@ -833,9 +837,9 @@ def draw_alone(page, js: str, box: str, data: dict) -> None:
 @pytest.mark.parametrize("t, width", [(0, None), (4, None), (4, 32)])
 def test_decodes_drawing_in_the_browser_is_its_numbers_and_draws_them_as_the_lesson_and_inside_one_head_do(
         page, t, width):
-    """For one step of a real decoding, Decode's bars and key/value tables (explorer/components/decode_steps.js)
+    """For one step of a real decoding, Decode's bars and key/value tables (explorer/components/front_end.js)
     are the step's numbers, and they are drawn alike by the components the lesson's bars and Inside one head's
-    tables come through (next_token_bars.js and vector_rows.js, from viz.html_bars.bars_spec and
+    tables come through (next_token_bars.js and vector_rows.js, from viz.decode_steps.bars_spec and
     viz.strips.vector_rows_spec): the same bars.js and cells.js, given the same things (they once drifted on long
     vectors as twins). `width`: keys of that many numbers in place of the model's 16 (an own model's d_k), drawn
     without their values."""
@@ -845,7 +849,7 @@ def test_decodes_drawing_in_the_browser_is_its_numbers_and_draws_them_as_the_les
     from explorer.components import _NEXT_TOKEN_JS, _VECTOR_ROWS_JS
     from transformer.checkpoint import bundled_checkpoint, load as load_checkpoint
     from viz.decode_steps import BAR_TOKENS, looked_spec, step_spec
-    from viz.html_bars import bars_spec
+    from viz.decode_steps import bars_spec
     from viz.strips import vector_rows_spec
 
     ckpt = load_checkpoint(bundled_checkpoint("reverse"))

@@ -194,3 +194,22 @@ def test_the_chart_components_are_one_unit_that_imports_nothing_else_of_the_proj
     read = {p.name for p in unit.iterdir() if p.suffix in {".js", ".css"}}
     source = files[0].read_text()
     assert read and all(f'"{name}"' in source for name in read), "every JS and CSS file beside it is read by it"
+
+
+@pytest.mark.parametrize("view, page_model, spec", [
+    ("explorer/attention_view.py", "analysis.page_models.attention", "viz.canvas_heatmap"),
+    ("explorer/decode_view.py", "analysis.page_models.decode", "viz.decode_steps"),
+])
+def test_a_charts_number_reaches_the_pixel_through_five_files(view, page_model, spec):
+    """The Attention heatmap and Decode's bars, from the page model's function that makes the number to the pixel:
+    the page model, the view that hands it on, one viz module that specifies the chart (importing no other viz
+    module that touches the numbers), the components' Python entry and its one front-end module."""
+    files = [ROOT / view]
+    modules = {_module_name(f) for room in PRODUCT_ROOMS for f in (ROOT / room).rglob("*.py")}
+    used = _imports_of(files[0], modules)
+    assert page_model in used and spec in used and "explorer.components" in used
+    spec_file = ROOT / (spec.replace(".", "/") + ".py")
+    drawing = {m for m in _imports_of(spec_file, modules) if m.startswith("viz.")}
+    # what else of viz the spec reads is named constants (colours, tick widths) and the height rule, no numbers
+    assert drawing <= {"viz.canvas_heatmap", "viz.notes", "viz.strips", "viz.style"} - {spec}
+    assert sorted(p.name for p in (ROOT / "explorer" / "components").glob("*.js")) == ["front_end.js"]

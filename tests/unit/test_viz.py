@@ -43,7 +43,7 @@ def test_mask_and_score_cells_carry_their_words_only_while_the_matrix_is_small()
 
 
 def test_a_table_of_cells_is_sent_as_its_numbers_names_and_marks():
-    """viz.strips.vector_rows_spec: what the browser draws a table of cells from (explorer/components/cells.js,
+    """viz.strips.vector_rows_spec: what the browser draws a table of cells from (explorer/components/front_end.js,
     tested in tests/e2e/test_browser.py): every value, each row's name, the outlined and ruled rows."""
     from viz.strips import vector_rows_spec
     spec = vector_rows_spec([np.array([-1.5, 0.25]), np.array([2.0, 0.0])], ["q", "k"], "T", outlined=1, ruled=1)
