@@ -147,7 +147,7 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
     values = np.concatenate([drawn, np.array([v for v, _ in references], dtype=float)])
     positive = drawn[drawn > 0]            # the floor from the lines, never from a reference line above them
     floor = 10.0 ** math.floor(math.log10(float(positive.min()))) if positive.size else LOG_FLOOR
-    value_format = ":.1%" if percent else ":.4f"
+    value_format = ":.1%" if percent else ":.4~g"     # a loss of 0.00003 said as itself, not as 0.0000
     fig = go.Figure()
     for s in series:
         raw = np.asarray(s.values, dtype=float)
@@ -218,7 +218,7 @@ def _placed_labels(groups: list[Points], bounds, most: int) -> list[list[str]]:
             x = (px - x_low) / ((x_high - x_low) or 1) * 100
             y = (py - y_low) / ((y_high - y_low) or 1) * 100 + 6  # its label's middle, above the point
             clear = all(abs(x - qx) > 1.3 * (len(label) + n) + 1 or abs(y - qy) > 10 for qx, qy, n in placed)
-            if i in shown and clear:
+            if i in shown and clear and math.isfinite(x) and math.isfinite(y):   # a point not drawn takes no room
                 placed.append((x, y, len(label)))
                 texts.append(_escape(label))
             else:

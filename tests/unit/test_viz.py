@@ -141,6 +141,9 @@ def test_a_scatters_labels_never_sit_on_one_another_and_every_point_keeps_its_ho
     assert "%{customdata}" in points.hovertemplate
     apart = Points("heads", np.array([0.1, 0.9]), np.array([0.5, 0.5]), ["L0 H0", "L0 H1"], "#1d4ed8")
     assert list(scatter_chart([apart], "t", "x", "y", "s").figure.data[0].text) == ["L0 H0", "L0 H1"]
+    unscored = Points("heads", np.array([np.nan, 0.1]), np.array([0.5, 0.5]), ["L0 H0", "L0 H1"], "#1d4ed8")
+    drawn = scatter_chart([unscored], "t", "x", "y", "s", x_range=(0.0, 1.0), y_range=(0.0, 1.0)).figure.data[0]
+    assert list(drawn.text) == ["", "L0 H1"]        # a point with no score is not drawn and takes no label's room
 
 
 def test_an_equal_scatter_keeps_one_scale_and_writes_a_learners_markup_as_text():

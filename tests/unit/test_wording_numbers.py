@@ -76,7 +76,7 @@ def test_a_loss_of_zero_sits_on_the_log_axiss_floor_and_is_said_as_itself():
                      "", log_y=True)
     (line,) = chart.figure.data
     assert list(line.y) == [0.01, 0.02, 3.0] and list(line.customdata) == [0.0, 0.02, 3.0]   # the hover's values
-    assert "%{customdata:.4f}" in line.hovertemplate
+    assert "%{customdata:.4~g}" in line.hovertemplate     # four significant figures: 0.00003 is not "0.0000"
 
 
 def test_the_learning_curves_draw_the_uniform_guess_as_a_labelled_line():
