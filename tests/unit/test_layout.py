@@ -201,10 +201,10 @@ def test_the_chart_components_are_one_unit_that_imports_nothing_else_of_the_proj
     ("explorer/decode_view.py", "analysis.page_models.decode", "viz.decode_steps"),
 ])
 def test_a_charts_drawing_half_crosses_five_files(view, page_model, spec):
-    """The Attention heatmap and Decode's bars, from the page to the pixel: the page, its view (which takes the
-    numbers from the page model), one viz module that specifies the chart (importing no other viz module that
-    touches the numbers), the components' Python entry and its one front-end module. The data half (layer, trace,
-    run, cache, page model) is DESIGN.md's five."""
+    """The Attention heatmap and Decode's bars, from the page model to the pixel: the page model, the view that
+    takes its numbers, one viz module that specifies the chart (importing no other viz module that touches the
+    numbers), the components' Python entry and its one front-end module. The data half (layer, trace, run, cache,
+    page model) is DESIGN.md's five."""
     files = [ROOT / view]
     modules = {_module_name(f) for room in PRODUCT_ROOMS for f in (ROOT / room).rglob("*.py")}
     used = _imports_of(files[0], modules)
