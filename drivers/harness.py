@@ -61,8 +61,7 @@ RUN_MARK = """() => {
     return [...window.__runsEnded];
 }"""
 RUN_ENDED_SINCE = f"([mark, kind]) => ({RUN_MARK})()[kind] > mark[kind]"   # given a RUN_MARK before the action
-# every Plotly chart drawn: the app draws none since issue 30, but the benchmarks compare with commits that do
-# and every component that writes markup (data-markup: SVG diagrams, tables of cells, next-token bars) filled: its
+# every Plotly chart drawn (the line, bar and scatter charts of viz.plotly_charts), and every component that writes markup (data-markup: SVG diagrams, tables of cells, next-token bars) filled: its
 # module loads after the run has ended, so a table of cells could still be empty when the run's end was read.
 # Components sit in shadow roots.
 ALL_CHARTS_DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]

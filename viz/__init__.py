@@ -1,5 +1,5 @@
-"""Figure builders: numpy arrays and labels in, a canvas spec (drawn by explorer/components/front_end.js), SVG or
-HTML markup out. No streamlit, no torch."""
+"""Figure builders: numpy arrays and labels in, a canvas spec (drawn by explorer/components/front_end.js), a
+Plotly figure (viz.plotly_charts), SVG or HTML markup out. No streamlit, no torch."""
 
 from .attention import attention_grid_spec, side_by_side_spec, weights_spec
 from .attribution import lens_rows_spec

@@ -63,8 +63,6 @@ def temperature_summary(probs_by_temperature: dict[float, np.ndarray], labels: l
         f"{float(probs_by_temperature[t][top]):.3f} at T = {t:g}" for t in temperatures) + ".")
 
 
-
-
 def step_spec(steps: list, chosen: int, param: str) -> dict:
     """The step controls and what each step reads and chooses: its metrics, top tokens and both bar charts. `steps`:
     every step's numbers and sentences (the page model's DecodeStep: viz reads them, it does not import models).

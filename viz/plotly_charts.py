@@ -152,14 +152,14 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
     for s in series:
         raw = np.asarray(s.values, dtype=float)
         marked = np.zeros(len(raw), dtype=bool)
-        marked[_thin(len(raw), most_markers)] = True
+        marked[slice(None) if s.markers_only else _thin(len(raw), most_markers)] = True   # markers: all its ink
         size = 9 if s.markers_only else 6 if marked.sum() <= 40 else 4
         fig.add_trace(go.Scatter(
             x=np.asarray(s.x, dtype=float), y=np.maximum(raw, floor) if log_y else raw, customdata=raw,
             name=s.name, mode="markers" if s.markers_only else "lines+markers", opacity=s.opacity,
             line=dict(color=s.colour, width=s.width, dash="dash" if s.dashed else "solid"),
             marker=dict(size=np.where(marked, size, 0), color=s.colour),
-            hovertemplate=f"{_escape(s.name)}, {point_name} %{{x:g}}: %{{customdata{value_format}}}<extra></extra>"))
+            hovertemplate=f"{_escape(s.name)}, {point_name} %{{x:~g}}: %{{customdata{value_format}}}<extra></extra>"))
     if band is not None:
         first, last, label = band
         fig.add_vrect(x0=first - 0.5, x1=last + 0.5, fillcolor="#dcfce7", line_width=0, layer="below",
@@ -185,9 +185,21 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
         fig.update_yaxes(tickformat=".0%")
     if x_range:
         fig.update_xaxes(range=list(x_range))
-    rows = tuple((s.name, f"{a:g}", number_text(b, percent)) for s in series
-                 for a, b in zip(np.asarray(s.x, dtype=float), np.asarray(s.values, dtype=float)))
-    return Chart(_layout(fig, x_title, y_title, len(series) > 1), title, summary, ("series", x_title, y_title), rows)
+    headers, rows = _xy_table(series, point_name, x_title, y_title, percent)
+    return Chart(_layout(fig, x_title, y_title, len(series) > 1), title, summary, headers, rows)
+
+
+def _xy_table(series: list[Series], point_name: str, x_title: str, y_title: str, percent: bool):
+    """The lines' numbers: a row a position and a column a line where every line has the same positions (the
+    rotation check's two side by side), else a row a point, named by its line."""
+    xs = [np.asarray(s.x, dtype=float) for s in series]
+    if all(x.shape == xs[0].shape and np.array_equal(x, xs[0]) for x in xs):
+        return ((point_name or x_title, *(s.name for s in series)),
+                tuple((f"{a:g}", *(number_text(float(s.values[i]), percent) for s in series))
+                      for i, a in enumerate(xs[0])))
+    return (("series", x_title, y_title),
+            tuple((s.name, f"{a:g}", number_text(b, percent)) for s, x in zip(series, xs)
+                  for a, b in zip(x, np.asarray(s.values, dtype=float))))
 
 
 def _bounds(groups: list[Points], x_range, y_range, equal: bool) -> tuple[float, float, float, float]:

@@ -116,8 +116,8 @@ def chart_numbers(markup: str, key: str, container=None) -> None:
     _markup("chart_numbers", "svg-chart", _SVG_CSS, markup, key, container)
 
 
-# Tables of coloured cells (viz.strips.vector_rows_spec), drawn in the browser by cells.js as Decode's keys and
-# values are: st.html would pass markup through DOMPurify, 0.12 s of Inside one head's rerun at 48 characters (about
+# Tables of coloured cells (viz.strips.vector_rows_spec), drawn in the browser by front_end.js as Decode's keys
+# and values are: st.html would pass markup through DOMPurify, 0.12 s of Inside one head's rerun at 48 characters (about
 # 1,300 cells) in a Chromium CPU profile, and the numbers alone are a fraction of the markup's bytes.
 # As Streamlit's page sets them (its rules do not reach into a shadow DOM): box sizes, and the focus ring of a
 # table's box, which Tab reaches to scroll it sideways. On several lines: Streamlit reads a one-line string with a *

@@ -68,12 +68,12 @@ function writeUrl(name, value, shown) {
 
 // ── Next-token bars ───────────────────────────────────────────────────────────────────────────────────────────────
 
-// The next-token bars, drawn here and only here: for Decode step by step (Decode step by step, every step at once)
-// and for the lesson's one step (nextTokenBarsComponent), from the numbers and orders viz/html_bars.py decides. Every
-// label is escaped here (esc, fixed: above).
+// The next-token bars, drawn here and only here: for Decode step by step (every step at once) and for the lesson's
+// one step (nextTokenBarsComponent), from the numbers and orders viz/decode_steps.py decides. Every label is escaped
+// here (esc, fixed: above).
 
 // A coloured block a token, its tooltip naming the token and probability, also kept in data-value; heights in rem
-// (`full`, a probability of 1: html_bars.BAR_HEIGHT), so projector mode's larger type enlarges them too.
+// (`full`, a probability of 1: decode_steps.BAR_HEIGHT), so projector mode's larger type enlarges them too.
 function bar(full, p, colour, tip, width, token, series) {
   return `<div data-token="${esc(token)}" data-series="${esc(series)}" data-value="${p}" title="${esc(tip)}" ` +
     `style="width:${width};height:${fixed(full * p, 3)}rem;min-height:1px;background:${colour}"></div>`;
@@ -768,7 +768,7 @@ function markupComponent(component) {
 
 // ── One step's next-token bars ────────────────────────────────────────────────────────────────────────────────────
 
-// One step's next-token bars (viz.html_bars.bars_spec), drawn by the bars above as Decode step by step draws its own.
+// One step's next-token bars (viz.decode_steps.bars_spec), drawn by the bars above as Decode step by step draws its own.
 function nextTokenBarsComponent(component) {
   const data = JSON.parse(new TextDecoder().decode(component.data));
   const box = component.parentElement.querySelector("[data-markup]");

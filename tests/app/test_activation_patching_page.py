@@ -15,6 +15,8 @@ from transformer.data import random_string
 
 from .helpers import canvas_charts, no_exception, open_page
 
+pytestmark = pytest.mark.slow   # left out of the quick tier: every task's patches at 48 characters
+
 LONG = random_string(random.Random(48), 48)
 
 

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 
 from analysis.positional import largest_rise, similarity
 from transformer.data import held_out_strings
@@ -100,6 +101,7 @@ def test_positional_page_shows_the_mirror_needs_the_length():
     assert "the original paper's motivation" in text
 
 
+@pytest.mark.slow   # 20 strings of every length to 96
 def test_longer_than_trained_shows_the_failure_starts_at_the_first_step(ckpt):
     from analysis import lab
     at = open_page("lab_length", "hello")

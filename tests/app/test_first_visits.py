@@ -7,7 +7,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from drivers.app_test import ROOT
+
+pytestmark = pytest.mark.slow   # left out of the quick tier: each check starts a Python process and imports every page
 
 
 def fresh_python(code: str) -> str:

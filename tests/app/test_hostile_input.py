@@ -1,9 +1,12 @@
 """Arbitrary Unicode typed into the app: every case shows the reversal or the clear message, never a traceback."""
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from .helpers import open_page
+
+pytestmark = pytest.mark.slow   # the quick tier leaves it out: hundreds of hostile texts through the app
 
 CASES = 120
 

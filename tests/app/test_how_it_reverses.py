@@ -15,6 +15,8 @@ from transformer.vocab import SOS
 
 from .helpers import canvas_charts, compute_every_table, no_exception, open_page, own_model_state
 
+pytestmark = pytest.mark.slow   # left out of the quick tier: live-trained models' circuits
+
 
 def text_of(at) -> str:
     return " ".join([m.value for m in at.markdown] + [c.value for c in at.caption] + [i.value for i in at.info])

@@ -83,6 +83,7 @@ def expected(ckpt, step: int) -> set[str]:
     raise AssertionError(step)
 
 
+@pytest.mark.slow   # each kind answered by the model, as a learner would
 @pytest.mark.parametrize("step", [5, 6, 7, 9, 10, 11],
                          ids=["token", "position", "snapshot", "head", "choice", "swapped position"])
 def test_each_kind_of_question_calls_right_exactly_the_models_answer(ckpt, step):

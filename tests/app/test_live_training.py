@@ -227,6 +227,7 @@ BUNDLED_ONLY = {"lesson", "how_it_reverses", "compare_tasks"}   # the bundled re
 TRAINED_PAGES = [p.id for p in PAGES if (p.svgs or p.plotlys or p.canvases) and p.id not in BUNDLED_ONLY]
 
 
+@pytest.mark.slow   # every page on a live-trained model
 @pytest.mark.parametrize("page", ["home", *TRAINED_PAGES])
 def test_every_page_works_with_a_small_live_trained_model(page, small_model):
     at = open_page(page, "level", state=small_model)

@@ -23,6 +23,8 @@ from transformer.vocab import Vocab
 
 from .helpers import PAGES, no_exception, open_page, own_model_state, own_shelf
 
+pytestmark = pytest.mark.slow   # left out of the quick tier: every page drawn with an own model, then released
+
 APPTEST_SESSION = "test session id"   # the one session id AppTest runs every script under
 
 

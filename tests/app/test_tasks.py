@@ -19,6 +19,8 @@ from ..unit.own_split import own_terms, share as own_share
 from .helpers import canvas_charts, decode_sentences, open_page
 from .test_entrypoint import open_app
 
+pytestmark = pytest.mark.slow   # left out of the quick tier: every page under each of the three tasks
+
 TEXT = "banana split"
 REVERSAL_ONLY = {"how_it_reverses", "lesson"}         # built on the reversal model: they offer to switch back
 PAGE_NAMES = sorted(BY_ID)

@@ -686,13 +686,14 @@ def test_switching_the_task_switches_every_page(server, page):
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar.get_by_text("aaabnn", exact=True)).to_be_visible()
     expect(sidebar.get_by_text("task: sort the characters", exact=False)).to_be_visible()
-    for path, (label, charts, _, _) in PAGES.items():
+    for path, (label, charts, _, plotlys) in PAGES.items():
         # the sorter's tables are read from tables.json (computed, up to 90 s, if stale)
         with run_ends(page, "whole", timeout=180_000):
             sidebar.get_by_role("link", name=label, exact=True).click()
         page.wait_for_function("p => location.pathname.endsWith('/' + p)", arg=path)
-        if charts and path != "how-it-reverses":   # built on the reversal model: under sort it draws nothing
+        if path != "how-it-reverses":   # built on the reversal model: under sort it draws nothing
             wait_for_charts(page, charts)
+            expect(page.locator("[data-testid='stPlotlyChart']:has(.main-svg)")).to_have_count(plotlys)
         assert page.locator("[data-testid='stException']").count() == 0, path
         assert "task=sort" in page.evaluate("location.href"), path
         expect(sidebar.get_by_text("aaabnn", exact=True)).to_be_visible()
@@ -839,8 +840,8 @@ def test_decodes_drawing_in_the_browser_is_its_numbers_and_draws_them_as_the_les
         page, t, width):
     """For one step of a real decoding, Decode's bars and key/value tables (explorer/components/front_end.js)
     are the step's numbers, and they are drawn alike by the components the lesson's bars and Inside one head's
-    tables come through (next_token_bars.js and vector_rows.js, from viz.decode_steps.bars_spec and
-    viz.strips.vector_rows_spec): the same bars.js and cells.js, given the same things (they once drifted on long
+    tables come through (nextTokenBarsComponent and vectorRowsComponent, from viz.decode_steps.bars_spec and
+    viz.strips.vector_rows_spec): the same bars and cells code, given the same things (they once drifted on long
     vectors as twins). `width`: keys of that many numbers in place of the model's 16 (an own model's d_k), drawn
     without their values."""
     from analysis.page_models.decode import decode_steps, looked_steps

@@ -22,7 +22,7 @@ LINKS = {  # the review's links: page path, URL key, value
 }
 LEAKS = ("Traceback", '.py"', "/site-packages/")
 DRAWN = ".js-plotly-plot .main-svg, .decode .metric, .heatmap canvas"   # a Plotly chart, Decode's step drawn in
-                                                                          # the browser (decode_steps.js) or a canvas
+                                                                          # the browser (front_end.js) or a canvas
 RECORD_HISTORY_STEPS = """window.historySteps = [];
 window.addEventListener('popstate', () => window.historySteps.push(location.href));"""   # each Back or Forward's address
 FIRST_LOAD_MS = 180_000   # a lab page's first load reads its stored tables (computes them if tables.json is stale)

@@ -21,6 +21,8 @@ from analysis.run import Decoding, make_run
 from transformer.data import held_out_strings, random_string
 from transformer.intervention import Intervention
 
+pytestmark = pytest.mark.slow   # left out of the quick tier: occlusion and gradients over whole runs
+
 
 @pytest.fixture(scope="module")
 def runs(bundled):

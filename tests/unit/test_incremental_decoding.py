@@ -24,6 +24,8 @@ from transformer.intervention import Head, Intervention, Patch, Replacement
 from transformer.model import Transformer
 from transformer.vocab import EOS, PAD, SOS
 
+pytestmark = pytest.mark.slow   # left out of the quick tier: the cache against plain greedy decoding on 10,000 strings
+
 TASKS = ("reverse", "copy", "sort")
 
 
@@ -133,7 +135,6 @@ def test_a_block_of_positions_and_a_cache_cut_back_give_the_same_rows(models):
     assert torch.equal(model.decode_block(read, whole_cache), whole)     # the whole prefix at once: the same sums
 
 
-@pytest.mark.slow
 @torch.inference_mode()
 @pytest.mark.parametrize("task", TASKS)
 def test_a_checked_draft_gives_plain_greedy_decoding_on_ten_thousand_held_out_strings(models, held_out, task):
@@ -151,7 +152,6 @@ def written(run) -> list[int]:
     return fed[:fed.index(EOS)] if EOS in fed else fed
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("task", TASKS)
 def test_a_run_takes_its_tokens_from_its_traced_pass_and_they_are_plain_greedy_decoding_on_ten_thousand_strings(
         models, held_out, task):
@@ -190,7 +190,6 @@ def test_a_confirmed_draft_costs_one_pass_and_a_refused_one_still_decodes_greedi
         hook.remove()
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("task", TASKS)
 def test_a_batch_of_runs_decides_its_tokens_as_plain_greedy_decoding_in_one_pass_where_it_can(models, task):
     """make_batch_runs (the Masks page's padded batch: the text and two longer partners) reads the task's answers
@@ -251,7 +250,6 @@ def test_a_draft_refused_part_way_still_gives_plain_greedy_decoding(models):
     assert vocab.decode(list(decoding.decide(model, src).fed)) == target("level", "reverse")
 
 
-@pytest.mark.slow
 @torch.inference_mode()
 def test_whether_greedy_decoding_writes_a_draft_is_answered_in_one_pass_exactly(models):
     """writes_draft (the Training page's question to its nine snapshots) against a whole plain decoding: every

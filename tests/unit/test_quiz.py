@@ -19,6 +19,8 @@ from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import LETTERS, is_held_out, target
 from transformer.intervention import Intervention
 
+pytestmark = pytest.mark.slow   # left out of the quick tier: every item answered by the model, and held to chance
+
 SEEDS = range(6)            # per task, both forms: the answer checks
 TEXT_ONLY_SEEDS = range(120)  # the reverser, one form each (a seed's two forms share their answers' places):
                               # 120 independent items of each kind for the text-only answerers

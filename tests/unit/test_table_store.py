@@ -95,6 +95,7 @@ def test_a_file_that_cannot_be_read_is_no_file_and_the_table_is_computed(tmp_pat
     table_store.stored_tables.cache_clear()
 
 
+@pytest.mark.slow   # every stored table computed again
 def test_a_stored_table_is_what_the_code_computes_now():
     """The cheapest stored table of the reverser, computed afresh (the same function the server would call)."""
     from explorer.lab_runs import _failure_table

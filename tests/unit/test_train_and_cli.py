@@ -10,6 +10,8 @@ from transformer.train import learning_rate_factor
 
 from ..conftest import ROOT
 
+pytestmark = pytest.mark.slow   # left out of the quick tier: training runs and the command lines in their own processes
+
 
 def test_learning_rate_warms_up_then_decays():
     factors = [learning_rate_factor(s, 10, 100) for s in range(100)]

@@ -70,7 +70,9 @@ def test_a_line_over_positions_keeps_every_value_its_order_and_its_summary():
     up, flat = chart.figure.data
     assert list(up.x) == [0, 1, 2] and list(up.y) == [0.0, 1.0, 2.0] and up.mode == "lines+markers"
     assert flat.mode == "markers"                                  # markers only: no line between them
-    assert up.hovertemplate.startswith("up, pos %{x:g}: ") and chart.summary == "T: a summary."
+    assert up.hovertemplate.startswith("up, pos %{x:~g}: ") and chart.summary == "T: a summary."   # pos 2, not 2.00000
+    assert list(flat.marker.size) == [9, 9, 9]                      # markers only: every one drawn, none thinned out
+    assert chart.headers == ("pos", "up", "flat") and chart.rows[2] == ("2", "2", "1")   # one row a position
     assert chart.figure.layout.yaxis.range[0] == 0 and chart.figure.layout.yaxis.range[1] >= 2
     (band,) = chart.figure.layout.shapes
     assert (band.x0, band.x1) == (-0.5, 1.5) and chart.figure.layout.annotations[0].text == "seen"
@@ -120,11 +122,10 @@ def test_every_chart_carries_its_numbers_as_a_table_behind_one_click():
 
     line = length_curve({1: 1.0, 2: 0.75, 3: 0.5}, 2, "By length").numbers_html()
     assert "<summary>The numbers as a table</summary>" in line
-    assert table(line) == [["series", "input length (characters)", "exact match"], ["exact match", "1", "100.0%"],
-                           ["exact match", "2", "75.0%"], ["exact match", "3", "50.0%"]]
+    assert table(line) == [["length", "exact match"], ["1", "100.0%"], ["2", "75.0%"], ["3", "50.0%"]]
     curve = [{"step": s, "loss": 1 / (1 + s), "exact_match": s / 200, "alignment": 0.5} for s in (0, 100, 200)]
     rows = table(learning_curves(curve, 100)[0].numbers_html())   # a Plotly chart's (viz.plotly_charts)
-    assert rows[1:] == [["held-out loss", "0", "1"], ["held-out loss", "100", "0.009901"], ["held-out loss", "200", "0.004975"]]
+    assert rows == [["step", "held-out loss"], ["0", "1"], ["100", "0.009901"], ["200", "0.004975"]]
     scatter = table(harm_against_pattern(["cross L0 H0", "cross L0 H1"], ["cross", "cross"], [0.25, 0.5],
                                          [0.1, 0.0]).numbers_html())
     assert scatter[1:] == [["cross L0 H0", "0.25", "10.0%"], ["cross L0 H1", "0.5", "0.0%"]]
