@@ -237,7 +237,7 @@ def test_longer_than_trained_plots_every_length_and_compares_two_words(ckpt):
     assert len(matches) == 2 * trained                                     # every length up to twice the trained
     assert [a["text"] for a in chart["layout"]["annotations"]] == [f"trained on lengths 1–{trained}"]
     assert list(array(chart["data"][0]["x"])) == list(range(1, 2 * trained + 1))
-    assert "<td>96</td>" in chart_numbers(at)["curve"]
+    assert f'<th scope="row">96</th><td>{matches[-1]:.1%}</td>' in chart_numbers(at)["curve"]   # its table's row
     assert matches[:trained].min() >= 0.9 and matches[trained * 5 // 4:].max() <= 0.1
     long = ("abcdefghijklmnopqrstuvwxyz" * 3)[:trained + 6]
     at.text_input(key="long_text").set_value(long).run()
