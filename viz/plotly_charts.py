@@ -4,9 +4,10 @@ explorer.charts.plotly_chart, which also writes its summary (what a screen reade
 as a table the keyboard reaches.
 
 Measured on the pages they moved to from hand-written SVG (benchmarks.browser_ab, 48 characters, medians of 10;
-docs/records/): Training 0.35 → 0.42 s, Which head does the work? 0.17 → 0.21 s, Queries and keys 0.19 → 0.34 s
-(its arrows one trace: as 48 annotations, 0.86 s in a trial), Positional encoding's three 0.35 → 0.52 s in a
-trial: each page under 0.6 s, the bound these charts were allowed. The heatmaps stay on a canvas
+docs/records/browser_ab_plotly.json and browser_ab_plotly_rest.json): Training 0.35 → 0.42 s, Which head does
+the work? 0.17 → 0.21 s, Queries and keys 0.19 → 0.34 s (its arrows one trace: as 48 annotations, 0.86 s in a
+trial), Positional encoding 0.28 → 0.46 s, Switch heads off 0.20 → 0.33 s, Longer than trained 0.18 → 0.21 s,
+Masks 0.29 → 0.30 s: each page under 0.6 s, the bound these charts were allowed. The heatmaps stay on a canvas
 (viz.canvas_heatmap): a head switched there is drawn in milliseconds, with no round trip.
 """
 
