@@ -164,7 +164,8 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
     if band is not None:
         first, last, label = band
         fig.add_vrect(x0=first - 0.5, x1=last + 0.5, fillcolor="#dcfce7", line_width=0, layer="below",
-                      annotation_text=_escape(label), annotation_position="top", annotation_font_color=TEXT)
+                      annotation_text=_escape(label), annotation_position="inside bottom",   # under the lines:
+                      annotation_font_color=TEXT)                                         # a trained run's is on top
     for value, label in references:   # its label under it at the right: the marks' labels are on top
         fig.add_hline(y=value, line=dict(color="#4b5563", width=1.5, dash="dash"))
         fig.add_annotation(x=1, xref="x domain", y=math.log10(value) if log_y else value, yref="y", xanchor="right",
