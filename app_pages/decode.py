@@ -3,9 +3,8 @@ sent at once by explorer.decode_view, and drawn in the browser as the learner st
 
 import streamlit as st
 
-from explorer.cache import checkpoint_or_stop, model_key
 from explorer.decode_view import decode_view
-from explorer.state import VIEW, learner_text
+from explorer.state import VIEW, model_and_text
 
 st.title("⏯️ Decode step by step")
 st.markdown(
@@ -16,9 +15,7 @@ st.markdown(
 )
 st.latex(r"P(y_{t+1} \mid y_{\le t}, x) = \mathrm{softmax}\!\left(\frac{W\,h_t}{T}\right)")
 
-ckpt = checkpoint_or_stop()
-key = model_key()   # names the model in use: the key of every cached run below
-text = learner_text(ckpt)
+ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
 config = ckpt.model.config
 
 with st.expander("How the next token is chosen", expanded=False):

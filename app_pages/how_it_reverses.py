@@ -9,8 +9,8 @@ from analysis.page_models.how_it_reverses import (beyond_training, even_heads, e
 from explorer.components import canvas_heatmap
 from explorer.lab_runs import (NOISE_POINTS, SAMPLE_SIZE, ablation_table, failure_table, length_probe, offset_table,
                                patch_table, pattern_table)
-from explorer.cache import checkpoint_or_stop, model_key, reversal_only, text_run
-from explorer.state import learner_text
+from explorer.cache import reversal_only, text_run
+from explorer.state import model_and_text
 from explorer.text import escape_markdown
 from viz.lab import maps_with_and_without
 
@@ -22,9 +22,7 @@ st.markdown(
     "without proving it, the page says so."
 )
 
-ckpt = checkpoint_or_stop()
-key = model_key()   # names the model in use: the key of every cached run below
-text = learner_text(ckpt)
+ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
 config = ckpt.model.config
 run = text_run(key, text)
 last_layer = config.n_decoder_layers - 1

@@ -10,9 +10,9 @@ from analysis.page_models.inside_one_head import (MOST, ROLE_INTRO, ROLES_NEED_E
                                                  role_terms)
 from explorer.callbacks import key_position
 from explorer.components import canvas_heatmap, vector_rows
-from explorer.cache import checkpoint_or_stop, intervention, model_key, position_means_for, text_run
+from explorer.cache import intervention, position_means_for, text_run
 from explorer.pickers import pick_head, pick_switched_off
-from explorer.state import VIEW, keep_in_range, learner_text
+from explorer.state import VIEW, keep_in_range, model_and_text
 from viz.canvas_heatmap import Axes, Panel, heatmap_spec
 from viz.circuits import letter_map_spec, term_bars
 from viz.inside import logit_lens_spec
@@ -28,9 +28,7 @@ st.markdown(
     "double precision, and set beside the number the model itself computed."
 )
 
-ckpt = checkpoint_or_stop()
-key = model_key()   # names the model in use: the key of every cached run below
-text = learner_text(ckpt)
+ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
 model, config, vocab = ckpt.model, ckpt.model.config, ckpt.vocab
 
 kind, layer, head = pick_head(config, "inside_")   # the Attention page's link fills it with its own choice

@@ -5,8 +5,8 @@ import streamlit as st
 from analysis.page_models.lab_forcing import forced_tokens, forcing_lab, writable_letters
 from explorer.callbacks import forced_step
 from explorer.components import canvas_heatmap
-from explorer.cache import checkpoint_or_stop, model_key, text_run
-from explorer.state import VIEW, learner_text
+from explorer.cache import text_run
+from explorer.state import VIEW, model_and_text
 from explorer.text import escape_markdown, visible
 from viz.attention import weights_spec
 
@@ -19,9 +19,7 @@ st.markdown(
     "token of your choice at any step and watch what the rest of the decoding does with it."
 )
 
-ckpt = checkpoint_or_stop()
-key = model_key()   # names the model in use: the key of every cached run below
-text = learner_text(ckpt)
+ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
 vocab = ckpt.vocab
 letters = writable_letters(vocab)
 

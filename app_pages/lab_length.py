@@ -10,16 +10,14 @@ from explorer.components import canvas_heatmap
 from explorer.errors import InputError
 from explorer.lab_runs import failure_table, length_curve
 from explorer.link_guard import stop_page
-from explorer.cache import checkpoint_or_stop, model_key, text_run
-from explorer.state import VIEW, learner_text
+from explorer.cache import text_run
+from explorer.state import VIEW, model_and_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from viz.attention import weights_spec
 from viz.lab import length_curve as length_chart
 
 st.title("🧪 Lab: longer than trained")
-ckpt = checkpoint_or_stop()
-key = model_key()   # names the model in use: the key of every cached run below
-text = learner_text(ckpt)
+ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
 config = ckpt.model.config
 longest = lab_limit(ckpt.model)
 st.markdown(

@@ -5,9 +5,9 @@ import streamlit as st
 from analysis.page_models.lab_query_key import query_key_view
 from explorer.charts import plotly_chart
 from explorer.components import canvas_heatmap
-from explorer.cache import checkpoint_or_stop, model_key, text_run
+from explorer.cache import text_run
 from explorer.pickers import pick_head
-from explorer.state import learner_text
+from explorer.state import model_and_text
 from viz import scores_spec
 from viz.lab import query_key_scatter
 
@@ -20,9 +20,7 @@ st.markdown(
     "score with a key is then, in the plane, the length of the arrow times the key's reach along it."
 )
 
-ckpt = checkpoint_or_stop()
-key = model_key()   # names the model in use: the key of every cached run below
-text = learner_text(ckpt)
+ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
 config = ckpt.model.config
 run = text_run(key, text)
 

@@ -5,10 +5,10 @@ import streamlit as st
 from explorer import classes, lesson
 from explorer.callbacks import turn_lesson_step
 from explorer.charts import projector_on
-from explorer.cache import checkpoint_or_stop, model_key, reversal_only
+from explorer.cache import reversal_only
 from explorer.own_models import is_own
 from explorer.pages import TITLES
-from explorer.state import VIEW, learner_text
+from explorer.state import VIEW, model_and_text
 from explorer.text import escape_markdown
 from teaching.sheet import WHY_NO_QUESTION, sheet_html, sheet_markdown
 from teaching.steps import STEPS
@@ -30,9 +30,7 @@ intro.markdown(
 )
 
 reversal_only("The lesson")
-ckpt = checkpoint_or_stop()
-key = model_key()   # names the model in use: the key of every cached run below
-text = learner_text(ckpt)
+ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
 config = ckpt.model.config
 last = len(STEPS)
 held = classes.held_steps(text)   # a class voting on this text: its answers not yet revealed stay off this page

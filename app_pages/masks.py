@@ -6,9 +6,9 @@ from analysis.page_models.masks import D_K_SIZES, batch_texts, masks_view
 from explorer.callbacks import batch_row
 from explorer.charts import plotly_chart
 from explorer.components import canvas_heatmap
-from explorer.cache import batch_runs, checkpoint_or_stop, model_key
+from explorer.cache import batch_runs
 from explorer.pickers import pick_head
-from explorer.state import VIEW, learner_text
+from explorer.state import VIEW, model_and_text
 from viz import mask_spec, scores_spec, softmax_comparison, weights_spec
 
 st.title("🎭 Masks")
@@ -21,9 +21,7 @@ st.markdown(
 st.latex(r"\begin{gathered}\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right) \\ "
          r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}\end{gathered}")
 
-ckpt = checkpoint_or_stop()
-key = model_key()   # names the model in use: the key of every cached run below
-text = learner_text(ckpt)
+ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
 config = ckpt.model.config
 batch = batch_runs(key, batch_texts(text, config.max_len))    # one padded pass, a run per row
 

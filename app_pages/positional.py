@@ -5,8 +5,8 @@ import streamlit as st
 from analysis.page_models.positional import D_MODEL_SIZES, positional_view
 from explorer.charts import plotly_chart
 from explorer.components import canvas_heatmap
-from explorer.cache import checkpoint_or_stop, model_key, text_run
-from explorer.state import VIEW, keep_in_range, learner_text
+from explorer.cache import text_run
+from explorer.state import VIEW, keep_in_range, model_and_text
 from viz import encoding_spec, norms_bars, offset_distance_chart, rotation_check_chart, similarity_spec
 
 st.title("🌊 Positional encoding")
@@ -19,9 +19,7 @@ st.markdown(
 st.latex(r"\begin{gathered}PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \\ "
          r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)\end{gathered}")
 
-ckpt = checkpoint_or_stop()
-key = model_key()   # names the model in use: the key of every cached run below
-text = learner_text(ckpt)
+ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
 config = ckpt.model.config
 d_model, positions = config.d_model, config.max_len + 1
 

@@ -11,6 +11,7 @@ import streamlit as st
 from transformer.checkpoint import Checkpoint
 from transformer.vocab import CleanedText, InputError
 
+from .cache import checkpoint_or_stop, model_key
 from .link_guard import stop_page
 from .text import escape_markdown
 
@@ -72,3 +73,10 @@ def learner_text(ckpt: Checkpoint) -> str:
     if cleaned.notices:
         st.info(escape_markdown(" ".join(cleaned.notices) + f" The model reads: {cleaned.text}"), icon="ℹ️")
     return cleaned.text
+
+
+def model_and_text() -> tuple[Checkpoint, str, str]:
+    """What a page works on: the model in use (else the page says why and stops), its key, which names every cached
+    run of it, and the learner's text checked against its vocabulary (learner_text)."""
+    ckpt = checkpoint_or_stop()
+    return ckpt, model_key(), learner_text(ckpt)
