@@ -46,6 +46,10 @@ def vocab_with(characters) -> bytes:
     return json.dumps(config).encode()
 
 
+def config_top(**fields) -> bytes:
+    return json.dumps({**json.loads(GOOD["config.json"]), **fields}).encode()
+
+
 def metrics_with(**fields) -> bytes:
     return json.dumps({**json.loads(GOOD["metrics.json"]), **fields}).encode()
 
@@ -130,7 +134,11 @@ BROKEN_LATER = {
                          "generator.weight holds NaN or infinite values"),
     "max_len 0": (with_files(config=config_with(max_len=0)), "model.max_len: must be at least 1 (found 0)"),
     "max_len -5": (with_files(config=config_with(max_len=-5)), "model.max_len: must be at least 1 (found -5)"),
-    "27 copies of 'a' as the vocabulary": (with_files(config=vocab_with("a" * 27)), "this project's own"),
+    "27 copies of 'a' as the vocabulary": (with_files(config=vocab_with("a" * 27)), "must start with the space"),
+    "a vocabulary repeating a letter": (with_files(config=vocab_with(" " + "a" * 26)), "repeats 'a'"),
+    "a vocabulary with a combining mark": (with_files(config=vocab_with(" abcdefghijklmnopqrstuvwxy\u0301")),
+                                            "letters and digits only"),
+    "a task no rule names": (with_files(config=config_top(task="import os")), "is not an operation"),
     "int8 weights": (with_files(weights=weights_with(lambda t: t.to(torch.int8))), "generator.weight is stored as int8; every weight must be float32"),
     "bool weights": (with_files(weights=weights_with(lambda t: t > 0)), "generator.weight is stored as bool"),
     "complex weights": (with_files(weights=weights_with(lambda t: t.to(torch.complex64))), "generator.weight is stored as complex64"),

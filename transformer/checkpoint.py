@@ -26,6 +26,7 @@ from .checkpoint_schema import (
 )
 from .data import TASKS
 from .model import Transformer
+from .task_rules import parse_rule
 from .vocab import SPECIALS, Vocab
 
 WEIGHTS, CONFIG, METRICS = "model.safetensors", "config.json", "metrics.json"
@@ -68,16 +69,19 @@ class Checkpoint:
     model: Transformer
     vocab: Vocab
     metrics: dict = field(default_factory=dict)
-    task: str = "reverse"                        # what it was trained for, from config.json
+    task: str = "reverse"                        # what it was trained for (a rule of task_rules), from config.json
+    min_len: int = 1                             # the shortest text it trained on (max_len is the model's)
 
 
 def save(model: Transformer, vocab: Vocab, directory: str | Path, metrics: dict | None = None,
-         task: str = "reverse") -> None:
+         task: str = "reverse", min_len: int = 1) -> None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     save_model(model, str(directory / WEIGHTS))  # shared (tied) tensors are stored once
     config = {"model": model.config.to_dict(), "vocab": {"specials": list(SPECIALS), "characters": vocab.characters},
-              "task": task}
+              "task": parse_rule(task).spec}
+    if min_len != 1:
+        config["min_len"] = min_len
     (directory / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
     (directory / METRICS).write_text(json.dumps(metrics or {}, indent=2) + "\n")
 
@@ -94,7 +98,7 @@ def _read_file(path: Path, limit: int) -> bytes:
 
 
 def _checked_config(data: bytes, where: str):
-    """config.json's bytes -> (ModelConfig, Vocab, task), refused before any tensor is made."""
+    """config.json's bytes -> (ModelConfig, Vocab, task, min_len), refused before any tensor is made."""
     try:
         parsed = parse(ConfigFile, data)
     except SchemaError as err:
@@ -105,7 +109,7 @@ def _checked_config(data: bytes, where: str):
         raise CheckpointTooLargeError(
             f"{where}: these sizes make a model of {parameters:,} parameters; this app builds at most "
             f"{MAX_PARAMETERS:,}")
-    return config, Vocab(parsed.vocab.characters), parsed.task
+    return config, Vocab(parsed.vocab.characters), parse_rule(parsed.task).spec, parsed.min_len
 
 
 def _checked_metrics(data: bytes, where: str) -> dict:
@@ -164,11 +168,11 @@ def from_files(files: dict[str, bytes], where: Callable[[str], str]) -> Checkpoi
     """The one door every checkpoint comes through, from a folder or a zip: config.json is checked first, the
     model is built only from checked sizes, then the weights and metrics are checked. `where(name)` names a
     file in messages."""
-    config, vocab, task = _checked_config(files[CONFIG], where(CONFIG))
+    config, vocab, task, min_len = _checked_config(files[CONFIG], where(CONFIG))
     metrics = _checked_metrics(files[METRICS], where(METRICS))
     model = Transformer(config)
     _load_weights(model, files[WEIGHTS], where(WEIGHTS))
-    return Checkpoint(model.eval().requires_grad_(False), vocab, metrics, task)
+    return Checkpoint(model.eval().requires_grad_(False), vocab, metrics, task, min_len)
 
 
 def load(directory: str | Path) -> Checkpoint:
@@ -216,7 +220,7 @@ def load_snapshot(directory: str | Path, step: int) -> Transformer:
     directory = Path(directory)
     if step not in {e["step"] for e in snapshot_index(directory)}:
         raise MissingCheckpointFileError(f"{directory / SNAPSHOTS}: no snapshot at step {step}")
-    config, _, _ = _checked_config(_read_file(directory / CONFIG, MAX_CONFIG_BYTES), str(directory / CONFIG))
+    config, *_ = _checked_config(_read_file(directory / CONFIG, MAX_CONFIG_BYTES), str(directory / CONFIG))
     model = Transformer(config)
     path = directory / SNAPSHOTS / snapshot_file(step)
     _load_weights(model, _read_file(path, MAX_WEIGHTS_BYTES), str(path))
@@ -240,7 +244,7 @@ def to_zip(source: str | Path | Checkpoint) -> bytes:
     memory (written to a temporary folder that is gone when this returns)."""
     if isinstance(source, Checkpoint):
         with tempfile.TemporaryDirectory(prefix="attention-explorer-zip-") as folder:
-            save(source.model, source.vocab, folder, source.metrics)
+            save(source.model, source.vocab, folder, source.metrics, source.task, source.min_len)
             return to_zip(folder)
     directory = Path(source)
     buffer = io.BytesIO()

@@ -16,7 +16,8 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .config import ModelConfig
-from .vocab import CHARACTERS, SPECIALS
+from .task_rules import MAX_LENGTH, MAX_SPEC_CHARACTERS, SPACE, TaskSpecError, check_alphabet, parse_rule
+from .vocab import SPECIALS
 
 MAX_PARAMETERS = 1_000_000     # 4 MB of float32 weights; the bundled model has 235,648
 MAX_POSITIONS = 512            # rows of the positional table; the bundled model has 128
@@ -44,6 +45,7 @@ class ModelSection(_Strict):
     dropout: Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)]
     max_len: Annotated[int, Field(ge=1, le=MAX_POSITIONS - 1)]
     max_positions: Annotated[int, Field(ge=2, le=MAX_POSITIONS)]
+    output_factor: Annotated[int, Field(ge=1, le=8)] = 1
     norm: Literal["pre", "post"]
     tie_embeddings: bool
     pad_id: Literal[0]
@@ -54,9 +56,10 @@ class ModelSection(_Strict):
             raise ValueError(f"d_model {self.d_model} must be even (sine and cosine come in pairs)")
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model {self.d_model} must be divisible by n_heads {self.n_heads}")
-        if self.max_positions < self.max_len + 1:
-            raise ValueError(f"max_positions {self.max_positions} must cover max_len + 1 = {self.max_len + 1} "
-                             "target positions")
+        if self.max_positions < self.output_factor * self.max_len + 1:
+            needed = self.output_factor * self.max_len + 1
+            raise ValueError(f"max_positions {self.max_positions} must cover output_factor × max_len + 1 = "
+                             f"{needed} target positions")
         return self  # the parameters these sizes imply are counted by the loader (CheckpointTooLargeError)
 
     def config(self) -> ModelConfig:
@@ -71,21 +74,36 @@ class VocabSection(_Strict):
     def _ours(self) -> "VocabSection":
         if tuple(self.specials) != SPECIALS:
             raise ValueError(f"the special tokens must be {list(SPECIALS)}")
-        if self.characters != CHARACTERS:
-            raise ValueError(f"the characters must be this project's own {CHARACTERS!r} (space, then a-z)")
+        if not self.characters.startswith(SPACE):
+            raise ValueError("the characters must start with the space")
+        try:
+            if check_alphabet(self.characters[1:]) != self.characters[1:]:
+                raise ValueError("the characters after the space must be in code order")
+        except TaskSpecError as err:
+            raise ValueError(str(err)) from None
         return self
 
 
 class ConfigFile(_Strict):
     model: ModelSection
     vocab: VocabSection
-    task: Literal["reverse", "copy", "sort"] = "reverse"   # what it was trained for (absent in older files: reverse)
+    task: Annotated[str, Field(max_length=MAX_SPEC_CHARACTERS)] = "reverse"   # a rule (absent in older files)
+    min_len: Annotated[int, Field(ge=1, le=MAX_LENGTH)] = 1                 # the shortest text it trained on
 
     @model_validator(mode="after")
     def _vocab_fits_model(self) -> "ConfigFile":
         tokens = len(self.vocab.specials) + len(self.vocab.characters)
         if self.model.vocab_size != tokens:
             raise ValueError(f"model.vocab_size is {self.model.vocab_size} but the vocabulary has {tokens} tokens")
+        try:
+            rule = parse_rule(self.task)
+        except TaskSpecError as err:
+            raise ValueError(f"task: {err}") from None
+        if rule.length_factor > self.model.output_factor:
+            raise ValueError(f"task {rule.spec} writes {rule.length_factor} characters per character read, but "
+                             f"model.output_factor is {self.model.output_factor}")
+        if self.min_len > self.model.max_len:
+            raise ValueError(f"min_len {self.min_len} is above model.max_len {self.model.max_len}")
         return self
 
 

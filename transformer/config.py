@@ -18,6 +18,7 @@ class ModelConfig:
     dropout: float = 0.0         # applied to sublayer outputs, attention weights and the FFN hidden layer
     max_len: int = 24            # longest input text, in characters; the target is one token longer (EOS)
     max_positions: int = 128     # rows of the positional-encoding table (room to try longer inputs)
+    output_factor: int = 1       # outputs are at most this many times the input's length (double, mirror: 2)
     norm: Literal["pre", "post"] = "pre"  # pre: x + f(LN(x)), plus a final LN; post: LN(x + f(x))
     tie_embeddings: bool = True  # source embedding, target embedding and output projection share one matrix
     pad_id: int = 0
@@ -29,8 +30,10 @@ class ModelConfig:
             raise ValueError(f"d_model={self.d_model} must be even for sinusoidal positions")
         if self.norm not in ("pre", "post"):
             raise ValueError(f"norm must be 'pre' or 'post', not {self.norm!r}")
-        if self.max_positions < self.max_len + 1:
-            raise ValueError("max_positions must cover max_len + 1 target positions")
+        if self.output_factor < 1:
+            raise ValueError(f"output_factor must be at least 1, not {self.output_factor}")
+        if self.max_positions < self.output_factor * self.max_len + 1:
+            raise ValueError("max_positions must cover output_factor × max_len + 1 target positions")
 
     @property
     def d_k(self) -> int:

@@ -1,4 +1,4 @@
-"""The tasks (reverse, copy, sort the characters), random strings, and a held-out split no training batch
+"""The tasks (a rule of task_rules: reverse, copy, sort, rotate:2, ...), random strings, and a held-out split no training batch
 touches.
 
 Which side of the split a string belongs to is decided by a hash of the string itself, so the two
@@ -14,9 +14,10 @@ from typing import Iterator, NamedTuple
 
 import torch
 
+from .task_rules import LATIN, parse_rule
 from .vocab import EOS, PAD, SOS, Vocab
 
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
+LETTERS = LATIN
 HELD_OUT_SALT = b"held-out:"
 HELD_OUT_ONE_IN = 10  # one string in ten (by hash) is reserved for evaluation
 
@@ -25,60 +26,45 @@ def is_held_out(text: str) -> bool:
     return zlib.crc32(HELD_OUT_SALT + text.encode()) % HELD_OUT_ONE_IN == 0
 
 
-def reverse(text: str) -> str:
-    return text[::-1]
+TASKS = ("reverse", "copy", "sort")   # the tasks of the bundled checkpoints; any rule of task_rules is a task too
+BY_CONTENT_REPEATS = 0.5   # the share of training strings with repeated letters for a rule that sorts or dedupes
 
 
-def copy(text: str) -> str:
-    return text
+def target(text: str, task: str = "reverse", letters: str = LATIN) -> str:
+    """What the task writes for `text`: the rule applied (letters: the alphabet, which `shift` moves along)."""
+    return parse_rule(task).apply(text, letters)
 
 
-def sort_characters(text: str) -> str:
-    """The characters in ascending order of their code: spaces (code 32) come before every letter."""
-    return "".join(sorted(text))
-
-
-TASKS = {"reverse": reverse, "copy": copy, "sort": sort_characters}
-REPEATS = {"sort": 0.5}   # the share of training strings with repeated letters (string_stream), by task
-
-
-def target(text: str, task: str = "reverse") -> str:
-    if task not in TASKS:
-        raise ValueError(f"unknown task {task!r}: one of {', '.join(TASKS)}")
-    return TASKS[task](text)
-
-
-def source_positions(text: str, task: str = "reverse") -> list[int]:
+def source_positions(text: str, task: str = "reverse", letters: str = LATIN) -> list[int]:
     """For each output character, the source position it is taken from: the pattern a task's cross-attention
     would follow (reverse: the anti-diagonal; copy: the diagonal; sort: the i-th smallest character, equal
-    ones in their source order)."""
-    n = len(text)
-    if task == "reverse":
-        return [n - 1 - i for i in range(n)]
-    if task == "copy":
-        return list(range(n))
-    if task == "sort":
-        return sorted(range(n), key=lambda i: (text[i], i))
-    raise ValueError(f"unknown task {task!r}: one of {', '.join(TASKS)}")
+    ones in their source order; any rule: its operations' position maps composed)."""
+    return parse_rule(task).source_positions(text, letters)
 
 
-def expected_keys(text: str, task: str = "reverse") -> list[set[int]]:
+def output_limit(max_len: int, task: str) -> int:
+    """The longest output of a task at texts of max_len characters (double and mirror write two per character)."""
+    return parse_rule(task).length_factor * max_len
+
+
+def expected_keys(text: str, task: str = "reverse", letters: str = LATIN) -> list[set[int]]:
     """For each output character, the source positions a head following the task's pattern may attend to:
-    the one position of source_positions, except for sort, where every position holding the same character
-    counts (which of two equal letters is read first does not change the output)."""
-    positions = source_positions(text, task)
-    if task != "sort":
+    the one position of source_positions, except for a rule decided by content (sort, dedupe), where every
+    position holding the same character counts (which of two equal letters is read first does not change the
+    output)."""
+    positions = source_positions(text, task, letters)
+    if not parse_rule(task).by_content:
         return [{p} for p in positions]
     where = {c: {i for i, d in enumerate(text) if d == c} for c in set(text)}
     return [where[text[p]] for p in positions]
 
 
-def expected_grid(texts: list[str], task: str, steps: int, keys: int) -> torch.Tensor:
+def expected_grid(texts: list[str], task: str, steps: int, keys: int, letters: str = LATIN) -> torch.Tensor:
     """(B, steps, keys) bool: key j is on the task's pattern for output step i of text b (no key is for the end
     step and beyond)."""
     grid = torch.zeros(len(texts), steps, keys, dtype=torch.bool)
     for b, text in enumerate(texts):
-        for i, allowed in enumerate(expected_keys(text, task)[:steps]):
+        for i, allowed in enumerate(expected_keys(text, task, letters)[:steps]):
             grid[b, i, sorted(allowed)] = True
     return grid
 
@@ -98,7 +84,8 @@ def random_string(rng: random.Random, length: int, space_rate: float = 1 / 27, l
 FEW_LETTERS = 4   # the most distinct letters in a string drawn for repeats
 
 
-def string_stream(seed: int, max_len: int, held_out: bool, min_len: int = 1, repeats: float = 0.0) -> Iterator[str]:
+def string_stream(seed: int, max_len: int, held_out: bool, min_len: int = 1, repeats: float = 0.0,
+                  letters: str = LATIN) -> Iterator[str]:
     """Endless strings with lengths uniform in [min_len, max_len], all on one side of the split. A share
     `repeats` of them draw from 1 to FEW_LETTERS letters only, so that letters repeat: sorting must count each
     letter, and a short string of 26 letters rarely holds one twice."""
@@ -106,26 +93,29 @@ def string_stream(seed: int, max_len: int, held_out: bool, min_len: int = 1, rep
     while True:
         length = rng.randint(min_len, max_len)
         few = repeats and rng.random() < repeats
-        letters = "".join(rng.sample(LETTERS, rng.randint(1, FEW_LETTERS))) if few else LETTERS
-        s = random_string(rng, length, letters=letters)
+        pool = "".join(rng.sample(letters, rng.randint(1, min(FEW_LETTERS, len(letters))))) if few else letters
+        s = random_string(rng, length, space_rate=1 / (len(letters) + 1), letters=pool)
         if is_held_out(s) == held_out:
             yield s
 
 
-def training_stream(seed: int, max_len: int, task: str) -> Iterator[str]:
+def training_stream(seed: int, max_len: int, task: str, letters: str = LATIN, min_len: int = 1) -> Iterator[str]:
     """The strings a model of `task` trains on (the command line, live runs and the seed benchmark alike)."""
-    return string_stream(seed, max_len, held_out=False, repeats=REPEATS.get(task, 0.0))
+    repeats = BY_CONTENT_REPEATS if parse_rule(task).by_content else 0.0
+    return string_stream(seed, max_len, held_out=False, min_len=min_len, repeats=repeats, letters=letters)
 
 
-def sample_strings(n: int, seed: int, max_len: int, held_out: bool, min_len: int = 1) -> list[str]:
-    return list(itertools.islice(string_stream(seed, max_len, held_out, min_len), n))
+def sample_strings(n: int, seed: int, max_len: int, held_out: bool, min_len: int = 1,
+                   letters: str = LATIN) -> list[str]:
+    return list(itertools.islice(string_stream(seed, max_len, held_out, min_len, letters=letters), n))
 
 
 TEST_SEED = 20261121  # the held-out strings every report, the lab and the lesson use; training never draws them
 
 
-def held_out_strings(n: int, max_len: int, seed: int = TEST_SEED) -> list[str]:
-    return sample_strings(n, seed, max_len, held_out=True)
+def held_out_strings(n: int, max_len: int, seed: int = TEST_SEED, min_len: int = 1,
+                     letters: str = LATIN) -> list[str]:
+    return sample_strings(n, seed, max_len, held_out=True, min_len=min_len, letters=letters)
 
 
 def similar_lengths(stream: Iterator[str], batch_size: int, pool: int = 8) -> Iterator[list[str]]:
@@ -154,7 +144,7 @@ def pad(rows: list[list[int]], length: int | None = None) -> torch.Tensor:
 def correct_tokens(vocab: Vocab, text: str, max_len: int, task: str = "reverse") -> list[int]:
     """The task's target (the reversal, the copy, the sorted text), then EOS: what every step should write, the
     decoder's draft when greedy decoding checks one, and the labels of training."""
-    return [*vocab.encode_output(target(text, task), max_len), EOS]
+    return [*vocab.encode_output(target(text, task, vocab.letters), output_limit(max_len, task)), EOS]
 
 
 def make_batch(texts: list[str], vocab: Vocab, max_len: int, task: str = "reverse") -> Batch:

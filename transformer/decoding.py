@@ -61,10 +61,10 @@ EXTRA_TOKENS = 8  # steps allowed past the source's length plus EOS: a wrong ans
 
 
 def max_output_tokens(model: Transformer, source_length: int) -> int:
-    """The length limit of a decoding: every task writes as many characters as it reads, then EOS, so a few
-    steps more are enough to show a runaway answer. Bounded by the text, not by the model's own max_len: an
+    """The length limit of a decoding: a task writes at most output_factor characters per character read (one
+    for most), then EOS, so a few steps more are enough to show a runaway answer. Bounded by the text, not by the model's own max_len: an
     uploaded model that claims 511 positions and never writes EOS must not decode 511 steps per word."""
-    return min(source_length + 1 + EXTRA_TOKENS, model.config.max_positions - 1)
+    return min(model.config.output_factor * source_length + 1 + EXTRA_TOKENS, model.config.max_positions - 1)
 
 
 @torch.inference_mode()

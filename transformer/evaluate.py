@@ -3,7 +3,7 @@
     python -m transformer.evaluate [CHECKPOINT | --task copy] [--n 10000] [--words FILE] [--json]
 
 With no checkpoint, the bundled one of --task (default reverse). A checkpoint is scored on the task its
-config.json names; a --task that differs is refused.
+config.json names, on held-out strings of its own alphabet and lengths; a --task that differs is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from .checkpoint import CheckpointError, bundled_checkpoint, load
 from .data import TASKS, held_out_strings
 from .metrics import exact_match
+from .task_rules import TaskSpecError, parse_rule
 from .vocab import InputError, Vocab
 
 def read_words(path: Path, vocab: Vocab, max_len: int) -> tuple[list[str], list[str]]:
@@ -40,9 +41,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=10_000, help="held-out strings to score (default 10000)")
     parser.add_argument("--words", type=Path, help="score the words of this file instead (one per line)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--task", choices=list(TASKS), help="the task to score (refused unless it is the one the "
-                                                             "checkpoint was trained for)")
+    parser.add_argument("--task", help="the task to score (refused unless it is the one the checkpoint was trained "
+                                       "for); with no checkpoint, one of " + ", ".join(TASKS))
     args = parser.parse_args(argv)
+    try:
+        args.task = args.task and parse_rule(args.task).spec
+    except TaskSpecError as err:
+        print(f"error: --task: {err}", file=sys.stderr)
+        return 2
+    if not args.checkpoint and args.task and args.task not in TASKS:
+        print(f"error: no checkpoint is bundled for {args.task}; name the checkpoint directory", file=sys.stderr)
+        return 2
     args.checkpoint = args.checkpoint or bundled_checkpoint(args.task or "reverse")
     try:
         ckpt = load(args.checkpoint)
@@ -61,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         texts, skipped = read_words(args.words, vocab, model.config.max_len)
     else:
-        texts = held_out_strings(args.n, model.config.max_len)
+        texts = held_out_strings(args.n, model.config.max_len, min_len=ckpt.min_len, letters=vocab.letters)
     report = (asdict(exact_match(model, vocab, texts, task=ckpt.task)) if texts else
               {"exact_match": 0.0, "n": 0, "per_length": {}})
     report["skipped"], report["task"] = len(skipped), ckpt.task
@@ -72,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     for length, value in report["per_length"].items():
         print(f"  length {length:>3}: {value:.4%}")
     if skipped:
-        print("skipped (outside a-z and single spaces, or too long): " + ", ".join(skipped[:20]))
+        print(f"skipped (outside {vocab.letters} and single spaces, or too long): " + ", ".join(skipped[:20]))
     return 0
 
 

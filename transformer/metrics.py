@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import torch
 
 from .data import correct_tokens, expected_grid, pad, target
+from .task_rules import LATIN
 from .decoding import greedy_batch
 from .intervention import NO_INTERVENTION, Intervention
 from .model import Transformer
@@ -43,17 +44,18 @@ def exact_match(model: Transformer, vocab: Vocab, texts: list[str], edit: Interv
         outputs = greedy_batch(model, [vocab.encode(t, limit) for t in group], edit=edit, drafts=drafts)
         for text, out in zip(group, outputs):
             total[len(text)] += 1
-            right[len(text)] += vocab.decode(out) == target(text, task)
+            right[len(text)] += vocab.decode(out) == target(text, task, vocab.letters)
     return ExactMatch(sum(right.values()) / max(len(texts), 1), len(texts),
                       {str(n): right[n] / total[n] for n in sorted(total)})
 
 
-def pattern_hits(cross: torch.Tensor, texts: list[str], task: str = "reverse") -> tuple[torch.Tensor, int]:
+def pattern_hits(cross: torch.Tensor, texts: list[str], task: str = "reverse",
+                 letters: str = LATIN) -> tuple[torch.Tensor, int]:
     """cross (B, H, T, S) weights of one layer, the B source texts -> (hits (H,), steps counted).
 
     A step i counts when the task names a source position for it (the end step has none)."""
     steps, keys = cross.shape[-2:]
-    expected = expected_grid(texts, task, steps, keys)                 # (B, T, S)
+    expected = expected_grid(texts, task, steps, keys, letters)               # (B, T, S)
     valid = expected.any(-1)                                           # (B, T)
     best = cross.argmax(-1)                                            # (B, H, T)
     on_pattern = expected[:, None].expand(-1, cross.size(1), -1, -1).gather(-1, best[..., None])[..., 0]
@@ -61,9 +63,9 @@ def pattern_hits(cross: torch.Tensor, texts: list[str], task: str = "reverse") -
     return hits, int(valid.sum())
 
 
-def pattern_share(cross: torch.Tensor, texts: list[str], task: str = "reverse") -> torch.Tensor:
+def pattern_share(cross: torch.Tensor, texts: list[str], task: str = "reverse", letters: str = LATIN) -> torch.Tensor:
     """(H,) the share of output steps whose largest cross-attention weight is on the task's pattern."""
-    hits, steps = pattern_hits(cross, texts, task)
+    hits, steps = pattern_hits(cross, texts, task, letters)
     return hits / max(steps, 1)
 
 
@@ -82,7 +84,7 @@ def cross_attention_alignment(model: Transformer, vocab: Vocab, texts: list[str]
         tgt = pad([[SOS, *d] for d in decoded])                                    # (B, T)
         trace = model(pad(sources), tgt, trace=True).trace
         for layer in range(layers):
-            layer_hits, counted = pattern_hits(trace["cross", layer], chunk, task)
+            layer_hits, counted = pattern_hits(trace["cross", layer], chunk, task, vocab.letters)
             hits[layer] += layer_hits
         steps += counted
     share = hits / max(steps, 1)

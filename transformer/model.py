@@ -74,7 +74,7 @@ class Transformer(nn.Module):
     def _position_rows(self, edit: Intervention, side: str, length: int) -> torch.Tensor | None:
         if edit.positions == "normal":
             return None
-        trained = self.config.max_len + 1                                  # rows training ever used
+        trained = self.config.output_factor * self.config.max_len + 1      # rows training ever used
         return edit.position_rows(self.positions.encoding(max(trained, length)), side, length, trained)
 
     def _input(self, ids: torch.Tensor, side: str, edit: Intervention, record: Recorder | None,

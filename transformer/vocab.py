@@ -23,19 +23,18 @@ class EmptyInputError(InputError):
 
 
 class UnknownCharacterError(InputError):
-    """Characters outside a-z and space; `found` lists (position, character), positions from 1."""
+    """Characters outside the model's alphabet and space; `found` lists (position, character), positions from 1."""
 
-    def __init__(self, found: list[tuple[int, str]]) -> None:
+    def __init__(self, found: list[tuple[int, str]], letters: str = CHARACTERS[1:]) -> None:
         self.found = found
         listed = ", ".join(f"{ch!r} at position {pos}" for pos, ch in found[:10])
         if len(found) > 10:
             listed += f" and {len(found) - 10} more"
         hint = ""
-        if any(ch.isupper() for _, ch in found):
+        if any(ch.isupper() and ch.lower() in letters for _, ch in found):
             hint = " Uppercase letters can be lowercased first."
-        super().__init__(
-            f"The model only knows the letters a-z and the space. It cannot read {listed}.{hint}"
-        )
+        known = "the letters a-z" if letters == CHARACTERS[1:] else f"the characters {letters}"
+        super().__init__(f"The model only knows {known} and the space. It cannot read {listed}.{hint}")
 
 
 class InputTooLongError(InputError):
@@ -70,6 +69,11 @@ class Vocab:
         return SPECIALS + tuple(self.characters)
 
     @property
+    def letters(self) -> str:
+        """The alphabet: every character but the space."""
+        return self.characters.replace(" ", "")
+
+    @property
     def size(self) -> int:
         return len(SPECIALS) + len(self.characters)
 
@@ -82,7 +86,7 @@ class Vocab:
             raise EmptyInputError()
         unknown = [(i + 1, ch) for i, ch in enumerate(text) if ch not in self.characters]
         if unknown:
-            raise UnknownCharacterError(unknown)
+            raise UnknownCharacterError(unknown, self.letters)
         if text.startswith(" ") or text.endswith(" ") or "  " in text:
             raise SpacingError()
         if len(text) > max_len:
@@ -113,9 +117,13 @@ class Vocab:
         return "".join(out)
 
     def clean(self, text: str) -> CleanedText:
-        """Lowercase and tidy spaces, saying what changed, so nothing is changed silently."""
+        """Lowercase and tidy spaces, saying what changed, so nothing is changed silently. An alphabet that
+        holds capitals of its own keeps them: only characters it does not know are lowercased."""
         notices = []
-        lowered = text.lower()
+        if self.characters == self.characters.lower():
+            lowered = text.lower()
+        else:
+            lowered = "".join(c if c in self.characters else c.lower() for c in text)
         if lowered != text:
             notices.append("Uppercase letters were lowercased.")
         tidy = " ".join(part for part in lowered.split(" ") if part)
