@@ -13,6 +13,7 @@ import torch
 from transformer.intervention import Intervention, Patch
 from transformer.model import Transformer
 from transformer.vocab import Vocab
+from transformer.task_rules import LATIN
 
 from .lab import Progress, report
 from .run import Decoding, Run, make_run, traced_pass
@@ -110,20 +111,21 @@ def cone(model: Transformer, clean: Run, other: Run, progress: Progress = None) 
     return Cone(memory, stream, len(other.chosen_ids))
 
 
-def proposed_pairs(text: str, max_len: int, task: str = "reverse") -> dict[str, str]:
+def proposed_pairs(text: str, max_len: int, task: str = "reverse", alphabet: str = LATIN) -> dict[str, str]:
     """Texts that differ from `text` by one letter changed (the letter nearest its middle) or one added where the
-    task's output keeps the rest in place (reverse: at the start, so the new letter is written last; copy and
-    sort: 'z' at the end)."""
+    task's output keeps the rest in place (reverse: at the start, so the new letter is written last; any other
+    task: at the end). The letters are the alphabet's first and last ('a' and 'z' for a-z)."""
     letters = [i for i, c in enumerate(text) if c != " "]
+    first, z = alphabet[0], alphabet[-1]
     pairs = {}
     if letters:
         middle = min(letters, key=lambda i: abs(i - len(text) // 2))
-        new = "a" if text[middle] != "a" else "b"
+        new = first if text[middle] != first else alphabet[1]
         pairs[f"one letter changed (position {middle}: '{text[middle]}' → '{new}')"] = (text[:middle] + new
                                                                                        + text[middle + 1:])
     if len(text) < max_len:
         if task == "reverse":
-            pairs["one letter added (at the start: 'z')"] = "z" + text
+            pairs[f"one letter added (at the start: '{z}')"] = z + text
         else:
-            pairs["one letter added (at the end: 'z')"] = text + "z"
+            pairs[f"one letter added (at the end: '{z}')"] = text + z
     return pairs

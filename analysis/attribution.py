@@ -39,6 +39,14 @@ OCCLUSION_BATCH = 32    # variants a pass: 0.77 × the time of 256 a pass (the a
 QUICK_LETTERS, QUICK_COUNT = "afkpuz", 5   # spread over the alphabet: each position's first 5 that differ from it
 
 
+def quick_letters(letters: str) -> str:
+    """QUICK_COUNT + 1 letters spread over the model's alphabet (QUICK_LETTERS for a-z)."""
+    if letters == LETTERS:
+        return QUICK_LETTERS
+    step = max(1, len(letters) // (QUICK_COUNT + 1))
+    return letters[::step][:QUICK_COUNT + 1]
+
+
 @dataclass(frozen=True)
 class Lenses:
     """Every lens but integrated gradients (a step at a time: integrated_gradients), for T output steps, S source
@@ -48,7 +56,8 @@ class Lenses:
     grad_input: np.ndarray       # (T, S) gradient × input, summed over d_model
     occlusion: np.ndarray        # (T, S) drop in p(chosen token), averaged over replacement letters
     rollout: np.ndarray          # (T, S) attention rollout into the last cross layer
-    every_letter: bool           # occlusion over every other letter (else QUICK_COUNT of QUICK_LETTERS)
+    every_letter: bool           # occlusion over every other letter (else QUICK_COUNT of `swaps`)
+    swaps: str = QUICK_LETTERS   # the letters the quick occlusion tried
 
 
 def _chosen_log_p(model: Transformer, src: torch.Tensor, tgt: torch.Tensor, chosen: torch.Tensor,
@@ -117,7 +126,7 @@ def gradient_x_input(model: Transformer, run: Run) -> np.ndarray:
     return (grads * embeddings).sum(-1)[:, 0].numpy()                                 # (T, 1, S, d) -> (T, S)
 
 
-def occlusion(model: Transformer, vocab: Vocab, run: Run, letters: str = LETTERS,
+def occlusion(model: Transformer, vocab: Vocab, run: Run, letters: str | None = None,
               most: int | None = None, progress: Progress = None, helper: Executor | None = None) -> np.ndarray:
     """(T, S) p(chosen token) with the text as it is, minus its mean with source position j replaced by each
     letter of `letters` other than its own (the first `most` of them), the decoder reading the same prefix:
@@ -130,7 +139,7 @@ def occlusion(model: Transformer, vocab: Vocab, run: Run, letters: str = LETTERS
     base = torch.softmax(torch.tensor(run.logits, dtype=torch.float32), -1)                # (T, V)
     base_p = base.gather(-1, chosen[0][:, None])[:, 0].numpy()                            # (T,)
     variants, owner = [], []
-    replacements = [vocab.encode(letter, 1)[0] for letter in letters]
+    replacements = [vocab.encode(letter, 1)[0] for letter in (vocab.letters if letters is None else letters)]
     for j, token in enumerate(src):
         others = [t for t in replacements if t != token][:most]
         for other in others:
@@ -198,9 +207,10 @@ def lenses(model: Transformer, vocab: Vocab, run: Run, every_letter: bool = Fals
     # letter (1,200 passes at 48 characters) runs in the server's heavy lane, on one core: the other is the pages'.
     with ThreadPoolExecutor(max_workers=1) as pool:
         gradients = pool.submit(gradient_x_input, model, run)
+        swaps = quick_letters(vocab.letters)
         occluded = (occlusion(model, vocab, run, progress=progress) if every_letter else   # the heavy lane's: one core
-                    occlusion(model, vocab, run, QUICK_LETTERS, QUICK_COUNT, helper=pool))
-        return Lenses(attention, influence, gradients.result(), occluded, rollout(run), every_letter)
+                    occlusion(model, vocab, run, swaps, QUICK_COUNT, helper=pool))
+        return Lenses(attention, influence, gradients.result(), occluded, rollout(run), every_letter, swaps)
 
 
 # --- Agreement with occlusion ------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import torch
 
 from transformer.data import random_string, target
 from transformer.model import Transformer
+from transformer.task_rules import parse_rule
 from transformer.trace import Kind, Trace
 from transformer.vocab import SOS, Vocab
 
@@ -82,11 +83,15 @@ def stream_means(model: Transformer, vocab: Vocab, task: str, length: int, steps
     is right reads)."""
     if samples < 2:
         raise ValueError(f"position_means needs two random texts or more, one for each half: {samples} given")
-    if steps > length + 1:
+    rule = parse_rule(task)
+    if rule.length_varies:
+        raise SplitUnavailable(f"The answers of {rule.spec} differ in length between texts of one length, so "
+                               "random texts give no mean stream for each step.")
+    if steps > rule.length_factor * length + 1:
         raise SplitUnavailable(f"The model wrote {steps - 1} characters for a text of {length}: random texts of "
                                "that length give no mean for the steps past their answer's end.")
     rng = random.Random(f"{seed}:{task}:{length}")
-    texts = [random_string(rng, length) for _ in range(samples)]
+    texts = [random_string(rng, length, letters=vocab.letters) for _ in range(samples)]
     config = model.config
     heads = [("encoder_self", layer) for layer in range(config.n_encoder_layers)] + [
         (kind, layer) for layer in range(config.n_decoder_layers) for kind in ("decoder_self", "cross")]
@@ -97,7 +102,8 @@ def stream_means(model: Transformer, vocab: Vocab, task: str, length: int, steps
         for start in range(0, len(texts_of_half), BATCH):
             chunk = texts_of_half[start:start + BATCH]
             src = torch.tensor([vocab.encode(t, length) for t in chunk])                     # (B, S)
-            tgt = torch.tensor([[SOS, *vocab.encode_output(target(t, task), length)][:steps] for t in chunk])
+            tgt = torch.tensor([[SOS, *vocab.encode_output(target(t, task, vocab.letters),
+                                                           rule.length_factor * length)][:steps] for t in chunk])
             trace = model(src, tgt, trace=True).trace                                         # tgt: (B, T)
             for key in keys:                                                                  # (B, L, d_model)
                 sums[key] = sums.get(key, 0.0) + trace[key].double().sum(0)

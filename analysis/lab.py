@@ -18,6 +18,7 @@ from transformer.data import expected_grid, random_string, target
 from transformer.intervention import NO_INTERVENTION, Head, Intervention, every_head
 from transformer.metrics import exact_match
 from transformer.model import Transformer
+from transformer.task_rules import LATIN
 from transformer.trace import KINDS, Kind, Trace
 from transformer.vocab import SOS, Vocab
 
@@ -73,7 +74,7 @@ def ablation_ranking(model: Transformer, vocab: Vocab, texts: list[str], task: s
     return base, sorted(effects, key=lambda e: (-e.drop, e.head))
 
 
-def ideal_keys(kind: Kind, n_queries: int, text: str, task: str = "reverse") -> np.ndarray:
+def ideal_keys(kind: Kind, n_queries: int, text: str, task: str = "reverse", letters: str = LATIN) -> np.ndarray:
     """(n_queries, n_keys) bool: the keys each query would attend to under its kind's hypothesis; a row with
     none is not scored (decoder row 0 can only attend to ⟨s⟩, so it matches by force; the end step copies
     nothing). Cross-attention's keys come from the task (data.expected_keys: for sort, any equal character)."""
@@ -81,7 +82,7 @@ def ideal_keys(kind: Kind, n_queries: int, text: str, task: str = "reverse") -> 
         return np.eye(n_queries, dtype=bool)
     if kind == "decoder_self":
         return np.eye(n_queries, k=-1, dtype=bool)
-    return expected_grid([text], task, n_queries, len(text))[0].numpy()
+    return expected_grid([text], task, n_queries, len(text), letters)[0].numpy()
 
 
 def teacher_forced_trace(model: Transformer, vocab: Vocab, text: str, task: str = "reverse",
@@ -116,7 +117,7 @@ def pattern_scores(model: Transformer, vocab: Vocab, texts: list[str], task: str
             allowed = trace.mask(kind)[0].sum(-1).double().numpy()           # (Tq,) keys each query may see
             for layer, weights in enumerate(trace.stack_attention(kind)):
                 w = weights[0].double().numpy()                            # (H, Tq, Tk)
-                ideal = ideal_keys(kind, w.shape[1], text, task)          # (Tq, Tk)
+                ideal = ideal_keys(kind, w.shape[1], text, task, vocab.letters)   # (Tq, Tk)
                 rows = np.flatnonzero(ideal.any(-1))
                 on_ideal = (w * ideal)[:, rows].sum(-1)                    # (H, rows) weight on the ideal keys
                 entropy = -(w * np.log(np.where(w > 0, w, 1))).sum(-1)     # (H, Tq)
@@ -179,7 +180,7 @@ def exact_match_by_length(
         report(progress, done / len(lengths))
         if not 1 <= n <= limit:
             raise ValueError(f"length {n} is outside 1..{limit}")
-        texts = [random_string(rng, n) for _ in range(per_length)]
+        texts = [random_string(rng, n, letters=vocab.letters) for _ in range(per_length)]
         result[n] = exact_match(model, vocab, texts, max_len=limit, task=task).exact_match
     return result
 
@@ -210,8 +211,9 @@ def first_failures(model: Transformer, vocab: Vocab, lengths: list[int], per_len
         report(progress, done / len(lengths))
         firsts, p0, exact = [], [], 0
         for _ in range(per_length):
-            text = random_string(rng, n)
-            written, want = make_run(model, vocab, text, max_len=limit, task=task).output, target(text, task)
+            text = random_string(rng, n, letters=vocab.letters)
+            written, want = (make_run(model, vocab, text, max_len=limit, task=task).output,
+                             target(text, task, vocab.letters))
             exact += written == want
             if written != want:
                 firsts.append(first_difference(written, want))

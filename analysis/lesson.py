@@ -17,6 +17,7 @@ from transformer.metrics import exact_match, pattern_share
 from transformer.model import Transformer
 from transformer.trace import read_only
 from transformer.vocab import EOS, PAD, SOS, Vocab
+from transformer.task_rules import LATIN
 
 from .lab import Progress, report, teacher_forced_trace
 from .patching import pattern_weights
@@ -28,9 +29,17 @@ COMPANIONS = (  # batch partners for the masks page, so the learner's word sits 
 )
 
 
-def companions(text: str, max_len: int, count: int = 2) -> list[str]:
+def made_words(letters: str, max_len: int) -> tuple[str, ...]:
+    """Words of another alphabet to stand in for COMPANIONS: its letters in turn, at four lengths."""
+    lengths = sorted({max(1, max_len * k // 4) for k in (4, 3, 2, 1)}, reverse=True)
+    return tuple("".join(letters[(start * 5 + i) % len(letters)] for i in range(n))
+                 for start, n in enumerate(lengths))
+
+
+def companions(text: str, max_len: int, count: int = 2, letters: str = LATIN) -> list[str]:
     """Batch partners longer than the text where possible, so the text's own row gets real padding."""
-    fitting = [w for w in COMPANIONS if len(w) <= max_len and w != text]
+    known = COMPANIONS if all(set(w) <= set(letters) for w in COMPANIONS) else made_words(letters, max_len)
+    fitting = [w for w in known if len(w) <= max_len and w != text]
     longer = sorted((w for w in fitting if len(w) > len(text)), key=len)
     shorter = sorted((w for w in fitting if len(w) <= len(text)), key=len, reverse=True)
     return (longer + shorter)[:count]
@@ -94,7 +103,7 @@ def pattern_shares(run: Run, layer: int) -> np.ndarray:
     cross-attention weight falls on the source position its task copies from (transformer.metrics.pattern_share;
     for reversal, the mirrored position n-1-i)."""
     cross = torch.tensor(run.trace["cross", layer])[None]                    # (1, H, T, S)
-    return pattern_share(cross, [run.text], run.task).numpy()
+    return pattern_share(cross, [run.text], run.task, run.letters).numpy()
 
 
 def last_key_shares(run: Run, layer: int, head: int) -> np.ndarray:
@@ -133,7 +142,7 @@ def forced_outcomes(model: Transformer, vocab: Vocab, texts: list[str], token: s
     """Force `token` as the first character of every text's output, decode the rest greedily (batched, as
     transformer.decoding.greedy_batch) and count the outcomes. Texts whose target starts with the token are left
     out: there the token is not wrong."""
-    texts = [t for t in texts if not target(t, task).startswith(token)]
+    texts = [t for t in texts if not target(t, task, vocab.letters).startswith(token)]
     forced_id = vocab.encode(token, 1)[0]
     counts = dict.fromkeys(FORCED_OUTCOMES, 0)
     order = sorted(texts, key=len)
@@ -153,7 +162,7 @@ def forced_outcomes(model: Transformer, vocab: Vocab, texts: list[str], token: s
             if bool(done.all()):
                 break
         for text, row in zip(chunk, tgt[:, 1:].tolist()):
-            counts[forced_outcome(vocab.decode(row), target(text, task), token)] += 1   # stops at EOS
+            counts[forced_outcome(vocab.decode(row), target(text, task, vocab.letters), token)] += 1   # to EOS
     return ForcedOutcomes(token, counts, len(texts))
 
 

@@ -8,7 +8,8 @@ where its largest weight lands most often is named.
 
 The offsets, for step (query) i of a text of n characters:
 - cross-attention, reverse: source position n−1−i+k; copy: i+k; sort: wherever the character of rank i+k in
-  sorted order stands (equal characters count together, as in lab.pattern_scores);
+  sorted order stands (equal characters count together, as in lab.pattern_scores); any other rule: the key its
+  position map names for output step i+k (so −1 is the key of the character the step has just read);
 - encoder self-attention: key i+k (offset 0: itself);
 - decoder self-attention: key i−1+k (offset 0: the previous position, +1: itself, +2 is in the masked future).
 A step is counted when offset 0 names a key for it (the rows lab.pattern_scores scores), so the shares of one
@@ -26,6 +27,7 @@ import torch
 from transformer.data import expected_keys
 from transformer.intervention import NO_INTERVENTION, Head, Intervention
 from transformer.model import Transformer
+from transformer.task_rules import LATIN
 from transformer.trace import KINDS, Kind
 from transformer.vocab import Vocab
 
@@ -33,7 +35,7 @@ from .lab import Progress, ideal_keys, report, teacher_forced_trace
 from .run import Run
 
 OFFSETS = (-2, -1, 0, 1, 2)
-READ_OFFSET = {"reverse": 1, "copy": -1, "sort": -1}  # cross offset of the character step i reads (written at i−1)
+READ_OFFSET = {"reverse": 1}  # cross offset of the character step i reads (written at i−1); every other rule: −1
 EXPLAINED_SHARE = 0.5  # from this share on, one offset holds a head's largest weight in most of its steps:
                        # more often than every other key of the row put together
 
@@ -72,10 +74,17 @@ def offset_label(kind: Kind, task: str, k: int) -> str:
         return f"n{_signed(k - 1)}−i"
     if task == "sort":
         return f"rank i{_signed(k)} in sorted order"
-    return f"i{_signed(k)}"
+    if task == "copy":
+        return f"i{_signed(k)}"
+    return f"the key of step i{_signed(k)}"
 
 
-def offset_keys(kind: Kind, n_queries: int, text: str, task: str, k: int) -> np.ndarray:
+def read_offset(task: str) -> int:
+    """The cross offset of the character step i reads: the one step i−1 wrote."""
+    return READ_OFFSET.get(task, -1)
+
+
+def offset_keys(kind: Kind, n_queries: int, text: str, task: str, k: int, letters: str = LATIN) -> np.ndarray:
     """(n_queries, n_keys) bool: the key(s) offset k names for each query (none where it leaves the text)."""
     if kind == "encoder_self":
         return np.eye(n_queries, k=k, dtype=bool)
@@ -83,23 +92,24 @@ def offset_keys(kind: Kind, n_queries: int, text: str, task: str, k: int) -> np.
         return np.eye(n_queries, k=k - 1, dtype=bool)
     n = len(text)
     grid = np.zeros((n_queries, n), dtype=bool)
-    keys = expected_keys(text, task)                      # per output step, the keys offset 0 names
-    for i in range(min(n_queries, n)):
-        if task == "sort":
-            if 0 <= i + k < n:
-                grid[i, sorted(keys[i + k])] = True
-        else:
+    keys = expected_keys(text, task, letters)             # per output step, the keys offset 0 names
+    for i in range(min(n_queries, len(keys))):
+        if task == "reverse":                             # by position: n−1−i shifted by k
             grid[i, [p + k for p in keys[i] if 0 <= p + k < n]] = True
+        elif 0 <= i + k < len(keys):                      # by output step: the key step i+k reads
+            grid[i, sorted(keys[i + k])] = True
     return grid
 
 
-def _tally(weights: np.ndarray, kind: Kind, text: str, task: str, offsets: tuple[int, ...]) -> np.ndarray:
+def _tally(weights: np.ndarray, kind: Kind, text: str, task: str, offsets: tuple[int, ...],
+           letters: str = LATIN) -> np.ndarray:
     """weights (H, Tq, Tk) of one layer -> (H, len(offsets) + 2): per head, the steps whose largest weight
     lands on each offset, then the sum of those steps' largest weights, then the number of steps counted."""
     n_queries = weights.shape[1]
-    rows = np.flatnonzero(ideal_keys(kind, n_queries, text, task).any(-1))   # (R,) the steps counted
+    rows = np.flatnonzero(ideal_keys(kind, n_queries, text, task, letters).any(-1))   # (R,) the steps counted
     top = weights[:, rows].argmax(-1)                                        # (H, R) each step's top key
-    hits = [offset_keys(kind, n_queries, text, task, k)[rows[None], top].sum(-1) for k in offsets]  # (H,) each
+    hits = [offset_keys(kind, n_queries, text, task, k, letters)[rows[None], top].sum(-1)
+            for k in offsets]                                                # (H,) each
     return np.column_stack([*hits, weights[:, rows].max(-1).sum(-1), np.full(len(weights), len(rows))])
 
 
@@ -145,7 +155,7 @@ def head_offsets(model: Transformer, vocab: Vocab, texts: list[str], task: str =
         report(progress, done / len(texts))
         trace = teacher_forced_trace(model, vocab, text, task, edit)
         for k, l in pairs:
-            tally = _tally(trace[k, l][0].double().numpy(), k, text, task, offsets)   # (H, K + 2)
+            tally = _tally(trace[k, l][0].double().numpy(), k, text, task, offsets, vocab.letters)   # (H, K + 2)
             for h in heads:
                 totals[Head(k, l, h)] += tally[h]
     return _fits(totals, offsets)
@@ -153,7 +163,8 @@ def head_offsets(model: Transformer, vocab: Vocab, texts: list[str], task: str =
 
 def run_offsets(run: Run, kind: Kind, layer: int, offsets: tuple[int, ...] = OFFSETS) -> list[OffsetFit]:
     """Every head of one layer against the offsets, on one run's own trace (a learner's text as decoded)."""
-    tally = _tally(np.asarray(run.trace[kind, layer], dtype=np.float64), kind, run.text, run.task, offsets)
+    tally = _tally(np.asarray(run.trace[kind, layer], dtype=np.float64), kind, run.text, run.task, offsets,
+                   run.letters)
     return _fits({Head(kind, layer, h): t for h, t in enumerate(tally)}, offsets)
 
 
@@ -162,4 +173,4 @@ def read_head(fits: list[OffsetFit], task: str, last_layer: int) -> OffsetFit | 
     character its step reads came from (READ_OFFSET: n−i for reverse); None if there are no such heads. Whether
     that offset explains it is for the caller to read (fit.best_offset, fit.explained)."""
     earlier = [f for f in fits if f.kind == "cross" and f.layer < last_layer]
-    return max(earlier, key=lambda f: (f.shares[READ_OFFSET[task]], -f.layer, -f.head), default=None)
+    return max(earlier, key=lambda f: (f.shares[read_offset(task)], -f.layer, -f.head), default=None)

@@ -19,7 +19,9 @@ from transformer.data import random_string
 from transformer.intervention import Intervention, Replacement
 from transformer.metrics import exact_match
 from transformer.model import Transformer
-from transformer.vocab import PAD, Vocab
+from transformer.data import source_positions
+from transformer.task_rules import LATIN
+from transformer.vocab import CHARACTERS, PAD, SPECIALS, Vocab
 
 from .lab import Progress, lab_limit, report
 
@@ -30,11 +32,13 @@ NEARLY_ALL = 0.9   # from this exact match past the trained length on, a pattern
 
 
 def pattern_label(name: str, task: str) -> str:
-    """How the page names a pattern under a task: the offsets move the task's own source position by one."""
+    """How the page names a pattern under a task: the offsets move the task's own source position by one (for
+    a rule other than the bundled three, to the key of the next or the previous output step)."""
     own = {"reverse": "the ideal mirror (n−1−i)", "copy": "the diagonal (i)",
-           "sort": "the sorted order (the i-th smallest)"}[task]
+           "sort": "the sorted order (the i-th smallest)"}.get(task, f"{task}'s own map")
     shifted = {"reverse": ("n−i", "n−2−i"), "copy": ("i+1", "i−1"),
-               "sort": ("the i-th smallest + 1", "the i-th smallest − 1")}[task]
+               "sort": ("the i-th smallest + 1", "the i-th smallest − 1")}.get(
+        task, ("the key of step i+1", "the key of step i−1"))
     return {
         "task": f"{own}, the task's own pattern",
         "task+1": f"one to the right ({shifted[0]})",
@@ -52,11 +56,27 @@ def patterns_for(task: str) -> list[str]:
     return [name for name in PATTERNS if name != same]
 
 
-def source_keys(name: str, task: str, source: torch.Tensor, n_queries: int) -> torch.Tensor:
-    """(B, Tq) the source position each output step reads under a one-position pattern, within 0..n-1."""
+def _rule_keys(task: str, source: torch.Tensor, n_queries: int, characters: str, shift: int) -> torch.Tensor:
+    """(B, Tq) the source position the rule's map names for output step i + shift, each row read back to its text
+    (a step past the map's end keeps its last key)."""
+    rows = []
+    for ids in source.tolist():
+        text = "".join(characters[i - len(SPECIALS)] for i in ids if i >= len(SPECIALS))
+        positions = source_positions(text, task, characters.replace(" ", "")) or [0]
+        rows.append([positions[min(max(i + shift, 0), len(positions) - 1)] for i in range(n_queries)])
+    return torch.tensor(rows, dtype=torch.long, device=source.device)
+
+
+def source_keys(name: str, task: str, source: torch.Tensor, n_queries: int,
+                characters: str = CHARACTERS) -> torch.Tensor:
+    """(B, Tq) the source position each output step reads under a one-position pattern, within 0..n-1.
+    characters: the vocabulary's (vocab.characters), to read a row back to its text for a rule's own map."""
     n = (source != PAD).sum(-1, keepdim=True)                       # (B, 1)
     step = torch.arange(n_queries, device=source.device)[None]      # (1, Tq)
     last = (n - 1).clamp(min=0)
+    if name.startswith("task") and task not in ("reverse", "copy", "sort"):
+        keys = _rule_keys(task, source, n_queries, characters, {"task+1": 1, "task-1": -1}.get(name, 0))
+        return torch.minimum(keys.clamp(min=0), last)
     if name == "mirror" or (name.startswith("task") and task == "reverse"):
         keys = n - 1 - step
     elif name == "diagonal" or (name.startswith("task") and task == "copy"):
@@ -71,7 +91,8 @@ def source_keys(name: str, task: str, source: torch.Tensor, n_queries: int) -> t
     return torch.minimum(keys.clamp(min=0), last)                   # (B, Tq)
 
 
-def pattern_weights(name: str, task: str, source: torch.Tensor, n_queries: int) -> torch.Tensor:
+def pattern_weights(name: str, task: str, source: torch.Tensor, n_queries: int,
+                    characters: str = CHARACTERS) -> torch.Tensor:
     """(B, Tq, S) the weights a replaced head uses: one-hot on source_keys, or 1/n over the text for uniform."""
     if name not in PATTERNS:
         raise ValueError(f"unknown pattern {name!r}: one of {PATTERNS}")
@@ -79,7 +100,7 @@ def pattern_weights(name: str, task: str, source: torch.Tensor, n_queries: int) 
         text = (source != PAD).float()                                # (B, S)
         spread = text / text.sum(-1, keepdim=True).clamp(min=1)
         return spread[:, None].expand(-1, n_queries, -1)
-    keys = source_keys(name, task, source, n_queries)               # (B, Tq)
+    keys = source_keys(name, task, source, n_queries, characters)   # (B, Tq)
     return torch.nn.functional.one_hot(keys, source.size(1)).float()
 
 
@@ -94,7 +115,8 @@ class Placement:
         return f"every cross head of layer {self.layer}" if self.head is None else f"cross L{self.layer} H{self.head}"
 
 
-def patched(name: str, task: str, placement: Placement, model: Transformer) -> Intervention:
+def patched(name: str, task: str, placement: Placement, model: Transformer,
+            characters: str = CHARACTERS) -> Intervention:
     """The intervention that puts the pattern in place for one run (checked against the model's shape)."""
     config = model.config
     if not 0 <= placement.layer < config.n_decoder_layers:
@@ -104,8 +126,8 @@ def patched(name: str, task: str, placement: Placement, model: Transformer) -> I
     if name not in PATTERNS:
         raise ValueError(f"unknown pattern {name!r}: one of {PATTERNS}")
     heads = None if placement.head is None else frozenset({placement.head})
-    return Intervention(replaced=(Replacement(placement.layer, lambda src, t: pattern_weights(name, task, src, t),
-                                              heads),))
+    return Intervention(replaced=(Replacement(
+        placement.layer, lambda src, t: pattern_weights(name, task, src, t, characters), heads),))
 
 
 def past_lengths(model: Transformer) -> list[int]:
@@ -120,11 +142,11 @@ def past_span(model: Transformer) -> str:
     return f"{lengths[0]}–{lengths[-1]}" if lengths else ""
 
 
-def longer_texts(model: Transformer, n: int, seed: int = 0) -> list[str]:
+def longer_texts(model: Transformer, n: int, seed: int = 0, letters: str = LATIN) -> list[str]:
     """n random strings spread evenly over past_lengths, drawn from a seed (the same words for every pattern)."""
     rng = random.Random(seed)
     lengths = past_lengths(model)
-    return [random_string(rng, lengths[k % len(lengths)]) for k in range(n)] if lengths else []
+    return [random_string(rng, lengths[k % len(lengths)], letters=letters) for k in range(n)] if lengths else []
 
 
 @dataclass(frozen=True)
@@ -149,7 +171,7 @@ def patch_score(model: Transformer, vocab: Vocab, held_out: list[str], longer: l
 def pattern_grid(name: str, task: str, vocab: Vocab, text: str, n_queries: int, limit: int) -> np.ndarray:
     """(Tq, S) the pattern one text's run reads, for a chart."""
     source = torch.tensor([vocab.encode(text, limit)])
-    return pattern_weights(name, task, source, n_queries)[0].numpy()
+    return pattern_weights(name, task, source, n_queries, vocab.characters)[0].numpy()
 
 
 def past_rescue(own: PatchScore, patched: PatchScore, noise_points: float) -> str:

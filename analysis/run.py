@@ -19,6 +19,7 @@ from transformer.data import correct_tokens, pad, target   # correct_tokens: re-
 from transformer.decoding import greedy_batch, next_token_probs
 from transformer.intervention import NO_INTERVENTION, Intervention
 from transformer.model import Transformer
+from transformer.task_rules import LATIN
 from transformer.trace import Recorder, Trace, read_only
 from transformer.vocab import EOS, PAD, SOS, Vocab
 
@@ -56,13 +57,14 @@ class Run:
     probs: np.ndarray              # (T, V) the distribution each choice was drawn from (temperature, top-k applied)
     trace: Trace                   # every activation of the pass, numpy, batch dimension removed
     d_k: int
-    task: str = "reverse"          # what the model was trained to write (data.TASKS)
+    task: str = "reverse"          # what the model was trained to write (a rule of transformer.task_rules)
+    letters: str = LATIN           # the model's alphabet (vocab.letters): what shift moves along
     draft_kept: int | None = None  # greedy runs: how many tokens of the task's answer, read as a draft, were kept
 
     @property
     def target(self) -> str:
-        """What the task asks for: the text reversed, copied or sorted."""
-        return target(self.text, self.task)
+        """What the task asks for: the text reversed, copied, sorted, or whatever its rule writes."""
+        return target(self.text, self.task, self.letters)
 
     @property
     def decoder_in_ids(self) -> list[int]:
@@ -180,5 +182,6 @@ def _record(vocab: Vocab, text: str, src: list[int], fed: list[int], chosen: lis
         trace=trace,
         d_k=d_k,
         task=task,
+        letters=vocab.letters,
         draft_kept=draft_kept,
     )

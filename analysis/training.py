@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from transformer import train
 from transformer.data import expected_keys, sample_strings
+from transformer.task_rules import LATIN
 
 MOST = 0.5   # "most output steps on the pattern": more than half
 
@@ -41,20 +42,21 @@ class Chance:
     steps: int      # output steps that name a source position, pooled over the words
 
 
-def chance_share(texts: list[str], task: str) -> Chance:
+def chance_share(texts: list[str], task: str, letters: str = LATIN) -> Chance:
     """Step i of a text of n characters is on the pattern by chance with probability |allowed keys| / n (one
     position for reverse and copy; every position holding the same letter for sort). Pooled as the metric pools
     its hits: over all output steps of all words, so short words weigh less than 1/n suggests."""
-    allowed = [(len(keys), len(text)) for text in texts for keys in expected_keys(text, task)]
+    allowed = [(len(keys), len(text)) for text in texts for keys in expected_keys(text, task, letters)]
     return Chance(sum(k / n for k, n in allowed) / max(len(allowed), 1), len(texts), len(allowed))
 
 
 @lru_cache(maxsize=8)
-def snapshot_chance(max_len: int, task: str) -> Chance:
+def snapshot_chance(max_len: int, task: str, letters: str = LATIN, min_len: int = 1) -> Chance:
     """The chance share on the held-out words behind every snapshot's figures: training measures a snapshot on
     its whole validation sample (--eval-n words drawn with VALIDATION_SEED)."""
     words = train.parse_args(["--out", "unused"]).eval_n
-    return chance_share(sample_strings(words, train.VALIDATION_SEED, max_len, held_out=True), task)
+    texts = sample_strings(words, train.VALIDATION_SEED, max_len, held_out=True, min_len=min_len, letters=letters)
+    return chance_share(texts, task, letters)
 
 
 @dataclass(frozen=True)

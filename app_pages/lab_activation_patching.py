@@ -29,7 +29,7 @@ st.markdown(
     "patch that brings the clean run's character back shows where, inside the model, that character's "
     "difference is carried.")
 text = learner_text(ckpt)
-pairs = proposed_pairs(text, config.max_len, ckpt.task)
+pairs = proposed_pairs(text, config.max_len, ckpt.task, ckpt.vocab.letters)
 left, right = st.columns(2)
 choice = left.selectbox("The other text", [*pairs, "type one"], key="patch_pair", **VIEW)
 typed = right.text_input("Your other text", value=next(iter(pairs.values())), key="patch_other",

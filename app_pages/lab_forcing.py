@@ -26,7 +26,7 @@ letters = writable_letters(vocab)
 a, b = st.columns(2)
 step = a.selectbox("Force a token at step", [None, *range(len(text) + 1)], key="force_step", **VIEW,
                    format_func=forced_step)
-token = b.selectbox("Token fed in instead", letters, index=letters.index("z"), key="force_token", **VIEW,
+token = b.selectbox("Token fed in instead", letters, index=letters.index("z") if "z" in letters else len(letters) - 1, key="force_token", **VIEW,
                     format_func=visible, disabled=step is None)
 forced = forced_tokens(vocab, step, token)
 view = forcing_lab(vocab, text_run(key, text, teacher=True), text_run(key, text, forced=forced), text_run(key, text), forced,

@@ -23,7 +23,7 @@ st.latex(r"\begin{gathered}\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + 
 
 ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
 config = ckpt.model.config
-batch = batch_runs(key, batch_texts(text, config.max_len))    # one padded pass, a run per row
+batch = batch_runs(key, batch_texts(text, config.max_len, ckpt.vocab.letters))    # one padded pass, a run per row
 
 st.header("Your text in a batch")
 batch_part = st.container()                             # drawn once the controls below are read

@@ -5,15 +5,17 @@ import weakref
 
 import streamlit as st
 
-from analysis.page_models.training import MAX_UPLOAD_MB, TASKS, live_view, snapshot_steps, training_view
+from analysis.page_models.training import (MAX_UPLOAD_MB, QUICK_CAPTION, QUICK_SECONDS, SIZINGS, live_view,
+                                           live_download_name, snapshot_steps, training_view)
 from analysis.tasks import words
 from explorer import live_runs
-from explorer.callbacks import task_label
 from explorer.charts import plotly_chart
 from explorer.components import canvas_heatmap
 from explorer.errors import CheckpointError
 from server.gate import deferred, fragment
 from explorer.lab_runs import offset_table
+from explorer.own_task import own_task
+from explorer.task_links import offer_task
 from explorer.live_training import LIMITS, LiveSettings, LiveSettingsError
 from explorer.cache import (checkpoint_or_stop, chosen_task, model_key, snapshot_run, snapshot_writes_answer,
                             snapshots)
@@ -72,24 +74,32 @@ if saved:
 
 st.header("Train your own")
 st.markdown(
-    "Pick a small model and train it here, on this server, while you watch. When it stops, look at it on every "
-    "page, or download it. Your model is yours alone: nobody else's pages change."
+    "Define a task, by its rule or from a few examples, in any alphabet, and train a small model on it here, on "
+    "this server, while you watch. When it stops, look at it on every page, or download it. Your model is yours "
+    "alone: nobody else's pages change."
 )
+spec = own_task(chosen_task())
+if spec is not None:
+    offer_task(spec)
+sizing = st.radio("Size and length of the run", SIZINGS, key="live_sizing", horizontal=True)
 with st.form("live_settings"):
-    c1, c2, c3 = st.columns(3)
-    layers = c1.selectbox("Layers (encoder and decoder each)", [1, 2], key="live_layers")
-    heads = c2.selectbox("Heads", [1, 2, 4], index=1, key="live_heads")
-    d_model = c3.selectbox("d_model", [16, 32, 64], index=1, key="live_d_model")
-    c0, c4, c5, c6 = st.columns(4)
-    live_task = c0.selectbox("Task", list(TASKS), index=list(TASKS).index(chosen_task()), key="live_task",
-                             format_func=task_label)
-    n_steps = c4.number_input("Steps", *LIMITS["steps"], value=800, step=50, key="live_steps")
-    lr = c5.select_slider("Learning rate", [1e-4, 3e-4, 1e-3, 3e-3, 1e-2], value=3e-3, key="live_lr")
-    max_len = c6.slider("Longest training word", *LIMITS["max_len"], value=6, key="live_max_len")
-    started = st.form_submit_button("Start training", type="primary")
-if started:
+    if sizing == SIZINGS[0]:
+        st.caption(QUICK_CAPTION)
+    else:
+        c1, c2, c3 = st.columns(3)
+        layers = c1.selectbox("Layers (encoder and decoder each)", [1, 2], key="live_layers")
+        heads = c2.selectbox("Heads", [1, 2, 4], index=1, key="live_heads")
+        d_model = c3.selectbox("d_model", [16, 32, 64], index=1, key="live_d_model")
+        c4, c5 = st.columns(2)
+        n_steps = c4.number_input("Steps", *LIMITS["steps"], value=800, step=50, key="live_steps")
+        lr = c5.select_slider("Learning rate", [1e-4, 3e-4, 1e-3, 3e-3, 1e-2], value=3e-3, key="live_lr")
+    started = st.form_submit_button("Start training", type="primary", disabled=spec is None)
+if started and spec is not None:
     try:
-        live_runs.start(LiveSettings(layers, heads, d_model, int(n_steps), lr, max_len, task=live_task))
+        settings = (LiveSettings.for_task(spec, seconds=QUICK_SECONDS) if sizing == SIZINGS[0] else
+                    LiveSettings(layers, heads, d_model, int(n_steps), lr, spec.max_len, task=spec.spec,
+                                 alphabet=spec.alphabet, min_len=spec.min_len))
+        live_runs.start(settings)
     except (LiveSettingsError, live_runs.AlreadyTraining) as err:
         st.error(escape_markdown(str(err)), icon="✋")
 
@@ -121,7 +131,7 @@ if live is not None:
                          args=(p.label,)):
                 st.rerun()   # the whole app: a fragment's run leaves the sidebar's Model showing the old choice
             b2.download_button("Download it (zip)", deferred(live_runs.result_zip, weakref.ref(live)),
-                               file_name=f"my-{live.settings.task}-model.zip", mime="application/zip",
+                               file_name=live_download_name(live.settings.task), mime="application/zip",
                                on_click="ignore",
                                key="live_download")
         if p.done and st.session_state.get("_live_seen_running"):

@@ -69,15 +69,17 @@ integrated_gradients = functools.partial(press_in_tabs, page="lab-attribution",
 occlusion = functools.partial(press_in_tabs, page="lab-attribution", button="Occlusion with every other letter")
 causal_cone = functools.partial(press_in_tabs, page="lab-activation-patching", button="Compute every single patch")
 
-def _largest_settings(session: ProtocolSession) -> list[WidgetState]:
-    """The Training form at its largest: 2 layers, 4 heads, d_model 64, 3,000 steps, words of up to 12."""
-    states = []
+OWN_SIZES = "My own sizes"   # analysis.page_models.training.SIZINGS[1]
+
+
+async def _largest_settings(session: ProtocolSession) -> list[WidgetState]:
+    """The Training form at its largest: 2 layers, 4 heads, d_model 64, 4,000 steps, words of up to 12. The sizes
+    are drawn once "My own sizes" is chosen, so that choice is sent first, in a rerun of its own."""
+    await session.send([WidgetState(id=session.widget_ids["Size and length of the run"], string_value=OWN_SIZES)])
+    states = [WidgetState(id=session.widget_ids["Lengths"], string_value="1-12")]
     for label, value in (("Layers (encoder and decoder each)", "2"), ("Heads", "4"), ("d_model", "64")):
         states.append(WidgetState(id=session.widget_ids[label], string_value=value))
-    states.append(WidgetState(id=session.widget_ids["Steps"], double_value=3000))
-    longest = WidgetState(id=session.widget_ids["Longest training word"])
-    longest.double_array_value.data.append(12)
-    states.append(longest)
+    states.append(WidgetState(id=session.widget_ids["Steps"], double_value=4000))
     states.append(WidgetState(id=session.widget_ids["Start training"], trigger_value=True))
     return states
 
@@ -88,7 +90,7 @@ async def live_training(url: str, tabs: int = 3, browser: str = ONE_BROWSER, sec
     sessions = await _tabs(url, "training", tabs, browser)
     started, refused, polls = 0, 0, 0
     for session in sessions:
-        answer = await session.send(_largest_settings(session))
+        answer = await session.send(await _largest_settings(session))
         refused += any(IN_LINE in m for m in answer.markdown)
         started += not any(IN_LINE in m for m in answer.markdown) and not answer.exceptions
     end = time.monotonic() + seconds

@@ -23,6 +23,7 @@ from analysis import table_store
 from analysis.circuits import SplitUnavailable
 from analysis.functional_split import PositionMeans, StreamMeans, stream_means
 from analysis.run import Decoding, Run, make_batch_runs, make_run
+from analysis.tasks import words
 from transformer.decoding import drafted_greedy, writes_draft
 from transformer.checkpoint import (
     Checkpoint, CheckpointError, bundled_checkpoint, load, load_snapshot, snapshot_index,
@@ -247,7 +248,7 @@ def _snapshot_writes_answer(directory: str, text: str, step: int) -> bool:
     model = _snapshot(directory, step)
     src = final.vocab.encode(text, model.config.max_len)
     answer = correct_tokens(final.vocab, text, model.config.max_len, final.task)
-    return final.vocab.decode(answer[:-1]) == target(text, final.task) and writes_draft(model, src, answer)
+    return final.vocab.decode(answer[:-1]) == target(text, final.task, final.vocab.letters) and writes_draft(model, src, answer)
 
 
 def snapshot_output(key: str, text: str, step: int) -> str:
@@ -274,7 +275,8 @@ def reversal_only(what: str) -> None:
     if task == "reverse":
         return
     st.info(escape_markdown(f"{what} is built on the reversal model: its questions and evidence are about finding "
-                            f"the mirrored position. The model chosen now was trained to {task}."),
+                            f"the mirrored position. The model chosen now was trained to {words(task).verb} "
+                            f"({task})."),
             icon="🔁")
     st.button("Switch the task to Reverse", key="back_to_reverse", type="primary",
               on_click=lambda: st.session_state.update({TASK_KEY: "reverse", CHOICE: SERVER_MODEL}))

@@ -26,6 +26,7 @@ from .own_models import (
 )
 from .pages import PAGES, SECTIONS, at_url_path
 from .state import VIEW, checked_text, quick_text_box, text_box
+from .task_links import show_task_link_notice, take_task_link
 from .text import escape_markdown, visible
 
 
@@ -58,6 +59,7 @@ def sidebar(url_path: str) -> None:
     """The text box, the model's answer, the page's terms, projector mode and the model card, on every page."""
     with st.sidebar:
         rerun_after_reconnect()
+        take_task_link()     # before the text box and the Task picker read the URL
         text_box()
         if st.session_state.pop(REFUSED_KEY, None):
             st.warning("Some values your browser sent could not be used (a number that is not finite, or a value "
@@ -155,6 +157,7 @@ def main() -> None:
         notice_goes_in(link_notice)
         try:
             sidebar(page.url_path)
+            show_task_link_notice()
             if at_url_path(page.url_path).reads_text:
                 quick_text_box()
             page.run()

@@ -9,9 +9,11 @@ from __future__ import annotations
 from analysis import lab, mechanism, offsets, patching
 from analysis.lesson import ForcedOutcomes, LastLayerSplit, forced_outcomes, last_layer_split
 from analysis.run import Run, make_run
+from transformer.checkpoint import Checkpoint
 from transformer.data import held_out_strings, sample_strings
 from transformer.intervention import NO_INTERVENTION, Head
 from transformer.metrics import exact_match
+from transformer.task_rules import LATIN
 
 from .cache import SHARED_TABLES, checkpoint_for, intervention, model_run
 from .on_request import on_request
@@ -22,22 +24,27 @@ RULE_OF_THREE_POINTS = 300 / SAMPLE_SIZE  # 95 % bound on a loss when no word of
 PROBE_SEED = 5      # the held-out words a length probe is fitted on (it is scored on the lab's sample)
 
 
-def held_out_sample(max_len: int) -> list[str]:
-    return held_out_strings(SAMPLE_SIZE, max_len)
+def held_out_sample(max_len: int, letters: str = LATIN, min_len: int = 1) -> list[str]:
+    """The lab's held-out words: SAMPLE_SIZE of them, in the model's own alphabet and lengths."""
+    return held_out_strings(SAMPLE_SIZE, max_len, min_len=min_len, letters=letters)
+
+
+def lab_words(ckpt: Checkpoint) -> list[str]:
+    return held_out_sample(ckpt.model.config.max_len, ckpt.vocab.letters, ckpt.min_len)
 
 
 @model_run(max_entries=4, show_spinner="Switching off each head in turn on 200 held-out words…",
            shared=SHARED_TABLES, stored=True)
 def _ablation_table(key: str, _progress: lab.Progress = None) -> tuple[float, list[lab.HeadEffect]]:
     ckpt = checkpoint_for(key)
-    return lab.ablation_ranking(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
+    return lab.ablation_ranking(ckpt.model, ckpt.vocab, lab_words(ckpt), ckpt.task,
                                 _progress)
 
 
 @model_run(max_entries=4, show_spinner="Scoring every head on 200 held-out words…", shared=SHARED_TABLES, stored=True)
 def _pattern_table(key: str, _progress: lab.Progress = None) -> list[lab.HeadPattern]:
     ckpt = checkpoint_for(key)
-    return lab.pattern_scores(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
+    return lab.pattern_scores(ckpt.model, ckpt.vocab, lab_words(ckpt), ckpt.task,
                               _progress)
 
 
@@ -46,7 +53,7 @@ def _pattern_table(key: str, _progress: lab.Progress = None) -> list[lab.HeadPat
 def _offset_table(key: str, heads_off: tuple[tuple[str, int, int], ...] = (), kind: str | None = None,
                   layer: int | None = None, _progress: lab.Progress = None) -> list[offsets.OffsetFit]:
     ckpt = checkpoint_for(key)
-    return offsets.head_offsets(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), ckpt.task,
+    return offsets.head_offsets(ckpt.model, ckpt.vocab, lab_words(ckpt), ckpt.task,
                                 kind, layer, edit=intervention(heads_off), progress=_progress)
 
 
@@ -57,7 +64,7 @@ def _sample_exact_match(key: str, positions: str, sides: tuple[str, ...], seed: 
     ckpt = checkpoint_for(key)
     edit = intervention((), positions, sides, seed)
     lab.report(_progress, 0.0)   # one batch of 200 decodings (n + 9 steps each), after a chance to stop
-    sample = held_out_sample(ckpt.model.config.max_len)
+    sample = lab_words(ckpt)
     return exact_match(ckpt.model, ckpt.vocab, sample, edit, task=ckpt.task).exact_match
 
 
@@ -85,8 +92,9 @@ def _length_probe(key: str, heads_off: tuple[tuple[str, int, int], ...],
                   _progress: lab.Progress = None) -> mechanism.LengthProbe:
     ckpt = checkpoint_for(key)
     limit = ckpt.model.config.max_len
-    test = held_out_sample(limit)
-    train = [t for t in sample_strings(600, PROBE_SEED, limit, held_out=True) if t not in set(test)]
+    test = lab_words(ckpt)
+    train = [t for t in sample_strings(600, PROBE_SEED, limit, held_out=True, min_len=ckpt.min_len,
+                                       letters=ckpt.vocab.letters) if t not in set(test)]
     lab.report(_progress, 0.0)   # encoder passes and two batches of decodings, after a chance to stop
     return mechanism.length_probe(ckpt.model, ckpt.vocab, train, test, [Head(*h) for h in heads_off])
 
@@ -95,7 +103,7 @@ def _length_probe(key: str, heads_off: tuple[tuple[str, int, int], ...],
            shared=SHARED_TABLES, stored=True)
 def _forced_table(key: str, token: str, _progress=None) -> ForcedOutcomes:
     ckpt = checkpoint_for(key)
-    return forced_outcomes(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), token, ckpt.task,
+    return forced_outcomes(ckpt.model, ckpt.vocab, lab_words(ckpt), token, ckpt.task,
                            progress=_progress)
 
 
@@ -103,7 +111,7 @@ def _forced_table(key: str, token: str, _progress=None) -> ForcedOutcomes:
            shared=SHARED_TABLES, stored=True)
 def _split_table(key: str, _progress=None) -> LastLayerSplit:
     ckpt = checkpoint_for(key)
-    return last_layer_split(ckpt.model, ckpt.vocab, held_out_sample(ckpt.model.config.max_len), _progress)
+    return last_layer_split(ckpt.model, ckpt.vocab, lab_words(ckpt), _progress)
 
 
 def split_table(key: str, ask: bool = True) -> LastLayerSplit | None:
@@ -157,16 +165,17 @@ def _patch_table(key: str, pattern: str | None, layer: int, head: int | None,
     ckpt = checkpoint_for(key)
     model = ckpt.model
     edit = (NO_INTERVENTION if pattern is None else
-            patching.patched(pattern, ckpt.task, patching.Placement(layer, head), model))
-    return patching.patch_score(model, ckpt.vocab, held_out_sample(model.config.max_len),
-                                patching.longer_texts(model, SAMPLE_SIZE), ckpt.task, edit, _progress)
+            patching.patched(pattern, ckpt.task, patching.Placement(layer, head), model, ckpt.vocab.characters))
+    return patching.patch_score(model, ckpt.vocab, lab_words(ckpt),
+                                patching.longer_texts(model, SAMPLE_SIZE, letters=ckpt.vocab.letters), ckpt.task,
+                                edit, _progress)
 
 
 @model_run(max_entries=64)
 def patched_run(key: str, text: str, pattern: str, layer: int, head: int | None) -> Run:
     """The learner's text decoded greedily with the pattern in place at every step."""
     ckpt = checkpoint_for(key)
-    edit = patching.patched(pattern, ckpt.task, patching.Placement(layer, head), ckpt.model)
+    edit = patching.patched(pattern, ckpt.task, patching.Placement(layer, head), ckpt.model, ckpt.vocab.characters)
     return make_run(ckpt.model, ckpt.vocab, text, edit=edit, task=ckpt.task)
 
 

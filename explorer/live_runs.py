@@ -8,14 +8,21 @@ from __future__ import annotations
 import threading
 import weakref
 
-from transformer.checkpoint import to_zip
+import streamlit as st
+
+from analysis.page_models.own_task import sample_texts
+from transformer.checkpoint import Checkpoint, to_zip
+from transformer.task_rules import TaskSpec
+from transformer.vocab import InputError
 from explorer.live_training import LiveSettings, LiveTraining
 
 from server.gate import learner, server_gate
 from server.heavy_lane import AlreadyInLine, HeavyLane, Ticket
 from server.memory import return_freed_memory
 from server.session import session_alive, session_id
+from . import task_models
 from .own_models import add, session_token, shelf
+from .state import DEFAULT_TEXT, TEXT_KEY
 
 TRAINING = "training a model"   # what the lane says this job is
 
@@ -59,6 +66,9 @@ def _train(run: LiveTraining, session: str, lane: HeavyLane, ticket: Ticket) -> 
     try:
         lane.wait(ticket, waiting)
         run.run(keep_going=alive)
+        if run.result is not None and run.progress.reached and run.settings == LiveSettings.for_task(
+                run.settings.spec, run.settings.seconds):
+            task_models.keep(run.settings.spec, run.result)   # the quick recipe's, for the next learner
     except _Gone:
         run.stopped_in_line()
     finally:
@@ -71,6 +81,18 @@ def keep_result(label: str) -> None:
     run = current()
     if run is not None and run.result is not None:
         add(label, run.result)
+        fit_text_to(run.result, run.settings.spec)
+
+
+def fit_text_to(model: Checkpoint, spec: TaskSpec) -> None:
+    """If the learner's text is not one the new model can read (another alphabet, too long), put one of its own
+    task's texts in its place and say so, rather than open every page on an error."""
+    text = str(st.session_state.get(TEXT_KEY, DEFAULT_TEXT))
+    try:
+        model.vocab.check(text, model.model.config.max_len)
+    except InputError:
+        st.session_state[TEXT_KEY] = sample_texts(spec, 2)[1]
+        st.toast(f"Your text was not one this model reads; it now reads {st.session_state[TEXT_KEY]}.", icon="ℹ️")
 
 
 def result_zip(run: weakref.ref) -> bytes:

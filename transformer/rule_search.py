@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from .task_rules import (LATIN, MAX_LENGTH, MAX_OPERATIONS, OPERATIONS, SPACE, Rule, Step, TaskSpecError,
                          check_alphabet)
@@ -67,8 +68,10 @@ def _apply(step: Step, text: str, alphabet: str) -> str:
     return Rule((step,)).apply(text, alphabet)
 
 
-def rules_fitting(pairs: list[tuple[str, str]], alphabet: str = LATIN) -> list[Rule]:
-    """Every rule of 1 to MAX_OPERATIONS operations (copy only alone) that maps each text to its answer."""
+def rules_fitting(pairs: list[tuple[str, str]], alphabet: str = LATIN,
+                  progress: Callable[[float], None] | None = None) -> list[Rule]:
+    """Every rule of 1 to MAX_OPERATIONS operations (copy only alone) that maps each text to its answer.
+    progress(share) is told after each first operation's rules are tried."""
     alphabet = check_alphabet(alphabet)
     steps = [s for s in search_steps(alphabet) if s.operation.name != "copy"]
     (first, want), rest = pairs[0], pairs[1:]
@@ -87,7 +90,13 @@ def rules_fitting(pairs: list[tuple[str, str]], alphabet: str = LATIN) -> list[R
             if len(longer) < MAX_OPERATIONS:
                 extend(longer, out)
 
-    extend((), first)
+    for done, step in enumerate(steps):
+        out = _apply(step, first, alphabet)
+        if out == want and all(Rule((step,)).apply(a, alphabet) == b for a, b in rest):
+            found.append(Rule((step,)))
+        extend((step,), out)
+        if progress is not None:
+            progress((done + 1) / len(steps))
     return found
 
 
@@ -130,11 +139,12 @@ def _simplest(rule: Rule) -> tuple[int, int, str]:
     return len(rule.steps), len(rule.spec), rule.spec
 
 
-def search(pairs: list[tuple[str, str]], alphabet: str = LATIN) -> SearchResult:
+def search(pairs: list[tuple[str, str]], alphabet: str = LATIN,
+           progress: Callable[[float], None] | None = None) -> SearchResult:
     """The fitting rules grouped by behaviour, and when there are several, the probe text that splits them
     into the most groups (the shortest such), with each group's answer to it."""
     alphabet = check_alphabet(alphabet)
-    fitting = sorted(rules_fitting(pairs, alphabet), key=_simplest)
+    fitting = sorted(rules_fitting(pairs, alphabet, progress), key=_simplest)
     probes = probe_texts(alphabet, max(len(a) for a, _ in pairs))
     groups: dict[tuple[str, ...], list[Rule]] = {}
     for rule in fitting:

@@ -126,14 +126,14 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     Operation("copy", _copy, "source position i"),
     Operation("sort", _sort, "the source position of the i-th smallest character (or of an equal one)",
               by_content=True),
-    Operation("rotate", _rotate, "source position (i+k) mod n", parameter=(-(MAX_LENGTH - 1), MAX_LENGTH - 1)),
+    Operation("rotate", _rotate, "source position (i{k}) mod n", parameter=(-(MAX_LENGTH - 1), MAX_LENGTH - 1)),
     Operation("swap-pairs", _swap_pairs, "source position i+1 for even i, i−1 for odd i"),
-    Operation("shift", _copy, "source position i (the character moved k places on)",
+    Operation("shift", _copy, "source position i (the letter moved along the alphabet)",
               parameter=(-(MAX_ALPHABET - 1), MAX_ALPHABET - 1)),
     Operation("double", _double, "source position ⌊i/2⌋", length_factor=2),
-    Operation("dedupe", _dedupe, "the first occurrence of each character, in order", by_content=True),
-    Operation("mirror", _mirror, "source position i, then n−1−(i−n) after the middle", length_factor=2),
-    Operation("interleave", _interleave, "the two halves in turn: 0, ⌈n/2⌉, 1, ⌈n/2⌉+1, …"),
+    Operation("dedupe", _dedupe, "the i-th source character not seen before it", by_content=True),
+    Operation("mirror", _mirror, "source position i, then 2n−1−i after the middle", length_factor=2),
+    Operation("interleave", _interleave, "the two halves in turn (0, ⌈n/2⌉, 1, ⌈n/2⌉+1 and so on)"),
 )}
 
 
@@ -167,6 +167,11 @@ class Rule:
     @property
     def by_content(self) -> bool:
         return any(s.operation.by_content for s in self.steps)
+
+    @property
+    def length_varies(self) -> bool:
+        """Whether two texts of one length can get answers of different lengths (dedupe drops repeats)."""
+        return any(s.operation.name == "dedupe" for s in self.steps)
 
     def trace(self, text: str, alphabet: str = LATIN) -> tuple[str, list[int]]:
         """(the output, the source position each output character comes from). Positions compose: a later
@@ -268,18 +273,26 @@ def check_alphabet(alphabet: str) -> str:
     return "".join(sorted(chars))
 
 
+def _shown(text: str, most: int = 24) -> str:
+    """A value as a message quotes it: at most `most` characters of it."""
+    return repr(text if len(text) <= most else text[:most] + "…")
+
+
 def parse_lengths(lengths: str) -> tuple[int, int]:
     """`1-12` (or `12`) -> (1, 12), within 1..MAX_LENGTH, or a LengthRangeError."""
     text = str(lengths).strip()
+    if len(text) > 12:
+        raise LengthRangeError(f"The lengths {_shown(text)} are not a range: write two whole numbers, like 1-12.")
     low, dash, high = text.partition("-")
     if not dash:
         low = high = text
     try:
         first, last = int(low.strip()), int(high.strip())
     except ValueError:
-        raise LengthRangeError(f"The lengths {text!r} are not a range: write two whole numbers, like 1-12.") from None
+        raise LengthRangeError(f"The lengths {_shown(text)} are not a range: write two whole numbers, like 1-12.") from None
     if not 1 <= first <= last <= MAX_LENGTH:
-        raise LengthRangeError(f"The lengths {text!r} must run from 1 up to at most {MAX_LENGTH}, the shorter first.")
+        raise LengthRangeError(f"The lengths {_shown(text)} must run from 1 up to at most {MAX_LENGTH}, the shorter "
+                               "first.")
     return first, last
 
 

@@ -13,7 +13,7 @@ from ..labels import KIND_NAMES, attention_axes, visible, weight_text
 from ..lesson import pattern_shares
 from ..offsets import OFFSETS, offset_label, run_offsets
 from ..run import Run
-from ..tasks import words
+from ..tasks import equal_counts, words
 
 EXPLAIN = {
     "encoder_self": "Each source character (row, the query) looks at every source character (column, the key). "
@@ -31,6 +31,16 @@ CROSS_PATTERN = {
     "sort": "To sort, the position that writes the i-th output character should look at wherever the i-th "
             "smallest character stands: a pattern set by the letters, not by their positions.",
 }
+
+
+def cross_pattern(task: str) -> str:
+    """The sentence that says where a task's cross-attention should look: the bundled three's own, else the
+    rule's position map in words (analysis.tasks)."""
+    if task in CROSS_PATTERN:
+        return CROSS_PATTERN[task]
+    w = words(task)
+    return (f"To {w.verb}, the position that writes the i-th output character should look at {w.reads}: "
+            f"{w.pattern}.")
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,7 @@ def layer_views(model: Transformer, run: Run, kind: str, layer: int) -> list[Att
     influences = value_weighted(model, run.trace, kind, layer)  # (H, Tq, Tk)
     pattern_sentence = cross_pattern_sentence(run, layer) if kind == "cross" else None
     mean = weights[layer].mean(axis=0)                          # (Tq, Tk)
-    explanation = EXPLAIN[kind].format(task=CROSS_PATTERN[run.task])
+    explanation = EXPLAIN[kind].format(task=cross_pattern(run.task))
     io_caption = f"Input **{visible(run.text)}** → output **{visible(run.output) or '(nothing)'}**"
     views = []
     for head, (matrix, influence) in enumerate(zip(weights[layer], influences)):    # (Tq, Tk) each
@@ -106,7 +116,7 @@ def cross_pattern_sentence(run: Run, layer: int) -> str:
     pattern = words(run.task)
     shifted = {f.head: f for f in run_offsets(run, "cross", layer) if f.best_offset != 0}
     return (f"Share of output characters whose largest cross-attention weight falls on {pattern.pattern} "
-            f"({pattern.short_rule}{', or an equal character' if run.task == 'sort' else ''}), layer {layer}: "
+            f"({pattern.short_rule}{', or an equal character' if equal_counts(run.task) else ''}), layer {layer}: "
             + ", ".join(f"head {h}: **{s:.0%}**" + (
                 f" (more often on {offset_label('cross', run.task, shifted[h].best_offset)}: "
                 f"**{shifted[h].best_share:.0%}**)" if h in shifted else "") for h, s in enumerate(hits))

@@ -14,7 +14,7 @@ from transformer.vocab import Vocab
 
 from ..labels import SOS_LABEL, token_label, visible, weight_text
 from ..run import Run
-from ..tasks import expected_source
+from ..tasks import equal_counts, expected_source, to_task
 
 TOP_TOKENS = 8                               # rows of the step's table
 TEMPERATURES = (0.5, 1.0, 3.0, 5.0, 10.0)    # the same step's scores, divided by each
@@ -111,14 +111,14 @@ def looked_step(run: Run, taught: Run, t: int, layer: int, head: int, taught_fut
     teacher forcing, whose pass shows what the causal mask hides in training (`taught_future`: its largest weight
     on a later position, the same for every step, given once by looked_steps)."""
     cross = run.trace["cross", layer][:, t]                        # (H, S): step t's row
-    target = expected_source(run.text, run.task, t)
+    target = expected_source(run.text, run.task, t, run.letters)
     peak = int(cross[head].argmax())
     cross_sentence = (
         f"**Cross-attention** — the query comes from the decoder's position {t}, keys and values from the "
         f"encoder's output over the source. Head {head} puts its largest weight ({cross[head].max():.3f}) on source "
         f"position **{peak}** ('{run.source[peak]}')"
-        + (f"; to {run.task}, step {t} copies source position **{target}** ('{run.source[target]}')"
-           + (" or an equal character" if run.task == "sort" else "") + "."
+        + (f"; {to_task(run.task)}, step {t} copies source position **{target}** ('{run.source[target]}')"
+           + (" or an equal character" if equal_counts(run.task) else "") + "."
            if target is not None else "; this is the step that ends the output."))
 
     steps = len(run.chosen_ids)

@@ -22,7 +22,7 @@ from ..lab import (EVEN_UNIFORMITY, FirstFailure, HeadEffect, HeadPattern, corre
 from ..labels import KIND_SHORT, attention_axes, visible
 from ..lesson import pattern_shares
 from ..mechanism import READABLE, LengthProbe, output_range, read_length
-from ..offsets import EXPLAINED_SHARE, OFFSETS, READ_OFFSET, OffsetFit, offset_label, read_head
+from ..offsets import EXPLAINED_SHARE, OFFSETS, OffsetFit, offset_label, read_head, read_offset
 from ..patching import PatchScore, past_rescue, past_span
 from ..run import Run
 
@@ -179,7 +179,7 @@ def read_first(fits: list[OffsetFit], task: str, last_layer: int) -> tuple[HeadK
 
 
 def _reads_first(first: OffsetFit | None, task: str) -> bool:
-    return first is not None and first.best_offset == READ_OFFSET[task] and first.explained
+    return first is not None and first.best_offset == read_offset(task) and first.explained
 
 
 @dataclass(frozen=True)
@@ -208,12 +208,12 @@ def two_steps(task: str, last_layer: int, fits: list[OffsetFit], effects: list[H
     if first is None:
         return TwoSteps(info="This model has a single decoder layer: no cross head comes before the last one, so "
                              "none can pass anything on to it.", sentences=[], **empty)
-    read_label = offset_label("cross", task, READ_OFFSET[task])
+    read_label = offset_label("cross", task, read_offset(task))
     if not _reads_first(first, task):
         return TwoSteps(info=None, sentences=[
             f"Step i reads the character written at step i−1, which stood at source position {read_label}. No cross "
             f"head before the last layer puts its largest weight there in at least {EXPLAINED_SHARE:.0%} of steps: "
-            f"the closest, {first.id}, does so in {first.shares[READ_OFFSET[task]]:.0%} (its best offset is "
+            f"the closest, {first.id}, does so in {first.shares[read_offset(task)]:.0%} (its best offset is "
             f"{first.best_offset:+d}, {offset_label('cross', task, first.best_offset)}, in {first.best_share:.0%}). "
             "So this model shows no such first step."], **empty)
     mirror_label = offset_label("cross", task, 0)

@@ -36,13 +36,18 @@ LENS_SAYS = {
                  "and under sorting a swap can change which letter should come first. Values within 0.001 of 0 "
                  "are float noise",
 }
-QUICK_SWAPS = (f"{QUICK_COUNT} other letters spread over the alphabet (from {', '.join(QUICK_LETTERS)}: the "
-               "first five that are not the character itself)")
 EVERY_SWAP = "each other letter"
 
 
+def quick_swaps(letters: str = QUICK_LETTERS) -> str:
+    return (f"{QUICK_COUNT} other letters spread over the alphabet (from {', '.join(letters)}: the first five that "
+            "are not the character itself)")
+
+
+
+
 def occlusion_says(lenses: Lenses) -> str:
-    return LENS_SAYS["occlusion"].format(letters=EVERY_SWAP if lenses.every_letter else QUICK_SWAPS)
+    return LENS_SAYS["occlusion"].format(letters=EVERY_SWAP if lenses.every_letter else quick_swaps(lenses.swaps))
 
 
 @dataclass(frozen=True)

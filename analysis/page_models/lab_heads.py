@@ -18,7 +18,7 @@ from ..lab import (EVEN_UNIFORMITY, HYPOTHESES, HeadEffect, HeadPattern, correla
                    rank_correlation, score_correlation)
 from ..labels import KIND_SHORT
 from ..offsets import EXPLAINED_SHARE, OFFSETS, OffsetFit, offset_label
-from ..tasks import words
+from ..tasks import equal_counts, words
 
 FLAT_TOP = 0.3   # a mean top weight below this: the head's largest weight is a slight preference on a flat row
 
@@ -79,8 +79,8 @@ def heads_lab(task: str, patterns: list[HeadPattern], fits: list[OffsetFit], abl
     })
     caption = (f"Scores are averaged over {sample_size} held-out words with {words(task).output}, correct, fed to the "
                "decoder. Decoder row 0 can only attend to ⟨s⟩ and the end step copies nothing, so neither is counted. "
-               + ("For sort, weight on any source position holding the right character counts. " if task == "sort"
-                  else "") +
+               + (f"For {task}, weight on any source position holding the right character counts. "
+                  if equal_counts(task) else "") +
                "*Steps there*: the share of steps whose largest weight is on the key the best offset names; *mean top "
                "weight*: the mean of each step's largest weight (1: all on one key). "
                f"Each exact-match loss carries up to ±{noise_points:.1f} points of sampling noise.")

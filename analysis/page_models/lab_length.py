@@ -111,7 +111,7 @@ def two_texts(good: Run, long: Run) -> TwoTexts:
         last = taught.trace.n_layers("cross") - 1
         maps.append(TextMap(f"{len(taught.text)} characters", taught.trace["cross", last].mean(0),   # (T, S)
                             taught.decoder_in, taught.source))
-    allowed = sorted(expected_keys(long.text, long.task)[0])   # the source positions step 0 may copy from
+    allowed = sorted(expected_keys(long.text, long.task, long.letters)[0])   # the source positions step 0 may copy from
     if len(allowed) == 1:
         should = f"against source position {allowed[0]} that it should copy."
     else:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from transformer.task_rules import LATIN
+
 from ..labels import PAD_LABEL, attention_axes, weight_text
 from ..lesson import ScalingSample, companions, scaling_experiment
 from ..run import Run
@@ -17,9 +19,9 @@ MASK_USED = {"encoder_self": "padding of the source", "decoder_self": "causal AN
              "cross": "padding of the source"}
 
 
-def batch_texts(text: str, max_len: int) -> tuple[str, ...]:
+def batch_texts(text: str, max_len: int, letters: str = LATIN) -> tuple[str, ...]:
     """The learner's text first, then partners longer than it where possible, so its own row gets padding."""
-    return (text, *companions(text, max_len))
+    return (text, *companions(text, max_len, letters=letters))
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,13 @@ import pandas as pd
 
 from transformer.config import ModelConfig
 from transformer.layers import sinusoidal_encoding
+from transformer.task_rules import parse_rule
 
 from ..lesson import InputVectors, input_vectors
 from ..positional import (largest_rise, offset_distances, reflection_blocks, reflection_error, rotation_blocks,
                           rotation_error, shift_by_rotation, similarity)
 from ..run import Run
+from ..tasks import words
 
 D_MODEL_SIZES = (8, 16, 32, 64, 128, 256, 512)   # the "any size" slider's choices
 DELTAS = (1, 3, 8)                               # the distance chart's lines
@@ -91,6 +93,35 @@ def positional_view(run: Run, config: ModelConfig, custom_d: int, custom_len: in
         rotation_error=rotation_error(positions, d_model, delta), need_title=need_title, need_sentence=need_sentence)
 
 
+def rule_needs(task: str, n: int) -> tuple[str, str]:
+    """What any other rule asks of positions: its map of steps to source positions, and whether that map changes
+    with the text's length (measured on texts of n, n + 1 and n + 2 distinct characters)."""
+    w, rule = words(task), parse_rule(task)
+    if rule.by_content:
+        return (f"What {rule.spec} needs: letters first", (
+            f"At output step i, {rule.spec} reads {w.reads}: which source position that is depends on which "
+            "letters the text holds, not on a map of positions alone. The codes still tell two equal letters "
+            "apart."))
+
+    def positions(m: int) -> list[int]:
+        text = "".join(chr(0x4E00 + i) for i in range(m))                  # m distinct characters
+        return rule.source_positions(text, text)
+
+    now = positions(n)
+    for m in (n + 1, n + 2):
+        other = positions(m)
+        differs = [i for i in range(min(len(now), len(other))) if now[i] != other[i]]
+        if differs:
+            i = differs[0]
+            return (f"What {rule.spec} needs: a map that depends on n", (
+                f"At output step i, {rule.spec} reads {w.reads}. That map changes with the text's length: at step "
+                f"{i} it reads source position {now[i]} of {n} characters but {other[i]} of {m}. So, as for "
+                "reversing, the model needs the text's length, or at least where it ends."))
+    return (f"What {rule.spec} needs: the same map at every length", (
+        f"At output step i, {rule.spec} reads {w.reads}. For {n}, {n + 1} and {n + 2} characters that map is the "
+        "same at every step they share, so, as for copying, it needs no length."))
+
+
 def task_needs(task: str, n: int, d_model: int) -> tuple[str, str]:
     """What the task asks of positions: for reversal, a reflection that changes with the text's length n."""
     if task == "reverse":
@@ -109,6 +140,8 @@ def task_needs(task: str, n: int, d_model: int) -> tuple[str, str]:
             "are the same vector, for every length n, so the map from a step to the position it copies is the "
             "identity and needs no length (reversing needs a reflection that changes with n: choose *Reverse* in "
             "the sidebar to see it)."))
+    if task != "sort":
+        return rule_needs(task, n)
     return ("What sorting needs: letters first, positions only between equals", (
         "Sorting reads the i-th smallest character wherever it stands, so which source position to read is set by "
         "the letters, not by a map of positions. The codes still tell two equal letters apart. *No positions* in "

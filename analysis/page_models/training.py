@@ -13,8 +13,6 @@ import numpy as np
 import pandas as pd
 
 from transformer.checkpoint import MAX_UPLOAD_BYTES, Checkpoint
-from transformer.data import TASKS
-from transformer.vocab import Vocab
 
 from ..labels import reads_writes
 from ..lesson import pattern_shares
@@ -23,7 +21,8 @@ from ..run import Run
 from ..tasks import words
 from ..training import HeadShare, TrainingStory, head_shares, snapshot_chance, training_story
 
-__all__ = ["MAX_UPLOAD_MB", "TASKS", "LiveView", "TrainingView", "live_view", "snapshot_steps", "training_view"]
+__all__ = ["MAX_UPLOAD_MB", "QUICK_CAPTION", "QUICK_SECONDS", "SIZINGS", "LiveView", "TrainingView", "live_download_name",
+           "live_view", "snapshot_steps", "training_view"]
 
 MAX_UPLOAD_MB = MAX_UPLOAD_BYTES // 2**20   # the uploader's limit, as its label states it
 SHARP = 0.9                                  # "the pattern is there": this share of output steps on it
@@ -82,7 +81,7 @@ def training_view(ckpt: Checkpoint, text: str, saved: list[dict], step: int, rig
     on_text = None if right_at is None else pattern_shares(run_at(right_at["step"]), last_layer)   # (H,)
 
     run = run_at(step)
-    chance = snapshot_chance(config.max_len, ckpt.task)
+    chance = snapshot_chance(config.max_len, ckpt.task, ckpt.vocab.letters, ckpt.min_len)
     curve = ckpt.metrics.get("curve") or saved
     every_head = head_shares(ckpt.metrics)
     return TrainingView(
@@ -208,6 +207,11 @@ class LiveProgress(Protocol):
     exact_match: tuple[tuple[int, float], ...]   # (step, held-out exact match)
     seconds: float
     message: str
+    vocab_size: int                              # the model's, for the chart's uniform guess
+    task: str
+    target: float | None                         # the held-out exact match that ends the run, if any
+    reached: bool                                # whether it did
+    time_limit: float                            # seconds the run may train at most
 
     @property
     def done(self) -> bool: ...
@@ -238,17 +242,43 @@ def progress_text(p: LiveProgress) -> str:
         jobs = "1 job" if p.ahead == 1 else f"{p.ahead} jobs"
         return (f"waiting for its turn: {jobs} ahead of it in the server's line (one model trains at a time here, "
                 "so that every page stays quick)" if p.ahead else "waiting for its turn")
-    return f"{p.status}: step {p.step:,} of {p.steps:,}, {p.seconds:.0f} s"
+    goal = f", until {p.target:.0%} held-out exact match" if p.target is not None else ""
+    return (f"{p.status}: step {p.step:,} of {p.steps:,}, {p.seconds:.0f} s of at most {p.time_limit:.0f}"
+            f"{goal}")
+
+
+def _success(p: LiveProgress, last_match: float) -> str:
+    if p.reached:
+        return (f"Reached {p.target:.0%} held-out exact match on two checks in a row after {p.step:,} steps "
+                f"({p.seconds:.0f} s): {last_match:.1%} at the last check.")
+    if p.step < p.steps and p.seconds >= p.time_limit:
+        return (f"Stopped after the {p.time_limit:.0f} s a run may take here, at step {p.step:,}: "
+                f"{last_match:.0%} exact match on held-out words.")
+    return f"Training {p.status} after {p.step:,} steps: {last_match:.0%} exact match on held-out words."
 
 
 def live_view(progress: LiveProgress) -> LiveView:
     p = progress
     last_match = p.exact_match[-1][1] if p.exact_match else 0.0
+    fraction = min(1.0, max(p.step / p.steps, p.seconds / p.time_limit)) if not p.done else 1.0
     return LiveView(
-        fraction=p.step / p.steps, progress_text=progress_text(p),
+        fraction=fraction, progress_text=progress_text(p),
         loss_text=f"{p.loss[-1][1]:.3f}" if p.loss else "–", exact_match=last_match,
         per_second=f"{p.step / p.seconds:.0f}" if p.seconds else "–",
-        loss=p.loss, matches=p.exact_match, steps=p.steps, vocab_size=Vocab().size,
+        loss=p.loss, matches=p.exact_match, steps=p.steps, vocab_size=p.vocab_size,
         done=p.done, failed=p.status == "failed", failure=f"The run failed: {p.message}",
-        success=f"Training {p.status} after {p.step:,} steps: {last_match:.0%} exact match on held-out words.",
-        label=f"Your model ({p.step:,} steps, {last_match:.0%})")
+        success=_success(p, last_match),
+        label=f"Your model ({p.task}, {p.step:,} steps, {last_match:.0%})")
+
+
+SIZINGS = ("Chosen for the task", "My own sizes")
+QUICK_SECONDS = 60.0
+QUICK_CAPTION = (f"The size and schedule are chosen for the task (transformer.recipe: one or two layers each side, "
+                 f"d_model 64, 4 heads); the run stops once 99 % of held-out words come out exactly right on two "
+                 f"checks in a row, or after {QUICK_SECONDS:.0f} s.")
+
+
+def live_download_name(task: str) -> str:
+    """A file name for the model's zip: the rule with its | and : made safe."""
+    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in task)
+    return f"my-{safe}-model.zip"

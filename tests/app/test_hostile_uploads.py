@@ -30,8 +30,9 @@ def test_every_hostile_upload_shows_what_is_wrong_and_no_session_changes():
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
 def test_a_non_finite_number_from_a_crafted_client_is_refused_with_a_message(value):
     at = open_page("training", "level")
+    at.radio(key="live_sizing").set_value("My own sizes").run()
     at.number_input(key="live_steps").set_value(value)
-    at.button[0].click().run()   # the form's submit: its values are read now
+    next(b for b in at.button if b.label == "Start training").click().run()   # the form's submit: values read now
     no_exception(at)
     assert at.session_state["_refused_widget_values"] == 1
     assert at.number_input(key="live_steps").value == 800            # it kept the value it had

@@ -34,12 +34,18 @@ def wait_until_done(run, seconds=120):
 STARTED = []   # every run a test started, stopped after it
 
 
+def start_button(at):
+    """The form's submit button, "Start training" (it has no key)."""
+    return next(b for b in at.button if b.label == "Start training")
+
+
 def start_from_page(steps=40, d_model=16, layers=1, text="banana"):
     at = open_page("training", text)
+    at.radio(key="live_sizing").set_value("My own sizes").run()
     at.number_input(key="live_steps").set_value(steps)
     at.selectbox(key="live_d_model").set_value(d_model)
     at.selectbox(key="live_layers").set_value(layers)
-    at.button[0].click().run()   # "Start training", the form's submit button
+    start_button(at).click().run()
     no_exception(at)
     run = own_shelf(at).live_run
     STARTED.append(run)

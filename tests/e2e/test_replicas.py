@@ -82,6 +82,7 @@ def test_sessions_keep_their_replica_and_their_own_models_through_the_proxy(two_
 
     context, page = learners[0]                          # a live-trained model stays with its own session
     go_to(page, "Training")
+    page.get_by_text("My own sizes").click()
     page.get_by_label("Steps", exact=True).fill("30")
     page.get_by_role("button", name="Start training").click()
     expect(page.get_by_text("Training finished after 30 steps", exact=False)).to_be_visible(timeout=120_000)
@@ -90,11 +91,11 @@ def test_sessions_keep_their_replica_and_their_own_models_through_the_proxy(two_
     settle(page)
     go_to(page, "Attention")                             # a full run draws the sidebar again
     chosen = page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").get_by_role("combobox")
-    expect(chosen).to_have_value(re.compile(r"Your model \(30 steps"))
+    expect(chosen).to_have_value(re.compile(r"Your model \(reverse, 30 steps"))
     _, other = learners[1]
     go_to(other, "Attention")
     expect(other.get_by_test_id("stSidebar")).to_contain_text("d_model 32")          # still its own upload
-    expect(other.locator("body")).not_to_contain_text("Your model (30 steps")
+    expect(other.locator("body")).not_to_contain_text("Your model (reverse, 30 steps")
     for context, _ in learners:
         context.close()
 

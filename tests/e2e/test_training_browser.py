@@ -15,6 +15,7 @@ def test_snapshots_then_a_live_run_started_watched_stopped_and_used(server, brow
     load(page, f"{server}/training?text=banana", timeout=120_000)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("ananab")       # the last snapshot
 
+    page.get_by_text("My own sizes").click()
     page.get_by_label("Steps", exact=True).fill("3000")
     page.get_by_role("button", name="Start training").click()
     expect(page.get_by_text(re.compile(r"running: step \d+ of 3,000"))).to_be_visible(timeout=60_000)
@@ -32,7 +33,7 @@ def test_snapshots_then_a_live_run_started_watched_stopped_and_used(server, brow
     page.get_by_role("link", name=re.compile("Attention")).click()
     settle(page)
     chosen = page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox")
-    expect(chosen.get_by_role("combobox")).to_have_value(re.compile(r"Your model \([\d,]+ steps"))
+    expect(chosen.get_by_role("combobox")).to_have_value(re.compile(r"Your model \(reverse, [\d,]+ steps"))
     expect(page.get_by_test_id("stSidebar")).to_contain_text("1 encoder + 1 decoder layers")
 
     stranger = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()

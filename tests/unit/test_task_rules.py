@@ -163,3 +163,19 @@ def test_examples_no_rule_fits_find_nothing_and_bad_lines_are_named():
         parse_examples("abc -> cba")
     with pytest.raises(ExampleError, match="'!'"):
         parse_examples("ab! -> !ba\nab -> ba\nc -> c")
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(OPERATION_SPECS, min_size=1, max_size=3), st.sampled_from([tr.LATIN, GREEK, "0123456789"]),
+       st.integers(1, 12), st.integers(0, 11))
+def test_the_preview_of_any_task_shows_its_own_answers_on_texts_of_its_alphabet(ops, alphabet, high, shorter):
+    from analysis.page_models.own_task import task_preview
+    try:
+        spec = task_spec("|".join(ops), alphabet, f"{max(1, high - shorter)}-{high}")
+    except tr.OutputTooLongError:
+        return
+    preview = task_preview(spec)
+    assert spec.spec in preview.sentence
+    for (text, answer), positions in zip(preview.examples, preview.positions):
+        assert set(text) <= set(spec.characters) and spec.min_len <= len(text) <= spec.max_len
+        assert answer == spec.rule.apply(text, spec.alphabet) and len(positions) == len(answer)
