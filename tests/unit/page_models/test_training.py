@@ -191,7 +191,7 @@ def test_a_live_run_reads_as_it_goes_and_when_it_ends():
     losses, matches = tuple((s, 3.4 / s) for s in range(1, 51)), ((25, 0.1), (50, 0.25))
     running = live_view(Progress(steps=200, step=50, status="running", loss=losses, exact_match=matches,
                                  seconds=4.0))
-    assert running.fraction == 50 / 200 and running.progress_text == "running: step 50 of 200, 4 s"
+    assert running.fraction == 50 / 200 and running.progress_text == "running: step 50 of 200, 4 s of at most 300"
     assert running.loss_text == f"{3.4 / 50:.3f}" and running.exact_match == 0.25
     assert running.per_second == "12" and (running.loss, running.matches) == (losses, matches)
     assert running.vocab_size == 30 and not running.done
@@ -200,7 +200,13 @@ def test_a_live_run_reads_as_it_goes_and_when_it_ends():
                               seconds=16.0))
     assert done.done and not done.failed
     assert done.success == "Training finished after 200 steps: 97% exact match on held-out words."
-    assert done.label == "Your model (200 steps, 97%)"
+    assert done.label == "Your model (reverse, 200 steps, 97%)"
+    reached = live_view(Progress(steps=200, step=120, status="finished", exact_match=((100, 0.99), (120, 0.995)),
+                                 seconds=9.0, target=0.99, reached=True, task="rotate:2"))
+    assert reached.success.startswith("Reached 99% held-out exact match on two checks in a row after 120 steps")
+    assert reached.label == "Your model (rotate:2, 120 steps, 100%)" and reached.fraction == 1.0
+    timed = live_view(Progress(steps=200, step=80, status="stopped", seconds=300.0, exact_match=((75, 0.4),)))
+    assert timed.success.startswith("Stopped after the 300 s a run may take here, at step 80")
     failed = live_view(Progress(steps=200, step=3, status="failed", message="out of memory", seconds=1.0))
     assert failed.done and failed.failed and failed.failure == "The run failed: out of memory"
 
