@@ -38,7 +38,8 @@ def made_words(letters: str, max_len: int) -> tuple[str, ...]:
 
 def companions(text: str, max_len: int, count: int = 2, letters: str = LATIN) -> list[str]:
     """Batch partners longer than the text where possible, so the text's own row gets real padding."""
-    known = COMPANIONS if all(set(w) <= set(letters) for w in COMPANIONS) else made_words(letters, max_len)
+    usable = set(letters) | {" "}  # every vocabulary has the space the bundled phrases use
+    known = COMPANIONS if all(set(w) <= usable for w in COMPANIONS) else made_words(letters, max_len)
     fitting = [w for w in known if len(w) <= max_len and w != text]
     longer = sorted((w for w in fitting if len(w) > len(text)), key=len)
     shorter = sorted((w for w in fitting if len(w) <= len(text)), key=len, reverse=True)

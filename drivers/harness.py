@@ -3,6 +3,7 @@ Shared by the browser tests and the browser benchmarks."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -83,7 +84,8 @@ def start_server(log_name: str, address: str = "127.0.0.1") -> tuple[subprocess.
     network needs), returned as its localhost URL once it says it is ready (scripts.wait_until_ready)."""
     port = _free_port()
     (ROOT / "artifacts").mkdir(exist_ok=True)
-    log = open(ROOT / "artifacts" / log_name, "w")
+    worker = os.environ.get("PYTEST_XDIST_WORKER")   # two browser-test workers each start servers of their own
+    log = open(ROOT / "artifacts" / (f"{worker}-{log_name}" if worker else log_name), "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", address, "--browser.gatherUsageStats", "false"],

@@ -18,6 +18,7 @@ from server.url_seeding import DROPPED_KEY
 from .text import escape_markdown
 
 SLOT_KEY = "_link_notice_slot"         # this run's place for the notice (app.py's st.empty), in st.session_state
+TAKEN_KEY = "_taken_link_values"      # {URL key: value} read by a reader of its own before a widget saw it
 SHOWN_CHARACTERS = 40                  # of a dropped value, in the notice
 
 
@@ -34,6 +35,17 @@ def drop_link_value(key: str, value: str) -> None:
     dropped = st.session_state.get(DROPPED_KEY) or {}
     st.session_state[DROPPED_KEY] = {**dropped, key: value}
     del st.query_params[key]
+
+
+def take_link_value(key: str, value: str) -> None:
+    """A URL value read by something other than the widget bound to its key (a rule in ?task=, which the Task
+    picker of the bundled three cannot use): out of the URL, and never named as unusable. Streamlit seeds the
+    bound widget from the link as it was when the page opened, so the widget still drops it; the notice skips
+    it."""
+    taken = st.session_state.get(TAKEN_KEY) or {}
+    st.session_state[TAKEN_KEY] = {**taken, key: value}
+    if key in st.query_params:
+        del st.query_params[key]
 
 
 INDEX_IN_URL = re.compile(r"[0-9]{1,3}")      # a view's number in the URL: at most three ASCII digits
@@ -90,7 +102,9 @@ def stop_page() -> None:
 
 def show_dropped_link_values(slot) -> None:
     """Name, in `slot`, the link's values this run could not use (each widget shows its default instead)."""
-    dropped = st.session_state.pop(DROPPED_KEY, None)
+    dropped = st.session_state.pop(DROPPED_KEY, None) or {}
+    taken = st.session_state.get(TAKEN_KEY) or {}
+    dropped = {key: value for key, value in dropped.items() if taken.get(key) != value}
     if not dropped:
         return
     named = [f"{escape_markdown(key)} ({escape_markdown(_shown(value))})" for key, value in dropped.items()]

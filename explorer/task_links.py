@@ -16,6 +16,7 @@ from transformer.data import TASKS
 from transformer.task_rules import LATIN, TaskSpec, TaskSpecError, task_spec
 
 from . import task_models
+from .link_guard import take_link_value
 from .own_models import add
 from .own_task import ALPHABET_KEY, LENGTHS_KEY, RULE_KEY
 from .text import escape_markdown
@@ -29,7 +30,7 @@ def linked_task(params: dict[str, str]) -> TaskSpec | None:
     """The task a link names as a rule (None: no task, or a bundled one), or the TaskSpecError that says why
     not. Streamlit-free, so a fuzzer can call it."""
     rule = params.get(TASK_PARAM)
-    if rule is None or rule in TASKS:
+    if not rule or rule in TASKS:   # empty: no rule (the Task picker names it)
         return None
     return task_spec(rule, params.get(ALPHABET_PARAM) or LATIN, params.get(LENGTHS_PARAM) or DEFAULT_LENGTHS)
 
@@ -67,11 +68,11 @@ def take_task_link() -> None:
     """Before the Task picker reads the URL: a rule in ?task= goes to the Training page's fields (and the kept
     model, if any, to this session), out of the URL, with a word on the page."""
     params = {k: st.query_params.get(k) for k in (TASK_PARAM, ALPHABET_PARAM, LENGTHS_PARAM)}
-    if params[TASK_PARAM] is None or params[TASK_PARAM] in TASKS:
+    if not params[TASK_PARAM] or params[TASK_PARAM] in TASKS:   # empty: the picker names it as any bad value
         return
     for k in (TASK_PARAM, ALPHABET_PARAM, LENGTHS_PARAM):
-        if k in st.query_params:
-            del st.query_params[k]
+        if params[k] is not None:
+            take_link_value(k, params[k])
     try:
         spec = linked_task({k: v for k, v in params.items() if v is not None})
     except TaskSpecError as err:

@@ -22,11 +22,13 @@ if [ $# -gt 0 ]; then
   exec python -m pytest "$@"
 fi
 # The unit and app tiers on both cores (xdist; one torch thread a worker, tests/conftest.py; a file's tests on one
-# worker, which keeps its module fixtures shared), then the browser, server and load tests one at a time: they
-# time and weigh servers that must not share the machine with another test. Both run; either failing fails.
+# worker, which keeps its module fixtures shared). Then the browser tests on both cores, each worker with a server
+# and a Chromium of its own. Then the load tests one at a time: they weigh servers and count their answers, which
+# another test on the machine would change. All three run; any failing fails.
 status=0
 python -m pytest -n 2 --dist loadfile tests/unit tests/app || status=$?
-python -m pytest tests/e2e || status=$?
+python -m pytest -n 2 --dist loadfile tests/e2e -m "not load" || status=$?
+python -m pytest tests/e2e -m load || status=$?
 # The documentation site, with the pictures the browser tests just took: a broken link or a missing page fails.
 NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --quiet --site-dir "${EXPLORER_SITE_DIR:-site}" || status=$?
 exit $status

@@ -13,7 +13,7 @@ from .helpers import ROOT, canvas_charts, decode_parts, no_exception, open_page
 
 HUGE = "99999999999999999999999"
 BAD_VALUES = {  # page -> URL key -> values its widget cannot use
-    "home": {"task": ["", "bogus"], "projector": ["maybe"]},   # the sidebar, on every page
+    "home": {"task": [""], "projector": ["maybe"]},   # the sidebar, on every page (a rule: tests/app/test_task_links)
     "lesson": {"lesson_step": ["1e309", HUGE, ""]},
     "decode": {"seed": ["1e309", "-inf", "nan", HUGE], "mode": ["", "bogus"], "temperature": ["inf", "nan"],
                "top_k": ["1e309"], "step": ["-inf", "²", HUGE], "show_cache": ["maybe", ""], "step_layer": ["9"], "step_head": ["9"]},

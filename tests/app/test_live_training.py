@@ -17,7 +17,7 @@ from server.heavy_lane import HeavyLane
 from explorer.own_models import OWN_MODEL_KEY
 from explorer.pages import PAGES
 from transformer import checkpoint
-from explorer.live_training import LiveSettings, LiveTraining
+from explorer.live_training import LIMITS, LiveSettings, LiveSettingsError, LiveTraining
 
 from ..conftest import zip_of
 from .helpers import (canvas_charts, compute_every_table, no_exception, open_page, own_model_state, own_shelf,
@@ -120,7 +120,7 @@ def test_one_job_per_learner_and_the_next_learner_waits_in_the_heavy_lane(monkey
     """Every AppTest session is one learner (one session id); another is made by naming it otherwise."""
     monkeypatch.setattr(live_runs, "learner", lambda: "browser:first")
     at, run = start_from_page(steps=3000)
-    at.button[0].click().run()                       # again, from the same learner (a tab of the same browser)
+    start_button(at).click().run()                   # again, from the same learner (a tab of the same browser)
     assert "in the server's line already (training a model)" in at.error[0].value.replace("\\", "")
     monkeypatch.setattr(live_runs, "learner", lambda: "browser:second")
     late_at, late = start_from_page(steps=40)
@@ -172,8 +172,10 @@ def test_a_download_never_keeps_a_run_alive():
 
 
 def test_bad_settings_are_refused_by_the_library():
-    with pytest.raises(ValueError, match="steps must be between 10 and 3000"):
+    with pytest.raises(LiveSettingsError, match=f"steps must be between 10 and {LIMITS['steps'][1]}, got 100000"):
         LiveSettings(steps=100_000).check()
+    with pytest.raises(LiveSettingsError, match=r"part 2 \('spin'\) is not an operation"):
+        LiveSettings(task="reverse|spin").check()
     with pytest.raises(ValueError, match="divisible by heads"):
         LiveSettings(d_model=16, heads=3).check()
 
@@ -246,10 +248,9 @@ def test_every_page_works_with_a_small_live_trained_model(page, small_model):
 
 
 def test_a_live_run_learns_the_task_it_is_given_and_its_model_says_so():
-    from explorer.live_training import LiveSettings, LiveTraining
     run = LiveTraining(LiveSettings(layers=1, heads=2, d_model=16, steps=20, max_len=4, task="sort"), eval_n=30)
     run.run()
     assert run.progress.status == "finished" and run.result.task == "sort"
     assert run.result.metrics["task"].startswith("sort")
-    with pytest.raises(ValueError, match="task must be one of"):
+    with pytest.raises(LiveSettingsError, match="'shuffle' is not an operation"):
         LiveSettings(task="shuffle").check()

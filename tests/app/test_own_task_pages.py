@@ -36,6 +36,12 @@ def own_model(name: str) -> Checkpoint:
     return Checkpoint(Transformer(config).eval().requires_grad_(False), vocab, {}, spec.spec, spec.min_len)
 
 
+FINDINGS = {   # (model, page): the one red message that page shows, because it is true here
+    ("greek", "compare_tasks"): "The three bundled models cannot all read this text",   # they know a-z only
+    ("*", "lab_forcing"): "The two modes part at",   # an untrained decoder drifts once it reads its own output
+}
+
+
 @pytest.fixture(scope="module", params=sorted(MODELS))
 def own(request):
     return request.param, own_model_state(own_model(request.param), f"My {request.param} model")
@@ -47,4 +53,8 @@ def test_every_page_runs_on_a_model_of_a_new_task(page, own):
     at = open_page(page, MODELS[name][3], state=state)
     assert not at.exception, [e.value for e in at.exception]
     errors = [e.value for e in at.error]
-    assert not errors, errors
+    expected = FINDINGS.get((name, page)) or FINDINGS.get(("*", page))
+    if expected is None:
+        assert not errors, errors
+    else:   # a page's own red finding about this text, which is true of an untrained model or a Greek text
+        assert len(errors) == 1 and expected in errors[0], errors

@@ -117,7 +117,7 @@ def test_a_greek_rule_trained_with_the_quick_recipe_is_what_every_page_speaks_of
 
     attention = open_page("attention", text, state={**state, "kind": "cross"})
     no_exception(attention)
-    said = " ".join(m.value for m in attention.markdown)
+    said = " ".join(m.value for m in [*attention.info, *attention.markdown])   # the kind's explanation is a box
     assert "should look at source position (i+2) mod n" in said
     src = torch.tensor([run.result.vocab.encode(text, 5)])
     tgt = torch.tensor([[1, *greedy_batch(model, src.tolist())[0][:-1]]])

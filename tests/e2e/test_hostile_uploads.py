@@ -121,12 +121,13 @@ async def send_crafted(url: str) -> list:
 
     session = ProtocolSession(url, "training")
     await session.open()
-    ids = session.widget_ids
-    answers = [await session.send([crafted(ids["Steps"], double_value=math.nan)]),
+    await session.send([crafted(session.widget_ids["Size and length of the run"], string_value="My own sizes")])
+    ids = session.widget_ids   # the sizes are drawn once "My own sizes" is chosen
+    answers = [await session.send([crafted(ids["Size and length of the run"], int_value=99)]),
+               await session.send([crafted(ids["Steps"], double_value=math.nan)]),
                await session.send([crafted(ids["Steps"], double_value=math.inf)]),
                await session.send([crafted(ids["Learning rate"], int_value=99)]),
                await session.send([crafted(ids["Learning rate"], double_value=2.5)]),
-               await session.send([crafted(ids["Longest training word"], double_array_value=[math.nan])]),
                await session.type("banana")]
     await session.close()
     return answers
