@@ -7,8 +7,8 @@ import streamlit as st
 
 from classroom import codes
 from classroom.errors import NO_SUCH_CODE, ClassError, UnknownClass, UnknownSeat
-from classroom.store import RESULTS_STAGE, ClassStore
-from explorer import classes, lesson, quiz
+from classroom.store import PREDICT_STEP, RESULTS_STAGE, ClassStore
+from explorer import class_predict, classes, lesson, quiz
 from explorer.errors import InputError
 from server.gate import fragment
 from explorer.scroll import to_top_once
@@ -126,6 +126,9 @@ def in_class(store: ClassStore, code: str, token: str, seat) -> None:
 def step_screen(store: ClassStore, code: str, token: str, state) -> None:
     """The step the teacher shows. At the reveal the model's answer and the student's own result come first, so a
     phone shows them without scrolling; the numbers they were asked about move below."""
+    if state.step == PREDICT_STEP:
+        class_predict.student_step(store, code, token, state, vote_buttons)
+        return
     step = STEPS[state.step - 1]
     view = lesson.step_view(step.number, classes.CLASS_MODEL_KEY, state.text)
     question = view.question

@@ -12,8 +12,8 @@ import streamlit as st
 from classroom import codes
 from classroom.codes import NICKNAME_MAX
 from classroom.errors import NO_SUCH_CODE, ClassError, UnknownClass, WrongSecret
-from classroom.store import OPEN_FORM, QUIZ_STAGES, ClassStore
-from explorer import classes, lesson, quiz
+from classroom.store import OPEN_FORM, PREDICT_STEP, QUIZ_STAGES, ClassStore
+from explorer import class_predict, classes, lesson, quiz
 from explorer.cache import checkpoint_for
 from explorer.charts import projector_on
 from explorer.errors import InputError
@@ -23,6 +23,7 @@ from teaching.class_mode import (
     joined_line, projected_line, projected_scales, round_result, spread, teacher_advice,
 )
 from teaching.gradebook import Gradebook, Roster, Vote, gradebook, gradebook_xlsx, table_csv
+from teaching.predict_train import ClassTask, Run, prediction
 from teaching.quiz_results import MIN_FOR_INTERVAL, gain_words
 from teaching.steps import STEPS
 from viz.classroom import vote_spread
@@ -90,7 +91,10 @@ def header(code: str, secret: str) -> None:
     left, right = st.columns([3, 1], vertical_alignment="center")
     left.html(f"<p class='class-code-intro'>Join at <b>{html.escape(link)}</b> with the code</p>"
               f"<p class='class-code' aria-label='join code {' '.join(code)}'>{html.escape(code)}</p>")
-    right.image(classes.qr_png(link), caption="Scan to join", width=160)
+    qr = base64.b64encode(classes.qr_png(link)).decode()   # an <img> of our own: st.image's has no alt text
+    right.html(f"<figure class='class-qr-figure'><img class='class-qr' src='data:image/png;base64,{qr}' width='160' "
+               f"height='160' alt='QR code of the join link {html.escape(link)}'><figcaption>Scan to join"
+               "</figcaption></figure>")
     base = classes.join_base()
     if not base.reachable:     # the likeliest way a first class fails: a link every phone opens on itself
         st.warning(base.note, icon="📵")
@@ -107,7 +111,9 @@ def header(code: str, secret: str) -> None:
 
 
 CODE_CSS = ("<style>.class-code{font-size:clamp(3rem,9vw,6rem);font-weight:700;letter-spacing:.15em;margin:0;"
-            "font-family:monospace}.class-code-intro{font-size:1.3rem;margin:0}</style>")
+            "font-family:monospace}.class-code-intro{font-size:1.3rem;margin:0}"
+            ".class-qr-figure{margin:0;text-align:center}.class-qr-figure figcaption{font-size:.875rem;opacity:.7}"
+            "</style>")
 # The projector view's bar stays at the top while the page scrolls (a phone's, or a long reveal's), and its
 # count is read from the back of a hall.
 PROJECTED_CSS = """<style>
@@ -138,6 +144,9 @@ def projector_view(store: ClassStore, code: str) -> None:
     if state.open_form is not None:
         st.header(f"The {state.open_form} quiz is open: answer it on your phone")
         projected_count(store, code)
+        return
+    if state.step == PREDICT_STEP:
+        class_predict.projected_step(store, code, state, projected_count)
         return
     step = STEPS[state.step - 1]
     view = lesson.step_view(step.number, classes.CLASS_MODEL_KEY, state.text)
@@ -227,9 +236,12 @@ def gradebook_of_class(store: ClassStore, code: str, secret: str, state) -> Grad
     """A row per student, the items and every vote, each voted step's question as the model answers it on the
     class's text."""
     votes = [Vote(v.step, v.round, v.number, v.option) for v in store.all_votes(code, secret)]
-    steps = sorted({v.step for v in votes})
+    steps = sorted({v.step for v in votes} - {PREDICT_STEP})
     questions = {s: q for s in steps
                  if (q := lesson.question(s, classes.CLASS_MODEL_KEY, state.text, ask_tables=False)) is not None}
+    if (task := ClassTask.from_text(state.task)) is not None:   # predict, then train: graded once measured
+        if (q := prediction(task).question(Run.from_text(state.training))) is not None:
+            questions[PREDICT_STEP] = q
     answers = store.all_quiz_answers(code, secret)
     quizzes, report = quiz.class_report_of(state.quiz_seed, state.text, answers) if answers else (None, None)
     return gradebook(code, state.text, "the bundled reverser", "reverse", time.time(),
@@ -347,11 +359,18 @@ def run_class(store: ClassStore, code: str, secret: str) -> None:
         class_files(store, code, secret, state)
         return
     last = len(STEPS)
-    number = st.select_slider("Step", list(range(1, last + 1)), value=state.step, key=f"class_step_{state.step}",
-                              format_func=lambda n: f"{n} · {STEPS[n - 1].title}")
+    number = st.select_slider("Step", list(range(1, PREDICT_STEP + 1)), value=state.step,
+                              key=f"class_step_{state.step}",
+                              format_func=lambda n: f"{n} · {STEPS[n - 1].title if n <= last else class_predict.TITLE}")
     if number != state.step:
         store.go_to_step(code, secret, number)
         st.rerun()
+    if state.step == PREDICT_STEP:
+        class_predict.teacher_step(store, code, secret, state, counts_line)
+        quiz_results(store, code, secret, state)
+        manage_seats(store, code, secret)
+        class_files(store, code, secret, state)
+        return
 
     step = STEPS[state.step - 1]
     view = lesson.step_view(step.number, classes.CLASS_MODEL_KEY, state.text)

@@ -4,7 +4,7 @@ the two equal, so the code never reads a column the database lacks."""
 from __future__ import annotations
 
 from sqlalchemy import (
-    Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, UniqueConstraint,
+    Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint,
 )
 
 metadata = MetaData()
@@ -30,6 +30,8 @@ classes = Table(
     Column("revealed_steps", Integer, nullable=False, server_default="0"),  # bit n set: step n's answer is out
     Column("teacher_digest", String(64), index=True),   # keyed digest of the browser that started it (None: a
                                                           # client without the browser's cookie)
+    Column("task", String(400)),      # predict, then train: the task asked about, as JSON (teaching.predict_train)
+    Column("training", Text),         # and its model's run as every screen draws it, as JSON
 )
 
 seats = Table(

@@ -5,8 +5,8 @@ Under a flood the database stays bounded by what one address may start (explorer
 classes at once, then one every 6 minutes, so at most 10 + 10 × 24 × 7 = 1,690 within RETENTION_S) times what
 one class can hold from that address: SEATS_PER_ADDRESS seats take 0.10 MB of SQLite (measured: 20 classes,
 2.1 MB), and 0.65 MB once each of them has voted in both rounds of every one of the 13 steps and answered both
-quizzes (2 classes, 1.2 MB). So one address can make the database grow by at most 1.1 GB in a week, 0.17 GB with
-seats alone (it was 3 GB a day)."""
+quizzes (2 classes, 1.2 MB), and a predict-then-train run adds at most TRAINING_CHARS (20 kB) to its row. So one
+address can make the database grow by at most 1.2 GB in a week, 0.17 GB with seats alone (it was 3 GB a day)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,8 @@ COOKIELESS_SEATS_PER_ADDRESS = 5   # of those, for clients without the browser's
                                    # unless it blocks it, so a few are room enough
 LIVE_IDLE_S = 3600           # a class its teacher has not moved for an hour no longer holds answers back
 STEPS = 13                   # the lesson's steps (teaching.steps.STEPS; a test holds the two equal)
+PREDICT_STEP = STEPS + 1     # after the lesson: predict, then train, on a task the teacher sets (never held back)
+TASK_CHARS, TRAINING_CHARS = 400, 20_000   # the longest task and run a class row keeps (teaching.predict_train)
 RETENTION_S = 7 * 24 * 3600  # then everything about it is deleted a week after it started
 ROUNDS = (1, 2)
 QUIZ_STAGES = ("no quiz yet", "the before quiz is open", "the before quiz is closed", "the after quiz is open",
@@ -67,6 +69,13 @@ class ClassState:
     changed_at: float
     quiz_stage: int = 0
     quiz_seed: int = 0
+    task: str | None = None       # predict, then train: the task asked about (JSON, teaching.predict_train)
+    training: str | None = None   # the run of its model, as the screens draw it (JSON)
+    revealed_steps: int = 0       # bit n set: step n's answer is out
+
+    @property
+    def task_revealed(self) -> bool:
+        return bool(self.revealed_steps >> PREDICT_STEP & 1)
 
     @property
     def open_form(self) -> str | None:
@@ -188,10 +197,35 @@ class ClassStore:
         return _state(changed)
 
     def go_to_step(self, code: str, secret: str, step: int) -> ClassState:
-        """A new question: round 1, voting closed, nothing shown."""
-        if not 1 <= step <= STEPS:
-            raise BadStep(f"The lesson has steps 1 to {STEPS}; there is no step {step}.")
+        """A new question: round 1, voting closed, nothing shown. PREDICT_STEP keeps its task, its run and
+        whether it was revealed: going back to it shows where the class left it."""
+        if not 1 <= step <= PREDICT_STEP:
+            raise BadStep(f"The lesson has steps 1 to {STEPS}, then {PREDICT_STEP} (predict, then train); there "
+                          f"is no step {step}.")
+        if step == PREDICT_STEP:
+            was = self.teacher_state(code, secret).task_revealed
+            return self._change(code, secret, step=step, round=1, voting=False, spread_shown=was, revealed=was)
         return self._change(code, secret, step=step, round=1, voting=False, spread_shown=False, revealed=False)
+
+    def set_task(self, code: str, secret: str, task: str) -> ClassState:
+        """Predict, then train, on a new task: on screen, round 1, voting closed, its earlier votes and run gone,
+        in one transaction."""
+        if not 0 < len(task) <= TASK_CHARS:
+            raise BadOption(f"A task is kept in at most {TASK_CHARS} characters.")
+        with self._begin() as c:
+            row = self._teacher_row(c, code, secret)
+            c.execute(delete(votes).where(votes.c.class_id == row.id, votes.c.step == PREDICT_STEP))
+            changed = c.execute(update(classes).where(classes.c.id == row.id).values(
+                changed_at=self.clock(), task=task, training=None, step=PREDICT_STEP, round=1, voting=False,
+                spread_shown=False, revealed=False, revealed_steps=row.revealed_steps & ~(1 << PREDICT_STEP))
+                .returning(*classes.c)).first()
+        return _state(changed)
+
+    def record_training(self, code: str, secret: str, training: str) -> ClassState:
+        """The run of the class's model as it goes (the teacher's session trains it; every screen reads it)."""
+        if len(training) > TRAINING_CHARS:
+            raise BadOption(f"A run is kept in at most {TRAINING_CHARS} characters.")
+        return self._change(code, secret, training=training)
 
     def open_voting(self, code: str, secret: str) -> ClassState:
         return self._change(code, secret, voting=True)
@@ -544,6 +578,7 @@ class ClassStore:
 
 def _state(row) -> ClassState:
     return ClassState(row.code, row.text, row.step, row.round, bool(row.voting), bool(row.spread_shown),
-                      bool(row.revealed), row.expires_at, row.changed_at, row.quiz_stage, row.quiz_seed)
+                      bool(row.revealed), row.expires_at, row.changed_at, row.quiz_stage, row.quiz_seed, row.task,
+                      row.training, row.revealed_steps)
 
 

@@ -26,6 +26,7 @@ from classroom.public_link import JoinBase
 from classroom.store import ClassState, ClassStore
 from server import identity
 from server.limits import Buckets
+from teaching.predict_train import run_status
 
 from .cache import BUNDLED_CHECKPOINT
 from .pages import page
@@ -210,7 +211,7 @@ def _held_steps(url: str, text: str, browser: str | None, address: str) -> froze
 
 def drawn_state(s: ClassState) -> tuple:
     """What a screen's full redraw depends on: a change of any of it reruns the page."""
-    return (s.step, s.round, s.voting, s.spread_shown, s.revealed, s.quiz_stage)
+    return (s.step, s.round, s.voting, s.spread_shown, s.revealed, s.quiz_stage, s.task, run_status(s.training))
 
 
 def rerun_when_changed(store: ClassStore, code: str, show_counts) -> None:

@@ -49,9 +49,10 @@ def exact_match(model: Transformer, vocab: Vocab, texts: list[str], edit: Interv
                       {str(n): right[n] / total[n] for n in sorted(total)})
 
 
-def pattern_hits(cross: torch.Tensor, texts: list[str], task: str = "reverse",
-                 letters: str = LATIN) -> tuple[torch.Tensor, int]:
-    """cross (B, H, T, S) weights of one layer, the B source texts -> (hits (H,), steps counted).
+def hits_by_text(cross: torch.Tensor, texts: list[str], task: str = "reverse",
+                 letters: str = LATIN) -> tuple[torch.Tensor, torch.Tensor]:
+    """cross (B, H, T, S) weights of one layer, the B source texts -> (hits (B, H), steps counted (B,)): text by
+    text, so a share's noise can be resampled over texts (analysis.prediction).
 
     A step i counts when the task names a source position for it (the end step has none)."""
     steps, keys = cross.shape[-2:]
@@ -59,8 +60,14 @@ def pattern_hits(cross: torch.Tensor, texts: list[str], task: str = "reverse",
     valid = expected.any(-1)                                           # (B, T)
     best = cross.argmax(-1)                                            # (B, H, T)
     on_pattern = expected[:, None].expand(-1, cross.size(1), -1, -1).gather(-1, best[..., None])[..., 0]
-    hits = (on_pattern & valid[:, None]).sum(dim=(0, 2)).float()       # (H,)
-    return hits, int(valid.sum())
+    return (on_pattern & valid[:, None]).sum(dim=2).float(), valid.sum(dim=1)
+
+
+def pattern_hits(cross: torch.Tensor, texts: list[str], task: str = "reverse",
+                 letters: str = LATIN) -> tuple[torch.Tensor, int]:
+    """cross (B, H, T, S) weights of one layer, the B source texts -> (hits (H,), steps counted)."""
+    hits, counted = hits_by_text(cross, texts, task, letters)
+    return hits.sum(dim=0), int(counted.sum())
 
 
 def pattern_share(cross: torch.Tensor, texts: list[str], task: str = "reverse", letters: str = LATIN) -> torch.Tensor:

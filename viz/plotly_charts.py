@@ -136,7 +136,7 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
              x_range: tuple[float, float] | None = None,
              marks: tuple[tuple[float, str], ...] = (), references: tuple[tuple[float, str], ...] = (),
              point_name: str = "step", most_markers: int = 100, from_zero: bool = False,
-             band: tuple[float, float, str] | None = None) -> Chart:
+             band: tuple[float, float, str] | None = None, height: int = HEIGHT) -> Chart:
     """Lines over a numeric x axis (each Series' `x`), on a log y axis with `log_y` (one tick per power of ten,
     written as a decimal), from 0 with `from_zero`. At most `most_markers` points of each line carry a marker;
     hover names any point. `marks`: (x, label) vertical dashed lines; `references`: (y, label) horizontal dashed
@@ -188,7 +188,7 @@ def xy_chart(series: list[Series], title: str, x_title: str, y_title: str, summa
     if x_range:
         fig.update_xaxes(range=list(x_range))
     headers, rows = _xy_table(series, point_name, x_title, y_title, percent)
-    return Chart(_layout(fig, x_title, y_title, len(series) > 1), title, summary, headers, rows)
+    return Chart(_layout(fig, x_title, y_title, len(series) > 1, height), title, summary, headers, rows)
 
 
 def _xy_table(series: list[Series], point_name: str, x_title: str, y_title: str, percent: bool):

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .plotly_charts import Chart, Series, xy_chart
+from .plotly_charts import HEIGHT, Chart, Series, xy_chart
 
 LOSS, MATCH, PATTERN = "#1d4ed8", "#047857", "#b45309"       # each at least 4.5:1 on white
 
@@ -64,9 +64,10 @@ def learning_curves(curve: list[dict], marked_step: int | None = None, title: st
 
 
 def live_curves(loss: tuple[tuple[int, float], ...], exact_match: tuple[tuple[int, float], ...], steps: int,
-                title: str = "", vocab_size: int | None = None) -> tuple[Chart, ...]:
+                title: str = "", vocab_size: int | None = None, height: int = HEIGHT) -> tuple[Chart, ...]:
     """A run in progress: training loss after every step (log scale, with the uniform guess ln(vocab_size) when
-    given) and held-out exact match once it is measured; no chart before the first step."""
+    given) and held-out exact match once it is measured; no chart before the first step. `height`: lower for a
+    projected screen that shares its 720 px (class mode's predict, then train)."""
     if not loss:
         return ()
     loss_x = np.array([s for s, _ in loss], dtype=float)
@@ -74,7 +75,8 @@ def live_curves(loss: tuple[tuple[int, float], ...], exact_match: tuple[tuple[in
     loss_chart = xy_chart(
         [Series("training loss", loss_y, LOSS, x=loss_x)], title, "step", "loss (log scale)",
         f"Training loss {loss_text(loss_y[0])} after step {loss_x[0]:g}, {loss_text(loss_y[-1])} after step "
-        f"{loss_x[-1]:g} of {steps}.", log_y=True, x_range=(0, steps), references=_uniform_guess(vocab_size))
+        f"{loss_x[-1]:g} of {steps}.", log_y=True, x_range=(0, steps), references=_uniform_guess(vocab_size),
+        height=height)
     if not exact_match:
         return (loss_chart,)
     match_x = np.array([s for s, _ in exact_match], dtype=float)
@@ -83,5 +85,5 @@ def live_curves(loss: tuple[tuple[int, float], ...], exact_match: tuple[tuple[in
         [Series("held-out exact match", match_y, MATCH, x=match_x)], "", "step", "exact match",
         f"Held-out exact match {share_text(match_y[-1])} at step {match_x[-1]:g}; its highest so far "
         f"{share_text(match_y.max())}.",
-        y_range=(0.0, 1.0), percent=True, x_range=(0, steps))
+        y_range=(0.0, 1.0), percent=True, x_range=(0, steps), height=height)
     return loss_chart, match_chart

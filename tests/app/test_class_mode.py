@@ -76,7 +76,8 @@ def test_a_teacher_starts_a_class_and_gets_a_code_a_qr_code_and_a_private_link(s
     at.button(key="link_kept").click().run()
     no_exception(at)
     assert any(code in str(h.proto.body) for h in at.get("html"))          # shown large
-    assert len(at.get("image")) == 1                                         # the QR code
+    qr = [h for h in at.get("html") if "class='class-qr'" in str(h.proto.body)]
+    assert len(qr) == 1 and "alt='QR code of the join link http" in str(qr[0].proto.body)   # the QR code, named
     assert any(secret in c.value for c in at.code)                           # the private link, in an expander
     assert "0 students joined" in texts(at) and "Step 1 of 13" in " ".join(s.value for s in at.header)
 

@@ -62,10 +62,10 @@ def join(browser, url: str, code: str, nickname: str, phone: bool = False, by_ty
     return page
 
 
-def vote(page, option: int, round_: int = 1, tap: bool = False) -> str:
-    """Press an option's button of step 1 in this round, once the page has drawn that round by itself (a
+def vote(page, option: int, round_: int = 1, tap: bool = False, step: int = 1) -> str:
+    """Press an option's button of the step in this round, once the page has drawn that round by itself (a
     student's page follows the teacher within its 3-second poll); the option's label."""
-    button = page.locator(f".st-key-vote_1_{round_}_{option} button")
+    button = page.locator(f".st-key-vote_{step}_{round_}_{option} button")
     expect(button).to_be_visible(timeout=30_000)
     label = button.inner_text().strip()
     button.tap() if tap else button.click()
@@ -361,7 +361,7 @@ def network_server(chromium_path):
     stop_server(process)
 
 
-def scanned(page, image: str = "[data-testid='stImage'] img") -> str:
+def scanned(page, image: str = "img.class-qr") -> str:
     """What a phone's camera reads off the QR code as the page draws it."""
     png = page.locator(image).first.screenshot()
     found = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))

@@ -64,7 +64,7 @@ def store(engine):
 
 
 def test_the_migrations_make_exactly_the_tables_the_code_reads(engine):
-    assert current_revision(engine) == head_revision() == "0005"
+    assert current_revision(engine) == head_revision() == "0006"
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), metadata) == []
     migrate(engine)                                    # a replica starting later: nothing to do, no error
@@ -144,10 +144,12 @@ def test_a_step_the_lesson_lacks_is_refused_and_the_store_knows_the_lessons_leng
     from teaching.steps import STEPS
     assert store_module.STEPS == len(STEPS)
     new = store.create_class("hello")
-    for step in (0, -1, len(STEPS) + 1):
+    for step in (0, -1, len(STEPS) + 2):
         with pytest.raises(BadStep):
             store.go_to_step(new.code, new.secret, step)
     assert store.go_to_step(new.code, new.secret, len(STEPS)).step == len(STEPS)
+    assert store_module.PREDICT_STEP == len(STEPS) + 1          # predict, then train: after the lesson
+    assert store.go_to_step(new.code, new.secret, len(STEPS) + 1).step == store_module.PREDICT_STEP
     store.end_class(new.code, new.secret)
     with pytest.raises(WrongSecret):                    # a second tab of the teacher's, after the end
         store.open_voting(new.code, new.secret)
@@ -660,3 +662,48 @@ def test_a_class_full_from_one_address_takes_no_more_of_the_database_than_said(t
                                                    option=f"option 1 of item {item}", answered_at=1e9)
                                               for form in ("before", "after") for n in numbers for item in range(8)])
     assert (size() - start) / made / 1e6 <= MOST_MB_PER_FULL_CLASS
+
+
+def test_a_new_task_for_predict_then_train_clears_its_votes_and_run_and_its_reveal_is_kept_as_the_lessons(store):
+    P = store_module.PREDICT_STEP
+    new = store.create_class("hello")
+    store.set_task(new.code, new.secret, '{"rule": "copy"}')
+    store.open_voting(new.code, new.secret)
+    seat = store.join(new.code, "Ann")
+    store.vote(new.code, seat.token, P, 1, "a", OPTIONS)
+    store.record_training(new.code, new.secret, '{"status": "finished"}')
+    store.reveal(new.code, new.secret)
+    store.go_to_step(new.code, new.secret, 1)
+    back = store.go_to_step(new.code, new.secret, P)           # where the class left it
+    assert back.revealed and back.spread_shown and back.task_revealed and back.training == '{"status": "finished"}'
+    assert store.held_steps("hello", browser=None) == frozenset()
+    again = store.set_task(new.code, new.secret, '{"rule": "reverse"}')
+    assert (again.step, again.round, again.voting, again.revealed, again.task_revealed) == (P, 1, False, False, False)
+    assert again.training is None and store.counts(new.code, P, 1) == {}
+    assert store.snapshot(new.code).state.task == '{"rule": "reverse"}'
+    with pytest.raises(BadOption):
+        store.set_task(new.code, new.secret, "x" * (store_module.TASK_CHARS + 1))
+    with pytest.raises(BadOption):
+        store.record_training(new.code, new.secret, "x" * (store_module.TRAINING_CHARS + 1))
+    with pytest.raises(WrongSecret):
+        store.set_task(new.code, "not the secret", '{"rule": "copy"}')
+
+
+def test_a_class_from_before_predict_then_train_is_brought_forward_with_no_task_and_its_votes(tmp_path):
+    """Migration 0006 adds the task and its run to a class row: a class started before it has neither, keeps
+    its votes, and can be given a task."""
+    engine = database_at(tmp_path, "0005")
+    with engine.begin() as connection:
+        connection.exec_driver_sql(
+            "INSERT INTO classes (id, code, secret_digest, text, step, round, voting, spread_shown, revealed, "
+            f"created_at, expires_at, changed_at, seats_given) VALUES (1, 'ABCDEF', '{codes.digest('s')}', 'hello', "
+            "3, 1, 1, 0, 0, 0, 1e12, 1e12, 1)")
+        connection.exec_driver_sql("INSERT INTO seats (id, class_id, number, token_digest, nickname, joined_at) "
+                                   f"VALUES (1, 1, 1, '{codes.digest('old-token')}', 'Ann', 0)")
+        connection.exec_driver_sql("INSERT INTO votes (class_id, step, round, seat_id, option, voted_at) "
+                                   "VALUES (1, 3, 1, 1, 'yes', 0)")
+    migrate(engine)
+    old = ClassStore(engine, clock=lambda: 1.0)
+    state = old.snapshot("ABCDEF").state
+    assert (state.task, state.training, state.step, old.counts("ABCDEF", 3, 1)) == (None, None, 3, {"yes": 1})
+    assert old.set_task("ABCDEF", "s", '{"rule": "copy"}').step == store_module.PREDICT_STEP
