@@ -1,25 +1,30 @@
-"""Lesson: ten steps and three optional ones, each with a question the model answers, asked before the reveal."""
+"""Lesson: ten steps and three optional ones, each with a question the model answers, asked before the reveal, on
+the model in use, whatever its task."""
 
 import streamlit as st
 
+from analysis.tasks import WORDS as BUNDLED_WORDS, words as task_words
 from explorer import classes, lesson
 from explorer.callbacks import turn_lesson_step
 from explorer.charts import projector_on
-from explorer.cache import reversal_only
 from explorer.own_models import is_own
 from explorer.pages import TITLES
 from explorer.state import VIEW, model_and_text
 from explorer.text import escape_markdown
 from teaching.sheet import WHY_NO_QUESTION, sheet_html, sheet_markdown
-from teaching.steps import STEPS
+from teaching.steps import STEPS, step_for
 
+ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
+config, task = ckpt.model.config, ckpt.task
+about = ("How a Transformer reverses your text" if task == "reverse" else escape_markdown(   # a rule's spec
+    f"How a Transformer learns to {task_words(task).verb}" + ("" if task in BUNDLED_WORDS else f" ({task})")))
 projector = projector_on()   # a hall's first screen holds the step's controls and its chart, so the intro folds
 if projector:
     title_col, intro = st.columns([1, 3], vertical_alignment="center")
     title_col.title("🎓 Lesson")
-    intro = intro.expander("How a Transformer reverses your text: about this lesson")
+    intro = intro.expander(f"{about}: about this lesson")
 else:
-    st.title("🎓 Lesson: how a Transformer reverses your text")
+    st.title(f"🎓 Lesson: {about[0].lower()}{about[1:]}")
     intro = st.container()
 intro.markdown(
     "Ten steps, from characters to the mechanism, and three optional ones for a longer class, each on the text "
@@ -29,9 +34,6 @@ intro.markdown(
     "has the questions, the model's answers and timings for a 50-minute class."
 )
 
-reversal_only("The lesson")
-ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
-config = ckpt.model.config
 last = len(STEPS)
 held = classes.held_steps(text)   # a class voting on this text: its answers not yet revealed stay off this page
 
@@ -45,7 +47,7 @@ at_end = number == last   # the same button (its key), so the keyboard's focus s
 forward.button("Start again" if at_end else "Next", shortcut="Right", key="lesson_next", on_click=turn_lesson_step,
                args=(lesson.STEP_KEY, last, 1), width="stretch",
                help="Back to step 1 (→ key)" if at_end else "Next step (→ key)")
-step = STEPS[number - 1]
+step = step_for(number, task)   # its words follow the model's task
 
 # In projector mode a step is a slide: its words and question on the left, its numbers on the right, so the
 # chart is on a 1280×720 hall's first screen; elsewhere one column, in reading order.
@@ -87,10 +89,10 @@ else:  # built in this run, from the model this page shows (a download built lat
     views = lesson.all_views(key, text, ask_tables=False)
     questions, before = [v.question for v in views], [v.before for v in views]
     left, right = st.columns(2)
-    left.download_button("Teacher's sheet (Markdown)", sheet_markdown(text, model, questions, TITLES, held, before),
+    left.download_button("Teacher's sheet (Markdown)", sheet_markdown(text, model, questions, TITLES, held, before, task),
                          file_name=f"lesson_{text.replace(' ', '_')}.md", mime="text/markdown", on_click="ignore",
                          width="stretch")
-    right.download_button("Teacher's sheet (printable HTML)", sheet_html(text, model, questions, TITLES, held, before),
+    right.download_button("Teacher's sheet (printable HTML)", sheet_html(text, model, questions, TITLES, held, before, task),
                           file_name=f"lesson_{text.replace(' ', '_')}.html", mime="text/html", on_click="ignore",
                           width="stretch")
     st.caption(escape_markdown(

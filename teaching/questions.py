@@ -16,9 +16,11 @@ import numpy as np
 from analysis.lab import HeadEffect
 from analysis.labels import EOS_LABEL, KIND_SHORT, visible
 from analysis.lesson import SPLIT, ForcedOutcomes, LastLayerSplit, forced_outcome, last_key_shares
-from analysis.offsets import OffsetFit, offset_label
+from analysis.offsets import OffsetFit, offset_keys, offset_label, read_offset
 from analysis.patching import pattern_label
 from analysis.run import Run
+from analysis.tasks import words
+from transformer.data import expected_keys, target
 from transformer.intervention import Head
 
 KINDS_OF_ANSWER = ("choice", "position", "token", "head", "snapshot")
@@ -62,6 +64,16 @@ def _position(i: int, label: str) -> str:
     return f"{i}: {label}"
 
 
+def right_output(task: str) -> str:
+    """The output the task asks for, as a yes/no option names it."""
+    return "the exact reversal" if task == "reverse" else "exactly the right answer"
+
+
+def expected(run: Run) -> str:
+    """What the run's task writes for its text: the answer the model is graded against."""
+    return target(run.text, run.task, run.letters)
+
+
 # --- One builder per step ----------------------------------------------------------------------------
 
 def embedding_question(run: Run) -> Question:
@@ -85,21 +97,25 @@ def embedding_question(run: Run) -> Question:
     )
 
 
-def _still_reverses(text: str, changed: Run, prompt: str, hint: str, why: str) -> Question:
-    """A yes/no question: does the model, so changed, still write the exact reversal?"""
-    options = ("yes, the exact reversal", "no, something else")
-    return Question("choice", prompt, options, frozenset({options[changed.output != text[::-1]]}), hint,
-                    f"{why} it writes '{changed.output}'.")
+def _still_right(changed: Run, prompt: str, hint: str, why: str) -> Question:
+    """A yes/no question: does the model, so changed, still write what its task asks for?"""
+    answer = expected(changed)
+    options = (f"yes, {right_output(changed.task)}", "no, something else")
+    said = "" if changed.task == "reverse" else f" (the right answer is '{answer}')"
+    return Question("choice", prompt, options, frozenset({options[changed.output != answer]}), hint,
+                    f"{why} it writes '{changed.output}'{said}.")
 
 
 def positions_question(text: str, normal: Run, shuffled: Run) -> Question:
-    """Shuffle the source's positional codes: does the model still reverse the text?"""
+    """Shuffle the source's positional codes: does the model still write the task's answer?"""
     moved = int((np.abs(shuffled.trace["src_positions.rows"] - normal.trace["src_positions.rows"]).max(-1) > 0).sum())
-    return _still_reverses(
-        text, shuffled,
+    where = ("which character came last" if normal.task == "reverse" else
+             "where each character stands, which the rule needs unless it ignores order")
+    return _still_right(
+        shuffled,
         "Shuffle the positional codes of the source: the same codes, handed out in a random order. Will the model "
-        "still write the exact reversal?",
-        "Did the shuffle move any code here? Where it did, how could the model tell which character came last?",
+        f"still write {right_output(normal.task)}?",
+        f"Did the shuffle move any code here? Where it did, how could the model tell {where}?",
         f"The shuffle moved {moved} of the {len(text)} codes; with them shuffled")
 
 
@@ -138,7 +154,7 @@ def _last_character_clue(run: Run, layer: int, head: int) -> str:
     spread = f"between {shares.min():.2f} and {shares.max():.2f}" if n > 1 else f"{shares.max():.2f}"
     said = (f"Look also at the last column: this head gives the last character '{run.source[-1]}' {spread} of "
             f"each row's weight, and {on_last} of the {n} rows give it their largest weight.")
-    if 1 < n <= SHORT and on_last == n:   # longer texts: this head does not (tests/unit/test_teaching.py)
+    if run.task == "reverse" and 1 < n <= SHORT and on_last == n:   # measured on the reverser only (test_teaching)
         said += (" One reading, for step 10, on short texts like this one (every row picks the last character on "
                  "nearly every text of up to 5 characters, on most of 6, on few longer): the encoder marks where "
                  "the text ends, which reversing needs in order to start. On longer texts this head's rows do not "
@@ -154,8 +170,9 @@ def mask_question(run: Run, layer: int, head: int, step: int) -> Question:
     answer = options[0] if later == 0 else options[1] if later < 0.01 else options[2]
     return Question(
         "choice",
-        f"Decoder self-attention, layer {layer}, head {head}, in the pass that reads your text's whole reversal "
-        f"at once: position {step} has read {' '.join(run.decoder_in[:step + 1])}. How much weight does it give "
+        f"Decoder self-attention, layer {layer}, head {head}, in the pass that reads "
+        + ("your text's whole reversal" if run.task == "reverse" else "the whole right answer")
+        + f" at once: position {step} has read {' '.join(run.decoder_in[:step + 1])}. How much weight does it give "
         f"{_after(run.decoder_in[step + 1:])}?",
         options, frozenset({answer}),
         "Look at the mask above: which cells of row " + str(step) + " are hidden, and what does a hidden score "
@@ -184,56 +201,71 @@ def decode_question(run: Run, step: int) -> Question:
         "token",
         f"Step {step}: the decoder has read {' '.join(run.decoder_in[:step + 1])}. What will it write?",
         options, frozenset({run.decoder_out[step]}),
-        "Reversing: step 0 writes the last character, step 1 the one before it, and so on; the end symbol "
-        f"{EOS_LABEL} comes after all of them.",
+        ("Reversing: step 0 writes the last character, step 1 the one before it, and so on" if run.task == "reverse"
+         else f"The rule {run.task}: {words(run.task).rule}") + f"; the end symbol {EOS_LABEL} comes after all of them.",
         f"It writes '{run.decoder_out[step]}' with probability {probability:.3f}.",
     )
+
+
+def _at(keys: set[int]) -> str:
+    """Source positions as a sentence names them: 'position 3', 'positions 3 or 5' (equal letters)."""
+    ordered = sorted(keys)
+    return f"position {ordered[0]}" if len(ordered) == 1 else "positions " + " or ".join(map(str, ordered))
 
 
 def cross_question(run: Run, layer: int, head: int, step: int, fit: OffsetFit, last_layer: int) -> Question:
     """Which source position does a layer-0 cross head read most at step `step`? `fit`: that head's offsets on
     this run (analysis.offsets.run_offsets), the evidence the prompt gives. The hint follows what the head does
-    here: where the character just read came from, where the one to write stands, or neither."""
+    here: where the character just read came from, where the one to write comes from, or neither. The keys are
+    the task's (transformer.data.expected_keys): for reversal n − i and n − 1 − i."""
     row = run.trace["cross", layer][head, step]                              # (S,)
     options = tuple(_position(i, label) for i, label in enumerate(run.source))
     best = float(row.max())
     top = int(row.argmax())
     n = len(run.source)
-    just_read, to_write = n - step, n - 1 - step        # reversal: step i reads what step i − 1 copied from n − i
+    keys = expected_keys(run.text, run.task, run.letters)                  # per output step, the keys it copies
+    to_write = keys[step] if step < len(keys) else set()
+    just_read = keys[step - 1] if 0 < step <= len(keys) else set()        # what step i − 1 copied
+    reversing = run.task == "reverse"
+    read_at = f"n − i = {n - step}" if reversing else _at(just_read) if just_read else ""
+    write_at = f"n − 1 − i = {n - 1 - step}" if reversing else _at(to_write) if to_write else "no position"
     read = run.decoder_in[step]
-    if step > 0 and top == just_read:
+    if step > 0 and top in just_read:
         hint = (f"Step {step} has just read '{read}'. Where in your text did that character come from? Repeated "
                 "letters: the position matters, not the letter.")
-    elif top == to_write:
+    elif top in to_write:
         hint = (f"Step {step} is about to write '{run.decoder_out[step]}'. Where in your text is the character it "
                 "should copy? Repeated letters: the position matters, not the letter.")
     else:
         hint = (f"This head looks neither where the character step {step} has just read came from nor where the "
                 "one it writes stands: look at the positions near those two.")
     last = run.trace["cross", last_layer][:, step].argmax(-1)                 # (H,) each last-layer head's top key
-    left, on_read = int((last == to_write).sum()), int((last == just_read).sum())
-    found = step > 0 and top == just_read
+    left, on_read = sum(int(k) in to_write for k in last), sum(int(k) in just_read for k in last)
+    found = step > 0 and top in just_read
+    came = f" (n − i = {n} − {step})" if reversing else f" (under {run.task}, step {step - 1} copied from there)"
     why = (f"Its largest weight, {best:.2f}, falls on source position {top}"
-           + (f", where the character it has just read, '{read}', came from (n − i = {n} − {step})"
-              if found else "")
+           + (f", where the character it has just read, '{read}', came from{came}" if found else "")
            + ". At the same step the last layer's heads put theirs on positions "
            + ", ".join(str(int(k)) for k in last)
-           + f": {left} of {len(last)} on n − 1 − i = {to_write}, the character it writes"
-           + (", one to the left" if found and left > len(last) / 2 else ""))
+           + f": {left} of {len(last)} on {write_at}, "
+           + ("the character it writes" if reversing else "where the character it writes comes from")
+           + (", one to the left" if reversing and found and left > len(last) / 2 else ""))
     if step > 0 and on_read:
-        why += f"; {on_read} on n − i = {just_read}" + (
-            f", which holds the same letter '{run.source[to_write]}'"
-            if run.source[just_read] == run.source[to_write] else "")
+        same = {run.source[k] for k in just_read} & {run.source[k] for k in to_write}
+        why += f"; {on_read} on {read_at}" + (f", which holds the same letter '{min(same)}'" if same else "")
     why += "."
     if left <= len(last) / 2:
-        right = run.decoder_out[step] == run.source[to_write]
-        why += (f" Here only {left} of the {len(last)} last-layer heads look at n − 1 − i, and the model "
+        right = step < len(expected(run)) and run.decoder_out[step] == expected(run)[step]
+        looks = "n − 1 − i" if reversing else "the key the task copies from"
+        why += (f" Here only {left} of the {len(last)} last-layer heads look at {looks}, and the model "
                 f"{'still ' if right else ''}writes '{run.decoder_out[step]}': the reading above holds for this step "
                 "only in part.")
     label = offset_label("cross", run.task, fit.best_offset)
-    outside = sum(not 0 <= n - 1 - i + fit.best_offset < n for i in range(n))   # steps where that key is off the text
-    room = (f" (at {outside} of its {n} steps {label} lies outside your text, so {(n - outside) / n:.0%} is the most "
-            "it could score)" if outside else "")
+    on_text = offset_keys("cross", len(keys), run.text, run.task, fit.best_offset, run.letters).any(-1)   # (T,)
+    outside = int((~on_text).sum())                            # steps where that key is off the text
+    steps = len(keys)
+    room = (f" (at {outside} of its {steps} steps {label} lies outside your text, so {(steps - outside) / steps:.0%} "
+            "is the most it could score)" if outside else "")
     return Question(
         "position",
         f"Cross-attention, layer {layer}, head {head}: on your text its largest weight lands on "
@@ -246,29 +278,36 @@ def cross_question(run: Run, layer: int, head: int, step: int, fit: OffsetFit, l
 
 
 def snapshot_question(text: str, outputs: list[tuple[int, str]],
-                      on_pattern: dict[int, float] | None = None) -> Question:
-    """At which training snapshot does the model first reverse the text? `outputs`: (step, output), in order;
-    `on_pattern`: per snapshot step, the share of held-out output steps whose last-layer best head is on the
-    anti-diagonal (the Training page's figure), so the reveal can set the output against the attention."""
+                      on_pattern: dict[int, float] | None = None, task: str = "reverse",
+                      answer: str | None = None) -> Question:
+    """At which training snapshot does the model first write the task's answer (`answer`; the reversal by
+    default)? `outputs`: (step, output), in order; `on_pattern`: per snapshot step, the share of held-out output
+    steps whose last-layer best head is on the task's pattern (the Training page's figure), so the reveal can
+    set the output against the attention."""
+    answer = text[::-1] if answer is None else answer
+    pattern = words(task).pattern
+    done = "reversed" if task == "reverse" else "right"
     options = (*(f"step {s:,}" for s, _ in outputs), "never")
-    index = next((i for i, (_, out) in enumerate(outputs) if out == text[::-1]), len(outputs))
-    earlier = {o: "Later: at that point it does not yet write your text reversed." for o in options[:index]}
-    later = {o: "Earlier: by then it had already reversed your text." for o in options[index + 1:]}
+    index = next((i for i, (_, out) in enumerate(outputs) if out == answer), len(outputs))
+    earlier = {o: f"Later: at that point it does not yet write your text {done}." for o in options[:index]}
+    later = {o: ("Earlier: by then it had already reversed your text." if task == "reverse" else
+                 "Earlier: by then it already wrote the right answer.") for o in options[index + 1:]}
     why = "Its output at each snapshot: " + ", ".join(f"step {s:,}: '{out}'" if out else f"step {s:,}: (nothing)"
                                                       for s, out in outputs) + "."
     if on_pattern and index < len(outputs):
         first, last = outputs[index][0], outputs[-1][0]
         share, final = on_pattern[first], on_pattern[last]
         when = f"step {first:,}" + (", the last snapshot" if last == first else "")
-        why += (f" When it first writes your text reversed ({when}), {share:.1%} of held-out output steps have the "
-                "last layer's best head on the anti-diagonal" + (f"; at step {last:,}, {final:.1%}." if last != first
-                                                                 else "."))
-        if share < 0.5:                                    # most held-out steps still off the anti-diagonal
-            why += (" So the output is right while most steps are still off the anti-diagonal: the output can be "
+        why += (f" When it first writes your text {done} ({when}), {share:.1%} of held-out output steps have the "
+                f"last layer's best head on {pattern}" + (f"; at step {last:,}, {final:.1%}." if last != first
+                                                            else "."))
+        if share < 0.5:                                    # most held-out steps still off the pattern
+            why += (f" So the output is right while most steps are still off {pattern}: the output can be "
                     "right before the attention looks clean.")
+    first_right = "first reverse" if task == "reverse" else "first write the right answer for"
     return Question(
         "snapshot",
-        f"The model was saved at {len(outputs)} points of its training. At which one does it first reverse "
+        f"The model was saved at {len(outputs)} points of its training. At which one does it {first_right} "
         f"'{text}' exactly?",
         options, frozenset({options[index]}),
         "Think of how much training a model of this size needs before every character lands in its place"
@@ -278,32 +317,43 @@ def snapshot_question(text: str, outputs: list[tuple[int, str]],
     )
 
 
-FORCED_OPTIONS = {"restart": "'{t}', then the whole reversal (it starts again)",
-                  "carry on": "'{t}', then the reversal without its first character (as if '{t}' were it)",
+FORCED_OPTIONS = {"restart": "'{t}', then the whole {out} (it starts again)",
+                  "carry on": "'{t}', then the {out} without its first character (as if '{t}' were it)",
                   "other": "something else"}
+
+
+def answer_noun(task: str) -> str:
+    """What the task writes, as 'the whole …' names it."""
+    return "reversal" if task == "reverse" else "right answer"
+
+
+def forced_options(token: str, task: str) -> dict[str, str]:
+    """FORCED_OPTIONS for one forced token under one task."""
+    return {o: label.format(t=token, out=answer_noun(task)) for o, label in FORCED_OPTIONS.items()}
 
 
 def forcing_question(text: str, forced: Run, token: str, outcomes: ForcedOutcomes | None) -> Question:
     """Force a wrong first character: what does the model write after it? `outcomes`: what held-out words did
     under the same forcing (None: not computed), the evidence the screen shows first."""
-    options = tuple(o.format(t=token) for o in FORCED_OPTIONS.values())
-    named = dict(zip(FORCED_OPTIONS, options))
-    outcome = forced_outcome(forced.output, text[::-1], token)
+    named = forced_options(token, forced.task)
+    options = tuple(named.values())
+    out = answer_noun(forced.task)
+    outcome = forced_outcome(forced.output, expected(forced), token)
     if outcomes is None:
         hint, hints, tally = (f"Step 1 reads ⟨s⟩ and '{token}'; the source is unchanged. Compare with what the "
                               "model writes on its own."), {}, ""
     else:
         counts = outcomes.counts
         tally = (f" On {outcomes.words} held-out words with '{token}' forced first: " + ", ".join(
-            f"{counts[o]} {_did(o, token)}" for o in FORCED_OPTIONS) + ".")
+            f"{counts[o]} {_did(o, token, out)}" for o in FORCED_OPTIONS) + ".")
         hint = ("Look at what the held-out words did with the same token forced in, then at your own text: its "
-                "reversal, and the letters in it.")
+                f"{out}, and the letters in it.")
         common = outcomes.commonest
         hints = {} if common == outcome else {named[common]: (
             f"That is what most held-out words do ({counts[common]} of {outcomes.words}), but not every word does "
             "it, and yours is one of the others.")}
-    said = {"restart": "it writes the forced token and then the whole reversal, as if nothing had happened",
-            "carry on": f"it takes '{token}' for the reversal's first character and carries on from the second",
+    said = {"restart": f"it writes the forced token and then the whole {out}, as if nothing had happened",
+            "carry on": f"it takes '{token}' for the {out}'s first character and carries on from the second",
             "other": "it does neither"}[outcome]
     why = f"With '{token}' forced, the whole output is '{forced.output}': {said}.{tally}"
     if outcomes is not None and outcomes.counts["restart"] > outcomes.words / 2:
@@ -318,9 +368,9 @@ def forcing_question(text: str, forced: Run, token: str, outcomes: ForcedOutcome
     )
 
 
-def _did(outcome: str, token: str) -> str:
-    return {"restart": f"wrote '{token}' and then the whole reversal",
-            "carry on": "wrote the reversal without its first character", "other": "wrote something else"}[outcome]
+def _did(outcome: str, token: str, out: str) -> str:
+    return {"restart": f"wrote '{token}' and then the whole {out}",
+            "carry on": f"wrote the {out} without its first character", "other": "wrote something else"}[outcome]
 
 
 def ablation_question(effects: list[HeadEffect], sample_size: int, fits: list[OffsetFit] | None = None,
@@ -353,7 +403,14 @@ def ablation_question(effects: list[HeadEffect], sample_size: int, fits: list[Of
     )
 
 
-SUFFICIENCY_PATTERNS = ("task+1", "task", "uniform")   # analysis.patching: n − i, n − 1 − i and 1/n, for reverse
+def read_pattern(task: str) -> str:
+    """The analysis.patching pattern on the key of the character the step has just read (n − i for reverse)."""
+    return "task+1" if read_offset(task) == 1 else "task-1"
+
+
+def sufficiency_patterns(task: str) -> tuple[str, ...]:
+    """Step 12's three patterns: the key just read, the task's own key, and 1/n on every character."""
+    return (read_pattern(task), "task", "uniform")
 PATTERN_WORDS = {"reverse": {"task+1": "n − i: where the character just read came from",
                              "task": "n − 1 − i: where the character to write stands (the mirror)",
                              "uniform": "uniform: 1/n on every character"}}
@@ -374,16 +431,17 @@ def sufficiency_question(head: Head, within: dict[str, float], own: float, drop:
     `within`: each pattern's exact match (analysis.patching); `own`: the model's own; `drop`: what switching
     the head off costs (step 9); `composition`: the last layer's share on the mirror with the head on and off;
     `own_pattern`: the pattern on the offset where the head's own largest weight lands most often (or None)."""
-    options = tuple(pattern_words(p, task) for p in SUFFICIENCY_PATTERNS)
+    patterns = sufficiency_patterns(task)
+    options = tuple(pattern_words(p, task) for p in patterns)
     best = max(within.values())
-    answers = frozenset(pattern_words(p, task) for p in SUFFICIENCY_PATTERNS if within[p] >= best - 0.005)
+    answers = frozenset(pattern_words(p, task) for p in patterns if within[p] >= best - 0.005)
     name = head_name(head)
-    kept = ", ".join(f"{pattern_words(p, task).split(':')[0]} {within[p]:.1%}" for p in SUFFICIENCY_PATTERNS)
-    top = max(SUFFICIENCY_PATTERNS, key=lambda p: within[p])
+    kept = ", ".join(f"{pattern_words(p, task).split(': ')[0]} {within[p]:.1%}" for p in patterns)
+    top = max(patterns, key=lambda p: within[p])
     why = (f"With each pattern in place of {name} on the {sample_size} held-out words, the exact match is: {kept} "
            f"(its own weights: {own:.1%}). Switched off, it costs {drop:.1%} (step 9): the model needs it. ")
     enough = within[top] >= own - ENOUGH
-    short = pattern_words(top, task).split(":")[0]
+    short = pattern_words(top, task).split(": ")[0]
     why += ((f"With {short} in its place the model keeps its exact match: that pattern is enough"
              + (", and it is where the head's own largest weight lands. " if top == own_pattern else ". "))
             if enough else
@@ -391,11 +449,13 @@ def sufficiency_question(head: Head, within: dict[str, float], own: float, drop:
             "the head does more than any one of these patterns. ")
     if composition is not None:
         on, off = composition
-        why += (f"The last layer's heads land on the mirror n − 1 − i in {on:.0%} of steps with {name} working "
-                f"and {off:.0%} with it off (How it reverses)")
-        if on - off >= BUILT_ON and enough and drop >= NEEDED and top == own_pattern:
+        where = ("on the mirror n − 1 − i" if task == "reverse" else "on the key the task copies from")
+        why += (f"The last layer's heads land {where} in {on:.0%} of steps with {name} working "
+                f"and {off:.0%} with it off" + (" (How it reverses)" if task == "reverse" else ""))
+        if on - off >= BUILT_ON and enough and drop >= NEEDED and top == own_pattern == read_pattern(task):
             why += (": needed, enough, and built on. One reading is a two-step circuit: this head finds where the "
-                    "character just read came from, and the last layer steps one to the left.")
+                    "character just read came from, and the last layer "
+                    + ("steps one to the left." if task == "reverse" else "goes from there to the key it copies."))
         else:
             why += "."
     return Question(
@@ -411,14 +471,17 @@ def sufficiency_question(head: Head, within: dict[str, float], own: float, drop:
 
 
 def encoder_off_question(text: str, ablated: Run) -> Question:
-    """Switch off every encoder head: does the model still reverse the text?"""
-    return _still_reverses(
-        text, ablated,
+    """Switch off every encoder head: does the model still write the task's answer?"""
+    reversing = ablated.task == "reverse"
+    return _still_right(
+        ablated,
         "Switch off every encoder self-attention head (the encoder still sees each character and its position). "
-        "Will the model still reverse your text?",
+        + ("Will the model still reverse your text?" if reversing else
+           f"Will the model still write {right_output(ablated.task)} for your text?"),
         "With these heads off, no source position sees any other: each character's vector knows only itself and "
-        "its position, though cross-attention still sees all of them. Can this model find where your text ends "
-        "that way?",
+        "its position, though cross-attention still sees all of them. "
+        + ("Can this model find where your text ends that way?" if reversing else
+           f"Does {ablated.task} need more than that: the length, or what the other characters are?"),
         "With every encoder head off")
 
 

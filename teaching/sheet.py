@@ -12,7 +12,7 @@ import numpy as np
 from .class_mode import HELD_BACK
 from .questions import Question
 from .step_views import Chart, Display, Metric, Note, Side, Strip, Table, Written
-from .steps import INTRODUCTION_MINUTES, QUIZ_MINUTES, STEPS, WRAP_UP_MINUTES
+from .steps import INTRODUCTION_MINUTES, QUIZ_MINUTES, STEPS, WRAP_UP_MINUTES, step_for
 
 ON_SCREEN = "On screen before the vote"   # the numbers a step's prompt and hint point at ("the table above"…)
 
@@ -22,7 +22,8 @@ WHY_NO_QUESTION = {  # the steps whose question a model can lack, and why
     12: "for a model of your own, the tables of heads switched off, the cross heads' offsets and the patterns "
         "put in a head's place are computed on request: once computed on the Lesson's step 12, the sheet includes "
         "this step",
-    13: "it is asked at step 6's output step, which needs a text of at least 3 characters (a key beside n − i), "
+    13: "it is asked of the reversal model only, whose two keys n − 1 − i and n − i it compares; there, it is "
+        "asked at step 6's output step, which needs a text of at least 3 characters (a key beside n − i), "
         "and for a model of your own the last layer's weights on the held-out words are computed on request: "
         "once computed on the Lesson's step 13, the sheet includes this step",
     9: "for a model of your own, the table of heads switched off and the cross heads' offsets are computed on "
@@ -30,17 +31,19 @@ WHY_NO_QUESTION = {  # the steps whose question a model can lack, and why
 }
 
 
-def _schedule() -> list[tuple[int, int, str]]:
+def _schedule(task: str = "reverse") -> list[tuple[int, int, str]]:
     """(start minute, end minute, what) for a 50-minute class."""
-    rows, t = [(0, INTRODUCTION_MINUTES, "Introduction: type the class's text in the sidebar, read the reversal")], \
+    output = "the reversal" if task == "reverse" else "the model's answer"
+    rows, t = [(0, INTRODUCTION_MINUTES, f"Introduction: type the class's text in the sidebar, read {output}")], \
         INTRODUCTION_MINUTES
-    for step in STEPS:
+    steps = [step_for(s.number, task) for s in STEPS]
+    for step in steps:
         if not step.optional:
             rows.append((t, t + step.minutes, f"Step {step.number}: {step.title}"))
             t += step.minutes
     rows.append((t, t + WRAP_UP_MINUTES, "Wrap-up: what surprised the class; the Glossary page"))
     t += WRAP_UP_MINUTES
-    for step in STEPS:
+    for step in steps:
         if step.optional:   # past the 50 minutes
             rows.append((t, t + step.minutes, f"Optional, for a longer class: step {step.number}: {step.title}"))
             t += step.minutes
@@ -147,17 +150,19 @@ def _on_screen_html(displays: Sequence[Display]) -> str:
 
 
 def sheet_markdown(text: str, model: str, questions: list[Question | None], titles: Mapping[str, str],
-                   held: frozenset[int] = frozenset(), before: Sequence[Sequence[Display]] | None = None) -> str:
+                   held: frozenset[int] = frozenset(), before: Sequence[Sequence[Display]] | None = None,
+                   task: str = "reverse") -> str:
     """titles: each page id's title (explorer.pages), as the sidebar names the page a step sends the class to;
     held: the steps whose answer a class voting on this text has not seen yet, asked without it; before: each
-    step's displays shown before the vote (StepView.before), which the prompts and hints point at."""
+    step's displays shown before the vote (StepView.before), which the prompts and hints point at; task: the
+    model's, whose words the steps take (teaching.steps.step_for)."""
     lines = [f"# Attention explorer: a 50-minute lesson on '{text}'", "",
              f"Model: {model}. Every expected answer below was read from this model on this text; another text or "
              "model can give other answers (open the app's Lesson page to see them).", "", class_mode(titles), "",
              "## Timing", "",
              "| minutes | what |", "|---|---|"]
-    lines += [f"| {a}–{b} | {what} |" for a, b, what in _schedule()]
-    for step, question in zip(STEPS, questions):
+    lines += [f"| {a}–{b} | {what} |" for a, b, what in _schedule(task)]
+    for step, question in zip((step_for(s.number, task) for s in STEPS), questions):
         lines += ["", f"## Step {step.number} · {step.title} ({_minutes(step)})", "",
                   f"**Goal.** {step.goal}", "", f"**Look for.** {step.look_for} (page: {titles[step.page]})", ""]
         if question is None:
@@ -178,15 +183,16 @@ def sheet_markdown(text: str, model: str, questions: list[Question | None], titl
 
 
 def sheet_html(text: str, model: str, questions: list[Question | None], titles: Mapping[str, str],
-               held: frozenset[int] = frozenset(), before: Sequence[Sequence[Display]] | None = None) -> str:
+               held: frozenset[int] = frozenset(), before: Sequence[Sequence[Display]] | None = None,
+               task: str = "reverse") -> str:
     """The same as sheet_markdown, as a page to print."""
     e = html.escape
     parts = [f"<h1>Attention explorer: a 50-minute lesson on ‘{e(text)}’</h1>",
              f"<p>Model: {e(model)}. Every expected answer below was read from this model on this text; another "
              f"text or model can give other answers.</p><p>{e(class_mode(titles))}</p>", "<h2>Timing</h2><table><tr><th>minutes</th><th>what</th>"
-             "</tr>" + "".join(f"<tr><td>{a}–{b}</td><td>{e(what)}</td></tr>" for a, b, what in _schedule())
+             "</tr>" + "".join(f"<tr><td>{a}–{b}</td><td>{e(what)}</td></tr>" for a, b, what in _schedule(task))
              + "</table>"]
-    for step, question in zip(STEPS, questions):
+    for step, question in zip((step_for(s.number, task) for s in STEPS), questions):
         parts.append(f'<section><h2>Step {step.number} · {e(step.title)} <small>({_minutes(step)})</small></h2>'
                      f"<p><b>Goal.</b> {e(step.goal)}</p><p><b>Look for.</b> {e(step.look_for)} "
                      f"(page: {e(titles[step.page])})</p>")

@@ -18,19 +18,21 @@ from analysis.attribution import QUICK_COUNT, VARIES, Lenses, agreement, varies
 from analysis.lab import HeadEffect
 from analysis.labels import attention_axes, token_label, visible
 from analysis.lesson import ForcedOutcomes, LastLayerSplit, RepeatPair, input_vectors, repeat_pair
-from analysis.offsets import OffsetFit, offset_label, run_offsets
+from analysis.offsets import OffsetFit, offset_label, read_offset, run_offsets
+from analysis.tasks import words
 from analysis.patching import PatchScore
 from analysis.run import Run
 from transformer.config import ModelConfig
+from transformer.data import target
 from transformer.intervention import Head, every_head
 from transformer.vocab import Vocab
 
 from . import questions as q
-from .questions import FORCED_OPTIONS, Question
-from .steps import STEPS, Step
+from .questions import FORCED_OPTIONS, Question, answer_noun, expected, forced_options
+from .steps import STEPS, Step, step_for
 
-FORCED = ("z", "q")   # the token forced in step 8: 'z', or 'q' when the reversal starts with 'z'
-ON_PATTERN = "held-out steps on the anti-diagonal"
+FORCED = ("z", "q")   # the token forced in step 8: 'z', or 'q' when the answer starts with 'z' (else from the end
+                      # of the model's own alphabet)
 
 
 class LessonSource(Protocol):
@@ -120,6 +122,11 @@ class StepView:
 
 # --- Steps in teaching order ------------------------------------------------------------------------------
 
+def _step(number: int, source: LessonSource) -> Step:
+    """Step `number` as the lesson words it for the model's task."""
+    return step_for(number, source.task)
+
+
 def _embeddings(source: LessonSource) -> StepView:
     run, text = source.run(), source.text
     vectors = input_vectors(run)
@@ -129,7 +136,7 @@ def _embeddings(source: LessonSource) -> StepView:
     norms = Chart("norms_bars", {"labels": run.source, "embedding": vectors.embedding_norm,
                                  "raw_embedding": vectors.raw_embedding_norm, "position": vectors.position_norm,
                                  "title": "Length of each embedding beside its positional code"}, "lesson_norms")
-    return StepView(STEPS[0], q.embedding_question(run), (table,), (norms,))
+    return StepView(_step(1, source), q.embedding_question(run), (table,), (norms,))
 
 
 def _positions(source: LessonSource) -> StepView:
@@ -139,7 +146,7 @@ def _positions(source: LessonSource) -> StepView:
                                     "row_labels": run.source, "row_title": "source position"}, "lesson_codes")
     outputs = Side(Metric("With its positions", visible(run.output)),
                    Metric("With the source's codes shuffled", visible(shuffled.output) or "(nothing)"))
-    return StepView(STEPS[1], q.positions_question(source.text, run, shuffled), (codes,), (outputs,))
+    return StepView(_step(2, source), q.positions_question(source.text, run, shuffled), (codes,), (outputs,))
 
 
 def _one_head(source: LessonSource) -> StepView:
@@ -157,7 +164,7 @@ def _one_head(source: LessonSource) -> StepView:
                                               "key_labels": run.source, "d_k": run.d_k,
                                               "title": "Row 0 with the division by √d_k (as trained) and without"},
                        "lesson_scaling")
-    return StepView(STEPS[2], q.scaling_question(run, 0, 0, 0), (head, row), (comparison,))
+    return StepView(_step(3, source), q.scaling_question(run, 0, 0, 0), (head, row), (comparison,))
 
 
 def _mask_step(text: str) -> int:
@@ -173,7 +180,7 @@ def _masks(source: LessonSource) -> StepView:
                                           "query_labels": taught.decoder_in, "key_labels": taught.decoder_in,
                                           "title": f"Decoder self-attention, layer 0, head 0 (row {t} outlined)",
                                           "highlight_row": t}, "lesson_self")
-    return StepView(STEPS[3], q.mask_question(taught, 0, 0, t), (mask,), (weights,))
+    return StepView(_step(4, source), q.mask_question(taught, 0, 0, t), (mask,), (weights,))
 
 
 def _decode_step(run: Run) -> int:
@@ -186,7 +193,7 @@ def _decoder(source: LessonSource) -> StepView:
     labels = [token_label(source.vocab, i) for i in range(source.vocab.size)]
     bars = Chart("bars_spec", {"probs": run.probs[t], "labels": labels, "top_k": 8, "chosen": run.chosen_ids[t],
                                "title": f"Next-token probabilities at step {t}"}, "lesson_probs")
-    return StepView(STEPS[4], q.decode_question(run, t),
+    return StepView(_step(5, source), q.decode_question(run, t),
                     (Metric(f"The decoder's input at step {t}", " ".join(run.decoder_in[:t + 1])),), (bars,))
 
 
@@ -214,44 +221,53 @@ def _cross_attention(source: LessonSource) -> StepView:
                                        "query_title": row_title, "key_title": col_title, "highlight_row": t},
                  "lesson_cross")
     question = q.cross_question(run, 0, fit.head, t, fit, source.config.n_decoder_layers - 1)
-    return StepView(STEPS[5], question, (characters, read), (head,))
+    return StepView(_step(6, source), question, (characters, read), (head,))
 
 
 def _training(source: LessonSource) -> StepView:
     index = source.snapshots()
     if not index:
-        return StepView(STEPS[6], None, ())
+        return StepView(_step(7, source), None, ())
     outputs = [(s["step"], source.snapshot_output(s["step"])) for s in index]
     alignment = [s["alignment"] for s in index]
-    shares = Table({"training step": [s for s, _ in outputs], ON_PATTERN: alignment}, percent=(ON_PATTERN,),
+    pattern = words(source.task).pattern
+    on_pattern = f"held-out steps on {pattern}"
+    answer = target(source.text, source.task, source.vocab.letters)
+    shares = Table({"training step": [s for s, _ in outputs], on_pattern: alignment}, percent=(on_pattern,),
                    caption="Each snapshot's share of held-out output steps whose best last-layer cross head puts "
-                           "its largest weight on the anti-diagonal (the Training page's figure).")
+                           f"its largest weight on {pattern} (the Training page's figure).")
+    right = "the reversal?" if source.task == "reverse" else "right?"
     written = Table({"training step": [s for s, _ in outputs], "it writes": [visible(o) or "(nothing)" for _, o in outputs],
-                     "the reversal?": [o == source.text[::-1] for _, o in outputs], ON_PATTERN: alignment},
-                    percent=(ON_PATTERN,))
-    question = q.snapshot_question(source.text, outputs, {s["step"]: s["alignment"] for s in index})
-    return StepView(STEPS[6], question, (shares,), (written,))
+                     right: [o == answer for _, o in outputs], on_pattern: alignment},
+                    percent=(on_pattern,))
+    question = q.snapshot_question(source.text, outputs, {s["step"]: s["alignment"] for s in index}, source.task,
+                                   answer)
+    return StepView(_step(7, source), question, (shares,), (written,))
 
 
-def forced_token(text: str) -> str:
-    return FORCED[1] if text[::-1].startswith(FORCED[0]) else FORCED[0]
+def forced_token(answer: str, letters: str = "abcdefghijklmnopqrstuvwxyz") -> str:
+    """Step 8's wrong first character: 'z' (or 'q') where the model's alphabet has it, else one from the end of
+    its alphabet; never the answer's own first character."""
+    choices = [c for c in FORCED if c in letters] or list(reversed(letters))[:2]
+    return next((c for c in choices if not answer.startswith(c)), choices[-1])
 
 
 def _forcing(source: LessonSource, ask: bool) -> StepView:
     run, text = source.run(), source.text
-    token = forced_token(text)
+    token = forced_token(expected(run), source.vocab.letters)
     forced = source.run(forced=((0, source.vocab.encode(token, 1)[0]),))
     outcomes = source.forced_table(token, ask)
     question = q.forcing_question(text, forced, token, outcomes)
     before: list[Display] = [Written("What the model writes on its own", run.output)]
     if outcomes is not None:
+        labels = forced_options(token, source.task)
         before.append(Table({"held-out words": [outcomes.counts[o] for o in FORCED_OPTIONS],   # in view on a phone
-                             f"after '{token}' forced first": [o.format(t=token) for o in FORCED_OPTIONS.values()]},
+                             f"after '{token}' forced first": list(labels.values())},
                             caption=f"{outcomes.words} of the {source.sample_size} held-out words, each decoded with "
-                                    f"'{token}' forced as its first character (words whose reversal starts with "
-                                    f"'{token}' left out)."))
+                                    f"'{token}' forced as its first character (words whose "
+                                    f"{answer_noun(source.task)} starts with '{token}' left out)."))
     after = Side(Written("On its own", run.output), Written(f"With '{token}' forced first", forced.output))
-    return StepView(STEPS[7], question, tuple(before), (after,))
+    return StepView(_step(8, source), question, tuple(before), (after,))
 
 
 def _offsets_columns(fits: list[OffsetFit], task: str) -> dict[str, list]:
@@ -264,16 +280,20 @@ def _offsets_columns(fits: list[OffsetFit], task: str) -> dict[str, list]:
 def _ablation(source: LessonSource, ask: bool) -> StepView:
     offsets = source.cross_offsets(ask)      # the evidence first: an own model asks for it first
     if offsets is None:
-        return StepView(STEPS[8], None, ())
+        return StepView(_step(9, source), None, ())
     fits = [f for f in offsets if f.kind == "cross"]
     where = Table(_offsets_columns(fits, source.task), percent=("share of steps",),
-                  caption=f"On {source.sample_size} held-out words with the correct reversal fed in: where each cross "
-                          "head's largest weight lands most often, as an offset of the mirror n − 1 − i (n − i is one "
-                          "to its right: the source position of the character the step has just read), and the share "
-                          "of steps it lands there.")
+                  caption=f"On {source.sample_size} held-out words with "
+                          + ("the correct reversal" if source.task == "reverse" else "the right answer")
+                          + " fed in: where each cross head's largest weight lands most often, as an offset of "
+                          + ("the mirror n − 1 − i (n − i is one to its right: the source position of the character "
+                             "the step has just read)" if source.task == "reverse" else
+                             "the key the task copies from at step i (offset −1 is the key of step i − 1: where the "
+                             "character the step has just read came from)")
+                          + ", and the share of steps it lands there.")
     table = source.ablation_table(ask)
     if table is None:
-        return StepView(STEPS[8], None, (where,))
+        return StepView(_step(9, source), None, (where,))
     base, effects = table
     drop = {e.head: e.drop for e in effects}
     order = sorted(range(len(fits)), key=lambda i: -drop[fits[i].id])      # the costliest first
@@ -285,7 +305,7 @@ def _ablation(source: LessonSource, ask: bool) -> StepView:
                  caption=f"With every head working: {base:.1%} on the same {source.sample_size} held-out words. Of "
                          f"all {len(effects)} heads, the costliest is {q.head_name(worst.head)} ({worst.drop:.1%} "
                          "lost).")
-    return StepView(STEPS[8], q.ablation_question(effects, source.sample_size, offsets), (where,), (lost,))
+    return StepView(_step(9, source), q.ablation_question(effects, source.sample_size, offsets, source.task), (where,), (lost,))
 
 
 def encoder_heads(config: ModelConfig) -> tuple[tuple[str, int, int], ...]:
@@ -296,7 +316,7 @@ def encoder_heads(config: ModelConfig) -> tuple[tuple[str, int, int], ...]:
 
 def _encoder_off(source: LessonSource) -> StepView:
     run, off = source.run(), source.run(ablated=encoder_heads(source.config))
-    return StepView(STEPS[9], q.encoder_off_question(source.text, off), (),
+    return StepView(_step(10, source), q.encoder_off_question(source.text, off), (),
                     (Side(Metric("Every head working", visible(run.output)),
                           Metric("Every encoder head off", visible(off.output) or "(nothing)")),))
 
@@ -315,7 +335,7 @@ def _which_character(source: LessonSource) -> StepView:
     attention = lenses.attention[-1].mean(0)                                   # (T, S) the last layer, averaged
     t = telling_step(run, attention, lenses.occlusion)
     if t is None:
-        return StepView(STEPS[10], None, ())
+        return StepView(_step(11, source), None, ())
     sources = [f"{i}: {visible(c)}" for i, c in enumerate(run.source)]
     looked = f"attention (layer {len(lenses.attention) - 1}, heads averaged)"
     where = Chart("lens_rows_spec", {"names": [looked], "values": attention[t][None], "sources": sources,
@@ -329,7 +349,7 @@ def _which_character(source: LessonSource) -> StepView:
     order = np.argsort(attention[t])[::-1][:2]                                 # the two largest weights
     largest = Note(f"The largest weights at step {t}: " + ", then ".join(
         f"{attention[t][i]:.2f} on position {i} ('{visible(run.source[i])}')" for i in order) + ".")
-    return StepView(STEPS[10], question, (where, largest), (both,))
+    return StepView(_step(11, source), question, (where, largest), (both,))
 
 
 def _one_head_tested(source: LessonSource, ask: bool) -> StepView:
@@ -337,21 +357,22 @@ def _one_head_tested(source: LessonSource, ask: bool) -> StepView:
     and what the last layer does without it."""
     offsets, table = source.cross_offsets(ask), source.ablation_table(ask)
     if offsets is None or table is None:
-        return StepView(STEPS[11], None, ())
+        return StepView(_step(12, source), None, ())
     _, effects = table
     cross = {f.id: f for f in offsets if f.kind == "cross"}
     worst = max((e for e in effects if e.head in cross), key=lambda e: e.drop)
     head, fit = worst.head, cross[worst.head]
-    scores = {p: source.patch_score(p, head.layer, head.head, ask) for p in q.SUFFICIENCY_PATTERNS}
+    patterns = q.sufficiency_patterns(source.task)
+    scores = {p: source.patch_score(p, head.layer, head.head, ask) for p in patterns}
     own = source.patch_score(None, 0, None, ask)
     if own is None or any(v is None for v in scores.values()):
-        return StepView(STEPS[11], None, ())
+        return StepView(_step(12, source), None, ())
     last = source.config.n_decoder_layers - 1
     composition = None
     if head.layer < last:
         without = source.cross_offsets_without(head, ask)
         if without is None:
-            return StepView(STEPS[11], None, ())
+            return StepView(_step(12, source), None, ())
         on = np.mean([f.shares.get(0, 0.0) for f in offsets if f.kind == "cross" and f.layer == last])
         composition = (float(on), float(np.mean([f.shares.get(0, 0.0) for f in without])))
     label = offset_label("cross", source.task, fit.best_offset)
@@ -359,17 +380,18 @@ def _one_head_tested(source: LessonSource, ask: bool) -> StepView:
                    Metric(f"Steps with its largest weight on {label}", f"{fit.best_share:.0%}")),
               Note(f"On {source.sample_size} held-out words: with every head working, the model gets "
                    f"{own.within:.1%} exactly right."))
-    names = [q.pattern_words(p, source.task) for p in q.SUFFICIENCY_PATTERNS]
+    names = [q.pattern_words(p, source.task) for p in patterns]
     kept = Table({f"in place of {q.head_name(head)}": [*names, "its own weights", "switched off"],
-                  "exact match": [*(scores[p].within for p in q.SUFFICIENCY_PATTERNS), own.within,
+                  "exact match": [*(scores[p].within for p in patterns), own.within,
                                   own.within - worst.drop]},
                  percent=("exact match",),
                  caption=f"Greedy decoding of the {source.sample_size} held-out words, the pattern in place at every "
                          "step (Build a head).")
-    own_pattern = {1: "task+1", 0: "task"}.get(fit.best_offset) if fit.explained else None   # offsets of the task's key
+    own_pattern = ({read_offset(source.task): q.read_pattern(source.task), 0: "task"}.get(fit.best_offset)
+                   if fit.explained else None)   # offsets of the task's key
     question = q.sufficiency_question(head, {p: v.within for p, v in scores.items()}, own.within, worst.drop,
                                       source.sample_size, composition, own_pattern, source.task)
-    return StepView(STEPS[11], question, before, (kept,))
+    return StepView(_step(12, source), question, before, (kept,))
 
 
 def _twin(run: Run, step: int, read_head: int, last_layer: int) -> q.TwinReading:
@@ -410,12 +432,14 @@ def _exception(source: LessonSource, ask: bool) -> StepView:
     """Step 13: the learner's text and its twin with (or without) a repeat beside n − i, at step 6's step (or
     the nearest whose twin the model can read); the last layer's split between n − 1 − i and n − i, and the
     held-out test of what the weight on n − i counts."""
+    if source.task != "reverse":   # its two keys, n − 1 − i and n − i, are the reverser's
+        return StepView(_step(13, source), None, ())
     run = source.run()
     t = _cross_step(source.text, run)
     split = source.split_table(ask)
     pair = _valid_pair(source, t)
     if pair is None or split is None:
-        return StepView(STEPS[12], None, ())
+        return StepView(_step(13, source), None, ())
     t = pair.step
     head = reading_head(run).head
     repeated, single = (_twin(source.other_run(text), t, head, source.config.n_decoder_layers - 1)
@@ -433,7 +457,7 @@ def _exception(source: LessonSource, ask: bool) -> StepView:
                  caption=f"Greedy decoding of the {split.words} held-out words, every last-layer cross head's "
                          "weights set by hand at every step (as Build a head does).")
     question = q.exception_question(t, repeated, single, split, Head("cross", 0, head))
-    return StepView(STEPS[12], question, before, (kept,))
+    return StepView(_step(13, source), question, before, (kept,))
 
 
 BUILDERS: dict[int, Callable[[LessonSource, bool], StepView]] = {

@@ -3,7 +3,7 @@ three optional ones for a longer class."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -96,3 +96,33 @@ STEPS: tuple[Step, ...] = (
 INTRODUCTION_MINUTES, WRAP_UP_MINUTES = 3, 3
 QUIZ_MINUTES = 5   # each of the class's two quizzes: eight items on the students' phones
 assert INTRODUCTION_MINUTES + sum(s.minutes for s in STEPS if not s.optional) + WRAP_UP_MINUTES == 50
+
+
+# The steps whose words are the reverser's, as they read under any other task: the same question, asked of what
+# the rule needs. The other steps read the same under every task.
+OTHER_TASKS = {
+    6: {"goal": "Each output step reads the source through cross-attention, and the rule says where each output "
+                "character comes from. One reading to test: a layer-0 cross head finds where the character the "
+                "step has just read came from, and the last layer looks at the position of the character to "
+                "write."},
+    7: {"goal": "The same model, saved during training: set the step where it first writes your text's answer "
+                "right against how much of its attention is on the task's pattern there; the output need not wait "
+                "for a clean picture.",
+        "look_for": "How much of the attention is on the task's pattern at each snapshot; after you answer, what "
+                    "the model wrote for your text at each one."},
+    10: {"title": "Every encoder head switched off",
+         "goal": "With every encoder self-attention head off, no source position sees any other: each character "
+                 "knows itself and its position, nothing about the length or its neighbours. Whether the rule needs "
+                 "more than that, the model's output says.",
+         "look_for": "What the model writes with every encoder head switched off, beside what it writes with them.",
+         "page": "lab_ablation"},
+    13: {"goal": "A reading of the reversal model's last layer, which puts weight on two keys at once (n − 1 − i "
+                 "and n − i): its question is asked of the bundled reverser only.",
+         "look_for": "Switch the sidebar's Task to Reverse to take this step on the reverser."},
+}
+
+
+def step_for(number: int, task: str) -> Step:
+    """Step `number` as the lesson words it for a model of `task`."""
+    step = STEPS[number - 1]
+    return step if task == "reverse" else replace(step, **OTHER_TASKS.get(number, {}))

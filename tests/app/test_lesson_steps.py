@@ -14,7 +14,7 @@ from analysis.offsets import run_offsets
 from analysis.run import Decoding, make_run
 from explorer.lab_runs import held_out_sample
 from explorer.cache import shared_checkpoint
-from teaching.questions import FORCED_OPTIONS
+from teaching.questions import FORCED_OPTIONS, forced_options
 from transformer.checkpoint import load_snapshot, snapshot_index
 
 from .helpers import next_token_bars, no_exception, open_page, sample_tables
@@ -52,7 +52,7 @@ def expected(ckpt, text: str, step: int) -> str:
     if step == 8:
         token = "q" if text[::-1].startswith("z") else "z"
         forced = make_run(model, vocab, text, Decoding(forced=((0, vocab.encode(token, 1)[0]),)))
-        return FORCED_OPTIONS[forced_outcome(forced.output, text[::-1], token)].format(t=token)
+        return forced_options(token, "reverse")[forced_outcome(forced.output, text[::-1], token)]
     if step == 9:
         effects, fits = sample_tables()
         cross = {f.id for f in fits}

@@ -697,8 +697,11 @@ def test_switching_the_task_switches_every_page(server, page):
         assert page.locator("[data-testid='stException']").count() == 0, path
         assert "task=sort" in page.evaluate("location.href"), path
         expect(sidebar.get_by_text("aaabnn", exact=True)).to_be_visible()
-        if path in ("lesson", "how-it-reverses"):
+        if path == "how-it-reverses":
             expect(page.get_by_text("built on the reversal model", exact=False)).to_be_visible()
+        if path == "lesson":   # the lesson is asked of the sorter itself
+            expect(page.get_by_role("heading", name="Lesson: how a Transformer learns to sort the characters",
+                                    exact=False)).to_be_visible()
         if path == "attention":
             expect(page.get_by_text("falls on the sorted order", exact=False)).to_be_visible()
         if path == "":

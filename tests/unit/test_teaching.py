@@ -118,9 +118,9 @@ def test_each_answer_is_read_from_the_model_in_use(bundled, early, which):
     top = int(greedy.trace["cross", 0][reading_fit(greedy).head, 3].argmax())
     assert got["cross"].answer == f"{top}: {greedy.source[top]}"
     forced = r["forced"].output
-    assert got["forcing"].answer == q.FORCED_OPTIONS[
+    assert got["forcing"].answer == q.forced_options("z", "reverse")[
         "restart" if forced == "z" + TEXT[::-1] else "carry on" if forced == "z" + TEXT[::-1][1:] else "other"
-    ].format(t="z")
+    ]
     assert got["encoder_off"].answer.startswith("yes" if r["encoder_off"].output == TEXT[::-1] else "no")
     assert got["positions"].answer.startswith("yes" if r["shuffled"].output == TEXT[::-1] else "no")
     moved = int((r["shuffled"].trace["src_positions.rows"] != r["greedy"].trace["src_positions.rows"]).any(-1).sum())
@@ -241,9 +241,9 @@ def test_step_8_answer_is_what_the_model_writes_after_the_forced_token(bundled, 
     question = q.forcing_question(text, forced, "z", outcomes)
     written, want = forced.output, text[::-1]
     expected = "restart" if written == "z" + want else "carry on" if written == "z" + want[1:] else "other"
-    assert question.answers == {q.FORCED_OPTIONS[expected].format(t="z")}
+    assert question.answers == {q.forced_options("z", "reverse")[expected]}
     assert f"'{written}'" in question.why and f"On {outcomes.words} held-out words" in question.why
-    common = q.FORCED_OPTIONS[outcomes.commonest].format(t="z")
+    common = q.forced_options("z", "reverse")[outcomes.commonest]
     if common not in question.answers:                                  # the usual case, when yours is not usual
         assert "yours is one of the others" in question.hint_for(common)
     if outcomes.counts["restart"] > outcomes.words / 2:                 # most recover: is yours one of them?
