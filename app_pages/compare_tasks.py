@@ -1,13 +1,15 @@
-"""Compare tasks: one text, three models of the same architecture (reverse, copy, sort), and their cross-attention."""
+"""Compare tasks: one text, three models of the same architecture (reverse, copy, sort), the model in use beside
+them when it is of another task, and their cross-attention."""
 
 import streamlit as st
 
-from analysis.page_models.compare_tasks import (ALONE, COMPARED, ROLE_TERMS, SHARPEST, TERMS, WHOLE,
-                                             compare_tasks_view)
+from analysis.page_models.compare_tasks import (ALONE, COMPARED, OWN, ROLE_TERMS, SHARPEST, TERMS, WHOLE,
+                                             column_label, compare_tasks_view)
 from explorer.components import canvas_heatmap
 from explorer.errors import CheckpointError, InputError
 from explorer.link_guard import stop_page
-from explorer.cache import checkpoint_or_stop, chosen_task, task_checkpoint, task_position_means, task_run
+from explorer.cache import (beside_the_bundled, checkpoint_or_stop, chosen_task, model_key, position_means_for,
+                            task_checkpoint, task_position_means, task_run, text_run)
 from explorer.state import learner_text
 from explorer.text import answer_metric, escape_markdown, in_full
 from viz import attention_grid_spec
@@ -22,7 +24,8 @@ st.markdown(
     "diagonal for copying, and for sorting a pattern set by the letters themselves. Here are the three on your text."
 )
 
-text = learner_text(checkpoint_or_stop())
+in_use, key = checkpoint_or_stop(), model_key()
+text = learner_text(in_use)
 try:
     models = {task: task_checkpoint(task) for task in COMPARED}
     for task, ckpt in models.items():
@@ -31,6 +34,14 @@ except (CheckpointError, InputError) as err:
     st.error(escape_markdown(f"The three bundled models cannot all read this text. {err}"), icon="✋")
     stop_page()
 runs = {task: task_run(task, text) for task in COMPARED}
+if beside_the_bundled(key):   # the model in use, of a task of its own: a fourth column
+    models[OWN], runs[OWN] = in_use, text_run(key, text)
+    size = in_use.model.config
+    st.markdown(escape_markdown(
+        f"Beside them, {column_label(OWN, in_use.task).lower()}: the model the sidebar has chosen, trained on a "
+        f"task of its own, with {size.n_encoder_layers} + {size.n_decoder_layers} layers and {size.n_heads} heads "
+        f"(the three: {models['reverse'].model.config.n_encoder_layers} + "
+        f"{models['reverse'].model.config.n_decoder_layers} and {models['reverse'].model.config.n_heads})."))
 
 st.header("What each model writes, and its cross head that follows the task most")
 columns_part = st.container()                  # drawn once the head below is chosen
@@ -54,6 +65,8 @@ from_terms = st.segmented_control("Weights from", [WHOLE, *ALONE], default=WHOLE
                                   help="The chosen head's weights recomputed from these terms alone: softmax over "
                                        "each row of their sum. Which key still comes out on top?")
 means = {task: task_position_means(task, runs[task]) for task in COMPARED}
+if OWN in models:
+    means[OWN] = position_means_for(key, runs[OWN])
 view = compare_tasks_view(models, runs, chosen, means, from_terms or WHOLE)
 
 with columns_part:
@@ -63,7 +76,7 @@ with columns_part:
         in_full(column, task_view.run.output)
         canvas_heatmap(weights_spec(task_view.best, task_view.rows, task_view.source, task_view.best_title,
                                     "reads → writes", "source", height=420),
-                       key=f"best_{task_view.task}", container=column)
+                       key=f"best_{task_view.id}", container=column)
         column.caption(task_view.best_caption)
         if task_view.wrong_note is not None:
             column.caption(task_view.wrong_note)
@@ -78,7 +91,7 @@ for task_view in view.columns:
     st.markdown(task_view.role_sentence)
 for column, task_view in zip(st.columns(len(view.columns)), view.columns):
     canvas_heatmap(weights_spec(task_view.role_weights, task_view.rows, task_view.source,
-                                task_view.role_weights_title, "reads → writes", "source", height=420), key=f"alone_{task_view.task}", container=column)
+                                task_view.role_weights_title, "reads → writes", "source", height=420), key=f"alone_{task_view.id}", container=column)
 
 st.subheader("The raw codes, before the encoder rewrote where each character stands")
 st.markdown(
@@ -98,13 +111,14 @@ for task_view in view.columns:
 st.header("Every cross-attention head of each model")
 st.caption("One model at a time: switch the tab and watch the same grid of heads change with the task. Rows: what "
            "each decoder position reads → what it writes; columns: your source characters. These are the bundled "
-           "models, whatever the sidebar's Model says.")
+           "models" + (", and the model the sidebar has chosen." if OWN in models else
+                       ", whatever the sidebar's Model says."))
 tabs = st.tabs(list(view.labels.values()), default=view.labels[chosen_task()], key="grid_task",
                on_change="rerun", bind="query-params")   # lazy: only the open tab's grid is built and drawn
 for tab, task_view in zip(tabs, view.columns):
     if tab.open:
         with tab:
             canvas_heatmap(attention_grid_spec(task_view.grid, task_view.rows, task_view.source, task_view.grid_title,
-                                               query_title="decoder step", key_title="source position"), key=f"grid_{task_view.task}")
+                                               query_title="decoder step", key_title="source position"), key=f"grid_{task_view.id}")
             canvas_heatmap(terms_spec(task_view.split_terms, task_view.rows, task_view.source, task_view.split_title,
-                                      "step", "source"), key=f"split_{task_view.task}")
+                                      "step", "source"), key=f"split_{task_view.id}")

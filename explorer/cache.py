@@ -289,6 +289,12 @@ def task_run(task: str, text: str) -> Run:
     return text_run(str(bundled_checkpoint(task)), text)
 
 
+def beside_the_bundled(key: str) -> bool:
+    """Whether the model `key` names is none of the three bundled ones (a learner's own, a trained spec's, or a
+    checkpoint the server was pointed at): Compare tasks then sets it beside them."""
+    return key not in {str(bundled_checkpoint(task)) for task in TASKS}
+
+
 def task_checkpoint(task: str) -> Checkpoint:
     return _load(str(bundled_checkpoint(task)))
 

@@ -1,5 +1,5 @@
-"""Compare tasks: one text read by the three bundled models (reverse, copy, sort) of the same architecture, each
-model's most task-like cross head, and what moves one layer-0 cross head's scores: content or position, split by
+"""Compare tasks: one text read by the three bundled models (reverse, copy, sort) of the same architecture, and
+beside them the learner's model of another task when one is in use, each model's most task-like cross head, and what moves one layer-0 cross head's scores: content or position, split by
 the role of each part of the stream (analysis.functional_split) and by its raw source (analysis.circuits)."""
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from ..functional_split import ALONE, PositionMeans, functional_split, top_key_k
 from ..labels import reads_writes
 from ..lesson import pattern_shares
 from ..run import Run
-from ..tasks import WORDS
+from ..tasks import WORDS, equal_counts, words as task_words
 
-__all__ = ["ALONE", "COMPARED", "ROLE_TERMS", "SHARPEST", "TERMS", "WHOLE", "CompareTasks", "TaskColumn",
-           "compare_tasks_view"]
+__all__ = ["ALONE", "COMPARED", "OWN", "ROLE_TERMS", "SHARPEST", "TERMS", "WHOLE", "CompareTasks", "TaskColumn",
+           "compare_tasks_view", "column_label"]
 
 COMPARED = tuple(WORDS)                  # the tasks side by side, in this order: reverse, copy, sort
+OWN = "yours"                            # the column of the model in use, when it is none of the three
 SHARPEST = "the sharpest in each model"  # the head choice that lets each model split its own sharpest head
 ROLE_TERMS = (*FOUR, BIASES)             # the split by role: position-like and content-like parts, and the biases
 WHOLE = "the whole score (the model's own weights)"   # the weights toggle's first choice, beside ALONE's
@@ -35,9 +36,10 @@ MIXED = {POSITION_CONTENT: "the query's step against the key's letter",
 class TaskColumn:
     """One model on the text. L decoder layers, H heads, T decoder positions, S source positions."""
 
+    id: str                              # its column: a COMPARED task, or OWN
     task: str
-    label: str                           # "Reverse", "Copy", "Sort"
-    run: Run                             # the bundled model's greedy run on the text
+    label: str                           # "Reverse", "Copy", "Sort", "Your model (rotate:2)"
+    run: Run                             # the model's greedy run on the text
     shares: np.ndarray                   # (L, H) each cross head's share of output steps on the task's pattern
     layer: int                           # the most task-like cross head: the largest share
     head: int
@@ -64,32 +66,39 @@ class TaskColumn:
 
 @dataclass(frozen=True)
 class CompareTasks:
-    columns: list[TaskColumn]            # one per COMPARED task, in that order
-    labels: dict[str, str]               # task -> its column's and tab's label
+    columns: list[TaskColumn]            # one per model, in the order given
+    labels: dict[str, str]               # column id -> its column's and tab's label
     split_table: pd.DataFrame            # one row per task: its split head and each of TERMS' shares
     role_table: pd.DataFrame             # one row per task: the split by role, ROLE_TERMS' shares (NaN: no split)
 
 
 def compare_tasks_view(models: dict[str, Checkpoint], runs: dict[str, Run], split_head: int | str,
                        means: dict[str, PositionMeans | str], weights_from_terms: str = WHOLE) -> CompareTasks:
-    """`models` and `runs`: the bundled model of each COMPARED task and its run on the text; `split_head` is the
+    """`models` and `runs`, by column id: the bundled model of each COMPARED task (and OWN: the model in use, of
+    another task) and its run on the text, in the order they are drawn; `split_head` is the
     layer-0 cross head to split, or SHARPEST for each model's own sharpest; `means`: each task's position-like
     parts for the text's length (functional_split.position_means), or why there are none; `weights_from_terms`:
     WHOLE or a key of ALONE, the terms the toggled weights are recomputed from."""
-    columns = [task_column(models[task], runs[task], split_head, means[task], weights_from_terms)
-               for task in COMPARED]
+    columns = [task_column(models[c], runs[c], split_head, means[c], weights_from_terms, c) for c in models]
     table = pd.DataFrame([{"task": c.label, "head": f"cross L0 H{c.split_head}",
                            **{name: c.split_shares[name] for name in TERMS}} for c in columns])
     roles = pd.DataFrame([{"task": c.label, "head": f"cross L0 H{c.split_head}",
                            **{name: (c.role_shares or {}).get(name, math.nan) for name in ROLE_TERMS}}
                           for c in columns])
-    return CompareTasks(columns=columns, labels={c.task: c.label for c in columns}, split_table=table,
+    return CompareTasks(columns=columns, labels={c.id: c.label for c in columns}, split_table=table,
                         role_table=roles)
 
 
+def column_label(column: str, task: str) -> str:
+    """A column's heading: the bundled task's name, or the model in use with its rule."""
+    return f"Your model ({task})" if column == OWN else WORDS[task].label
+
+
 def task_column(ckpt: Checkpoint, run: Run, split_head: int | str, means: PositionMeans | str,
-                weights_from_terms: str = WHOLE) -> TaskColumn:
-    task, words = run.task, WORDS[run.task]
+                weights_from_terms: str = WHOLE, column: str | None = None) -> TaskColumn:
+    task, words = run.task, task_words(run.task)
+    column = run.task if column is None else column
+    label = column_label(column, task)
     shares = np.stack([pattern_shares(run, layer) for layer in range(ckpt.model.config.n_decoder_layers)])  # (L, H)
     layer, best = (int(i) for i in np.unravel_index(int(shares.argmax()), shares.shape))
     held_out = ckpt.metrics.get("held_out", {})
@@ -97,29 +106,32 @@ def task_column(ckpt: Checkpoint, run: Run, split_head: int | str, means: Positi
                   "held-out random strings exactly: a score on random strings is an average, not a promise about "
                   "every text." if run.output != run.target and {"exact_match", "n"} <= held_out.keys() else None)
 
-    head = sharpest_head(run.trace, "cross", 0) if split_head == SHARPEST else int(split_head)
+    head = (sharpest_head(run.trace, "cross", 0) if split_head == SHARPEST or int(split_head) >= ckpt.model.config.n_heads
+            else int(split_head))   # a model with fewer heads splits its sharpest
     split = score_split(ckpt.model, run.trace, "cross", 0, head)
     split_shares = split.shares()
     rows = reads_writes(run.decoder_in, run.decoder_out)
-    role = by_role(ckpt, run, split.head, means, weights_from_terms)
+    role = by_role(ckpt, run, split.head, means, weights_from_terms, label)
     return TaskColumn(
-        task=task, label=words.label, run=run, shares=shares, layer=layer, head=best,
+        id=column, task=task, label=label, run=run, shares=shares, layer=layer, head=best,
         best=run.trace["cross", layer][best], rows=rows, source=run.source, best_title=f"cross L{layer} H{best}",
         best_caption=f"Cross L{layer} H{best}: {shares[layer, best]:.0%} of your text's output steps put their "
                      f"largest weight on {words.pattern} ({words.short_rule}"
-                     f"{', or an equal letter' if task == 'sort' else ''}), the most of any cross head of this model.",
+                     f"{', or an equal letter' if equal_counts(task) else ''}), the most of any cross head of this "
+                     "model.",
         wrong_note=wrong_note, split_head=split.head, split_shares=split_shares,
-        split_sentence=split_sentence(words.label, split.head, split_shares),
-        grid=run.trace.stack_attention("cross"), grid_title=f"{words.label}: cross-attention, every layer and head",
+        split_sentence=split_sentence(label, split.head, split_shares),
+        grid=run.trace.stack_attention("cross"), grid_title=f"{label}: cross-attention, every layer and head",
         split_terms={name: split.centred(name) for name in FOUR},
-        split_title=f"{words.label}: cross L0 H{split.head}, its content and position terms (row mean taken away; "
+        split_title=f"{label}: cross L0 H{split.head}, its content and position terms (row mean taken away; "
                     "not shown: what layers wrote, the biases)", **role)
 
 
-def by_role(ckpt: Checkpoint, run: Run, head: int, means: PositionMeans | str, weights_from_terms: str) -> dict:
+def by_role(ckpt: Checkpoint, run: Run, head: int, means: PositionMeans | str, weights_from_terms: str,
+            label: str) -> dict:
     """TaskColumn's role_ fields: the split by role of one head, its noise, what each part alone keeps, and the
     weights from the chosen terms (the model's own where there is no split)."""
-    label, own = WORDS[run.task].label, run.trace["cross", 0][head]
+    own = run.trace["cross", 0][head]
     title = f"{label}: cross L0 H{head}, weights from {weights_from_terms}"
     if isinstance(means, str):
         return dict(role_shares=None, role_halves=None, role_kept={}, role_weights=own,

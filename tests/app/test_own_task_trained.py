@@ -1,6 +1,6 @@
-"""The lesson on a model trained here for rotate:2, a rule no bundled model knows, as a learner's own model: every
+"""A model trained here for rotate:2, a rule no bundled model knows, as a learner's own model. The lesson: every
 step runs, is worded for the rule, and the answers the page accepts are what this model does, worked out here from
-the model again."""
+the model again. Compare tasks: the model beside the three bundled ones, its numbers the model's own."""
 
 import subprocess
 import sys
@@ -13,7 +13,7 @@ from analysis.run import Decoding, make_run
 from teaching.questions import forced_options
 from teaching.step_views import encoder_heads, forced_token
 from transformer.checkpoint import load
-from transformer.data import target
+from transformer.data import source_positions, target
 from transformer.intervention import Head, Intervention
 
 from .helpers import no_exception, open_page, own_model_state
@@ -95,3 +95,19 @@ def test_the_answer_the_page_accepts_is_what_the_rotator_does(rotator, step):
         at.button(key=f"{widget.key}_check").click().run()
         no_exception(at)
         assert bool(at.success) == (option == right), option
+
+
+def test_compare_tasks_sets_the_rotator_beside_the_three_bundled_models(rotator):
+    ckpt, state = rotator
+    at = open_page("compare_tasks", TEXT, state=state)
+    no_exception(at)
+    assert [m.value for m in at.markdown if m.value.startswith("### ")][-1] == "### Your model (rotate:2)"
+    run = make_run(ckpt.model, ckpt.vocab, TEXT, task=RULE)
+    assert [m.value for m in at.metric][-1] == run.output
+    wanted = source_positions(TEXT, RULE)                         # where each output character comes from
+    shares = {(layer, head): float((run.trace["cross", layer][head, :len(wanted)].argmax(-1) == wanted).mean())
+              for layer in range(ckpt.model.config.n_decoder_layers) for head in range(ckpt.model.config.n_heads)}
+    (layer, head), share = max(shares.items(), key=lambda kv: (kv[1], -kv[0][0], -kv[0][1]))
+    said = (f"Cross L{layer} H{head}: {share:.0%} of your text's output steps put their largest weight on the "
+            "pattern of rotate:2")
+    assert any(c.value.startswith(said) for c in at.caption), said
