@@ -1,5 +1,5 @@
-"""The quizzes' Streamlit glue: a quiz built once per (seed, form) on the bundled reverser, the form a learner
-answers it in, and the results with a link to the page of each missed item. The questions, their answers and
+"""The quizzes' Streamlit glue: a quiz built once per (seed, form) on the bundled reverser (a class's, and a
+learner's by default) or on the model a learner has chosen, the form a learner answers it in, and the results with a link to the page of each missed item. The questions, their answers and
 every figure come from teaching.quiz and teaching.quiz_results."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from teaching.quiz_results import ClassReport, LearnerResult, class_report
 
 from .cache import checkpoint_for
 from .classes import CLASS_MODEL_KEY
+from .lab_runs import ablation_table
 from .links import page_link
 from .pages import page
 from .text import escape_markdown
@@ -46,6 +47,24 @@ def _learner_quiz(seed: int, form: str, avoid: tuple[str, ...]) -> Quiz:
 @st.cache_resource(show_spinner=BUILDING, max_entries=128)
 def _class_quiz(seed: int, form: str, avoid: tuple[str, ...]) -> Quiz:
     return _build(seed, form, avoid)
+
+
+@st.cache_resource(show_spinner=BUILDING, max_entries=64)
+def _quiz_on(key: str, seed: int, form: str) -> Quiz:
+    ckpt = checkpoint_for(key)
+    costs = {effect.head: effect.drop for effect in ablation_table(key)[1]}   # the table Switch heads off shows
+    return build_quiz(ckpt.model, ckpt.vocab, ckpt.task, seed, form, costs, min_len=ckpt.min_len)
+
+
+def quiz_on(key: str, seed: int, form: str) -> Quiz:
+    """One form of a learner's quiz on the model `key` names: the reverser's own cache for the reverser. A model
+    of the learner's own computes its table of heads switched off when asked first (explorer.on_request)."""
+    if key == CLASS_MODEL_KEY:
+        return quiz_on_reverser(seed, form)
+    if form not in FORMS or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"no quiz {form!r} with seed {seed}")
+    ablation_table(key)   # asked for in this run, outside the cache: an own model's stops the page until asked
+    return _quiz_on(key, seed, form)
 
 
 def quiz_on_reverser(seed: int, form: str, avoid: tuple[str, ...] = (), for_class: bool = False) -> Quiz:

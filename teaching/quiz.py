@@ -33,9 +33,10 @@ from analysis.lab import ablation_ranking, first_difference, lab_limit
 from analysis.run import TEACHER, Decoding, Run, make_run
 from analysis.table_store import lookup
 from analysis.tasks import words
-from transformer.data import LETTERS, held_out_strings, is_held_out, random_string, target
+from transformer.data import LETTERS, held_out_strings, is_held_out, random_string, source_positions, target
 from transformer.intervention import Head, Intervention
 from transformer.model import Transformer
+from transformer.task_rules import parse_rule
 from transformer.vocab import Vocab
 
 from .questions import Question, head_name
@@ -98,10 +99,11 @@ def form_of(text: str) -> str:
 
 
 class Strings:
-    """Fresh strings for one item of one form: held out from training, of the form's half, not avoided."""
+    """Fresh strings for one item of one form, of the model's alphabet: held out from training, of the form's
+    half, not avoided."""
 
-    def __init__(self, rng: random.Random, form: str, avoid: frozenset[str]) -> None:
-        self.rng, self.form, self.avoid = rng, form, avoid
+    def __init__(self, rng: random.Random, form: str, avoid: frozenset[str], letters: str = LETTERS) -> None:
+        self.rng, self.form, self.avoid, self.letters = rng, form, avoid, letters
         self.last = ""   # the string drawn last: the one an item that was built stands on
 
     def fits(self, text: str) -> bool:
@@ -110,8 +112,8 @@ class Strings:
     def word(self, distinct: bool, n: int) -> str:
         """Letters only, n of them; distinct letters, so that a position is named by its letter too."""
         while True:
-            text = ("".join(self.rng.sample(LETTERS, n)) if distinct
-                    else "".join(self.rng.choice(LETTERS) for _ in range(n)))
+            text = ("".join(self.rng.sample(self.letters, n)) if distinct
+                    else "".join(self.rng.choice(self.letters) for _ in range(n)))
             if self.fits(text):
                 self.last = text
                 return text
@@ -124,6 +126,23 @@ class QuizModel:
     vocab: Vocab
     task: str
     head_costs: Mapping[Head, float]   # exact match lost with each head alone off, on the lab's 200 words
+    min_len: int = 1                   # the shortest text it was trained on
+
+    @property
+    def letters(self) -> str:
+        return self.vocab.letters
+
+    @property
+    def word_lengths(self) -> tuple[int, int]:
+        """WORD_LENGTHS within the lengths the model was trained on."""
+        top = self.model.config.max_len
+        low, high = (max(self.min_len, min(n, top)) for n in WORD_LENGTHS)
+        if high < 3:
+            raise QuizError(f"the model reads at most {top} characters: the quiz's items need 3 at least")
+        return max(low, 3), high
+
+    def target(self, text: str) -> str:
+        return target(text, self.task, self.letters)
 
     def run(self, text: str, how: Decoding = Decoding(), edit: Intervention = Intervention(),
             max_len: int | None = None) -> Run:
@@ -136,8 +155,22 @@ class QuizModel:
 
 
 def _noun(task: str) -> str:
-    """What the task writes, as the pages name it, without its article: 'reversal', 'copy', 'sorted text'."""
-    return words(task).output.removeprefix("the ")
+    """What the task writes, as the pages name it, without its article: 'reversal', 'copy', 'sorted text'; for any
+    other rule, 'output'."""
+    return words(task).output.removeprefix("the ") if task in ("reverse", "copy", "sort") else "output"
+
+
+def _task_is(task: str) -> str:
+    """The sentence that names the model's task in an item."""
+    if task in ("reverse", "copy", "sort"):
+        return f"The model's task is the {_noun(task)} of a text."
+    return f"The model's task is {task}: to {words(task).verb}."
+
+
+def order_free(task: str) -> bool:
+    """Whether the rule's output ignores the order of the text (a sort anywhere in it): trading two positional
+    codes then changes nothing to ask about."""
+    return any(step.operation.name == "sort" for step in parse_rule(task).steps)
 
 
 def _tokens(labels: Sequence[str]) -> str:
@@ -185,15 +218,15 @@ def _ordered(order: Sequence[int], candidates: list[str]) -> tuple[str, ...]:
     return tuple(candidates[i] for i in order)
 
 
-def _source_of(text: str, task: str, step: int) -> int:
-    """The source position that holds the character the task writes at `step` (the letters are distinct)."""
-    return text.index(target(text, task)[step])
+def _source_of(m: QuizModel, text: str, step: int) -> int:
+    """The source position the task takes the character it writes at `step` from (the letters are distinct)."""
+    return source_positions(text, m.task, m.letters)[step]
 
 
 def positions_plan(m: QuizModel, rng: random.Random) -> dict:
-    if m.task == "sort":
+    if order_free(m.task):
         raise QuizError("sorting does not depend on the order, so trading two positions changes nothing to ask")
-    n = rng.randint(*WORD_LENGTHS)
+    n = rng.randint(*m.word_lengths)
     return {"n": n, "ijk": tuple(rng.sample(range(n), 3)), "order": tuple(rng.sample(range(WINDOW), WINDOW))}
 
 
@@ -205,18 +238,17 @@ def positions_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
     def traded(a: int, b: int) -> str:
         chars = list(text)
         chars[a], chars[b] = chars[b], chars[a]
-        return target("".join(chars), m.task)
+        return m.target("".join(chars))
 
     written = m.run(text, edit=Intervention(positions="swap", swapped=(i, j))).output
-    candidates = list(dict.fromkeys([target(text, m.task), traded(i, j), traded(i, k), traded(j, k)]))
+    candidates = list(dict.fromkeys([m.target(text), traded(i, j), traded(i, k), traded(j, k)]))
     if written not in candidates:
         candidates[-1] = written
     if len(set(candidates)) < WINDOW:
         return None
-    word = _noun(m.task)
     return Question(
         "choice",
-        f"The model's task is the {word} of a text. Take '{text}' and trade the positional codes of source "
+        f"{_task_is(m.task)} Take '{text}' and trade the positional codes of source "
         f"positions {i} ('{text[i]}') and {j} ('{text[j]}'): each of the two characters enters the encoder with "
         "the other's code, and nothing else changes. What will the model write?",
         _ordered(plan["order"], candidates), frozenset({written}),
@@ -230,7 +262,7 @@ FAR = 0.15   # a row moves ("larger", "smaller") only where its largest weight i
 
 def scaling_plan(m: QuizModel, rng: random.Random) -> dict:
     wanted = rng.randrange(3)
-    n = rng.randint(*WORD_LENGTHS)
+    n = rng.randint(*m.word_lengths)
     # One head for both forms (the second review: seed 5's forms asked encoder L1 H0 and L1 H1): the head sets
     # how sharp the row is, so how hard the item is; only the row within each form's string may differ. It is
     # drawn among the heads whose rows give this answer on random strings often enough to be found.
@@ -251,7 +283,7 @@ def scaling_heads(m: QuizModel, wanted: int) -> list[tuple[int, int]]:
     key = (id(m.model), m.task, wanted)
     if key not in _SCALING_HEADS:
         rng = random.Random(f"scaling heads {wanted}")
-        texts = [random_string(rng, rng.randint(*WORD_LENGTHS)) for _ in range(SCALING_PROBE)]
+        texts = [random_string(rng, rng.randint(*m.word_lengths), letters=m.letters) for _ in range(SCALING_PROBE)]
         runs = [m.run(t) for t in texts]
         heads = [(layer, h) for layer in range(m.n_layers["encoder_self"]) for h in range(m.model.config.n_heads)]
         _SCALING_HEADS[key] = [(layer, h) for layer, h in heads
@@ -309,7 +341,7 @@ def _scaling_row(m: QuizModel, run, text: str, layer: int, head: int, q: int, wa
 
 
 def mask_plan(m: QuizModel, rng: random.Random) -> dict:
-    n = rng.randint(*WORD_LENGTHS)
+    n = rng.randint(*m.word_lengths)
     count, rank = _placed(rng, range(1, n + 2), 1, n + 1)   # the decoder reads ⟨s⟩ and the n characters written
     return {"n": n, "t": count - 1, "layer": rng.randrange(m.n_layers["decoder_self"]),
             "head": rng.randrange(m.model.config.n_heads), "rank": rank}
@@ -340,7 +372,7 @@ def mask_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
 
 
 def decoder_input_plan(m: QuizModel, rng: random.Random) -> dict:
-    n = rng.randint(*WORD_LENGTHS)
+    n = rng.randint(*m.word_lengths)
     read, rank = _placed(rng, range(1, n + 2), 1, n + 2)    # tokens read at step t: t + 1
     return {"n": n, "t": read - 1, "rank": rank}
 
@@ -365,9 +397,16 @@ def decoder_input_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
 
 
 def cross_plan(m: QuizModel, rng: random.Random) -> dict:
-    n = rng.randint(*WORD_LENGTHS)
-    if m.task not in ("reverse", "copy"):    # sorting: where the answer stands depends on the string's letters
+    n = rng.randint(*m.word_lengths)
+    if parse_rule(m.task).by_content:    # sorting: where the answer stands depends on the string's letters
         return {"n": n, "step": rng.randrange(n), "rank": rng.randrange(WINDOW)}
+    if m.task not in ("reverse", "copy"):  # any other rule: its map depends on the length alone
+        sources = source_positions(LETTERS[:n], m.task)                     # per output step
+        rank = rng.randrange(WINDOW)
+        fitting = [t for t, p in enumerate(sources) if _window(p, 0, n - 1, rank) is not None]
+        if not fitting:
+            raise NotAskable(f"texts of {n} characters leave no room for {WINDOW} positions to choose from")
+        return {"n": n, "step": rng.choice(fitting), "rank": rank}
     source, rank = _placed(rng, range(n), 0, n - 1)
     return {"n": n, "step": n - 1 - source if m.task == "reverse" else source, "rank": rank}
 
@@ -378,12 +417,12 @@ def cross_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
     last = m.n_layers["cross"] - 1
     run = m.run(text)
     n, step = len(text), plan["step"]
-    if len(run.decoder_out) <= step:
+    if len(run.decoder_out) <= step or step >= len(m.target(text)):
         return None
     row = run.trace["cross", last][:, step].mean(0)                           # (S,) heads averaged
     best = float(row.max())
     top = [p for p in range(n) if row[p] >= best - 1e-6]
-    if top != [_source_of(text, m.task, step)]:
+    if top != [_source_of(m, text, step)]:
         return None
     shown = _window(top[0], 0, n - 1, plan["rank"])
     if shown is None:      # sorting: where the answer stands depends on the string
@@ -392,7 +431,7 @@ def cross_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
     written = f"has written '{run.output[:step]}' so far" if step else "has written nothing yet"
     return Question(
         "position",
-        f"The model's task is the {_noun(m.task)} of a text. For '{text}' (positions 0 to {n - 1}) it "
+        f"{_task_is(m.task)} For '{text}' (positions 0 to {n - 1}) it "
         f"{written} and is at step {step} (steps count from 0), about to write the next character. In the "
         f"last decoder layer, with its {m.model.config.n_heads} heads averaged, "
         "which source position gets the most cross-attention weight?",
@@ -404,14 +443,14 @@ def cross_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
 
 
 def forcing_plan(m: QuizModel, rng: random.Random) -> dict:
-    n = rng.randint(*WORD_LENGTHS)
+    n = rng.randint(*m.word_lengths)
     t = rng.randrange(2, n)
     return {"n": n, "t": t, "forced": rng.randrange(1, t), "order": tuple(rng.sample(range(WINDOW), WINDOW))}
 
 
 def forcing_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
     """Generating, the decoder reads its own output; trained with teacher forcing, it read the correct one."""
-    want = target(text, m.task)
+    want = m.target(text)
     t = plan["t"]
     token = want[plan["forced"]]     # a letter the correct prefix holds too, later: no option stands out by it
     forced = m.run(text, Decoding(forced=((0, m.vocab.encode(token, m.model.config.max_len)[0]),)))
@@ -450,7 +489,7 @@ def head_plan(m: QuizModel, rng: random.Random) -> dict:
     if not (sides[True] and sides[False]):
         raise NotAskable("no cross head of this model is clearly needed, or none clearly not, on the lab's words")
     changes = rng.random() < 0.5
-    return {"changes": changes, "head": rng.choice(sides[changes]), "n": rng.randint(*WORD_LENGTHS)}
+    return {"changes": changes, "head": rng.choice(sides[changes]), "n": rng.randint(*m.word_lengths)}
 
 
 def head_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
@@ -479,7 +518,8 @@ LENGTH_OPTIONS = ("yes, exactly", "no")
 def length_plan(m: QuizModel, rng: random.Random) -> dict:
     trained = m.model.config.max_len
     exact = rng.random() < 0.5
-    low, high = (trained - 18, trained) if exact else (trained + 4, min(trained + 16, lab_limit(m.model)))
+    low, high = ((max(m.min_len, trained - 18), trained) if exact else
+                 (trained + 4, min(trained + 16, lab_limit(m.model))))
     return {"exact": exact, "n": rng.randint(low, high), "distinct": False}
 
 
@@ -491,13 +531,13 @@ def length_ask(m: QuizModel, text: str, plan: dict) -> Built | None:
     if (run.output == run.target) != exact:
         return None
     first = first_difference(run.output, run.target)
-    kept = target(text[:trained], m.task)     # the task done on the characters it was trained to reach
+    kept = m.target(text[:trained])     # the task done on the characters it was trained to reach
     wrong = (f"It writes {len(run.output)} characters, exactly the {_noun(m.task)} of the first "
              f"{trained} and nothing of the other {len(text) - trained}." if run.output == kept else
              f"Its first wrong character is at step {first} of {len(run.target)}.")
     return Question(
         "choice",
-        f"The model was trained on texts of 1 to {trained} characters. Will it write the exact "
+        f"The model was trained on texts of {m.min_len} to {trained} characters. Will it write the exact "
         f"{_noun(m.task)} of this random text of {len(text)} characters?\n\n{text}",
         LENGTH_OPTIONS, frozenset({LENGTH_OPTIONS[not exact]}),
         "Every position past the training length has a positional code the model never saw in training.",
@@ -511,12 +551,12 @@ class ItemKind:
     page: str
     plan: Callable[[QuizModel, random.Random], dict]        # what both forms of a seed share
     ask: Callable[[QuizModel, str, dict], Built | None]      # the item on one string, if it fits the plan
-    tasks: tuple[str, ...] = ("reverse", "copy", "sort")
+    asks_of: Callable[[str], bool] = lambda task: True       # whether it is asked of a model of this task
 
 
 ITEM_KINDS: tuple[ItemKind, ...] = (
     ItemKind("positions", "what a positional code is for", "lab_positions", positions_plan, positions_ask,
-             ("reverse", "copy")),
+             lambda task: not order_free(task)),
     ItemKind("scaling", "what dividing by √d_k does to the weights", "inside_one_head", scaling_plan, scaling_ask),
     ItemKind("mask", "what the causal mask hides", "masks", mask_plan, mask_ask),
     ItemKind("decoder_input", "what the decoder reads at step t", "decode", decoder_input_plan, decoder_input_ask),
@@ -531,17 +571,19 @@ LAB_WORDS = 200                                      # explorer.lab_runs.SAMPLE_
 ABLATION_TABLE = "explorer.lab_runs._ablation_table"  # its name among a checkpoint's stored tables
 
 
-def lab_sample(max_len: int) -> frozenset[str]:
-    """The held-out words the lab and the lesson's tables show: a quiz never asks about one of them."""
-    return frozenset(held_out_strings(LAB_WORDS, max_len))
+def lab_sample(max_len: int, letters: str = LETTERS, min_len: int = 1) -> frozenset[str]:
+    """The held-out words the lab and the lesson's tables show (explorer.lab_runs.lab_words): a quiz never asks
+    about one of them."""
+    return frozenset(held_out_strings(LAB_WORDS, max_len, min_len=min_len, letters=letters))
 
 
-def lab_head_costs(checkpoint_dir: Path | str, model: Transformer, vocab: Vocab, task: str) -> dict[Head, float]:
+def lab_head_costs(checkpoint_dir: Path | str, model: Transformer, vocab: Vocab, task: str,
+                   min_len: int = 1) -> dict[Head, float]:
     """Exact match lost with each head alone switched off on the lab's words (Switch heads off shows it): read
     from the checkpoint's stored tables while fresh, else computed (a minute or so)."""
     found, table = lookup(str(checkpoint_dir), ABLATION_TABLE, ())
     if not found:
-        table = ablation_ranking(model, vocab, held_out_strings(LAB_WORDS, model.config.max_len), task)
+        table = ablation_ranking(model, vocab, sorted(lab_sample(model.config.max_len, vocab.letters, min_len)), task)
     return {effect.head: effect.drop for effect in table[1]}
 
 
@@ -551,22 +593,22 @@ def item_plan(m: QuizModel, kind: ItemKind, seed: int) -> dict:
 
 
 def build_quiz(model: Transformer, vocab: Vocab, task: str, seed: int, form: str,
-               head_costs: Mapping[Head, float], avoid: frozenset[str] = frozenset()) -> Quiz:
-    """One form of the quiz: an item per kind that applies to the task, each on its own fresh strings.
-    `head_costs`: lab_head_costs of this model."""
+               head_costs: Mapping[Head, float], avoid: frozenset[str] = frozenset(), min_len: int = 1) -> Quiz:
+    """One form of the quiz: an item per kind that applies to the task, each on its own fresh strings of the
+    model's alphabet and lengths. `head_costs`: lab_head_costs of this model."""
     if form not in FORMS:
         raise ValueError(f"a quiz form is one of {FORMS}, not {form!r}")
-    m = QuizModel(model, vocab, task, head_costs)
-    avoid = avoid | lab_sample(model.config.max_len)
+    m = QuizModel(model, vocab, task, head_costs, min_len)
+    avoid = avoid | lab_sample(model.config.max_len, vocab.letters, min_len)
     items = []
     for kind in ITEM_KINDS:
-        if task not in kind.tasks:
+        if not kind.asks_of(task):
             continue
         try:
             plan = item_plan(m, kind, seed)
         except NotAskable:
             continue
-        strings = Strings(random.Random(f"{seed}:{form}:{kind.name}:strings"), form, avoid)
+        strings = Strings(random.Random(f"{seed}:{form}:{kind.name}:strings"), form, avoid, vocab.letters)
         question, setting = _search(lambda: kind.ask(m, strings.word(plan.get("distinct", True), plan["n"]), plan),
                                     kind.name)
         items.append(QuizItem(kind.name, kind.concept, kind.page, strings.last, question, setting))

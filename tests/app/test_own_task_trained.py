@@ -1,6 +1,7 @@
 """A model trained here for rotate:2, a rule no bundled model knows, as a learner's own model. The lesson: every
 step runs, is worded for the rule, and the answers the page accepts are what this model does, worked out here from
-the model again. Compare tasks: the model beside the three bundled ones, its numbers the model's own."""
+the model again. Compare tasks: the model beside the three bundled ones, its numbers the model's own. The quiz: asked and
+answered by this model."""
 
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import pytest
 from analysis.lesson import forced_outcome
 from analysis.offsets import run_offsets
 from analysis.run import Decoding, make_run
+from teaching import quiz as qz
 from teaching.questions import forced_options
 from teaching.step_views import encoder_heads, forced_token
 from transformer.checkpoint import load
@@ -35,16 +37,21 @@ def rotator(tmp_path_factory):
     return ckpt, own_model_state(ckpt, "My rotator")
 
 
-def lesson(state, step: int):
-    at = open_page("lesson", TEXT, state={**state, "lesson_step": step})
+def asked(at):
+    """The page once every table of one's own model it needs is computed: asked for, as the learner does (a
+    table another test of this module computed is there already)."""
     no_exception(at)
-    for _ in range(4):   # a table of one's own model is computed when asked: ask, as the learner does
+    for _ in range(4):
         asks = [b for b in at.button if str(b.key).startswith("compute_")]
         if not asks:
             break
         asks[0].click().run()
         no_exception(at)
     return at
+
+
+def lesson(state, step: int):
+    return asked(open_page("lesson", TEXT, state={**state, "lesson_step": step}))
 
 
 def expected(ckpt, step: int) -> str:
@@ -111,3 +118,19 @@ def test_compare_tasks_sets_the_rotator_beside_the_three_bundled_models(rotator)
     said = (f"Cross L{layer} H{head}: {share:.0%} of your text's output steps put their largest weight on the "
             "pattern of rotate:2")
     assert any(c.value.startswith(said) for c in at.caption), said
+
+
+def test_the_quiz_is_asked_and_answered_by_the_rotator(rotator):
+    ckpt, state = rotator
+    at = asked(open_page("quiz", None, query={"quiz": "1234"}, state=state))   # its table of heads switched off
+    assert any("of the task rotate\\:2" in m.value for m in at.markdown)
+    costs = qz.lab_head_costs("not stored", ckpt.model, ckpt.vocab, RULE, ckpt.min_len)
+    built = qz.build_quiz(ckpt.model, ckpt.vocab, RULE, 1234, "before", costs, min_len=ckpt.min_len)
+    shown = [r for r in at.radio if str(r.key).startswith("quiz_before_")]
+    assert [tuple(r.options) for r in shown] == [item.question.options for item in built.items]
+    for radio, item in zip(shown, built.items):          # every answer right
+        radio.set_value(item.question.answer)
+    next(b for b in at.button if "Hand in" in b.label).click().run()
+    no_exception(at)
+    assert any(f"{len(built.items)} of {len(built.items)} right" in s.value for s in at.success)
+    assert at.query_params["quiz_task"] == RULE   # a link to these answers names the model's task

@@ -1,5 +1,5 @@
 """The lesson on a model of another task (the bundled copier and sorter here; a rule trained live in
-tests/app/test_lesson_own_task.py): every step but the reverser's own is asked, its words follow the task's own
+tests/app/test_own_task_trained.py): every step but the reverser's own is asked, its words follow the task's own
 answer and keys, and each answer is worked out here again from the model."""
 
 from __future__ import annotations

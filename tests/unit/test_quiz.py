@@ -4,6 +4,8 @@ from its text alone: a dozen surface rules that read only the prompt and the opt
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
@@ -18,6 +20,8 @@ from teaching import quiz as qz
 from transformer.checkpoint import bundled_checkpoint, load
 from transformer.data import LETTERS, is_held_out, target
 from transformer.intervention import Intervention
+
+from ..conftest import ROOT
 
 pytestmark = pytest.mark.slow   # left out of the quick tier: every item answered by the model, and held to chance
 
@@ -102,8 +106,36 @@ def test_every_answer_is_what_the_model_computes(quizzes, checkpoints, costs, ta
             assert len(item.question.answers) == 1
             kinds[item.kind] += 1
     sides = qz.head_sides(qz.QuizModel(checkpoints[task].model, checkpoints[task].vocab, task, costs[task]))
-    applies = [k.name for k in qz.ITEM_KINDS if task in k.tasks and (k.name != "head_off" or all(sides.values()))]
+    applies = [k.name for k in qz.ITEM_KINDS if k.asks_of(task) and (k.name != "head_off" or all(sides.values()))]
     assert sorted(kinds) == sorted(applies) and set(kinds.values()) == {2 * len(SEEDS)}
+
+
+@pytest.fixture(scope="module")
+def rotator(tmp_path_factory):
+    """A model of rotate:2 on texts of 2 to 8 characters, trained here (no bundled model knows the rule)."""
+    out = tmp_path_factory.mktemp("rotator") / "model"
+    subprocess.run([sys.executable, "-m", "transformer.train", "--task", "rotate:2", "--lengths", "2-8", "--seconds",
+                    "60", "--out", str(out)], cwd=ROOT, check=True, capture_output=True, timeout=600)
+    return out, load(out)
+
+
+def test_a_rule_no_bundled_model_knows_gets_a_quiz_its_model_answers(rotator):
+    """Every item that applies, on strings of the model's own lengths, each answer recomputed from the model."""
+    folder, ck = rotator
+    costs = qz.lab_head_costs(folder, ck.model, ck.vocab, ck.task, ck.min_len)
+    kinds = Counter()
+    for seed in range(3):
+        for form in qz.FORMS:
+            quiz = qz.build_quiz(ck.model, ck.vocab, ck.task, seed, form, costs, min_len=ck.min_len)
+            for item in quiz.items:
+                assert set(item.question.answers) == recomputed_answer(item, ck, ck.task, costs), item.question.prompt
+                assert item.kind == "length" or ck.min_len <= len(item.text) <= ck.model.config.max_len
+                assert "reversal" not in item.question.prompt and "of a text" not in item.question.prompt
+                kinds[item.kind] += 1
+    sides = qz.head_sides(qz.QuizModel(ck.model, ck.vocab, ck.task, costs, ck.min_len))
+    assert sorted(kinds) == sorted(k.name for k in qz.ITEM_KINDS if k.name != "head_off" or all(sides.values()))
+    assert any("The model's task is rotate:2: to rotate the text left by 2 places." in item.question.prompt
+               for item in quiz.items)
 
 
 def test_another_model_gets_its_own_key(checkpoints, costs, quizzes):
