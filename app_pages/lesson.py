@@ -16,8 +16,8 @@ from teaching.steps import STEPS, step_for
 
 ckpt, key, text = model_and_text()   # key: names the model in use, the key of every cached run
 config, task = ckpt.model.config, ckpt.task
-about = ("How a Transformer reverses your text" if task == "reverse" else escape_markdown(   # a rule's spec
-    f"How a Transformer learns to {task_words(task).verb}" + ("" if task in BUNDLED_WORDS else f" ({task})")))
+about = {"reverse": "How a Transformer reverses your text", "copy": "How a Transformer copies your text",
+         "sort": "How a Transformer sorts your text"}.get(task) or escape_markdown(f"How a Transformer learns {task}")
 projector = projector_on()   # a hall's first screen holds the step's controls and its chart, so the intro folds
 if projector:
     title_col, intro = st.columns([1, 3], vertical_alignment="center")
@@ -27,7 +27,9 @@ else:
     st.title(f"🎓 Lesson: {about[0].lower()}{about[1:]}")
     intro = st.container()
 intro.markdown(
-    "Ten steps, from characters to the mechanism, and three optional ones for a longer class, each on the text "
+    ("" if task in BUNDLED_WORDS else escape_markdown(f"The model in use was trained to {task_words(task).verb} "
+                                                      f"({task}). "))
+    + "Ten steps, from characters to the mechanism, and three optional ones for a longer class, each on the text "
     "in the sidebar. Every step asks you to "
     "**predict first**; the model's own numbers then say whether you were right. Use **←** and **→** to move "
     "between steps. Teachers: each step has its own link (copy the address bar), and the sheet at the bottom "

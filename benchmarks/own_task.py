@@ -1,17 +1,19 @@
 """How fast a task no one has trained before is learned with the quick recipe (transformer.recipe).
 
-    python -m benchmarks.own_task [--seeds 3] [--budget 90] [--alphabets latin,greek] [--tasks a,b,...]
+    python -m benchmarks.own_task [--seeds 3] [--budget 90] [--alphabets latin,greek] [--tasks a,b,... [--merge]]
 
 Trains every single operation and ten compositions of two, on lengths 1-12, for each seed and alphabet, two
 runs side by side, one torch thread each (as the Training page's runs are). Every 100 steps a run measures exact
 match on 1,000 held-out strings with its clock paused, so the times are training seconds. Prints, per task and
 alphabet, the model size chosen and the median over the seeds of the seconds to 99 % and to 99.9 % (a run that
-never reaches one within the budget counts as the budget, and is marked). Writes docs/records/own_task.json.
+never reaches one within the budget counts as the budget, and is marked). Writes docs/records/own_task.json;
+with --merge, the rows of the tasks not run stay as the record had them, each row dated.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import statistics
 import subprocess
@@ -21,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
-from benchmarks.record import write_record
+from benchmarks.record import read_record, write_record
 from transformer import train
 from transformer.data import held_out_strings, training_stream
 from transformer.metrics import exact_match
@@ -101,6 +103,8 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=90, help="training seconds per run at most")
     parser.add_argument("--alphabets", default="latin,greek")
     parser.add_argument("--tasks", help="comma-separated rules (default: every single operation and ten pairs)")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the record's rows of the tasks not run (each row says when it was measured)")
     parser.add_argument("--one", help=argparse.SUPPRESS)   # one run, in a child process
     args = parser.parse_args()
     if args.one:
@@ -110,7 +114,7 @@ def main() -> None:
     jobs = [(t, a, s) for t in tasks for a in args.alphabets.split(",") for s in range(args.seeds)]
     with ThreadPoolExecutor(max_workers=2) as pool:     # two runs side by side, one thread each
         results = list(pool.map(lambda job: child(*job, args.budget), jobs))
-    rows = []
+    rows, today = [], datetime.date.today().isoformat()
     print(f"lengths {LENGTHS}, exact match on {HELD_OUT} held-out strings every {EVERY} steps; training seconds, "
           f"median of {args.seeds} seeds (two runs side by side, one thread each; * = some seed never got there "
           f"within {args.budget:.0f} s)")
@@ -119,7 +123,7 @@ def main() -> None:
         for alphabet in args.alphabets.split(","):
             runs = [r for r in results if r["task"] == task_spec(task, ALPHABETS[alphabet], LENGTHS).spec
                     and r["alphabet"] == alphabet]
-            row = {"task": runs[0]["task"], "alphabet": alphabet, "size": runs[0]["size"]}
+            row = {"task": runs[0]["task"], "alphabet": alphabet, "size": runs[0]["size"], "measured": today}
             marks = []
             for t in THRESHOLDS:
                 seconds, missed = median_seconds(runs, t, args.budget)
@@ -129,10 +133,20 @@ def main() -> None:
                             for r in runs]
             rows.append(row)
             print(f"{row['task']:<22} {alphabet:<8} {marks[0]} {marks[1]}  {row['size']}")
+    if args.merge:      # the rows of the tasks not run this time, as the record had them
+        ran = {(r["task"], r["alphabet"]) for r in rows}
+        earlier = read_record("own_task")
+        kept = [{**r, "measured": r.get("measured", earlier["date"][:10])} for r in earlier["figures"]["rows"]
+                if (r["task"], r["alphabet"]) not in ran]
+        merged_from = f"{earlier['command']} ({earlier['date'][:10]})"
+        order = [task_spec(t, LATIN, LENGTHS).spec for t in SINGLES + PAIRS]
+        rows = sorted(kept + rows, key=lambda r: (order.index(r["task"]) if r["task"] in order else len(order),
+                                                  list(ALPHABETS).index(r["alphabet"])))
     within = sum(r["99.0% s"] <= 60 and not r["99.0% missed"] for r in rows)
     print(f"{within} of {len(rows)} tasks reach 99 % within 60 s (median of the seeds)")
-    write_record("own_task", {"lengths": LENGTHS, "held-out strings": HELD_OUT, "evaluated every steps": EVERY,
-                              "seeds": args.seeds, "budget s": args.budget,
+    merged = {"rows kept from": merged_from} if args.merge and kept else {}
+    write_record("own_task", {**merged, "lengths": LENGTHS, "held-out strings": HELD_OUT,
+                              "evaluated every steps": EVERY, "seeds": args.seeds, "budget s": args.budget,
                               "within 60 s at 99 %": f"{within} of {len(rows)}", "rows": rows})
 
 

@@ -22,6 +22,11 @@ def machine() -> dict:
             "python": platform.python_version()}
 
 
+def read_record(name: str) -> dict:
+    """docs/records/<name>.json as written: command, date, machine, figures."""
+    return json.loads((RECORDS / f"{name}.json").read_text())
+
+
 def write_record(name: str, figures: dict, module: str | None = None) -> Path:
     """docs/records/<name>.json for `python -m benchmarks.<module>` (default: <name>) as this process was called."""
     path = RECORDS / f"{name}.json"

@@ -81,7 +81,8 @@ def test_the_lesson_names_the_rule_and_every_step_runs_on_the_rotator(rotator):
     for step in range(1, 14):
         at = lesson(state, step)
         title = at.title[0].value.replace("\\", "")   # as drawn, its markdown escapes taken out
-        assert title == "🎓 Lesson: how a Transformer learns to rotate the text left by 2 places (rotate:2)"
+        assert title == "🎓 Lesson: how a Transformer learns rotate:2"
+        assert "trained to rotate the text left by 2 places (rotate:2)" in at.markdown[0].value.replace("\\", "")
         assert not [i for i in at.info if "built on the reversal model" in i.value]
         said = " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.header, *at.info])
         if step != 13:

@@ -700,7 +700,7 @@ def test_switching_the_task_switches_every_page(server, page):
         if path == "how-it-reverses":
             expect(page.get_by_text("built on the reversal model", exact=False)).to_be_visible()
         if path == "lesson":   # the lesson is asked of the sorter itself
-            expect(page.get_by_role("heading", name="Lesson: how a Transformer learns to sort the characters",
+            expect(page.get_by_role("heading", name="Lesson: how a Transformer sorts your text",
                                     exact=False)).to_be_visible()
         if path == "attention":
             expect(page.get_by_text("falls on the sorted order", exact=False)).to_be_visible()
