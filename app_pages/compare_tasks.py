@@ -5,6 +5,7 @@ import streamlit as st
 
 from analysis.page_models.compare_tasks import (ALONE, COMPARED, OWN, ROLE_TERMS, SHARPEST, TERMS, WHOLE,
                                              column_label, compare_tasks_view)
+from explorer.callbacks import head_choice
 from explorer.components import canvas_heatmap
 from explorer.errors import CheckpointError, InputError
 from explorer.link_guard import stop_page
@@ -57,7 +58,7 @@ st.markdown(
 )
 n_heads = models["reverse"].model.config.n_heads
 chosen = st.selectbox("Layer-0 cross head", [SHARPEST, *range(n_heads)], key="split_head",
-                      format_func=lambda h: h if h == SHARPEST else f"head {h}",
+                      format_func=head_choice,
                       help="The sharpest: the head whose rows put the most weight on a single source position, on "
                            "average over your text's output steps.")
 from_terms = st.segmented_control("Weights from", [WHOLE, *ALONE], default=WHOLE, key="split_alone",

@@ -37,6 +37,11 @@ def key_position(key: int | str) -> str:
     return key if isinstance(key, str) else f"position {key}"
 
 
+def head_choice(head: int | str) -> str:
+    """A head by its number, or the name of the choice that lets each model pick its own (Compare tasks)."""
+    return head if isinstance(head, str) else f"head {head}"
+
+
 def forced_step(step: int | None) -> str:
     return "no forcing" if step is None else f"step {step}"
 

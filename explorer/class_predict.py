@@ -130,7 +130,7 @@ def draw_run(run: Run | None, key: str, narrow: bool = False, compact: bool = Fa
     elif run.status == "failed":
         st.error(escape_markdown(f"The run failed: {run.message}"), icon="⚠️")
     else:
-        st.markdown(run.ended)
+        st.markdown(run.ended_short if compact else run.ended)
     drawn = live_curves(run.loss, run.exact, run.step if run.done else run.steps,   # a run that ended: its steps
                         height=PROJECTED_CURVE_PX if compact else HEIGHT)
     charts = list(zip(("loss", "match"), drawn))

@@ -82,6 +82,13 @@ class Run:
             said += f"; exact match on {self.final_n} held-out texts at the end: **{self.final:.0%}**"
         return said + "."
 
+    @property
+    def ended_short(self) -> str:
+        """The same for the room's screen, where it shares a half-width column at 28-px type with the curve."""
+        head = "Trained" if self.status == "finished" else "Stopped at the time limit"
+        right = "" if self.final is None else f", {self.final:.0%} of {self.final_n} texts right"
+        return f"**{head}**: step {self.step:,} of {self.steps:,}{right}."
+
     def to_text(self) -> str:
         return json.dumps({"status": self.status, "step": self.step, "steps": self.steps,
                            "seconds": round(self.seconds, 1), "loss": self.loss, "exact": self.exact,

@@ -22,6 +22,7 @@ from analysis.run import Run
 from analysis.tasks import words
 from transformer.data import expected_keys, target
 from transformer.intervention import Head
+from transformer.task_rules import parse_rule
 
 KINDS_OF_ANSWER = ("choice", "position", "token", "head", "snapshot")
 TIE = 1e-3   # step 11: swaps whose drops are this close are tied (saturated steps drop by 1.000 at several)
@@ -110,7 +111,9 @@ def positions_question(text: str, normal: Run, shuffled: Run) -> Question:
     """Shuffle the source's positional codes: does the model still write the task's answer?"""
     moved = int((np.abs(shuffled.trace["src_positions.rows"] - normal.trace["src_positions.rows"]).max(-1) > 0).sum())
     where = ("which character came last" if normal.task == "reverse" else
-             "where each character stands, which the rule needs unless it ignores order")
+             f"where each character stands (though {normal.task} sorts, and a sorted text ignores the order)"
+             if any(step.operation.name == "sort" for step in parse_rule(normal.task).steps) else
+             f"where each character stands, which {normal.task} needs")
     return _still_right(
         shuffled,
         "Shuffle the positional codes of the source: the same codes, handed out in a random order. Will the model "
@@ -230,12 +233,13 @@ def cross_question(run: Run, layer: int, head: int, step: int, fit: OffsetFit, l
     read_at = f"n − i = {n - step}" if reversing else _at(just_read) if just_read else ""
     write_at = f"n − 1 − i = {n - 1 - step}" if reversing else _at(to_write) if to_write else "no position"
     read = run.decoder_in[step]
+    repeats = (" Repeated letters: the position matters, not the letter."
+               if reversing or len(set(run.text)) < len(run.text) else "")
     if step > 0 and top in just_read:
-        hint = (f"Step {step} has just read '{read}'. Where in your text did that character come from? Repeated "
-                "letters: the position matters, not the letter.")
+        hint = f"Step {step} has just read '{read}'. Where in your text did that character come from?{repeats}"
     elif top in to_write:
         hint = (f"Step {step} is about to write '{run.decoder_out[step]}'. Where in your text is the character it "
-                "should copy? Repeated letters: the position matters, not the letter.")
+                f"should copy?{repeats}")
     else:
         hint = (f"This head looks neither where the character step {step} has just read came from nor where the "
                 "one it writes stands: look at the positions near those two.")
@@ -396,9 +400,11 @@ def ablation_question(effects: list[HeadEffect], sample_size: int, fits: list[Of
         f"Switch off one head at a time. Which of these {len(names)} costs the most exact match on {sample_size} "
         "held-out random strings?",
         names, frozenset(head_name(e.head) for e in chosen if e.drop >= worst - 1e-9),
-        "A head's output is read by every layer after it: a layer-0 head whose largest weight lands on one fixed "
-        "offset almost every step can hand the later layers something they cannot get elsewhere, while heads "
-        "that share a job can stand in for each other.",
+        ("A head's output is read by every layer after it: a layer-0 head whose largest weight lands on one fixed "
+         "offset almost every step can hand the later layers something they cannot get elsewhere, while heads "
+         "that share a job can stand in for each other." if task == "reverse" else
+         "Heads that share a job can stand in for each other, so switching one off costs little; a head that "
+         "does what no other head does cannot be spared, however sharp or spread out its weights are."),
         why,
     )
 

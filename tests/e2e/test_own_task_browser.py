@@ -92,6 +92,7 @@ def test_a_teacher_in_projector_mode_finds_swap_pairs_from_five_examples_and_tra
     page.get_by_role("button", name="Next").click()
     settle(page)
     expect(page.get_by_text("Step 2 of 13", exact=False).first).to_be_visible()
-    expect(page.get_by_text("yes, exactly the right answer", exact=True)).to_be_visible()
+    # the question, asked of the rule (its answer held back if a class on this server votes on the text)
+    expect(page.get_by_text("Will the model still write exactly the right answer?", exact=False)).to_be_visible()
     screenshot(page, "own-task-lesson-projector")
     page.context.close()

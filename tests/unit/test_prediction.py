@@ -95,6 +95,8 @@ def test_an_option_within_two_points_of_the_best_is_right_too_and_a_model_off_it
     assert "(10 steps, 60 s, stopped at the time limit) it wrote 40% of 100 held-out texts" in question.why
     assert Run("stopped", 10, 900, 60.0, (), (), final=0.4, final_n=100).ended == (
         "**Stopped at the time limit**: step 10 of 900, 60 s; exact match on 100 held-out texts at the end: **40%**.")
+    assert Run("finished", 825, 2500, 41.0, (), (), final=0.99, final_n=100).ended_short == (   # the room's
+        "**Trained**: step 825 of 2,500, 99% of 100 texts right.")
     assert ask.question(None) is None and ask.question(Run("training", 1, 10, 1.0, (), ())) is None
 
 
