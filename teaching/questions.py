@@ -65,6 +65,11 @@ def _position(i: int, label: str) -> str:
     return f"{i}: {label}"
 
 
+def order_free(task: str) -> bool:
+    """Whether the rule's output ignores the order of the text (a sort anywhere in it)."""
+    return any(step.operation.name == "sort" for step in parse_rule(task).steps)
+
+
 def right_output(task: str) -> str:
     """The output the task asks for, as a yes/no option names it."""
     return "the exact reversal" if task == "reverse" else "exactly the right answer"
@@ -112,7 +117,7 @@ def positions_question(text: str, normal: Run, shuffled: Run) -> Question:
     moved = int((np.abs(shuffled.trace["src_positions.rows"] - normal.trace["src_positions.rows"]).max(-1) > 0).sum())
     where = ("which character came last" if normal.task == "reverse" else
              f"where each character stands (though {normal.task} sorts, and a sorted text ignores the order)"
-             if any(step.operation.name == "sort" for step in parse_rule(normal.task).steps) else
+             if order_free(normal.task) else
              f"where each character stands, which {normal.task} needs")
     return _still_right(
         shuffled,

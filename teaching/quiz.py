@@ -32,14 +32,14 @@ from analysis.labels import EOS_LABEL, SOS_LABEL, weight_text
 from analysis.lab import ablation_ranking, first_difference, lab_limit
 from analysis.run import TEACHER, Decoding, Run, make_run
 from analysis.table_store import lookup
-from analysis.tasks import words
+from analysis.tasks import WORDS, words
 from transformer.data import LETTERS, held_out_strings, is_held_out, random_string, source_positions, target
 from transformer.intervention import Head, Intervention
 from transformer.model import Transformer
 from transformer.task_rules import parse_rule
 from transformer.vocab import Vocab
 
-from .questions import Question, head_name
+from .questions import Question, head_name, order_free
 
 FORMS = ("before", "after")
 FORM_SALT = b"quiz-form:"
@@ -157,20 +157,16 @@ class QuizModel:
 def _noun(task: str) -> str:
     """What the task writes, as the pages name it, without its article: 'reversal', 'copy', 'sorted text'; for any
     other rule, 'output'."""
-    return words(task).output.removeprefix("the ") if task in ("reverse", "copy", "sort") else "output"
+    return words(task).output.removeprefix("the ") if task in WORDS else "output"
 
 
 def _task_is(task: str) -> str:
     """The sentence that names the model's task in an item."""
-    if task in ("reverse", "copy", "sort"):
+    if task in WORDS:
         return f"The model's task is the {_noun(task)} of a text."
     return f"The model's task is {task}: to {words(task).verb}."
 
 
-def order_free(task: str) -> bool:
-    """Whether the rule's output ignores the order of the text (a sort anywhere in it): trading two positional
-    codes then changes nothing to ask about."""
-    return any(step.operation.name == "sort" for step in parse_rule(task).steps)
 
 
 def _tokens(labels: Sequence[str]) -> str:
