@@ -10,8 +10,6 @@ load balancer checks. Every run of a session then runs this file as its script: 
 Streamlit, once per process, in both cases; importing anything else patches nothing.
 """
 
-import sys
-
 import streamlit as st
 
 import server
@@ -28,8 +26,7 @@ def warm_up() -> None:
 
 def warm_up_status() -> dict:
     """What the warm-up has done so far (explorer.warmup.STATUS), read without importing it."""
-    warmup = sys.modules.get("explorer.warmup")
-    return warmup.STATUS if warmup else {"models": [], "pages_imported": False, "done": False}
+    return server.status_of("explorer.warmup", {"models": [], "pages_imported": False, "done": False})
 
 
 if server.serving():          # imported by `streamlit run app.py` to serve the app

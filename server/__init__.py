@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Callable
 
 from server.session import in_script_run
-from server.warm import collector_off
+from server.warm import collector_off, status_of
 
 # Each Streamlit symbol install() replaces or sets: (module, attribute path, the server module that patches it)
 PATCHES = (

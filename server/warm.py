@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import sys
 import threading
 from typing import Callable, Iterator
 
@@ -34,6 +35,16 @@ def lifespan(warm_up: Callable[[], None]):
         threading.Thread(target=warm_up, daemon=True, name="server warm-up").start()
         yield
     return warm_up_beside_the_server
+
+
+def status_of(module_name: str, not_begun: dict) -> dict:
+    """A copy of `module_name`'s STATUS, read without importing the module: `not_begun` while it is absent from
+    sys.modules or still being imported (a module is in sys.modules before its body has run to STATUS; a GET
+    /api/warm-up in that moment answered 500 in CI)."""
+    status = getattr(sys.modules.get(module_name), "STATUS", None)
+    if status is None:
+        return dict(not_begun)
+    return {name: list(value) if isinstance(value, list) else value for name, value in dict(status).items()}
 
 
 def streamlit_once_per_process_check() -> None:
