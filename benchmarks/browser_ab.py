@@ -4,7 +4,7 @@
     python -m benchmarks.browser_ab --against HEAD~1 --page all      # every page, the same two servers
 
 The other version is checked out with `git worktree` into a temporary folder and served with its own pinned
-packages (drivers/checkout_python.py). Both servers run at once and
+packages (drivers/versions.py). Both servers run at once and
 the same new word is typed into each in turn, each going first every other time, so the machine's noise
 falls on both alike. Prints medians of the wall time (from Enter, once the word is in the box, to the page
 settled with every chart drawn and the frame after it painted; before 2026-11-27 evening it counted the typing
@@ -21,68 +21,17 @@ import contextlib
 import random
 import statistics
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 from playwright.sync_api import Browser, sync_playwright
 
-from drivers.harness import (CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, open_page, stop_server, type_text,
-                             wait_until_healthy)
-
 from benchmarks.record import write_record
-from drivers.checkout_python import python_for
+from drivers.harness import CHROMIUM, CHROMIUM_ARGS, open_page, type_text
+from drivers.versions import served_pair
 from drivers.words import random_word
 
-from .browser_latency import PAGES, warm_up_seconds
-
-
-def start(root: Path) -> tuple[subprocess.Popen, int]:
-    """The app at `root` served with its own pinned packages (drivers/checkout_python.py)."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [python_for(root), "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1"], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return process, port
-
-
-@contextlib.contextmanager
-def checked_out(ref: str) -> Iterator[Path]:
-    """`ref` checked out in a temporary git worktree, removed afterwards."""
-    with tempfile.TemporaryDirectory() as tmp:
-        other = Path(tmp) / "other"
-        subprocess.run(["git", "worktree", "add", "--detach", str(other), ref], cwd=ROOT, check=True,
-                       capture_output=True)
-        try:
-            yield other
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, capture_output=True)
-
-
-def ready(servers: list[tuple[subprocess.Popen, int]]) -> None:
-    """Wait until each server answers and has done its warm-up (explorer/warmup.py), if its version has one: its
-    imports (7 s of CPU) would otherwise run beside the first pages measured."""
-    for process, port in servers:
-        if not wait_until_healthy(f"http://127.0.0.1:{port}", process, 120):
-            raise RuntimeError(f"the server on port {port} did not answer /_stcore/health within 120 s")
-    for _, port in servers:
-        warm_up_seconds(f"http://127.0.0.1:{port}")
-    time.sleep(1)
-
-
-@contextlib.contextmanager
-def served_pair(against: str) -> Iterator[dict[str, tuple[subprocess.Popen, int]]]:
-    """`against` checked out in a temporary worktree and the working tree, each served: name -> (process, port)."""
-    with checked_out(against) as other:
-        servers = {}
-        try:
-            servers = {against: start(other), "working tree": start(ROOT)}
-            ready(list(servers.values()))
-            yield servers
-        finally:
-            for process, _ in servers.values():
-                stop_server(process)
+from .browser_latency import PAGES
 
 
 @contextlib.contextmanager

@@ -26,15 +26,10 @@ Writes docs/records/browser_latency.json.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
@@ -44,9 +39,10 @@ from drivers.words import random_word
 from explorer.pages import PAGES as REGISTRY
 from teaching.steps import STEPS
 from drivers.harness import (
-    CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, open_page, run_mark, start_server, stop_server, type_text, wait_for_run,
+    CHROMIUM, CHROMIUM_ARGS, ROOT, open_page, run_mark, start_server, stop_server, type_text, wait_for_run,
 )
 from drivers.checkout_python import python_for
+from drivers.versions import checked_out, start as serve_tree, warm_up_seconds
 
 PAGES = {p.url_path or "home": p.url_path for p in REGISTRY}   # name -> url path
 READING = 0.5   # seconds a learner reads the page before the next word (or key): what the page still does after
@@ -56,11 +52,8 @@ TOUR = {f"lesson-{s.number}": f"lesson?lesson_step={s.number}" for s in STEPS}
 
 def cold_start(browser, root: Path = ROOT, python: str = sys.executable) -> float:
     """Seconds from `streamlit run` (of the tree at `root`, by `python`) to the first page drawn in the browser."""
-    port = _free_port()
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        [python, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1"], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    began = time.perf_counter()
+    process, port = serve_tree(root, python)
     context = browser.new_context()
     page = context.new_page()
     try:
@@ -71,7 +64,7 @@ def cold_start(browser, root: Path = ROOT, python: str = sys.executable) -> floa
             except Exception:  # noqa: BLE001 - the server is not listening yet
                 time.sleep(0.05)
         page.get_by_test_id("stMetricValue").nth(1).wait_for(timeout=60_000)
-        return time.perf_counter() - start
+        return time.perf_counter() - began
     finally:
         context.close()
         stop_server(process)
@@ -81,17 +74,11 @@ def cold_starts_against(browser, against: str, starts: int) -> dict[str, list[fl
     """Cold starts of `against` (a commit, in a temporary worktree, served with its own pinned packages:
     drivers/checkout_python.py) and of the working tree, taking turns."""
     times: dict[str, list[float]] = {against: [], "working tree": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        other = Path(tmp) / "other"
-        subprocess.run(["git", "worktree", "add", "--detach", str(other), against], cwd=ROOT, check=True,
-                       capture_output=True)
-        try:
-            order = [(against, other, python_for(other)), ("working tree", ROOT, python_for(ROOT))]
-            for start in range(starts):
-                for name, root, python in order if start % 2 == 0 else order[::-1]:
-                    times[name].append(cold_start(browser, root, python))
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, capture_output=True)
+    with checked_out(against) as other:
+        order = [(against, other, python_for(other)), ("working tree", ROOT, python_for(ROOT))]
+        for turn in range(starts):
+            for name, root, python in order if turn % 2 == 0 else order[::-1]:
+                times[name].append(cold_start(browser, root, python))
     return times
 
 
@@ -109,22 +96,6 @@ def first_visits(browser, length: int, rng: random.Random) -> dict[str, float]:
     finally:
         stop_server(process)
     return times
-
-
-def warm_up_seconds(url: str, most: float = 300) -> float:
-    """Seconds until the server says its warm-up is done (0 for a version without /api/warm-up, which answers
-    with the app's HTML page)."""
-    start = time.perf_counter()
-    while time.perf_counter() - start < most:
-        try:
-            if json.load(urllib.request.urlopen(f"{url}/api/warm-up", timeout=5))["done"]:
-                return time.perf_counter() - start
-        except (urllib.error.HTTPError, ValueError):
-            return 0.0
-        except (urllib.error.URLError, TimeoutError):   # a server busy warming up answered late: ask again
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"the server's warm-up did not finish within {most:.0f} s (see its log)")
 
 
 def interaction_times(page, url: str, length: int, repeats: int, rng: random.Random) -> list[float]:
@@ -194,11 +165,7 @@ def main() -> None:
             print(f"cold start, `streamlit run app.py` to the first page drawn: median "
                   f"{statistics.median(colds):.2f} s (min {min(colds):.2f}, max {max(colds):.2f}, {len(colds)} starts)")
             rows = []
-            port = _free_port()
-            process = subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
-                 str(port), "--server.address", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL)
+            process, port = serve_tree(ROOT, sys.executable)
             try:
                 base = f"http://127.0.0.1:{port}"
                 warm_up_seconds(base)        # the server's warm-up (7 s of CPU) is done: it is not what is measured

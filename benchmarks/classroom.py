@@ -45,7 +45,7 @@ from drivers.words import new_word
 from explorer.pages import PAGES as REGISTRY
 from drivers.protocol_session import ProtocolSession
 
-from .browser_ab import checked_out, ready, start as serve_tree
+from drivers.versions import checked_out, ready, start as serve_tree
 
 PAGES = [p.url_path for p in REGISTRY]  # url paths of every page, "" for home
 TIMEOUT_MS = 120_000

@@ -23,7 +23,7 @@ from drivers import hostile_class as attacks
 from drivers import hostile_seats, hostile_tabs
 from drivers.harness import start_server, stop_server
 
-from .browser_ab import checked_out, ready, start as serve_tree
+from drivers.versions import checked_out, ready, start as serve_tree
 
 ATTACKS = {
     "endless uploads": attacks.endless_uploads,

@@ -2,7 +2,7 @@
 
     python -m benchmarks.server_cpu --against 7134e04 [--words 15] [--page all]
 
-Both versions are served at once (benchmarks.browser_ab.served_pair). On each page a session of each (Streamlit's
+Both versions are served at once (drivers.versions.served_pair). On each page a session of each (Streamlit's
 websocket protocol, drivers.protocol_session: nothing drawn) types the same new words in turn, one server first
 then the other; each server process's CPU seconds are read from /proc before a page's first word and after its
 last (the kernel counts them in 10 ms ticks: ±10 ms over the page's words, ±0.7 ms a word at 15). This is what a
@@ -27,7 +27,7 @@ from drivers.protocol_session import ProtocolSession
 from drivers.words import new_word
 from explorer.pages import PAGES
 
-from .browser_ab import served_pair
+from drivers.versions import served_pair
 from .classroom import cpu_seconds
 
 

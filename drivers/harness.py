@@ -13,7 +13,7 @@ from pathlib import Path
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect
 
-from scripts.wait_until_ready import wait_until_ready
+from .ready import wait_until_ready
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -81,7 +81,7 @@ def _free_port() -> int:
 
 def start_server(log_name: str, address: str = "127.0.0.1") -> tuple[subprocess.Popen, str]:
     """`streamlit run app.py` on a free port, listening on `address` (0.0.0.0: every interface, as a class on a
-    network needs), returned as its localhost URL once it says it is ready (scripts.wait_until_ready)."""
+    network needs), returned as its localhost URL once it says it is ready (drivers.ready)."""
     port = _free_port()
     (ROOT / "artifacts").mkdir(exist_ok=True)
     worker = os.environ.get("PYTEST_XDIST_WORKER")   # two browser-test workers each start servers of their own

@@ -29,8 +29,8 @@ import numpy as np
 from PIL import Image
 from playwright.sync_api import sync_playwright
 
-from benchmarks.browser_ab import served_pair
 from drivers.harness import CHROMIUM, CHROMIUM_ARGS, ROOT, load, start_server, stop_server
+from drivers.versions import served_pair
 from explorer.pages import PAGES
 
 # name -> (width, height, projector mode)

@@ -1,7 +1,8 @@
 """Each module in its room: the model package needs torch alone, analysis and teaching need no Streamlit, viz knows
 arrays and not models, a page script computes nothing (no numpy, torch or transformer/: its page model does),
 class mode's store knows only its database,
-the app never imports test code, and tests and benchmarks share drivers/ alone."""
+the app never imports test code, tests and benchmarks share drivers/ alone, and the tools stand in floors: drivers/
+below scripts/ below benchmarks/ (farm-studio counted an arrow running back up from each of the two lower)."""
 
 import ast
 import functools
@@ -23,7 +24,8 @@ FORBIDDEN = {
     "server": {"torch", "transformer", "analysis", "explorer", "viz", "teaching", "classroom", "app_pages",
                *TEST_CODE},
     "app_pages": {"numpy", "torch", "transformer", *TEST_CODE},
-    "drivers": {"tests", "benchmarks"},        # what both share imports neither
+    "drivers": {"tests", "benchmarks", "scripts"},   # what both share imports neither, nor the scripts above it
+    "scripts": {"tests", "benchmarks"},
     "benchmarks": {"tests"},
     "tests": {"benchmarks"},
 }
