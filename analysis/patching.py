@@ -35,7 +35,7 @@ def pattern_label(name: str, task: str) -> str:
     """How the page names a pattern under a task: the offsets move the task's own source position by one (for
     a rule other than the bundled three, to the key of the next or the previous output step)."""
     own = {"reverse": "the ideal mirror (n−1−i)", "copy": "the diagonal (i)",
-           "sort": "the sorted order (the i-th smallest)"}.get(task, f"{task}'s own map")
+           "sort": "the sorted order (the i-th smallest)"}.get(task, f"{task}'s map")
     shifted = {"reverse": ("n−i", "n−2−i"), "copy": ("i+1", "i−1"),
                "sort": ("the i-th smallest + 1", "the i-th smallest − 1")}.get(
         task, ("the key of step i+1", "the key of step i−1"))

@@ -213,25 +213,6 @@ def projected_count(store: ClassStore, code: str) -> None:
     polled()
 
 
-def controls(store: ClassStore, code: str, secret: str, state) -> None:
-    def act(change, *args) -> None:
-        try:
-            change(code, secret, *args)
-        except ClassError as error:
-            st.session_state[ERROR_KEY] = str(error)
-
-    buttons = st.columns(5)
-    buttons[0].button("Open voting", type="primary", disabled=state.voting or state.revealed, width="stretch",
-                      on_click=act, args=(store.open_voting,))
-    buttons[1].button("Close voting", disabled=not state.voting, width="stretch", on_click=act,
-                      args=(store.close_voting,))
-    buttons[2].button("Show the spread", disabled=state.spread_shown, width="stretch", on_click=act,
-                      args=(store.show_spread,))
-    buttons[3].button("Round 2", disabled=state.round == 2 or state.revealed, width="stretch", on_click=act,
-                      args=(store.second_round,), help="After neighbours discuss: vote again")
-    buttons[4].button("Reveal", disabled=state.revealed, width="stretch", on_click=act, args=(store.reveal,))
-
-
 def gradebook_of_class(store: ClassStore, code: str, secret: str, state) -> Gradebook:
     """A row per student, the items and every vote, each voted step's question as the model answers it on the
     class's text."""
@@ -392,7 +373,7 @@ def step_question(store: ClassStore, code: str, secret: str, state, view, step, 
     st.markdown("  ·  ".join(f"**{escape_markdown(o)}**" for o in question.options))
 
     counts_line(store, code, state)
-    controls(store, code, secret, state)
+    classes.teacher_controls(store, code, secret, state, ERROR_KEY)
 
     counts = {r: store.counts(code, step.number, r) for r in range(1, state.round + 1)}
     results = [round_result(question, r, counts[r]) for r in counts]
@@ -404,9 +385,7 @@ def step_question(store: ClassStore, code: str, secret: str, state, view, step, 
     if state.revealed:
         for column, result in zip(st.columns(len(results)), results):
             shown = spread(question, counts[result.round])
-            column.metric(f"Round {result.round}: share right",
-                          "no votes" if result.share_right is None else f"{result.share_right:.0%}",
-                          f"{result.right} of {result.votes} votes", delta_color="off", delta_arrow="off")
+            classes.share_right(column, result)
             with column:
                 st.html(vote_spread(shown.options, shown.counts, f"Round {result.round}"))
         st.success(escape_markdown(f"{question.answer_line} {question.why}"), icon="🔎")

@@ -25,6 +25,7 @@ from viz.training import live_curves
 
 from . import live_runs
 from .charts import plotly_chart
+from .classes import share_right, teacher_controls
 from .components import canvas_heatmap
 from .live_training import LiveSettings, LiveSettingsError
 from .own_task import own_task
@@ -180,26 +181,20 @@ def teacher_step(store: ClassStore, code: str, secret: str, state: ClassState, c
     st.markdown("  ·  ".join(f"**{escape_markdown(o)}**" for o in ask.options))
     counts_line(store, code, state)
     measured = run is not None and bool(run.followed)
-    buttons = st.columns(6)
-    buttons[0].button("Open voting", type="primary", disabled=state.voting or state.revealed, width="stretch",
-                      on_click=_act, args=(store.open_voting, code, secret), key="predict_open")
-    buttons[1].button("Close voting", disabled=not state.voting, width="stretch", key="predict_close",
-                      on_click=_act, args=(store.close_voting, code, secret))
-    buttons[2].button("Show the spread", disabled=state.spread_shown, width="stretch", key="predict_spread",
-                      on_click=_act, args=(store.show_spread, code, secret))
-    buttons[3].button("Round 2", disabled=state.round == 2 or state.revealed, width="stretch", key="predict_round",
-                      on_click=_act, args=(store.second_round, code, secret), help="After neighbours discuss")
     # again once a run failed, or when no session of this browser trains it any more (its tab closed mid-run:
     # the lane says so if one still does)
     trainable = not state.voting and not state.revealed and (
         run is None or run.status == "failed" or (not run.done and not trains_here(code, state)))
-    buttons[4].button("Train the model", disabled=not trainable, width="stretch",
+
+    def train_button(column) -> None:
+        column.button("Train the model", disabled=not trainable, width="stretch",
                       type="primary" if trainable else "secondary", key="predict_train",
                       on_click=_train, args=(store, code, secret, state),
                       help="Close voting first: the class commits before it sees the model learn. About a minute.")
-    buttons[5].button("Reveal", disabled=state.revealed or not measured, width="stretch", key="predict_reveal",
-                      on_click=_act, args=(store.reveal, code, secret),
-                      help="Once the model has trained: where its attention looks, beside the vote.")
+
+    teacher_controls(store, code, secret, state, ERROR_KEY, key="predict_", train=train_button,
+                     reveal_ready=measured, reveal_help="Once the model has trained: where its attention looks, "
+                                                        "beside the vote.")
 
     @fragment(run_every=1.0 if run is not None and not run.done else None)
     def training() -> None:
@@ -221,9 +216,7 @@ def teacher_step(store: ClassStore, code: str, secret: str, state: ClassState, c
         st.success(escape_markdown(f"{question.answer_line} {question.why}"), icon="🔎")
         results = [round_result(question, r, counts[r]) for r in counts]
         for column, result in zip(st.columns(len(results)), results):
-            column.metric(f"Round {result.round}: share right",
-                          "no votes" if result.share_right is None else f"{result.share_right:.0%}",
-                          f"{result.right} of {result.votes} votes", delta_color="off", delta_arrow="off")
+            share_right(column, result)
         left, right = st.columns(2)
         with left:
             shown = spread(ask, counts[state.round])

@@ -225,3 +225,40 @@ def rerun_when_changed(store: ClassStore, code: str, show_counts) -> None:
     if drawn_state(snapshot.state) != st.session_state.get(SEEN_KEY):
         st.rerun(scope="app")
     show_counts(snapshot)
+
+
+def _store_act(change, code: str, secret: str, error_key: str) -> None:
+    """on_click of a teacher's button: the store's change, its ClassError kept for the next run to show."""
+    try:
+        change(code, secret)
+    except ClassError as error:
+        st.session_state[error_key] = str(error)
+
+
+def teacher_controls(store: ClassStore, code: str, secret: str, state: ClassState, error_key: str, key: str = "",
+                     train=None, reveal_ready: bool = True, reveal_help: str | None = None) -> None:
+    """The teacher's row for a question: Open voting, Close voting, Show the spread, Round 2, then Train where
+    `train` (a function that draws its button in the column it is given), then Reveal, held until `reveal_ready`.
+    `key`: a prefix for the buttons' keys, where a page draws two rows in its life."""
+    buttons = st.columns(6 if train else 5)
+
+    def button(column, label: str, change, disabled: bool, name: str, **more) -> None:
+        column.button(label, disabled=disabled, width="stretch", key=f"{key}{name}" if key else None,
+                      on_click=_store_act, args=(change, code, secret, error_key), **more)
+
+    button(buttons[0], "Open voting", store.open_voting, state.voting or state.revealed, "open", type="primary")
+    button(buttons[1], "Close voting", store.close_voting, not state.voting, "close")
+    button(buttons[2], "Show the spread", store.show_spread, state.spread_shown, "spread")
+    button(buttons[3], "Round 2", store.second_round, state.round == 2 or state.revealed, "round",
+           help="After neighbours discuss: vote again")
+    if train:
+        train(buttons[4])
+    button(buttons[-1], "Reveal", store.reveal, state.revealed or not reveal_ready, "reveal", help=reveal_help)
+
+
+def share_right(place, result) -> None:
+    """One round's share right, as the teacher's reveal shows it beside the others (a teaching.class_mode
+    round_result)."""
+    place.metric(f"Round {result.round}: share right",
+                 "no votes" if result.share_right is None else f"{result.share_right:.0%}",
+                 f"{result.right} of {result.votes} votes", delta_color="off", delta_arrow="off")

@@ -327,7 +327,7 @@ def snapshot_question(text: str, outputs: list[tuple[int, str]],
 
 
 FORCED_OPTIONS = {"restart": "'{t}', then the whole {out} (it starts again)",
-                  "carry on": "'{t}', then the {out} without its first character (as if '{t}' were it)",
+                  "carry on": "'{t}' in place of the {out}'s first character, then the rest of it",
                   "other": "something else"}
 
 
@@ -366,8 +366,8 @@ def forcing_question(text: str, forced: Run, token: str, outcomes: ForcedOutcome
             "other": "it does neither"}[outcome]
     why = f"With '{token}' forced, the whole output is '{forced.output}': {said}.{tally}"
     if outcomes is not None and outcomes.counts["restart"] > outcomes.words / 2:
-        why += (" Most words recover from the wrong token: one wrong character read does not derail the rest, "
-                "though the decoder never read a wrong one in training"
+        why += (" Most of these words recover from the wrong token: on them, one wrong character read did not "
+                "derail the rest, though in training the decoder only ever read right ones"
                 + ("." if outcome == "restart" else "; yours is one of the words that do not."))
     return Question(
         "choice",
@@ -457,7 +457,7 @@ def sufficiency_question(head: Head, within: dict[str, float], own: float, drop:
              + (", and it is where the head's own largest weight lands. " if top == own_pattern else ". "))
             if enough else
             f"No pattern keeps the model's own exact match (the best, {short}, is {own - within[top]:.1%} short): "
-            "the head does more than any one of these patterns. ")
+            "on these words, no one of these patterns stands in for what the head does. ")
     if composition is not None:
         on, off = composition
         where = ("on the mirror n − 1 − i" if task == "reverse" else "on the key the task copies from")
@@ -475,8 +475,9 @@ def sufficiency_question(head: Head, within: dict[str, float], own: float, drop:
         "written by hand; every other head keeps its own. Which pattern keeps the most of the model's exact "
         f"match ({own:.1%} with its own weights)?",
         options, answers,
-        "A pattern is enough if the model works with it in the head's place. Which key does this head's largest "
-        "weight land on, and which one does the last layer look at?",
+        "A pattern is enough if the model keeps its exact match with it in the head's place. Each one hands the "
+        "layers after this head something different: one key, another key, or an average of the whole text. "
+        "Which of them could those layers not get from elsewhere?",
         why.strip(),
     )
 
