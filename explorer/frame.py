@@ -22,7 +22,8 @@ from .glossary import glossary_popover
 from .link_guard import notice_goes_in, show_dropped_link_values
 from .links import show_link_for_students
 from .own_models import (
-    CHOICE, GONE_KEY, LOST_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released, own_models,
+    CHOICE, GONE_KEY, LOST_KEY, OWN_MODEL_KEY, SERVER_MODEL, apply_choice, back_to_bundled, forget_released,
+    own_models,
 )
 from .pages import PAGES, SECTIONS, at_url_path
 from .state import VIEW, checked_text, quick_text_box, text_box
@@ -81,6 +82,9 @@ def sidebar(url_path: str) -> None:
                          help="Your own models (trained or uploaded on the Training page) are seen by you alone.")
         apply_choice()
         ckpt = checkpoint_or_stop()
+        if st.session_state.get(OWN_MODEL_KEY):   # the Task buttons still show the last bundled task chosen
+            st.caption(escape_markdown(f"Every page shows your own model ({ckpt.task}). Pressing a task above shows "
+                                       "its bundled model instead."))
         _, cleaned, problem = checked_text(ckpt)
         if problem is None:
             written = visible(text_run(model_key(), cleaned.text).output) or "(nothing)"   # the pages' own run
