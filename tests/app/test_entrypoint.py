@@ -133,9 +133,12 @@ def test_an_own_model_is_named_in_the_url_and_a_session_without_it_says_it_is_go
         at.session_state[key] = value
     at.run()
     assert at.query_params["model"] == "own"              # while it is shown
-    url = dict(at.query_params)
+    shown = "Every page shows your own model (reverse). Pressing a task above shows its bundled model instead."
+    assert [c.value.replace("\\", "") for c in at.sidebar.caption if "own model" in c.value] == [shown]   # Task
+    url = dict(at.query_params)            # buttons still show the bundled task: the sidebar says which is shown
     at.sidebar.selectbox(key="model_choice").set_value(SERVER_MODEL).run()
     assert "model" not in at.query_params                # the bundled one again
+    assert not [c for c in at.sidebar.caption if "own model" in c.value]
     assert not at.sidebar.warning
 
     elsewhere = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
