@@ -7,7 +7,9 @@ Measured on the pages they moved to from hand-written SVG (benchmarks.browser_ab
 docs/records/browser_ab_plotly.json and browser_ab_plotly_rest.json): Training 0.35 → 0.42 s, Which head does
 the work? 0.17 → 0.21 s, Queries and keys 0.19 → 0.34 s (its arrows one trace: as 48 annotations, 0.86 s in a
 trial), Positional encoding 0.28 → 0.46 s, Switch heads off 0.20 → 0.33 s, Longer than trained 0.18 → 0.21 s,
-Masks 0.29 → 0.30 s: each page under 0.6 s, the bound these charts were allowed. The heatmaps stay on a canvas
+Masks 0.29 → 0.30 s: each page under 0.6 s, the bound these charts were allowed. With the figures made in one pass
+(_figure), measured beside a CI run (docs/records/browser_ab_plotly_dicts.json): Positional 1.47 × the SVG page's
+time (was 1.64), Longer than trained 1.06 (within its noise), Switch heads off 1.64 (its cost is the browser's). The heatmaps stay on a canvas
 (viz.canvas_heatmap): a head switched there is drawn in milliseconds, with no round trip.
 """
 
