@@ -9,8 +9,9 @@ the work? 0.17 → 0.21 s, Queries and keys 0.19 → 0.34 s (its arrows one trac
 trial), Positional encoding 0.28 → 0.46 s, Switch heads off 0.20 → 0.33 s, Longer than trained 0.18 → 0.21 s,
 Masks 0.29 → 0.30 s: each page under 0.6 s, the bound these charts were allowed. With the figures made in one pass
 (_figure), measured beside a CI run (docs/records/browser_ab_plotly_dicts.json): Positional 1.47 × the SVG page's
-time (was 1.64), Longer than trained 1.06 (within its noise), Switch heads off 1.64 (its cost is the browser's). The heatmaps stay on a canvas
-(viz.canvas_heatmap): a head switched there is drawn in milliseconds, with no round trip.
+time (was 1.64), Longer than trained 1.06 (within its noise), Switch heads off 1.64 (its cost is the browser's).
+The heatmaps stay on a canvas (viz.canvas_heatmap): a head switched there is drawn in milliseconds, with no round
+trip.
 """
 
 from __future__ import annotations
